@@ -1,0 +1,8 @@
+//! skitter: a runtime for procedurally animated, script-defined creatures.
+//!
+//! Layers (each imports only those below it): [`math`] → [`locomotion`] → [`sim`] →
+//! [`script`] and [`headless`]. See `ARCHITECTURE.md`.
+#![warn(missing_docs)]
+
+pub mod locomotion;
+pub mod math;

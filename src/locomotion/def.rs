@@ -1,0 +1,518 @@
+//! Creature definitions: the plain [`CreatureDef`] a script fills in, and the one way to turn
+//! it into something the core runs, [`CreatureDef::validate`] → [`ValidCreatureDef`].
+//! Every default lives here (lua-api.md: every field has a documented default).
+
+use glam::Vec3;
+use std::fmt;
+
+use super::gait::GaitParams;
+use crate::math::Curve;
+
+/// A rejected definition: which field (`gait.step_height`, `legs[2].rest`) and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DefError {
+    /// Dotted path of the offending field, Lua-style 1-based indices.
+    pub field: String,
+    /// What is wrong, phrased to follow "field 'x' ".
+    pub message: String,
+}
+
+impl DefError {
+    /// A new error for `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        DefError { field: field.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for DefError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field '{}' {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for DefError {}
+
+/// The body: an ellipsoid of `size` riding `height` above the ground.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyDef {
+    /// Full extents (x = width, y = height, z = length), metres. Default (0.5, 0.2, 0.7).
+    pub size: Vec3,
+    /// Ride height of the body centre above the ground under it, metres. Default 0.35.
+    pub height: f32,
+    /// Mass in kg (used by physics issues later). Default 2.
+    pub mass: f32,
+    /// Legless flyers: metres kept above the ground. Default none.
+    pub hover: Option<f32>,
+}
+
+impl Default for BodyDef {
+    fn default() -> Self {
+        BodyDef { size: Vec3::new(0.5, 0.2, 0.7), height: 0.35, mass: 2.0, hover: None }
+    }
+}
+
+/// One leg as written in a script (body space).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegDef {
+    /// Unique name inside the creature, used by `gait.groups`.
+    pub name: String,
+    /// Where the leg attaches, body space.
+    pub hip: Vec3,
+    /// Neutral foot spot, body space, on the ground plane (y = −height for a level body).
+    pub rest: Vec3,
+    /// Segment lengths, hip to foot (two or more).
+    pub segments: Vec<f32>,
+    /// Knee (pole) direction, body space. Default: up and outward from the body centre.
+    pub knee: Option<Vec3>,
+}
+
+/// Gait settings as written in a script.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaitDef {
+    /// Drift (m) of a planted foot's target that starts a step. Default 0.25.
+    pub step_trigger: f32,
+    /// Step duration (s) at speed 0. Default 0.2.
+    pub step_duration: f32,
+    /// Peak lift (m), scaled by `step_arc`. Default 0.12.
+    pub step_height: f32,
+    /// Lift over step progress 0..1. Default `curve.sine_arc()`.
+    pub step_arc: Curve,
+    /// Multiplier on step duration over body speed (m/s). Default `curve{{0,1},{2,0.6}}`.
+    pub speed_scale: Curve,
+    /// Legs that may lift together. Default: two alternating groups (tripod/tetrapod order).
+    pub groups: Option<Vec<Vec<String>>>,
+    /// Feet that must stay planted. Default: half the legs, rounded down.
+    pub min_grounded: Option<f32>,
+    /// Landing prediction: land ahead by `lead · velocity · step_duration`. Default 0.5.
+    pub lead: f32,
+}
+
+impl Default for GaitDef {
+    fn default() -> Self {
+        GaitDef {
+            step_trigger: 0.25,
+            step_duration: 0.2,
+            step_height: 0.12,
+            step_arc: Curve::SineArc,
+            speed_scale: Curve::Linear { xs: vec![0.0, 2.0], ys: vec![1.0, 0.6] },
+            groups: None,
+            min_grounded: None,
+            lead: 0.5,
+        }
+    }
+}
+
+/// Lean settings (applied by the lean layer; validated and kept now).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeanDef {
+    /// Roll degrees per deg/s of yaw rate.
+    pub turn_gain: f32,
+    /// Largest turn roll, degrees.
+    pub turn_max: f32,
+    /// Turn-roll factor over speed.
+    pub turn_speed: Curve,
+    /// Pitch degrees per m/s² of forward acceleration.
+    pub accel_gain: f32,
+    /// Largest acceleration pitch, degrees.
+    pub accel_max: f32,
+    /// Pitch while rising, degrees.
+    pub rise: f32,
+    /// Pitch while falling, degrees.
+    pub fall: f32,
+    /// Pitch peak on landing, degrees.
+    pub land: f32,
+    /// Degrees per unit of hit strength.
+    pub hit_gain: f32,
+    /// Largest hit lean, degrees.
+    pub hit_max: f32,
+    /// Spring time constant, seconds.
+    pub response: f32,
+    /// Damping ratio (1 = no overshoot).
+    pub damping: f32,
+    /// Low-pass cutoff on the yaw rate, Hz.
+    pub filter_hz: f32,
+}
+
+impl Default for LeanDef {
+    fn default() -> Self {
+        LeanDef {
+            turn_gain: 0.1,
+            turn_max: 20.0,
+            turn_speed: Curve::Smoothstep { x0: 0.2, x1: 1.5 },
+            accel_gain: 2.0,
+            accel_max: 10.0,
+            rise: -5.0,
+            fall: 10.0,
+            land: 15.0,
+            hit_gain: 15.0,
+            hit_max: 35.0,
+            response: 0.1,
+            damping: 0.8,
+            filter_hz: 8.0,
+        }
+    }
+}
+
+/// Navigation and steering settings. `speed`, `acceleration` and `turn_rate` also bound `c:move`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NavDef {
+    /// Agent radius, m.
+    pub radius: f32,
+    /// Agent height, m.
+    pub height: f32,
+    /// Steepest walkable slope, degrees.
+    pub max_slope: f32,
+    /// Tallest step climbed, m.
+    pub step_height: f32,
+    /// Cruise speed, m/s.
+    pub speed: f32,
+    /// Acceleration, m/s².
+    pub acceleration: f32,
+    /// Turn rate, degrees per second.
+    pub turn_rate: f32,
+    /// Distance at which a destination counts as reached, m.
+    pub stopping_distance: f32,
+    /// Slow down before the destination.
+    pub auto_brake: bool,
+}
+
+impl Default for NavDef {
+    fn default() -> Self {
+        NavDef {
+            radius: 0.5,
+            height: 0.4,
+            max_slope: 45.0,
+            step_height: 0.3,
+            speed: 2.0,
+            acceleration: 6.0,
+            turn_rate: 360.0,
+            stopping_distance: 0.2,
+            auto_brake: true,
+        }
+    }
+}
+
+/// A creature type as a script wrote it. Turn it into a [`ValidCreatureDef`] with `validate`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CreatureDef {
+    /// Type name, unique inside its mod.
+    pub name: String,
+    /// Body.
+    pub body: BodyDef,
+    /// Legs (may be empty for a flyer).
+    pub legs: Vec<LegDef>,
+    /// Gait.
+    pub gait: GaitDef,
+    /// Lean.
+    pub lean: LeanDef,
+    /// Navigation and steering.
+    pub nav: NavDef,
+}
+
+/// A validated leg with derived quantities.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidLeg {
+    /// Name.
+    pub name: String,
+    /// Hip, body space.
+    pub hip: Vec3,
+    /// Rest spot, body space.
+    pub rest: Vec3,
+    /// Segment lengths (≥ 2, all > 0).
+    pub segments: Vec<f32>,
+    /// Sum of the segments.
+    pub length: f32,
+    /// Unit knee direction, body space.
+    pub knee: Vec3,
+    /// Index of the gait group this leg belongs to.
+    pub group: usize,
+}
+
+/// A creature type the core can run: every number finite and in range, every name resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidCreatureDef {
+    /// Type name (unqualified).
+    pub name: String,
+    /// Body.
+    pub body: BodyDef,
+    /// Legs.
+    pub legs: Vec<ValidLeg>,
+    /// Number of gait groups (legs named in no group get one each).
+    pub group_count: usize,
+    /// Default gait parameters for instances (each instance may override them).
+    pub gait: GaitParams,
+    /// Lean settings.
+    pub lean: LeanDef,
+    /// Navigation and steering.
+    pub nav: NavDef,
+}
+
+fn finite(field: &str, v: f32) -> Result<f32, DefError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(DefError::new(field, format!("must be a finite number, got {v}")))
+    }
+}
+
+/// `v > 0` and finite.
+pub(crate) fn positive(field: &str, v: f32) -> Result<f32, DefError> {
+    finite(field, v)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(DefError::new(field, format!("must be > 0, got {v}")))
+    }
+}
+
+/// `v >= 0` and finite.
+pub(crate) fn non_negative(field: &str, v: f32) -> Result<f32, DefError> {
+    finite(field, v)?;
+    if v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(DefError::new(field, format!("must be >= 0, got {v}")))
+    }
+}
+
+fn finite_vec(field: &str, v: Vec3) -> Result<Vec3, DefError> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(DefError::new(field, format!("must have finite components, got ({}, {}, {})", v.x, v.y, v.z)))
+    }
+}
+
+fn valid_name(field: &str, name: &str) -> Result<(), DefError> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(DefError::new(field, format!("must be a non-empty name of letters, digits, '_' or '-', got \"{name}\"")));
+    }
+    Ok(())
+}
+
+impl CreatureDef {
+    /// Checks every field and resolves names; the only way to a [`ValidCreatureDef`].
+    pub fn validate(&self) -> Result<ValidCreatureDef, DefError> {
+        valid_name("name", &self.name)?;
+        let b = &self.body;
+        let size = finite_vec("body.size", b.size)?;
+        if size.min_element() <= 0.0 {
+            return Err(DefError::new("body.size", "must have every component > 0"));
+        }
+        positive("body.height", b.height)?;
+        positive("body.mass", b.mass)?;
+        if let Some(h) = b.hover {
+            positive("body.hover", h)?;
+        }
+
+        let mut legs = Vec::with_capacity(self.legs.len());
+        for (i, leg) in self.legs.iter().enumerate() {
+            let at = |f: &str| format!("legs[{}].{f}", i + 1);
+            valid_name(&at("name"), &leg.name)?;
+            if let Some(j) = self.legs[..i].iter().position(|l| l.name == leg.name) {
+                return Err(DefError::new(at("name"), format!("\"{}\" is already the name of legs[{}]", leg.name, j + 1)));
+            }
+            let hip = finite_vec(&at("hip"), leg.hip)?;
+            let rest = finite_vec(&at("rest"), leg.rest)?;
+            if leg.segments.len() < 2 {
+                return Err(DefError::new(at("segments"), format!("needs at least 2 lengths, got {}", leg.segments.len())));
+            }
+            for (k, s) in leg.segments.iter().enumerate() {
+                positive(&format!("legs[{}].segments[{}]", i + 1, k + 1), *s)?;
+            }
+            let length: f32 = leg.segments.iter().sum();
+            let longest = leg.segments.iter().cloned().fold(0.0f32, f32::max);
+            let shortest_reach = (2.0 * longest - length).max(0.0);
+            let d = hip.distance(rest);
+            if d > 0.98 * length {
+                return Err(DefError::new(
+                    at("rest"),
+                    format!("is out of reach: {d:.3} m from the hip, but the leg is {length:.3} m long (keep it under 98%)"),
+                ));
+            }
+            if d < shortest_reach + 0.01 * length {
+                return Err(DefError::new(at("rest"), format!("is too close to the hip ({d:.3} m): the leg cannot fold that far")));
+            }
+            let knee = match leg.knee {
+                Some(k) => {
+                    let k = finite_vec(&at("knee"), k)?;
+                    if k.length_squared() < 1e-8 {
+                        return Err(DefError::new(at("knee"), "must not be the zero vector"));
+                    }
+                    k.normalize()
+                }
+                None => {
+                    let out = Vec3::new(rest.x - 0.0, 0.0, rest.z).normalize_or_zero();
+                    (Vec3::Y + out).normalize()
+                }
+            };
+            legs.push(ValidLeg { name: leg.name.clone(), hip, rest, segments: leg.segments.clone(), length, knee, group: usize::MAX });
+        }
+
+        // Groups: explicit names, or two alternating groups in the order legs are listed.
+        let mut group_count = 0;
+        match &self.gait.groups {
+            Some(groups) => {
+                for (g, names) in groups.iter().enumerate() {
+                    for (k, name) in names.iter().enumerate() {
+                        let field = format!("gait.groups[{}][{}]", g + 1, k + 1);
+                        let Some(li) = legs.iter().position(|l| &l.name == name) else {
+                            let known: Vec<&str> = legs.iter().map(|l| l.name.as_str()).collect();
+                            return Err(DefError::new(field, format!("names no leg: \"{name}\" (legs are {})", known.join(", "))));
+                        };
+                        if legs[li].group != usize::MAX && legs[li].group != g {
+                            return Err(DefError::new(field, format!("leg \"{name}\" is already in group {}", legs[li].group + 1)));
+                        }
+                        legs[li].group = g;
+                    }
+                }
+                group_count = groups.len();
+                for leg in legs.iter_mut() {
+                    if leg.group == usize::MAX {
+                        leg.group = group_count;
+                        group_count += 1;
+                    }
+                }
+            }
+            None => {
+                for (i, leg) in legs.iter_mut().enumerate() {
+                    leg.group = (i + i / 2) % 2;
+                    group_count = group_count.max(leg.group + 1);
+                }
+            }
+        }
+
+        let n = legs.len();
+        let min_grounded = match self.gait.min_grounded {
+            None => n / 2,
+            Some(m) => {
+                finite("gait.min_grounded", m)?;
+                if m < 0.0 || m.fract() != 0.0 {
+                    return Err(DefError::new("gait.min_grounded", format!("must be a whole number >= 0, got {m}")));
+                }
+                m as usize
+            }
+        };
+        let gait = GaitParams {
+            step_trigger: self.gait.step_trigger,
+            step_duration: self.gait.step_duration,
+            step_height: self.gait.step_height,
+            step_arc: self.gait.step_arc.clone(),
+            speed_scale: self.gait.speed_scale.clone(),
+            min_grounded,
+            lead: self.gait.lead,
+        };
+        gait.validate(n)?;
+
+        let l = &self.lean;
+        for (f, v) in [("lean.turn.gain", l.turn_gain), ("lean.accel.gain", l.accel_gain), ("lean.hit.gain", l.hit_gain)] {
+            finite(f, v)?;
+        }
+        for (f, v) in [("lean.turn.max", l.turn_max), ("lean.accel.max", l.accel_max), ("lean.hit.max", l.hit_max)] {
+            non_negative(f, v)?;
+        }
+        for (f, v) in [("lean.vertical.rise", l.rise), ("lean.vertical.fall", l.fall), ("lean.vertical.land", l.land)] {
+            finite(f, v)?;
+        }
+        positive("lean.response", l.response)?;
+        positive("lean.damping", l.damping)?;
+        positive("lean.filter_hz", l.filter_hz)?;
+
+        let nv = &self.nav;
+        positive("nav.radius", nv.radius)?;
+        positive("nav.height", nv.height)?;
+        positive("nav.max_slope", nv.max_slope)?;
+        if nv.max_slope >= 90.0 {
+            return Err(DefError::new("nav.max_slope", format!("must be < 90 degrees, got {}", nv.max_slope)));
+        }
+        non_negative("nav.step_height", nv.step_height)?;
+        positive("nav.speed", nv.speed)?;
+        positive("nav.acceleration", nv.acceleration)?;
+        positive("nav.turn_rate", nv.turn_rate)?;
+        non_negative("nav.stopping_distance", nv.stopping_distance)?;
+
+        Ok(ValidCreatureDef {
+            name: self.name.clone(),
+            body: self.body.clone(),
+            legs,
+            group_count,
+            gait,
+            lean: self.lean.clone(),
+            nav: self.nav.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The contract's 8-legged spider.
+    pub(crate) fn spider() -> CreatureDef {
+        let mut legs = Vec::new();
+        for (i, z) in [0.25f32, 0.08, -0.08, -0.25].iter().enumerate() {
+            let rz = [0.6f32, 0.2, -0.2, -0.6][i];
+            for (side, sx) in [("L", 1.0f32), ("R", -1.0)] {
+                legs.push(LegDef {
+                    name: format!("{side}{}", i + 1),
+                    hip: Vec3::new(0.15 * sx, 0.0, *z),
+                    rest: Vec3::new(0.65 * sx, -0.35, rz),
+                    segments: vec![0.45, 0.55],
+                    knee: None,
+                });
+            }
+        }
+        CreatureDef { name: "spider".into(), legs, ..Default::default() }
+    }
+
+    fn err_field(def: &CreatureDef) -> String {
+        match def.validate() {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => e.field,
+        }
+    }
+
+    #[test]
+    fn default_spider_is_valid_with_alternating_groups() {
+        let v = spider().validate().expect("valid");
+        assert_eq!(v.group_count, 2);
+        let g: Vec<usize> = v.legs.iter().map(|l| l.group).collect();
+        assert_eq!(g, vec![0, 1, 1, 0, 0, 1, 1, 0]);
+        assert_eq!(v.gait.min_grounded, 4);
+        assert!(v.legs.iter().all(|l| (l.knee.length() - 1.0).abs() < 1e-5 && l.knee.y > 0.0));
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let mut d = spider();
+        d.legs[1].segments[0] = -0.4;
+        assert_eq!(err_field(&d), "legs[2].segments[1]");
+        let mut d = spider();
+        d.legs[0].rest = Vec3::new(3.0, -0.35, 0.0);
+        assert_eq!(err_field(&d), "legs[1].rest");
+        let mut d = spider();
+        d.gait.groups = Some(vec![vec!["L1".into(), "X9".into()]]);
+        assert_eq!(err_field(&d), "gait.groups[1][2]");
+        let mut d = spider();
+        d.gait.step_height = f32::NAN;
+        assert_eq!(err_field(&d), "gait.step_height");
+        let mut d = spider();
+        d.gait.min_grounded = Some(8.0);
+        assert_eq!(err_field(&d), "gait.min_grounded");
+        let mut d = spider();
+        d.legs[3].name = "L1".into();
+        assert_eq!(err_field(&d), "legs[4].name");
+        let mut d = spider();
+        d.body.size = Vec3::new(0.5, 0.0, 0.7);
+        assert_eq!(err_field(&d), "body.size");
+        let mut d = spider();
+        d.nav.max_slope = 95.0;
+        assert_eq!(err_field(&d), "nav.max_slope");
+        let e = {
+            let mut d = spider();
+            d.gait.step_height = 0.0;
+            d.validate().err().map(|e| e.to_string())
+        };
+        assert_eq!(e.as_deref(), Some("field 'gait.step_height' must be > 0, got 0"));
+    }
+}

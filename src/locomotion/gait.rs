@@ -1,0 +1,220 @@
+//! Gait: the live parameters of a creature's stepping, and the scheduler that decides which
+//! planted feet lift this tick — never fewer than `min_grounded` on the ground, groups
+//! alternating, the most urgent leg first.
+
+use super::def::{non_negative, positive, DefError};
+use crate::math::Curve;
+
+/// Stepping parameters of one creature instance (the type's, plus the instance's overrides).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaitParams {
+    /// Drift (m) of a planted foot's target that starts a step.
+    pub step_trigger: f32,
+    /// Step duration (s) at speed 0.
+    pub step_duration: f32,
+    /// Peak lift (m).
+    pub step_height: f32,
+    /// Lift over progress 0..1.
+    pub step_arc: Curve,
+    /// Multiplier on the step duration over body speed.
+    pub speed_scale: Curve,
+    /// Feet that must stay planted.
+    pub min_grounded: usize,
+    /// Landing prediction factor.
+    pub lead: f32,
+}
+
+impl GaitParams {
+    /// Checks every value for a creature with `legs` legs.
+    pub fn validate(&self, legs: usize) -> Result<(), DefError> {
+        positive("gait.step_trigger", self.step_trigger)?;
+        positive("gait.step_duration", self.step_duration)?;
+        positive("gait.step_height", self.step_height)?;
+        non_negative("gait.lead", self.lead)?;
+        if self.lead > 4.0 {
+            return Err(DefError::new("gait.lead", format!("must be <= 4, got {}", self.lead)));
+        }
+        if legs > 0 && self.min_grounded >= legs {
+            return Err(DefError::new(
+                "gait.min_grounded",
+                format!("must be less than the number of legs ({legs}), got {}", self.min_grounded),
+            ));
+        }
+        for x in [0.0f32, 0.5, 1.0, 2.0, 5.0] {
+            let s = self.speed_scale.eval(x);
+            if !(s > 0.0 && s.is_finite()) {
+                return Err(DefError::new("gait.speed_scale", format!("must stay > 0 (it is {s} at speed {x})")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Step duration (s) at body speed `speed` (m/s): `step_duration · speed_scale(speed)`,
+    /// never under 1/30 s.
+    pub fn duration_at(&self, speed: f32) -> f32 {
+        (self.step_duration * self.speed_scale.eval(speed)).max(1.0 / 30.0)
+    }
+}
+
+/// What the scheduler needs to know about one leg.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LegView {
+    /// Foot on the ground.
+    pub grounded: bool,
+    /// Drift of the foot's target divided by the step trigger: ≥ 1 wants to step.
+    pub urgency: f32,
+    /// Gait group index.
+    pub group: usize,
+}
+
+/// Chooses the grounded legs that start a step now; pushes their indices onto `out`
+/// (most urgent first). Guarantees: after lifting them, at least `min_grounded` feet stay
+/// grounded (when that many were grounded before); only legs of one group swing at a time;
+/// the group that stepped last yields to another group that also wants to step.
+pub fn choose_steps(legs: &[LegView], min_grounded: usize, last_group: Option<usize>, out: &mut Vec<usize>) {
+    let mut grounded = legs.iter().filter(|l| l.grounded).count();
+    if grounded <= min_grounded {
+        return;
+    }
+    // Legs already in the air fix the group that may join them.
+    let swinging_group = legs.iter().find(|l| !l.grounded).map(|l| l.group);
+    let group = match swinging_group {
+        Some(g) => g,
+        None => {
+            // Pick the group of the best candidate; the last group's legs count half.
+            let mut best: Option<(f32, usize)> = None;
+            for l in legs.iter().filter(|l| l.grounded && l.urgency >= 1.0) {
+                let score = if Some(l.group) == last_group { l.urgency * 0.5 } else { l.urgency };
+                if best.is_none_or(|(s, _)| score > s) {
+                    best = Some((score, l.group));
+                }
+            }
+            match best {
+                Some((_, g)) => g,
+                None => return,
+            }
+        }
+    };
+    let start = out.len();
+    for (i, l) in legs.iter().enumerate() {
+        if l.grounded && l.group == group && l.urgency >= 1.0 {
+            out.push(i);
+        }
+    }
+    out[start..].sort_by(|a, b| legs[*b].urgency.total_cmp(&legs[*a].urgency).then(a.cmp(b)));
+    let mut keep = start;
+    for k in start..out.len() {
+        if grounded > min_grounded {
+            out[keep] = out[k];
+            keep += 1;
+            grounded -= 1;
+        }
+    }
+    out.truncate(keep);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tiny deterministic generator for the randomized tests.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> f32 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as f32) / (1u64 << 31) as f32
+        }
+    }
+
+    fn view(grounded: bool, urgency: f32, group: usize) -> LegView {
+        LegView { grounded, urgency, group }
+    }
+
+    #[test]
+    fn most_urgent_first_and_min_grounded_respected() {
+        let legs = [view(true, 1.2, 0), view(true, 3.0, 0), view(true, 0.5, 1), view(true, 2.0, 0)];
+        let mut out = Vec::new();
+        choose_steps(&legs, 2, None, &mut out);
+        assert_eq!(out, vec![1, 3], "two most urgent of group 0, leaving 2 planted");
+    }
+
+    #[test]
+    fn only_the_swinging_group_may_join() {
+        let legs = [view(false, 0.0, 0), view(true, 5.0, 1), view(true, 1.5, 0), view(true, 0.2, 1)];
+        let mut out = Vec::new();
+        choose_steps(&legs, 1, Some(1), &mut out);
+        assert_eq!(out, vec![2]);
+    }
+
+    #[test]
+    fn groups_alternate() {
+        let legs = [view(true, 1.5, 0), view(true, 1.2, 1)];
+        let mut out = Vec::new();
+        choose_steps(&legs, 1, Some(0), &mut out);
+        assert_eq!(out, vec![1], "group 0 stepped last, group 1 wants to: group 1 goes");
+        out.clear();
+        choose_steps(&legs, 1, Some(1), &mut out);
+        assert_eq!(out, vec![0]);
+    }
+
+    #[test]
+    fn random_drift_sequences_never_drop_below_min_grounded() {
+        let mut rng = Lcg(7);
+        for trial in 0..300 {
+            let n = 2 + (rng.next() * 9.0) as usize;
+            let groups = 1 + (rng.next() * 3.0) as usize;
+            let min_grounded = (rng.next() * n as f32) as usize % n;
+            let mut grounded = vec![true; n];
+            let mut left = vec![0u32; n];
+            let mut last = None;
+            let mut out = Vec::new();
+            let mut steps = 0;
+            for _tick in 0..400 {
+                // Random drift; feet in the air land after a random number of ticks.
+                let legs: Vec<LegView> = (0..n)
+                    .map(|i| view(grounded[i], rng.next() * 3.0, i % groups))
+                    .collect();
+                out.clear();
+                choose_steps(&legs, min_grounded, last, &mut out);
+                for &i in &out {
+                    assert!(grounded[i]);
+                    grounded[i] = false;
+                    left[i] = 1 + (rng.next() * 12.0) as u32;
+                    last = Some(i % groups);
+                    steps += 1;
+                }
+                let on_ground = grounded.iter().filter(|g| **g).count();
+                assert!(on_ground >= min_grounded, "trial {trial}: {on_ground} < {min_grounded}");
+                let air: Vec<usize> = (0..n).filter(|i| !grounded[*i]).map(|i| i % groups).collect();
+                assert!(air.windows(2).all(|w| w[0] == w[1]), "two groups in the air");
+                for i in 0..n {
+                    if !grounded[i] {
+                        left[i] -= 1;
+                        if left[i] == 0 {
+                            grounded[i] = true;
+                        }
+                    }
+                }
+            }
+            assert!(steps > 0, "trial {trial} never stepped");
+        }
+    }
+
+    #[test]
+    fn duration_shrinks_with_speed_and_has_a_floor() {
+        let g = GaitParams {
+            step_trigger: 0.25,
+            step_duration: 0.2,
+            step_height: 0.1,
+            step_arc: Curve::SineArc,
+            speed_scale: Curve::Linear { xs: vec![0.0, 2.0], ys: vec![1.0, 0.6] },
+            min_grounded: 4,
+            lead: 0.5,
+        };
+        assert!((g.duration_at(0.0) - 0.2).abs() < 1e-6);
+        assert!((g.duration_at(2.0) - 0.12).abs() < 1e-6);
+        assert!(g.duration_at(1.0) < g.duration_at(0.5));
+        let fast = GaitParams { step_duration: 0.001, ..g };
+        assert!((fast.duration_at(0.0) - 1.0 / 30.0).abs() < 1e-6);
+    }
+}

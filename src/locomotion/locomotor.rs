@@ -1,0 +1,374 @@
+//! One creature's locomotion state and its per-tick update: steering the kinematic body,
+//! casting foot targets, scheduling and animating steps, fitting the body to the feet, and
+//! solving leg IK. Planted feet are locked in world space: only a step moves a foot.
+
+use glam::{Quat, Vec3};
+
+use super::def::ValidCreatureDef;
+use super::gait::{choose_steps, GaitParams, LegView};
+use super::ground::GroundQuery;
+use super::posture::{clamp_tilt, fit_plane};
+use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_rotation};
+use crate::math::ik::{fabrik, two_bone};
+
+/// Metres above the body from which foot targets are cast down.
+const CAST_ABOVE_BODY: f32 = 0.5;
+/// Metres below the rest spot the cast still looks for ground.
+const CAST_BELOW_REST: f32 = 1.5;
+/// Body height smoothing time constant (s).
+const HEIGHT_TAU: f32 = 0.08;
+/// Body tilt smoothing time constant (s).
+const TILT_TAU: f32 = 0.12;
+/// Largest tilt the body takes from the feet (radians, 35°).
+const MAX_TILT: f32 = 0.61;
+/// Reach (hip-to-foot / leg length) at which a planted foot must step whatever its drift.
+const REACH_URGENT: f32 = 0.96;
+
+/// What the body has been told to do (by `c:move` / `c:face`).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Intent {
+    /// Stand (decelerate to a stop, keep heading).
+    #[default]
+    Idle,
+    /// Head along `dir` (horizontal unit vector) at `speed` m/s until told otherwise.
+    Move {
+        /// Horizontal unit direction.
+        dir: Vec3,
+        /// Target speed, m/s.
+        speed: f32,
+    },
+    /// Stop and turn in place toward `dir`.
+    Face {
+        /// Horizontal unit direction.
+        dir: Vec3,
+    },
+}
+
+/// A foot landed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepEvent {
+    /// Leg index in the definition.
+    pub leg: usize,
+    /// Where it landed, world space.
+    pub position: Vec3,
+}
+
+/// State of one leg, world space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegState {
+    /// The foot (the IK goal).
+    pub foot: Vec3,
+    /// Planted on the ground (locked in place).
+    pub grounded: bool,
+    /// Where the foot wants to be: the cast landing spot (or the fallback on a miss).
+    pub target: Vec3,
+    /// Whether `target` came from a ground hit this tick.
+    pub target_hit: bool,
+    /// Hip, world space (from the last IK solve).
+    pub hip: Vec3,
+    /// Knee, world space (from the last IK solve).
+    pub knee: Vec3,
+    /// Hip-to-foot distance over leg length (above 1: overreach).
+    pub reach: f32,
+    /// Last good ground hit for the target, kept for misses.
+    last_hit: Option<Vec3>,
+    swing_from: Vec3,
+    swing_t: f32,
+    swing_duration: f32,
+}
+
+/// The locomotion state of one creature. Plain data; the World owns it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Locomotor {
+    /// Body centre, world space.
+    pub position: Vec3,
+    /// Heading, radians (see `math::frame`).
+    pub yaw: f32,
+    /// Body velocity, world space (vertical part from the posture fit).
+    pub velocity: Vec3,
+    /// Body up vector from the feet fit (smoothed).
+    pub up: Vec3,
+    /// Current command.
+    pub intent: Intent,
+    /// Legs, in definition order.
+    pub legs: Vec<LegState>,
+    last_group: Option<usize>,
+    scratch_views: Vec<LegView>,
+    scratch_steps: Vec<usize>,
+    scratch_points: Vec<Vec3>,
+    scratch_joints: Vec<Vec3>,
+}
+
+impl Locomotor {
+    /// Places a creature at `at` (x, z; y is only a hint) facing `yaw`, feet on the ground.
+    pub fn spawn<G: GroundQuery + ?Sized>(def: &ValidCreatureDef, at: Vec3, yaw: f32, ground: &G) -> Locomotor {
+        let ride = def.body.hover.unwrap_or(def.body.height);
+        let probe = Vec3::new(at.x, at.y.max(0.0) + 50.0, at.z);
+        let floor = ground.cast_down(probe, 200.0).map(|h| h.point.y).unwrap_or(at.y - ride);
+        let position = Vec3::new(at.x, floor + ride, at.z);
+        let rot = yaw_rotation(yaw);
+        let legs = def
+            .legs
+            .iter()
+            .map(|leg| {
+                let rest = position + rot * leg.rest;
+                let origin = Vec3::new(rest.x, position.y + CAST_ABOVE_BODY, rest.z);
+                let hit = ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST).map(|h| h.point);
+                let foot = hit.unwrap_or(rest);
+                LegState {
+                    foot,
+                    grounded: true,
+                    target: foot,
+                    target_hit: hit.is_some(),
+                    hip: position + rot * leg.hip,
+                    knee: position + rot * leg.hip,
+                    reach: 0.0,
+                    last_hit: hit,
+                    swing_from: foot,
+                    swing_t: 0.0,
+                    swing_duration: 0.0,
+                }
+            })
+            .collect();
+        let mut loco = Locomotor {
+            position,
+            yaw,
+            velocity: Vec3::ZERO,
+            up: Vec3::Y,
+            intent: Intent::Idle,
+            legs,
+            last_group: None,
+            scratch_views: Vec::new(),
+            scratch_steps: Vec::new(),
+            scratch_points: Vec::new(),
+            scratch_joints: Vec::new(),
+        };
+        loco.fit_body(def, 0.0, ground);
+        loco.solve_ik(def);
+        loco
+    }
+
+    /// Body rotation: tilt from the feet, then yaw (`world_from_body` rotation).
+    pub fn rotation(&self) -> Quat {
+        Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw)
+    }
+
+    /// Horizontal speed, m/s.
+    pub fn speed(&self) -> f32 {
+        horizontal(self.velocity).length()
+    }
+
+    /// Advances one tick of `dt` seconds; landed steps are pushed onto `events`.
+    pub fn update<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        gait: &GaitParams,
+        ground: &G,
+        dt: f32,
+        events: &mut Vec<StepEvent>,
+    ) {
+        if !(dt > 0.0) {
+            return;
+        }
+        let y_before = self.position.y;
+        self.steer(def, dt);
+        self.place_targets(def, gait, ground);
+        self.schedule(def, gait);
+        self.swing(gait, dt, events);
+        self.fit_body(def, dt, ground);
+        self.velocity.y = (self.position.y - y_before) / dt;
+        self.solve_ik(def);
+    }
+
+    /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
+    /// velocity toward the intent's at `nav.acceleration`.
+    fn steer(&mut self, def: &ValidCreatureDef, dt: f32) {
+        let turn = def.nav.turn_rate.to_radians() * dt;
+        let (mut desired, heading) = match self.intent {
+            Intent::Idle => (Vec3::ZERO, None),
+            Intent::Move { dir, speed } => (dir * speed, if speed > 0.0 { yaw_of(dir) } else { None }),
+            Intent::Face { dir } => (Vec3::ZERO, yaw_of(dir)),
+        };
+        if let Some(h) = heading {
+            let d = wrap_angle(h - self.yaw);
+            self.yaw = wrap_angle(self.yaw + d.clamp(-turn, turn));
+            // Slow down while facing away from where we go: legs lead, body follows.
+            let align = wrap_angle(h - self.yaw).cos().max(0.0);
+            desired *= 0.35 + 0.65 * align;
+        }
+        let v = horizontal(self.velocity);
+        let dv = (desired - v).clamp_length_max(def.nav.acceleration * dt);
+        let v = v + dv;
+        self.velocity.x = v.x;
+        self.velocity.z = v.z;
+        self.position.x += v.x * dt;
+        self.position.z += v.z * dt;
+    }
+
+    /// Casts every leg's landing spot: the rest spot, moved ahead by the landing prediction,
+    /// dropped onto the ground. A miss keeps the last good spot when it is still within the
+    /// leg's length, else uses the body-relative rest spot — never a runaway target.
+    fn place_targets<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, gait: &GaitParams, ground: &G) {
+        let rot = yaw_rotation(self.yaw);
+        let v = horizontal(self.velocity);
+        let lead = v * (gait.lead * gait.duration_at(v.length()));
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            let rest = self.position + rot * leg.rest;
+            let probe = rest + lead;
+            let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
+            match ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST) {
+                Some(hit) => {
+                    st.target = hit.point;
+                    st.target_hit = true;
+                    st.last_hit = Some(hit.point);
+                }
+                None => {
+                    st.target_hit = false;
+                    st.target = match st.last_hit {
+                        Some(p) if horizontal(p - probe).length() < leg.length => p,
+                        _ => probe,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Starts the steps the gait scheduler picks.
+    fn schedule(&mut self, def: &ValidCreatureDef, gait: &GaitParams) {
+        let inv_trigger = 1.0 / gait.step_trigger;
+        self.scratch_views.clear();
+        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
+            let mut urgency = st.foot.distance(st.target) * inv_trigger;
+            if st.grounded && st.hip.distance(st.foot) > REACH_URGENT * leg.length {
+                urgency = urgency.max(1.0) + 2.0;
+            }
+            self.scratch_views.push(LegView { grounded: st.grounded, urgency, group: leg.group });
+        }
+        self.scratch_steps.clear();
+        choose_steps(&self.scratch_views, gait.min_grounded, self.last_group, &mut self.scratch_steps);
+        let duration = gait.duration_at(self.speed());
+        for &i in &self.scratch_steps {
+            let st = &mut self.legs[i];
+            st.grounded = false;
+            st.swing_from = st.foot;
+            st.swing_t = 0.0;
+            st.swing_duration = duration;
+            self.last_group = Some(def.legs[i].group);
+        }
+    }
+
+    /// Moves swinging feet along the step arc toward their (tracked) targets; lands them.
+    fn swing(&mut self, gait: &GaitParams, dt: f32, events: &mut Vec<StepEvent>) {
+        for (i, st) in self.legs.iter_mut().enumerate() {
+            if st.grounded {
+                continue;
+            }
+            st.swing_t += dt / st.swing_duration;
+            let p = st.swing_t.min(1.0);
+            let end = st.target;
+            if p >= 1.0 {
+                st.foot = end;
+                st.grounded = true;
+                events.push(StepEvent { leg: i, position: end });
+                continue;
+            }
+            let s = p * p * (3.0 - 2.0 * p);
+            let from = st.swing_from;
+            let rise = end.y - from.y;
+            // Climbing lifts early, descending drops late: toes clear step edges.
+            let k = if rise > 0.0 { 1.0 - (1.0 - p) * (1.0 - p) } else { p * p };
+            let y = from.y + rise * k + gait.step_height * gait.step_arc.eval(p);
+            st.foot = Vec3::new(from.x + (end.x - from.x) * s, y, from.z + (end.z - from.z) * s);
+        }
+    }
+
+    /// Eases the body's height and tilt toward the plane through the support points
+    /// (planted feet, and the landing spots of swinging ones). `dt = 0` snaps.
+    fn fit_body<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, dt: f32, ground: &G) {
+        let (height, normal) = if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
+            let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
+            match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
+                Some(h) => (h.point.y + hover, Vec3::Y),
+                None => (self.position.y, Vec3::Y),
+            }
+        } else {
+            self.scratch_points.clear();
+            for st in &self.legs {
+                self.scratch_points.push(if st.grounded { st.foot } else { st.target });
+            }
+            match fit_plane(&self.scratch_points, Vec3::new(self.position.x, 0.0, self.position.z)) {
+                Some(plane) => (plane.height + def.body.height, clamp_tilt(plane.normal, MAX_TILT)),
+                None => (self.position.y, Vec3::Y),
+            }
+        };
+        let a = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, HEIGHT_TAU) };
+        self.position.y += (height - self.position.y) * a;
+        let b = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, TILT_TAU) };
+        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
+    }
+
+    /// Solves every leg from its hip (on the posed body) to its foot.
+    fn solve_ik(&mut self, def: &ValidCreatureDef) {
+        let rot = self.rotation();
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            let hip = self.position + rot * leg.hip;
+            let pole = rot * leg.knee;
+            st.hip = hip;
+            if leg.segments.len() == 2 {
+                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
+                st.knee = s.knee;
+                st.reach = s.reach;
+            } else {
+                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut self.scratch_joints);
+                st.knee = self.scratch_joints.get(1).copied().unwrap_or(hip);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locomotion::def::tests::spider;
+    use crate::locomotion::ground::FlatGround;
+
+    #[test]
+    fn walks_on_flat_ground_without_sliding_or_losing_support() {
+        let def = spider().validate().expect("valid");
+        let ground = FlatGround(0.0);
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        assert!((loco.position.y - 0.35).abs() < 1e-4);
+        loco.intent = Intent::Move { dir: Vec3::Z, speed: 1.0 };
+        let mut events = Vec::new();
+        let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
+        for _ in 0..600 {
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+            let grounded = loco.legs.iter().filter(|l| l.grounded).count();
+            assert!(grounded >= def.gait.min_grounded);
+            for (l, (was, p)) in loco.legs.iter().zip(prev.iter()) {
+                if *was && l.grounded {
+                    assert_eq!(l.foot, *p, "a planted foot moved");
+                }
+                assert!(l.reach <= 1.0, "overreach {}", l.reach);
+            }
+            prev = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
+        }
+        assert!(loco.position.z > 8.0, "progress {}", loco.position.z);
+        assert!(events.len() > 40, "steps {}", events.len());
+    }
+
+    #[test]
+    fn turning_in_place_steps() {
+        let def = spider().validate().expect("valid");
+        let ground = FlatGround(0.0);
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        loco.intent = Intent::Face { dir: Vec3::NEG_Z };
+        let mut events = Vec::new();
+        for _ in 0..120 {
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+        }
+        assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
+        assert!(events.len() >= 8, "turning in place must trigger steps: {}", events.len());
+        assert!(horizontal(loco.position).length() < 1e-3);
+    }
+}

@@ -1,0 +1,14 @@
+//! Layer 1: procedural legged locomotion — definitions and their validation, the gait
+//! scheduler, foot placement and stepping, leg IK and body posture. Asks the ground through
+//! [`GroundQuery`]; knows nothing of physics engines, scripts or rendering.
+
+pub mod def;
+pub mod gait;
+pub mod ground;
+pub mod locomotor;
+pub mod posture;
+
+pub use def::{CreatureDef, DefError, ValidCreatureDef};
+pub use gait::GaitParams;
+pub use ground::{GroundHit, GroundQuery};
+pub use locomotor::{Intent, Locomotor, StepEvent};

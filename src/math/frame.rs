@@ -1,0 +1,99 @@
+//! Frame helpers: yaw conventions, angle wrapping and frame-rate independent smoothing.
+//!
+//! Convention (see lua-api.md): +Y up, a creature faces +Z, yaw is about +Y and yaw 90°
+//! turns +Z toward +X. Radians inside Rust; degrees only at the Lua boundary.
+
+use glam::{Quat, Vec3};
+
+/// Rotation about +Y by `yaw` radians (yaw π/2 maps +Z to +X).
+#[inline]
+pub fn yaw_rotation(yaw: f32) -> Quat {
+    Quat::from_rotation_y(yaw)
+}
+
+/// The horizontal forward direction of a body with this yaw.
+#[inline]
+pub fn forward_from_yaw(yaw: f32) -> Vec3 {
+    Vec3::new(yaw.sin(), 0.0, yaw.cos())
+}
+
+/// Yaw (radians) of a horizontal direction; `None` when the direction has no horizontal part.
+#[inline]
+pub fn yaw_of(dir: Vec3) -> Option<f32> {
+    let h = Vec3::new(dir.x, 0.0, dir.z);
+    if h.length_squared() < 1e-12 {
+        None
+    } else {
+        Some(h.x.atan2(h.z))
+    }
+}
+
+/// Wraps an angle in radians to (-π, π].
+#[inline]
+pub fn wrap_angle(a: f32) -> f32 {
+    let two_pi = std::f32::consts::TAU;
+    let mut r = (a + std::f32::consts::PI).rem_euclid(two_pi) - std::f32::consts::PI;
+    if r <= -std::f32::consts::PI {
+        r += two_pi;
+    }
+    r
+}
+
+/// Blend factor of an exponential smoother with time constant `tau` over `dt`
+/// (`1 − e^(−dt/τ)`): frame-rate independent; `tau <= 0` snaps.
+#[inline]
+pub fn smoothing_alpha(dt: f32, tau: f32) -> f32 {
+    if tau <= 0.0 {
+        1.0
+    } else {
+        1.0 - (-dt / tau).exp()
+    }
+}
+
+/// The horizontal part of a vector.
+#[inline]
+pub fn horizontal(v: Vec3) -> Vec3 {
+    Vec3::new(v.x, 0.0, v.z)
+}
+
+/// Euler angles in degrees `(pitch, yaw, roll)` to a rotation that applies yaw, then pitch, then roll
+/// (lua-api.md's `rotation = vec3(pitch, yaw, roll)`).
+pub fn rotation_from_pitch_yaw_roll_deg(pyr: Vec3) -> Quat {
+    let (p, y, r) = (pyr.x.to_radians(), pyr.y.to_radians(), pyr.z.to_radians());
+    Quat::from_rotation_y(y) * Quat::from_rotation_x(p) * Quat::from_rotation_z(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaw_ninety_turns_forward_to_plus_x() {
+        let f = yaw_rotation(std::f32::consts::FRAC_PI_2) * Vec3::Z;
+        assert!((f - Vec3::X).length() < 1e-6, "{f}");
+        let f2 = forward_from_yaw(std::f32::consts::FRAC_PI_2);
+        assert!((f2 - Vec3::X).length() < 1e-6);
+        assert!((yaw_of(Vec3::X).unwrap_or(0.0) - std::f32::consts::FRAC_PI_2).abs() < 1e-6);
+        assert!(yaw_of(Vec3::Y).is_none());
+    }
+
+    #[test]
+    fn wrap_angle_stays_in_range() {
+        for (a, want) in [(0.0f32, 0.0f32), (3.5, 3.5 - std::f32::consts::TAU), (-3.5, -3.5 + std::f32::consts::TAU), (7.0, 7.0 - std::f32::consts::TAU)] {
+            assert!((wrap_angle(a) - want).abs() < 1e-5, "{a} -> {}", wrap_angle(a));
+        }
+    }
+
+    #[test]
+    fn smoothing_is_frame_rate_independent() {
+        let run = |hz: f32| {
+            let dt = 1.0 / hz;
+            let mut x = 0.0f32;
+            for _ in 0..(hz as usize) {
+                x += (1.0 - x) * smoothing_alpha(dt, 0.2);
+            }
+            x
+        };
+        assert!((run(30.0) - run(120.0)).abs() < 1e-4);
+    }
+}
