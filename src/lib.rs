@@ -6,3 +6,4 @@
 
 pub mod locomotion;
 pub mod math;
+pub mod sim;

@@ -2,22 +2,13 @@
 
 use glam::Vec3;
 
-/// A ground hit: the surface point and its normal.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GroundHit {
-    /// The surface point, world space.
-    pub point: Vec3,
-    /// Unit surface normal, world space.
-    pub normal: Vec3,
-}
-
 /// Ground queries locomotion needs; the sim layer implements them with physics casts.
 pub trait GroundQuery {
-    /// Casts straight down from `origin` up to `max_distance` metres.
-    fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<GroundHit>;
-    /// Sweeps a sphere of `radius` down from `origin` (for spots a thin ray could slip through).
-    /// The default falls back to a ray.
-    fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<GroundHit> {
+    /// Casts a ray straight down from `origin` up to `max_distance` metres; the surface point hit.
+    fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3>;
+    /// Sweeps a sphere of `radius` down from `origin` (for spots a thin ray could slip through);
+    /// the point under the sphere's centre where it rests. The default falls back to a ray.
+    fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<Vec3> {
         let _ = radius;
         self.cast_down(origin, max_distance)
     }
@@ -28,8 +19,8 @@ pub trait GroundQuery {
 pub struct FlatGround(pub f32);
 
 impl GroundQuery for FlatGround {
-    fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<GroundHit> {
+    fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
         let d = origin.y - self.0;
-        (d >= 0.0 && d <= max_distance).then(|| GroundHit { point: Vec3::new(origin.x, self.0, origin.z), normal: Vec3::Y })
+        (d >= 0.0 && d <= max_distance).then(|| Vec3::new(origin.x, self.0, origin.z))
     }
 }

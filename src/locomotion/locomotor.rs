@@ -15,6 +15,10 @@ use crate::math::ik::{fabrik, two_bone};
 const CAST_ABOVE_BODY: f32 = 0.5;
 /// Metres below the rest spot the cast still looks for ground.
 const CAST_BELOW_REST: f32 = 1.5;
+/// How far below the rest spot a ray hit counts as a crack worth a sphere sweep (m).
+const CRACK_DEPTH: f32 = 0.5;
+/// Radius of the crack sweep sphere (m).
+const CRACK_SPHERE: f32 = 0.06;
 /// Body height smoothing time constant (s).
 const HEIGHT_TAU: f32 = 0.08;
 /// Body tilt smoothing time constant (s).
@@ -104,7 +108,7 @@ impl Locomotor {
     pub fn spawn<G: GroundQuery + ?Sized>(def: &ValidCreatureDef, at: Vec3, yaw: f32, ground: &G) -> Locomotor {
         let ride = def.body.hover.unwrap_or(def.body.height);
         let probe = Vec3::new(at.x, at.y.max(0.0) + 50.0, at.z);
-        let floor = ground.cast_down(probe, 200.0).map(|h| h.point.y).unwrap_or(at.y - ride);
+        let floor = ground.cast_down(probe, 200.0).map(|p| p.y).unwrap_or(at.y - ride);
         let position = Vec3::new(at.x, floor + ride, at.z);
         let rot = yaw_rotation(yaw);
         let legs = def
@@ -113,7 +117,7 @@ impl Locomotor {
             .map(|leg| {
                 let rest = position + rot * leg.rest;
                 let origin = Vec3::new(rest.x, position.y + CAST_ABOVE_BODY, rest.z);
-                let hit = ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST).map(|h| h.point);
+                let hit = ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST);
                 let foot = hit.unwrap_or(rest);
                 LegState {
                     foot,
@@ -216,11 +220,24 @@ impl Locomotor {
             let rest = self.position + rot * leg.rest;
             let probe = rest + lead;
             let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
-            match ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST) {
-                Some(hit) => {
-                    st.target = hit.point;
+            let max = origin.y - rest.y + CAST_BELOW_REST;
+            let mut hit = ground.cast_down(origin, max);
+            if let Some(p) = hit {
+                // A ray that fell into a crack (between stair blocks, rocks): a small sphere
+                // rests on the edges instead.
+                if p.y < rest.y - CRACK_DEPTH {
+                    if let Some(q) = ground.sweep_down(origin, CRACK_SPHERE, max) {
+                        if q.y > p.y {
+                            hit = Some(q);
+                        }
+                    }
+                }
+            }
+            match hit {
+                Some(point) => {
+                    st.target = point;
                     st.target_hit = true;
-                    st.last_hit = Some(hit.point);
+                    st.last_hit = Some(point);
                 }
                 None => {
                     st.target_hit = false;
@@ -288,7 +305,7 @@ impl Locomotor {
         let (height, normal) = if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
             let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
             match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
-                Some(h) => (h.point.y + hover, Vec3::Y),
+                Some(p) => (p.y + hover, Vec3::Y),
                 None => (self.position.y, Vec3::Y),
             }
         } else {

@@ -10,5 +10,5 @@ pub mod posture;
 
 pub use def::{CreatureDef, DefError, ValidCreatureDef};
 pub use gait::GaitParams;
-pub use ground::{GroundHit, GroundQuery};
+pub use ground::{FlatGround, GroundQuery};
 pub use locomotor::{Intent, Locomotor, StepEvent};

@@ -1,0 +1,8 @@
+//! Layer 2: the World — owns all simulation state (static level in rapier, creature types,
+//! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
+
+pub mod level;
+pub mod world;
+
+pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
+pub use world::{Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT};

@@ -1,0 +1,385 @@
+//! The World: all simulation state as plain data, one `step(dt)` at a fixed 60 Hz.
+//! Order inside a tick: commands → locomotion → events. (Nav and physics join later.)
+
+use std::sync::Arc;
+
+use glam::Vec3;
+use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
+
+use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
+use crate::locomotion::{DefError, GaitParams, GroundQuery, Intent, Locomotor, StepEvent, ValidCreatureDef};
+
+/// The fixed simulation step: 60 Hz.
+pub const TICK_DT: f32 = 1.0 / 60.0;
+
+/// A creature's identity. Ids are never reused within a World, so a stale id can never
+/// name another creature (the generational guarantee, without the generation field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CreatureId(pub u32);
+
+/// Index of a registered creature type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TypeId(pub u32);
+
+/// A registered creature type.
+#[derive(Clone, Debug)]
+pub struct CreatureType {
+    /// Qualified name, `mod/name`.
+    pub name: String,
+    /// The validated definition.
+    pub def: Arc<ValidCreatureDef>,
+}
+
+/// One creature.
+#[derive(Clone, Debug)]
+pub struct Creature {
+    /// Identity.
+    pub id: CreatureId,
+    /// Its type.
+    pub type_id: TypeId,
+    /// Its type's definition (shared).
+    pub def: Arc<ValidCreatureDef>,
+    /// This instance's gait (the type's plus overrides).
+    pub gait: GaitParams,
+    /// Locomotion state.
+    pub loco: Locomotor,
+}
+
+/// A write from outside the sim (scripts, input), applied at the start of the next tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Set a creature's movement intent.
+    SetIntent(CreatureId, Intent),
+    /// Replace a creature's gait parameters (already validated).
+    SetGait(CreatureId, Box<GaitParams>),
+    /// Remove a creature.
+    Despawn(CreatureId),
+}
+
+/// Something that happened during a tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorldEvent {
+    /// A foot landed.
+    Step {
+        /// Whose foot.
+        id: CreatureId,
+        /// Leg index in the definition.
+        leg: usize,
+        /// Where it landed.
+        position: Vec3,
+    },
+}
+
+/// A ray hit on the static level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// Hit point.
+    pub position: Vec3,
+    /// Surface normal.
+    pub normal: Vec3,
+    /// Distance along the ray.
+    pub distance: f32,
+}
+
+/// Ground queries against the rapier level.
+struct RapierGround<'a> {
+    query: QueryPipeline<'a>,
+}
+
+impl GroundQuery for RapierGround<'_> {
+    #[inline]
+    fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
+        let ray = Ray::new(origin, Vec3::NEG_Y);
+        self.query.cast_ray(&ray, max_distance, true).map(|(_, toi)| origin - Vec3::Y * toi)
+    }
+
+    fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<Vec3> {
+        use rapier3d::parry::query::ShapeCastOptions;
+        use rapier3d::parry::shape::Ball;
+        let pose = rapier3d::math::Pose::from_translation(origin);
+        let opts = ShapeCastOptions::with_max_time_of_impact(max_distance);
+        self.query
+            .cast_shape(&pose, Vec3::NEG_Y, &Ball::new(radius), opts)
+            .map(|(_, hit)| origin - Vec3::Y * (hit.time_of_impact + radius))
+    }
+}
+
+/// All simulation state.
+pub struct World {
+    frame: u64,
+    time: f64,
+    seed: u64,
+    physics: PhysicsWorld,
+    level: Level,
+    level_dirty: bool,
+    types: Vec<CreatureType>,
+    creatures: Vec<Creature>,
+    next_id: u32,
+    commands: Vec<Command>,
+    events: Vec<WorldEvent>,
+    scratch_steps: Vec<StepEvent>,
+}
+
+impl World {
+    /// An empty world (no ground, no creatures). `seed` feeds everything random.
+    pub fn new(seed: u64) -> World {
+        World {
+            frame: 0,
+            time: 0.0,
+            seed,
+            physics: PhysicsWorld::default(),
+            level: Level::default(),
+            level_dirty: false,
+            types: Vec::new(),
+            creatures: Vec::new(),
+            next_id: 1,
+            commands: Vec::new(),
+            events: Vec::new(),
+            scratch_steps: Vec::new(),
+        }
+    }
+
+    /// The run's seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Ticks stepped so far.
+    pub fn frame(&self) -> u64 {
+        self.frame
+    }
+
+    /// Simulation seconds.
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// The static level as described.
+    pub fn level(&self) -> &Level {
+        &self.level
+    }
+
+    /// Replaces the ground.
+    pub fn set_ground(&mut self, desc: &GroundDesc) -> Result<(), DefError> {
+        self.level.ground = Some(desc.sample()?);
+        self.level_dirty = true;
+        Ok(())
+    }
+
+    /// Adds a static box.
+    pub fn add_box(&mut self, desc: BoxDesc) -> Result<(), DefError> {
+        desc.validate()?;
+        self.level.boxes.push(desc);
+        self.level_dirty = true;
+        Ok(())
+    }
+
+    /// Adds static stairs.
+    pub fn add_stairs(&mut self, desc: StairsDesc) -> Result<(), DefError> {
+        desc.validate()?;
+        self.level.boxes.extend(desc.blocks());
+        self.level.stairs.push(desc);
+        self.level_dirty = true;
+        Ok(())
+    }
+
+    /// Rebuilds the physics level if it changed since the last query.
+    fn refresh_level(&mut self) {
+        if !self.level_dirty {
+            return;
+        }
+        self.physics = PhysicsWorld::default();
+        self.level.build_colliders(&mut self.physics.colliders);
+        // One step brings the broad phase (used by every query) up to date.
+        self.physics.step();
+        self.level_dirty = false;
+    }
+
+    /// Registers (or replaces, by qualified name) a creature type.
+    pub fn register_type(&mut self, name: &str, def: ValidCreatureDef) -> TypeId {
+        let def = Arc::new(def);
+        if let Some(i) = self.types.iter().position(|t| t.name == name) {
+            self.types[i].def = def;
+            return TypeId(i as u32);
+        }
+        self.types.push(CreatureType { name: name.to_string(), def });
+        TypeId(self.types.len() as u32 - 1)
+    }
+
+    /// The type registered under a qualified name.
+    pub fn type_by_name(&self, name: &str) -> Option<TypeId> {
+        self.types.iter().position(|t| t.name == name).map(|i| TypeId(i as u32))
+    }
+
+    /// A registered type.
+    pub fn creature_type(&self, id: TypeId) -> Option<&CreatureType> {
+        self.types.get(id.0 as usize)
+    }
+
+    /// All registered types.
+    pub fn types(&self) -> &[CreatureType] {
+        &self.types
+    }
+
+    /// Spawns a creature of `type_id` at `position` (x, z; dropped onto the ground) facing
+    /// `yaw` radians. Returns `None` for an unknown type.
+    pub fn spawn(&mut self, type_id: TypeId, position: Vec3, yaw: f32) -> Option<CreatureId> {
+        self.refresh_level();
+        let def = self.types.get(type_id.0 as usize)?.def.clone();
+        let ground = RapierGround { query: self.physics.query_pipeline() };
+        let loco = Locomotor::spawn(&def, position, yaw, &ground);
+        let id = CreatureId(self.next_id);
+        self.next_id += 1;
+        self.creatures.push(Creature { id, type_id, gait: def.gait.clone(), def, loco });
+        Some(id)
+    }
+
+    /// All creatures, in id order.
+    pub fn creatures(&self) -> &[Creature] {
+        &self.creatures
+    }
+
+    /// One creature.
+    pub fn creature(&self, id: CreatureId) -> Option<&Creature> {
+        self.creatures.binary_search_by_key(&id, |c| c.id).ok().map(|i| &self.creatures[i])
+    }
+
+    fn creature_mut(&mut self, id: CreatureId) -> Option<&mut Creature> {
+        self.creatures.binary_search_by_key(&id, |c| c.id).ok().map(move |i| &mut self.creatures[i])
+    }
+
+    /// Queues a command for the start of the next tick.
+    pub fn push(&mut self, cmd: Command) {
+        self.commands.push(cmd);
+    }
+
+    /// The gait a creature will have at the next tick (pending overrides included).
+    pub fn pending_gait(&self, id: CreatureId) -> Option<&GaitParams> {
+        for cmd in self.commands.iter().rev() {
+            if let Command::SetGait(cid, g) = cmd {
+                if *cid == id {
+                    return Some(g);
+                }
+            }
+        }
+        self.creature(id).map(|c| &c.gait)
+    }
+
+    fn apply_commands(&mut self) {
+        let commands = std::mem::take(&mut self.commands);
+        for cmd in &commands {
+            match cmd {
+                Command::SetIntent(id, intent) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.loco.intent = *intent;
+                    }
+                }
+                Command::SetGait(id, gait) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.gait = (**gait).clone();
+                    }
+                }
+                Command::Despawn(id) => {
+                    if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
+                        self.creatures.remove(i);
+                    }
+                }
+            }
+        }
+        self.commands = commands;
+        self.commands.clear();
+    }
+
+    /// Advances the world by `dt` seconds (call with [`TICK_DT`]).
+    pub fn step(&mut self, dt: f32) {
+        self.refresh_level();
+        self.apply_commands();
+        let ground = RapierGround { query: self.physics.query_pipeline() };
+        for c in self.creatures.iter_mut() {
+            c.loco.update(&c.def, &c.gait, &ground, dt, &mut self.scratch_steps);
+            for s in self.scratch_steps.drain(..) {
+                self.events.push(WorldEvent::Step { id: c.id, leg: s.leg, position: s.position });
+            }
+        }
+        self.frame += 1;
+        self.time += dt as f64;
+    }
+
+    /// Takes the events of the ticks since the last call.
+    pub fn drain_events(&mut self) -> Vec<WorldEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Casts a ray against the static level.
+    pub fn raycast(&mut self, origin: Vec3, dir: Vec3, max_distance: f32) -> Option<RayHit> {
+        self.refresh_level();
+        let dir = dir.try_normalize()?;
+        if !origin.is_finite() || !(max_distance >= 0.0) {
+            return None;
+        }
+        let ray = Ray::new(origin, dir);
+        self.physics
+            .query_pipeline()
+            .cast_ray_and_get_normal(&ray, max_distance, true)
+            .map(|(_, hit)| RayHit { position: origin + dir * hit.time_of_impact, normal: hit.normal, distance: hit.time_of_impact })
+    }
+
+    /// The ground surface point below `p` (cast from 0.5 m above it, 3 m deep).
+    pub fn ground_below(&self, p: Vec3) -> Option<Vec3> {
+        let ground = RapierGround { query: self.physics.query_pipeline() };
+        ground.cast_down(p + Vec3::Y * 0.5, 3.5)
+    }
+
+    /// Ground casts alone for every leg of every creature, as locomotion would do them this
+    /// tick: the measure the tick cost is compared against. Returns the hits found.
+    pub fn cast_feet_only(&self) -> usize {
+        let ground = RapierGround { query: self.physics.query_pipeline() };
+        let mut hits = 0;
+        for c in &self.creatures {
+            let y = c.loco.position.y + 0.5;
+            for leg in &c.loco.legs {
+                let origin = Vec3::new(leg.target.x, y, leg.target.z);
+                hits += ground.cast_down(origin, y - leg.target.y + 1.5).is_some() as usize;
+            }
+        }
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locomotion::def::tests::spider;
+    use crate::sim::level::HeightSource;
+
+    #[test]
+    fn spider_stands_and_walks_on_rapier_ground() {
+        let mut w = World::new(1);
+        w.set_ground(&GroundDesc { position: Vec3::ZERO, width: 40.0, depth: 40.0, heights: HeightSource::Flat }).expect("ground");
+        let t = w.register_type("test/spider", spider().validate().expect("valid"));
+        let id = w.spawn(t, Vec3::new(0.0, 3.0, 0.0), 0.0).expect("spawned");
+        let c = w.creature(id).expect("exists");
+        assert!((c.loco.position.y - 0.35).abs() < 1e-3, "{}", c.loco.position);
+        w.push(Command::SetIntent(id, Intent::Move { dir: Vec3::Z, speed: 1.0 }));
+        for _ in 0..300 {
+            w.step(TICK_DT);
+        }
+        let c = w.creature(id).expect("exists");
+        assert!(c.loco.position.z > 3.5, "{}", c.loco.position);
+        assert!(w.drain_events().len() > 10);
+        let hit = w.raycast(Vec3::new(1.0, 5.0, 1.0), Vec3::NEG_Y, 10.0).expect("hit");
+        assert!((hit.distance - 5.0).abs() < 1e-4 && hit.normal.y > 0.99);
+        w.push(Command::Despawn(id));
+        w.step(TICK_DT);
+        assert!(w.creature(id).is_none());
+    }
+
+    #[test]
+    fn boxes_and_stairs_are_solid() {
+        let mut w = World::new(1);
+        w.add_stairs(StairsDesc { position: Vec3::ZERO, yaw: 0.0, steps: 4, step_height: 0.2, step_depth: 0.5, width: 2.0 }).expect("stairs");
+        let hit = w.raycast(Vec3::new(0.0, 5.0, 1.75), Vec3::NEG_Y, 10.0).expect("hit the 4th step");
+        assert!((hit.position.y - 0.8).abs() < 1e-4, "{}", hit.position);
+        assert!(w.add_box(BoxDesc { position: Vec3::ZERO, size: Vec3::new(1.0, -1.0, 1.0), rotation: Vec3::ZERO }).is_err());
+    }
+}
