@@ -7,3 +7,5 @@
 pub mod locomotion;
 pub mod math;
 pub mod sim;
+pub mod script;
+pub mod headless;

@@ -1,0 +1,43 @@
+-- The spider's body: a creature type. Other mods can reuse it with
+--   require("@spider/body")   (add "spider" to their depends)
+-- which defines the same type in *their* mod, without this mod's spawns.
+
+-- Legs are listed front to back, left (+X) then right (-X).
+-- hip: where the leg joins the body; rest: where the foot sits when standing,
+-- both in body space (+Z forward, +X left, y = -height is the ground under the body).
+local legs = {}
+local rows = {  -- hip z, rest z, rest x (sideways reach)
+  { 0.25,  0.65, 0.62 },
+  { 0.09,  0.22, 0.72 },
+  { -0.09, -0.22, 0.72 },
+  { -0.25, -0.65, 0.62 },
+}
+for i, row in ipairs(rows) do
+  for _, side in ipairs({ { "L", 1 }, { "R", -1 } }) do
+    table.insert(legs, {
+      name = side[1] .. i,
+      hip = vec3(0.14 * side[2], 0, row[1]),
+      rest = vec3(row[3] * side[2], -0.35, row[2]),
+      segments = { 0.45, 0.55 },      -- femur, tibia (m): two segments use analytic IK
+    })
+  end
+end
+
+return creature.define {
+  name = "spider",
+  body = { size = vec3(0.45, 0.22, 0.7), height = 0.35, mass = 2.0 },
+  legs = legs,
+  gait = {
+    step_trigger = 0.22,            -- a planted foot steps when its spot drifts 22 cm
+    step_duration = 0.22,           -- seconds per step at rest...
+    speed_scale = curve { { 0, 1 }, { 2, 0.55 } },  -- ...shorter when running
+    step_height = 0.12,
+    step_arc = curve.sine_arc(),
+    -- Two alternating groups of four: the classic tetrapod gait.
+    groups = { { "L1", "R2", "L3", "R4" }, { "R1", "L2", "R3", "L4" } },
+    min_grounded = 4,
+    lead = 0.6,                     -- land ahead, where the foot will be needed
+  },
+  nav = { speed = 1.6, acceleration = 4, turn_rate = 200 },
+  behaviour = "wander",
+}

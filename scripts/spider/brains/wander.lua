@@ -1,0 +1,41 @@
+-- wander: walk to random spots near home, pause, turn, repeat.
+-- A behaviour is a table of callbacks; `self` is the creature handle.
+-- self.params holds the params (defaults below, overridden by world.spawn),
+-- self.state is yours and survives hot reloads.
+
+return behaviour.define {
+  name = "wander",
+  params = { radius = 8, speed = 1.2, pause = 1.0 },
+
+  on_spawn = function(self)
+    self.state.home = self:position()
+    self.state.goal = nil
+    self.state.wait = math.random() * self.params.pause
+  end,
+
+  on_update = function(self, dt)
+    local s = self.state
+    if s.wait > 0 then
+      s.wait -= dt
+      return
+    end
+    local here = self:position()
+    if s.goal == nil then
+      -- Pick a new goal inside the home circle.
+      local a = math.random() * 2 * math.pi
+      local r = math.sqrt(math.random()) * self.params.radius
+      s.goal = s.home + vec3(math.cos(a) * r, 0, math.sin(a) * r)
+    end
+    local to = s.goal - here
+    to = vec3(to.x, 0, to.z)
+    local dist = vector.magnitude(to)
+    if dist < 0.4 then
+      self:move(to, 0)             -- stop
+      s.goal = nil
+      s.wait = self.params.pause * (0.5 + math.random())
+      return
+    end
+    -- Slow down for the last metre.
+    self:move(to, math.min(self.params.speed, 0.3 + dist))
+  end,
+}

@@ -1,0 +1,200 @@
+//! Headless runs: load mods, step N ticks (optionally paced to the wall clock), write the
+//! JSON Lines trace of product.md, print a summary line per simulated second.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use glam::Vec3;
+
+use crate::math::frame::forward_from_yaw;
+use crate::script::{HostOptions, ScriptError, ScriptHost};
+use crate::sim::{World, TICK_DT};
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Mod folders (or folders of mod folders).
+    pub mods: Vec<PathBuf>,
+    /// Ticks to run; `None` runs until the process is stopped.
+    pub frames: Option<u64>,
+    /// Trace file (JSON Lines).
+    pub trace: Option<PathBuf>,
+    /// Pace ticks to the wall clock (60 Hz).
+    pub realtime: bool,
+    /// Print a summary line every simulated second.
+    pub summary: bool,
+    /// Host limits and seed.
+    pub host: HostOptions,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// Ticks run.
+    pub frames: u64,
+    /// Creatures alive at the end.
+    pub creatures: usize,
+    /// Every script error reported.
+    pub errors: Vec<ScriptError>,
+    /// Mods loaded.
+    pub mods: Vec<String>,
+}
+
+/// Formats a float for the trace: 4 decimals, no negative zero, shortest form.
+fn num(w: &mut impl Write, x: f32) -> io::Result<()> {
+    let r = ((x as f64) * 1e4).round() / 1e4 + 0.0;
+    if r.is_finite() {
+        write!(w, "{r}")
+    } else {
+        // JSON has no NaN: a non-finite value is written as null (the checks flag it).
+        write!(w, "null")
+    }
+}
+
+fn vec3(w: &mut impl Write, v: Vec3) -> io::Result<()> {
+    w.write_all(b"[")?;
+    num(w, v.x)?;
+    w.write_all(b",")?;
+    num(w, v.y)?;
+    w.write_all(b",")?;
+    num(w, v.z)?;
+    w.write_all(b"]")
+}
+
+/// Writes one trace line per creature for the world's current tick.
+pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
+    let frame = world.frame();
+    let t = world.time();
+    for c in world.creatures() {
+        let type_name = world.creature_type(c.type_id).map(|t| t.name.as_str()).unwrap_or("?");
+        write!(w, "{{\"frame\":{frame},\"t\":{},\"id\":{},\"type\":{},\"pos\":", (t * 1e4).round() / 1e4, c.id.0, json_str(type_name))?;
+        vec3(w, c.loco.position)?;
+        let q = c.loco.rotation();
+        w.write_all(b",\"rot\":[")?;
+        for (i, v) in [q.x, q.y, q.z, q.w].iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            num(w, *v)?;
+        }
+        w.write_all(b"],\"vel\":")?;
+        vec3(w, c.loco.velocity)?;
+        w.write_all(b",\"fwd\":")?;
+        vec3(w, forward_from_yaw(c.loco.yaw))?;
+        w.write_all(b",\"lean\":{\"roll\":0,\"pitch\":0},\"dest\":null,\"ragdoll\":false,\"feet\":[")?;
+        for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            write!(w, "{{\"leg\":{},\"pos\":", json_str(&d.name))?;
+            vec3(w, s.foot)?;
+            w.write_all(b",\"target\":")?;
+            vec3(w, s.target)?;
+            write!(w, ",\"grounded\":{},\"ground\":", s.grounded)?;
+            match world.ground_below(s.foot) {
+                Some(g) => vec3(w, g)?,
+                None => w.write_all(b"null")?,
+            }
+            w.write_all(b",\"reach\":")?;
+            num(w, s.reach)?;
+            w.write_all(b"}")?;
+        }
+        w.write_all(b"]}\n")?;
+    }
+    Ok(())
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".to_string())
+}
+
+/// Writes an error event line.
+pub fn write_error(w: &mut impl Write, frame: u64, e: &ScriptError) -> io::Result<()> {
+    writeln!(
+        w,
+        "{{\"frame\":{frame},\"event\":\"error\",\"mod\":{},\"where\":{},\"message\":{}}}",
+        json_str(&e.mod_name),
+        e.location.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+        json_str(&e.message)
+    )
+}
+
+/// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
+pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
+    let mut host = ScriptHost::new(opts.host.clone());
+    host.load(&opts.mods);
+    let mut trace = match &opts.trace {
+        Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
+        None => None,
+    };
+    let mut report = RunReport { mods: host.loaded_mods(), ..Default::default() };
+    let flush = |host: &mut ScriptHost, trace: &mut Option<io::BufWriter<std::fs::File>>, console: &mut dyn Write, report: &mut RunReport| -> io::Result<()> {
+        let frame = host.world().frame();
+        for l in host.take_logs() {
+            writeln!(console, "[{}] {}{}", l.mod_name, if l.level == "info" { "" } else { l.level }, if l.level == "info" { l.text } else { format!(": {}", l.text) })?;
+        }
+        for e in host.take_errors() {
+            writeln!(console, "error: {e}")?;
+            if let Some(t) = trace.as_mut() {
+                write_error(t, frame, &e)?;
+            }
+            report.errors.push(e);
+        }
+        Ok(())
+    };
+    flush(&mut host, &mut trace, console, &mut report)?;
+    if let Some(t) = trace.as_mut() {
+        write_tick(t, &host.world())?;
+    }
+    let start = Instant::now();
+    let mut steps_this_second = 0usize;
+    let mut tick_time = Duration::ZERO;
+    let mut frame = 0u64;
+    while opts.frames.is_none_or(|n| frame < n) {
+        let t0 = Instant::now();
+        let events = host.tick();
+        tick_time += t0.elapsed();
+        steps_this_second += events.len();
+        frame += 1;
+        flush(&mut host, &mut trace, console, &mut report)?;
+        if let Some(t) = trace.as_mut() {
+            write_tick(t, &host.world())?;
+        }
+        if opts.summary && frame % 60 == 0 {
+            let w = host.world();
+            let n = w.creatures().len();
+            let mean_speed = if n == 0 { 0.0 } else { w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32 };
+            writeln!(
+                console,
+                "t={:6.1}s  creatures {n:4}  mean speed {mean_speed:4.2} m/s  steps/s {steps_this_second:5}  tick {:.3} ms  mods {}",
+                w.time(),
+                tick_time.as_secs_f64() * 1e3 / 60.0,
+                host.running_mods().join(",")
+            )?;
+            steps_this_second = 0;
+            tick_time = Duration::ZERO;
+        }
+        if opts.realtime {
+            let due = start + Duration::from_secs_f64(frame as f64 * TICK_DT as f64);
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+        }
+    }
+    if let Some(t) = trace.as_mut() {
+        t.flush()?;
+    }
+    report.frames = frame;
+    report.creatures = host.world().creatures().len();
+    Ok(report)
+}
+
+/// Loads and validates the mods without running them; returns every error found.
+pub fn check(mods: &[PathBuf], host: HostOptions) -> (ScriptHost, Vec<ScriptError>) {
+    let mut h = ScriptHost::new(host);
+    h.load(mods);
+    let errors = h.take_errors();
+    (h, errors)
+}

@@ -1,0 +1,478 @@
+//! Lua values → plain Rust definitions, with errors that name the field: a [`Reader`] reads
+//! the keys it knows from a table and then rejects every key it did not read.
+
+use glam::Vec3;
+use mlua::{AnyUserData, Table, UserData, UserDataMethods, Value};
+
+use crate::locomotion::def::{BodyDef, CreatureDef, GaitDef, LeanDef, LegDef, NavDef};
+use crate::locomotion::DefError;
+use crate::math::Curve;
+use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
+
+/// A curve as a Lua value (`curve{...}`, `curve.sine_arc()`, ...): `c:eval(x)`.
+#[derive(Clone, Debug)]
+pub struct LuaCurve(pub Curve);
+
+impl UserData for LuaCurve {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("eval", |_, this, x: f64| Ok(this.0.eval(x as f32) as f64));
+        methods.add_meta_method("__tostring", |_, this, ()| Ok(format!("curve({:?})", this.0)));
+    }
+}
+
+/// Lua type name of a value, for messages.
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        Value::Boolean(_) => "boolean",
+        Value::Integer(_) | Value::Number(_) => "number",
+        Value::Vector(_) => "vector",
+        Value::String(_) => "string",
+        Value::Table(_) => "table",
+        Value::Function(_) => "function",
+        Value::UserData(_) => "userdata",
+        _ => "value",
+    }
+}
+
+/// A number value as f64.
+pub fn as_number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Number(n) => Some(*n),
+        _ => None,
+    }
+}
+
+/// A vector value as Vec3.
+pub fn as_vec3(v: &Value) -> Option<Vec3> {
+    match v {
+        Value::Vector(v) => Some(Vec3::new(v.x(), v.y(), v.z())),
+        _ => None,
+    }
+}
+
+/// Vec3 to a Lua vector.
+pub fn to_vector(v: Vec3) -> mlua::Vector {
+    mlua::Vector::new(v.x, v.y, v.z)
+}
+
+fn lev(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Reads known fields from a table; `finish` rejects unknown ones.
+pub struct Reader {
+    table: Table,
+    prefix: String,
+    known: &'static [&'static str],
+}
+
+impl Reader {
+    /// A reader for `table`, whose fields are named `prefix` + key; `known` lists every key allowed.
+    pub fn new(table: Table, prefix: &str, known: &'static [&'static str]) -> Reader {
+        Reader { table, prefix: prefix.to_string(), known }
+    }
+
+    fn field(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    fn get(&self, key: &str) -> Result<Value, DefError> {
+        debug_assert!(self.known.contains(&key), "{key} not in the known list");
+        self.table.raw_get::<Value>(key).map_err(|e| DefError::new(self.field(key), e.to_string()))
+    }
+
+    fn wrong(&self, key: &str, want: &str, got: &Value) -> DefError {
+        DefError::new(self.field(key), format!("must be {want}, got {}", type_name(got)))
+    }
+
+    /// An optional number.
+    pub fn num(&self, key: &str) -> Result<Option<f32>, DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil => Ok(None),
+            _ => as_number(&v).map(|n| Some(n as f32)).ok_or_else(|| self.wrong(key, "a number", &v)),
+        }
+    }
+
+    /// A number with a default.
+    pub fn num_or(&self, key: &str, default: f32) -> Result<f32, DefError> {
+        Ok(self.num(key)?.unwrap_or(default))
+    }
+
+    /// A required number.
+    pub fn num_req(&self, key: &str) -> Result<f32, DefError> {
+        self.num(key)?.ok_or_else(|| DefError::new(self.field(key), "is required (a number)"))
+    }
+
+    /// An optional vector.
+    pub fn vec(&self, key: &str) -> Result<Option<Vec3>, DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil => Ok(None),
+            _ => as_vec3(&v).map(Some).ok_or_else(|| self.wrong(key, "a vector (vec3(x, y, z))", &v)),
+        }
+    }
+
+    /// A required vector.
+    pub fn vec_req(&self, key: &str) -> Result<Vec3, DefError> {
+        self.vec(key)?.ok_or_else(|| DefError::new(self.field(key), "is required (a vector, vec3(x, y, z))"))
+    }
+
+    /// An optional string.
+    pub fn string(&self, key: &str) -> Result<Option<String>, DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil => Ok(None),
+            Value::String(s) => Ok(Some(s.to_string_lossy())),
+            _ => Err(self.wrong(key, "a string", &v)),
+        }
+    }
+
+    /// An optional boolean.
+    pub fn boolean(&self, key: &str) -> Result<Option<bool>, DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil => Ok(None),
+            Value::Boolean(b) => Ok(Some(b)),
+            _ => Err(self.wrong(key, "a boolean", &v)),
+        }
+    }
+
+    /// An optional table.
+    pub fn table(&self, key: &str) -> Result<Option<Table>, DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil => Ok(None),
+            Value::Table(t) => Ok(Some(t)),
+            _ => Err(self.wrong(key, "a table", &v)),
+        }
+    }
+
+    /// An optional function (kept in the table; only its type is checked).
+    pub fn function(&self, key: &str) -> Result<(), DefError> {
+        let v = self.get(key)?;
+        match v {
+            Value::Nil | Value::Function(_) => Ok(()),
+            _ => Err(self.wrong(key, "a function", &v)),
+        }
+    }
+
+    /// An optional curve: a `curve` value, a number (constant) or a list of `{x, y}` points.
+    pub fn curve(&self, key: &str) -> Result<Option<Curve>, DefError> {
+        let v = self.get(key)?;
+        curve_from_value(&v).map_err(|m| DefError::new(self.field(key), m))
+    }
+
+    /// A sub-reader for a nested table (absent = empty).
+    pub fn sub(&self, key: &str, known: &'static [&'static str], lua: &mlua::Lua) -> Result<Reader, DefError> {
+        let t = match self.table(key)? {
+            Some(t) => t,
+            None => lua.create_table().map_err(|e| DefError::new(self.field(key), e.to_string()))?,
+        };
+        Ok(Reader::new(t, &format!("{}{key}.", self.prefix), known))
+    }
+
+    /// Fails on the first key that is not in the known list (in a stable order).
+    pub fn finish(self) -> Result<(), DefError> {
+        let mut unknown: Vec<String> = Vec::new();
+        for pair in self.table.pairs::<Value, Value>() {
+            let (k, _) = pair.map_err(|e| DefError::new(self.prefix.trim_end_matches('.'), e.to_string()))?;
+            match &k {
+                Value::String(s) => {
+                    let s = s.to_string_lossy();
+                    if !self.known.contains(&s.as_str()) {
+                        unknown.push(s);
+                    }
+                }
+                other => {
+                    let shown = as_number(other).map(|n| format!("[{n}]")).unwrap_or_else(|| format!("<{}>", type_name(other)));
+                    unknown.push(shown);
+                }
+            }
+        }
+        unknown.sort();
+        if let Some(k) = unknown.first() {
+            let hint = self
+                .known
+                .iter()
+                .map(|c| (lev(k, c), c))
+                .filter(|(d, _)| *d <= 2)
+                .min()
+                .map(|(_, c)| format!(" (did you mean '{}{c}'?)", self.prefix))
+                .unwrap_or_default();
+            return Err(DefError::new(format!("{}{k}", self.prefix), format!("is not a known field{hint}")));
+        }
+        Ok(())
+    }
+}
+
+/// A curve from a Lua value (see [`Reader::curve`]).
+pub fn curve_from_value(v: &Value) -> Result<Option<Curve>, String> {
+    match v {
+        Value::Nil => Ok(None),
+        Value::UserData(ud) => curve_from_userdata(ud).map(Some),
+        Value::Table(t) => curve_from_points(t, false).map(Some),
+        _ => match as_number(v) {
+            Some(n) if n.is_finite() => Ok(Some(Curve::Constant(n as f32))),
+            Some(n) => Err(format!("must be a finite number, got {n}")),
+            None => Err(format!("must be a curve (curve{{...}}), got {}", type_name(v))),
+        },
+    }
+}
+
+fn curve_from_userdata(ud: &AnyUserData) -> Result<Curve, String> {
+    ud.borrow::<LuaCurve>().map(|c| c.0.clone()).map_err(|_| "must be a curve (curve{...}), got another userdata".to_string())
+}
+
+/// Builds a curve from `{ {x0, y0}, {x1, y1}, ... }` (monotone cubic, or straight lines when `linear`).
+pub fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String> {
+    let mut points = Vec::new();
+    for (i, p) in t.sequence_values::<Value>().enumerate() {
+        let p = p.map_err(|e| e.to_string())?;
+        let Value::Table(p) = p else {
+            return Err(format!("point {} must be a {{x, y}} pair, got {}", i + 1, type_name(&p)));
+        };
+        let x = as_number(&p.raw_get::<Value>(1).map_err(|e| e.to_string())?);
+        let y = as_number(&p.raw_get::<Value>(2).map_err(|e| e.to_string())?);
+        match (x, y) {
+            (Some(x), Some(y)) => points.push((x as f32, y as f32)),
+            _ => return Err(format!("point {} must be a {{x, y}} pair of numbers", i + 1)),
+        }
+    }
+    let c = if linear { Curve::linear(&points) } else { Curve::monotone(&points) };
+    c.map_err(|e| format!("is not a valid curve: {e}"))
+}
+
+const CREATURE_KEYS: &[&str] = &[
+    "name", "body", "legs", "gait", "lean", "nav", "behaviour", "on_spawn", "on_update", "on_arrive", "on_step", "on_hit", "on_reload",
+];
+/// Callback keys a creature type or behaviour may carry.
+pub const CALLBACKS: &[&str] = &["on_spawn", "on_update", "on_arrive", "on_step", "on_hit", "on_reload"];
+
+/// Reads a `creature.define` table. Returns the definition and the default behaviour name.
+pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<String>), DefError> {
+    let r = Reader::new(t, "", CREATURE_KEYS);
+    let name = r.string("name")?.ok_or_else(|| DefError::new("name", "is required (a string)"))?;
+    for cb in CALLBACKS {
+        r.function(cb)?;
+    }
+    let behaviour = r.string("behaviour")?;
+
+    let b = r.sub("body", &["size", "height", "mass", "hover"], lua)?;
+    let d = BodyDef::default();
+    let body = BodyDef {
+        size: b.vec("size")?.unwrap_or(d.size),
+        height: b.num_or("height", d.height)?,
+        mass: b.num_or("mass", d.mass)?,
+        hover: b.num("hover")?,
+    };
+    b.finish()?;
+
+    let mut legs = Vec::new();
+    if let Some(lt) = r.table("legs")? {
+        let n = lt.raw_len();
+        let keys = Reader::new(lt.clone(), "legs", &[]);
+        // Only a plain list is allowed.
+        let mut extra = Vec::new();
+        for pair in lt.pairs::<Value, Value>() {
+            let (k, _) = pair.map_err(|e| DefError::new("legs", e.to_string()))?;
+            let ok = as_number(&k).is_some_and(|i| i >= 1.0 && i <= n as f64 && i.fract() == 0.0);
+            if !ok {
+                extra.push(k);
+            }
+        }
+        if !extra.is_empty() {
+            return Err(DefError::new("legs", "must be a list of leg tables ({ {name=..., hip=..., rest=..., segments={...}}, ... })"));
+        }
+        drop(keys);
+        for i in 1..=n {
+            let v: Value = lt.raw_get(i).map_err(|e| DefError::new(format!("legs[{i}]"), e.to_string()))?;
+            let Value::Table(leg) = v else {
+                return Err(DefError::new(format!("legs[{i}]"), format!("must be a table, got {}", type_name(&v))));
+            };
+            let lr = Reader::new(leg, &format!("legs[{i}]."), &["name", "hip", "rest", "segments", "knee"]);
+            let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
+            let hip = lr.vec_req("hip")?;
+            let rest = lr.vec_req("rest")?;
+            let seg_t = lr.table("segments")?.ok_or_else(|| DefError::new(format!("legs[{i}].segments"), "is required (a list of lengths)"))?;
+            let mut segments = Vec::new();
+            for (k, s) in seg_t.sequence_values::<Value>().enumerate() {
+                let s = s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
+                let n = as_number(&s).ok_or_else(|| {
+                    DefError::new(format!("legs[{i}].segments[{}]", k + 1), format!("must be a number, got {}", type_name(&s)))
+                })?;
+                segments.push(n as f32);
+            }
+            let knee = lr.vec("knee")?;
+            lr.finish()?;
+            legs.push(LegDef { name, hip, rest, segments, knee });
+        }
+    }
+
+    let g = r.sub("gait", &["step_trigger", "step_duration", "step_height", "step_arc", "speed_scale", "groups", "min_grounded", "lead"], lua)?;
+    let d = GaitDef::default();
+    let groups = match g.table("groups")? {
+        None => None,
+        Some(gt) => {
+            let mut groups = Vec::new();
+            for (gi, grp) in gt.sequence_values::<Value>().enumerate() {
+                let grp = grp.map_err(|e| DefError::new("gait.groups", e.to_string()))?;
+                let Value::Table(grp) = grp else {
+                    return Err(DefError::new(format!("gait.groups[{}]", gi + 1), format!("must be a list of leg names, got {}", type_name(&grp))));
+                };
+                let mut names = Vec::new();
+                for (k, n) in grp.sequence_values::<Value>().enumerate() {
+                    match n.map_err(|e| DefError::new("gait.groups", e.to_string()))? {
+                        Value::String(s) => names.push(s.to_string_lossy()),
+                        other => {
+                            return Err(DefError::new(
+                                format!("gait.groups[{}][{}]", gi + 1, k + 1),
+                                format!("must be a leg name, got {}", type_name(&other)),
+                            ))
+                        }
+                    }
+                }
+                groups.push(names);
+            }
+            Some(groups)
+        }
+    };
+    let gait = GaitDef {
+        step_trigger: g.num_or("step_trigger", d.step_trigger)?,
+        step_duration: g.num_or("step_duration", d.step_duration)?,
+        step_height: g.num_or("step_height", d.step_height)?,
+        step_arc: g.curve("step_arc")?.unwrap_or(d.step_arc),
+        speed_scale: g.curve("speed_scale")?.unwrap_or(d.speed_scale),
+        groups,
+        min_grounded: g.num("min_grounded")?,
+        lead: g.num_or("lead", d.lead)?,
+    };
+    g.finish()?;
+
+    let l = r.sub("lean", &["turn", "accel", "vertical", "hit", "response", "damping", "filter_hz"], lua)?;
+    let d = LeanDef::default();
+    let turn = l.sub("turn", &["gain", "max", "speed"], lua)?;
+    let accel = l.sub("accel", &["gain", "max"], lua)?;
+    let vertical = l.sub("vertical", &["rise", "fall", "land"], lua)?;
+    let hit = l.sub("hit", &["gain", "max"], lua)?;
+    let lean = LeanDef {
+        turn_gain: turn.num_or("gain", d.turn_gain)?,
+        turn_max: turn.num_or("max", d.turn_max)?,
+        turn_speed: turn.curve("speed")?.unwrap_or(d.turn_speed),
+        accel_gain: accel.num_or("gain", d.accel_gain)?,
+        accel_max: accel.num_or("max", d.accel_max)?,
+        rise: vertical.num_or("rise", d.rise)?,
+        fall: vertical.num_or("fall", d.fall)?,
+        land: vertical.num_or("land", d.land)?,
+        hit_gain: hit.num_or("gain", d.hit_gain)?,
+        hit_max: hit.num_or("max", d.hit_max)?,
+        response: l.num_or("response", d.response)?,
+        damping: l.num_or("damping", d.damping)?,
+        filter_hz: l.num_or("filter_hz", d.filter_hz)?,
+    };
+    for sub in [turn, accel, vertical, hit] {
+        sub.finish()?;
+    }
+    l.finish()?;
+
+    let nv = r.sub(
+        "nav",
+        &["radius", "height", "max_slope", "step_height", "speed", "acceleration", "turn_rate", "stopping_distance", "auto_brake"],
+        lua,
+    )?;
+    let d = NavDef::default();
+    let nav = NavDef {
+        radius: nv.num_or("radius", d.radius)?,
+        height: nv.num_or("height", d.height)?,
+        max_slope: nv.num_or("max_slope", d.max_slope)?,
+        step_height: nv.num_or("step_height", d.step_height)?,
+        speed: nv.num_or("speed", d.speed)?,
+        acceleration: nv.num_or("acceleration", d.acceleration)?,
+        turn_rate: nv.num_or("turn_rate", d.turn_rate)?,
+        stopping_distance: nv.num_or("stopping_distance", d.stopping_distance)?,
+        auto_brake: nv.boolean("auto_brake")?.unwrap_or(d.auto_brake),
+    };
+    nv.finish()?;
+    r.finish()?;
+    Ok((CreatureDef { name, body, legs, gait, lean, nav }, behaviour))
+}
+
+/// Reads a `world.ground` table; `default_seed` is used when noise has no seed.
+pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> {
+    let r = Reader::new(t, "", &["size", "heights", "noise", "position"]);
+    let size = r.vec("size")?.unwrap_or(Vec3::new(40.0, 0.0, 40.0));
+    let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
+    let heights = match (r.table("heights")?, r.table("noise")?) {
+        (Some(_), Some(_)) => return Err(DefError::new("noise", "cannot be given together with 'heights'")),
+        (Some(h), None) => {
+            let mut rows = Vec::new();
+            for (i, row) in h.sequence_values::<Value>().enumerate() {
+                let row = row.map_err(|e| DefError::new("heights", e.to_string()))?;
+                let Value::Table(row) = row else {
+                    return Err(DefError::new(format!("heights[{}]", i + 1), format!("must be a list of numbers, got {}", type_name(&row))));
+                };
+                let mut out = Vec::new();
+                for (j, v) in row.sequence_values::<Value>().enumerate() {
+                    let v = v.map_err(|e| DefError::new("heights", e.to_string()))?;
+                    let n = as_number(&v).ok_or_else(|| {
+                        DefError::new(format!("heights[{}][{}]", i + 1, j + 1), format!("must be a number, got {}", type_name(&v)))
+                    })?;
+                    out.push(n as f32);
+                }
+                rows.push(out);
+            }
+            HeightSource::Grid(rows)
+        }
+        (None, Some(n)) => {
+            let nr = Reader::new(n, "noise.", &["amplitude", "scale", "seed"]);
+            let src = HeightSource::Noise {
+                amplitude: nr.num_or("amplitude", 0.5)?,
+                scale: nr.num_or("scale", 8.0)?,
+                seed: nr.num("seed")?.map(|s| s as i64 as u32).unwrap_or(default_seed),
+            };
+            nr.finish()?;
+            src
+        }
+        (None, None) => HeightSource::Flat,
+    };
+    r.finish()?;
+    Ok(GroundDesc { position, width: size.x, depth: size.z, heights })
+}
+
+/// Reads a `world.box` table.
+pub fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
+    let r = Reader::new(t, "", &["position", "size", "rotation"]);
+    let b = BoxDesc { position: r.vec_req("position")?, size: r.vec_req("size")?, rotation: r.vec("rotation")?.unwrap_or(Vec3::ZERO) };
+    r.finish()?;
+    Ok(b)
+}
+
+/// Reads a `world.stairs` table.
+pub fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
+    let r = Reader::new(t, "", &["position", "yaw", "steps", "step_height", "step_depth", "width"]);
+    let steps = r.num_or("steps", 5.0)?;
+    if !(steps >= 1.0 && steps.fract() == 0.0) {
+        return Err(DefError::new("steps", format!("must be a whole number >= 1, got {steps}")));
+    }
+    let s = StairsDesc {
+        position: r.vec_req("position")?,
+        yaw: r.num_or("yaw", 0.0)?,
+        steps: steps as u32,
+        step_height: r.num_or("step_height", 0.2)?,
+        step_depth: r.num_or("step_depth", 0.4)?,
+        width: r.num_or("width", 2.0)?,
+    };
+    r.finish()?;
+    Ok(s)
+}

@@ -1,0 +1,222 @@
+//! Mod manifests (`mod.toml`) and load order: dependency order, then name; missing
+//! dependencies, version mismatches, cycles and duplicate names are errors that name them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use semver::{Version, VersionReq};
+use serde::Deserialize;
+
+/// A dependency: a mod name and a semver requirement; optional ones start with `?`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dependency {
+    /// Mod name.
+    pub name: String,
+    /// Required versions.
+    pub req: VersionReq,
+    /// A missing optional dependency is not an error.
+    pub optional: bool,
+}
+
+impl Dependency {
+    /// Parses `"arena >= 0.1"`, `"?decor >= 1"` or a bare `"arena"` (any version).
+    pub fn parse(s: &str) -> Result<Dependency, String> {
+        let s = s.trim();
+        let (optional, rest) = match s.strip_prefix('?') {
+            Some(r) => (true, r.trim_start()),
+            None => (false, s),
+        };
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.is_empty() {
+            return Err(format!("dependency \"{s}\" does not start with a mod name"));
+        }
+        let req_text = rest[end..].trim();
+        let req = if req_text.is_empty() {
+            VersionReq::STAR
+        } else {
+            VersionReq::parse(req_text).map_err(|e| format!("dependency \"{s}\": bad version requirement \"{req_text}\": {e}"))?
+        };
+        Ok(Dependency { name: name.to_string(), req, optional })
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    name: String,
+    version: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    entry: Option<String>,
+    #[serde(default)]
+    depends: Vec<String>,
+}
+
+/// A parsed `mod.toml`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifest {
+    /// Mod name (letters, digits, `_`, `-`).
+    pub name: String,
+    /// Version.
+    pub version: Version,
+    /// One-line description.
+    pub description: String,
+    /// Entry script, relative to the mod folder (default `main.lua`).
+    pub entry: String,
+    /// Dependencies.
+    pub depends: Vec<Dependency>,
+    /// The mod folder.
+    pub dir: PathBuf,
+}
+
+impl Manifest {
+    /// Reads `dir/mod.toml`. Errors name the file.
+    pub fn load(dir: &Path) -> Result<Manifest, String> {
+        let path = dir.join("mod.toml");
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read mod.toml: {e}", dir.display()))?;
+        Self::parse(&text, dir)
+    }
+
+    /// Parses manifest text for the mod in `dir`.
+    pub fn parse(text: &str, dir: &Path) -> Result<Manifest, String> {
+        let shown = dir.join("mod.toml");
+        let raw: RawManifest = toml::from_str(text).map_err(|e| format!("{}: {}", shown.display(), e.message()))?;
+        if raw.name.is_empty() || !raw.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            return Err(format!("{}: name \"{}\" must be letters, digits, '_' or '-'", shown.display(), raw.name));
+        }
+        let version = Version::parse(&raw.version).map_err(|e| format!("{}: version \"{}\": {e}", shown.display(), raw.version))?;
+        let depends = raw
+            .depends
+            .iter()
+            .map(|d| Dependency::parse(d).map_err(|e| format!("{}: {e}", shown.display())))
+            .collect::<Result<Vec<_>, _>>()?;
+        let entry = raw.entry.unwrap_or_else(|| "main.lua".to_string());
+        if entry.contains("..") || Path::new(&entry).is_absolute() {
+            return Err(format!("{}: entry \"{entry}\" must be a path inside the mod folder", shown.display()));
+        }
+        Ok(Manifest { name: raw.name, version, description: raw.description, entry, depends, dir: dir.to_path_buf() })
+    }
+}
+
+/// Orders manifests for loading: every mod after its (present) dependencies, ties by name.
+/// Returns the order and the errors of mods that cannot load (they are left out, and so are
+/// the mods that need them).
+pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, String)>) {
+    let mut errors: Vec<(String, String)> = Vec::new();
+    let mut by_name: BTreeMap<String, Manifest> = BTreeMap::new();
+    for m in manifests {
+        if let Some(first) = by_name.get(&m.name) {
+            errors.push((m.name.clone(), format!("two mods are named \"{}\": {} and {}", m.name, first.dir.display(), m.dir.display())));
+            continue;
+        }
+        by_name.insert(m.name.clone(), m);
+    }
+    // Drop mods whose required dependencies are missing or mismatched, until stable.
+    loop {
+        let mut bad: Vec<(String, String)> = Vec::new();
+        for m in by_name.values() {
+            for d in &m.depends {
+                match by_name.get(&d.name) {
+                    None if d.optional => {}
+                    None => bad.push((m.name.clone(), format!("mod \"{}\" needs \"{}\" ({}), which is not loaded", m.name, d.name, d.req))),
+                    Some(dep) if !d.req.matches(&dep.version) => bad.push((
+                        m.name.clone(),
+                        format!("mod \"{}\" needs \"{}\" {}, but {} is loaded", m.name, d.name, d.req, dep.version),
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        if bad.is_empty() {
+            break;
+        }
+        for (name, msg) in bad {
+            if by_name.remove(&name).is_some() {
+                errors.push((name, msg));
+            }
+        }
+    }
+    // Kahn's algorithm, smallest name first.
+    let mut order = Vec::new();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    while done.len() < by_name.len() {
+        let next = by_name.values().find(|m| {
+            !done.contains(&m.name) && m.depends.iter().all(|d| done.contains(&d.name) || !by_name.contains_key(&d.name))
+        });
+        match next {
+            Some(m) => {
+                done.insert(m.name.clone());
+                order.push(m.clone());
+            }
+            None => {
+                let stuck: Vec<String> = by_name.keys().filter(|n| !done.contains(*n)).cloned().collect();
+                for n in &stuck {
+                    errors.push((n.clone(), format!("dependency cycle among mods: {}", stuck.join(" -> "))));
+                }
+                break;
+            }
+        }
+    }
+    (order, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(name: &str, version: &str, deps: &[&str]) -> Manifest {
+        let deps: Vec<String> = deps.iter().map(|d| format!("\"{d}\"")).collect();
+        Manifest::parse(&format!("name = \"{name}\"\nversion = \"{version}\"\ndepends = [{}]\n", deps.join(",")), Path::new(name)).expect("valid")
+    }
+
+    fn names(v: &[Manifest]) -> Vec<&str> {
+        v.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    #[test]
+    fn parses_dependencies() {
+        let d = Dependency::parse("?decor >= 1").expect("ok");
+        assert!(d.optional && d.name == "decor" && d.req.matches(&Version::new(1, 2, 0)));
+        let d = Dependency::parse("arena").expect("ok");
+        assert!(!d.optional && d.req == VersionReq::STAR);
+        assert!(Dependency::parse(">= 1").is_err());
+        assert!(Dependency::parse("x >= banana").is_err());
+    }
+
+    #[test]
+    fn orders_by_dependency_then_name() {
+        let (order, errs) = load_order(vec![m("spider", "0.1.0", &["arena >= 0.1"]), m("arena", "0.1.0", &[]), m("bee", "1.0.0", &[])]);
+        assert!(errs.is_empty(), "{errs:?}");
+        assert_eq!(names(&order), vec!["arena", "bee", "spider"]);
+    }
+
+    #[test]
+    fn reports_missing_mismatch_cycle_duplicate() {
+        let (order, errs) = load_order(vec![
+            m("a", "1.0.0", &["missing >= 1"]),
+            m("b", "1.0.0", &["c >= 2"]),
+            m("c", "1.0.0", &[]),
+            m("d", "1.0.0", &["e"]),
+            m("e", "1.0.0", &["d"]),
+            m("c", "1.1.0", &[]),
+            m("f", "1.0.0", &["?missing"]),
+        ]);
+        assert_eq!(names(&order), vec!["c", "f"]);
+        let all: Vec<String> = errs.iter().map(|(_, e)| e.clone()).collect();
+        let text = all.join("\n");
+        assert!(text.contains("needs \"missing\""), "{text}");
+        assert!(text.contains("needs \"c\" >=2, but 1.0.0 is loaded") || text.contains("needs \"c\" >= 2"), "{text}");
+        assert!(text.contains("cycle") && text.contains("d -> e"), "{text}");
+        assert!(text.contains("two mods are named \"c\""), "{text}");
+    }
+
+    #[test]
+    fn rejects_bad_manifests() {
+        assert!(Manifest::parse("name = \"x\"\n", Path::new("x")).is_err());
+        assert!(Manifest::parse("name = \"x y\"\nversion = \"1.0.0\"", Path::new("x")).is_err());
+        assert!(Manifest::parse("name = \"x\"\nversion = \"1.0.0\"\nentry = \"../evil.lua\"", Path::new("x")).is_err());
+        assert!(Manifest::parse("name = \"x\"\nversion = \"1.0.0\"\ncolour = 1", Path::new("x")).is_err());
+    }
+}

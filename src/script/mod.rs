@@ -1,0 +1,12 @@
+//! Layer 3: scripting — one sandboxed Luau state per mod, the Lua API bindings, mod
+//! manifests and load order, budgets. Errors stop at this boundary, named `mod/file.lua:LINE`.
+
+pub mod api;
+pub mod convert;
+pub mod host;
+pub mod manifest;
+pub mod plain;
+
+pub use api::LogLine;
+pub use host::{discover, HostOptions, ScriptError, ScriptHost};
+pub use manifest::{Dependency, Manifest};
