@@ -161,7 +161,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         if let Some(t) = trace.as_mut() {
             write_tick(t, &host.world())?;
         }
-        if opts.summary && frame % 60 == 0 {
+        if opts.summary && frame.is_multiple_of(60) {
             let w = host.world();
             let n = w.creatures().len();
             let mean_speed = if n == 0 { 0.0 } else { w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32 };

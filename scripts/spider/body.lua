@@ -1,4 +1,4 @@
--- The spider's body: a creature type. Other mods can reuse it with
+-- The spider's body: a creature type, named "spider" (other mods: "spider/spider").
 --   require("@spider/body")   (add "spider" to their depends)
 -- which defines the same type in *their* mod, without this mod's spawns.
 

@@ -65,25 +65,33 @@ pub struct LegView {
     pub urgency: f32,
     /// Gait group index.
     pub group: usize,
+    /// Already stepped in the current phase (a group's turn): waits for the next phase, so
+    /// one group cannot keep the air to itself and starve the others.
+    pub blocked: bool,
+    /// Grounded: stretched to the edge of its reach, so it may lift outside its group's turn
+    /// (never below `min_grounded`). In the air: it was lifted that way, and does not
+    /// decide whose turn it is.
+    pub emergency: bool,
 }
 
 /// Chooses the grounded legs that start a step now; pushes their indices onto `out`
 /// (most urgent first). Guarantees: after lifting them, at least `min_grounded` feet stay
-/// grounded (when that many were grounded before); only legs of one group swing at a time;
-/// the group that stepped last yields to another group that also wants to step.
+/// grounded (when that many were grounded before); outside emergencies only legs of one group
+/// swing at a time; a leg steps at most once per phase; the group that stepped last yields
+/// to another group that also wants to step.
 pub fn choose_steps(legs: &[LegView], min_grounded: usize, last_group: Option<usize>, out: &mut Vec<usize>) {
     let mut grounded = legs.iter().filter(|l| l.grounded).count();
     if grounded <= min_grounded {
         return;
     }
     // Legs already in the air fix the group that may join them.
-    let swinging_group = legs.iter().find(|l| !l.grounded).map(|l| l.group);
+    let swinging_group = legs.iter().find(|l| !l.grounded && !l.emergency).map(|l| l.group);
     let group = match swinging_group {
         Some(g) => g,
         None => {
             // Pick the group of the best candidate; the last group's legs count half.
             let mut best: Option<(f32, usize)> = None;
-            for l in legs.iter().filter(|l| l.grounded && l.urgency >= 1.0) {
+            for l in legs.iter().filter(|l| l.grounded && !l.blocked && l.urgency >= 1.0) {
                 let score = if Some(l.group) == last_group { l.urgency * 0.5 } else { l.urgency };
                 if best.is_none_or(|(s, _)| score > s) {
                     best = Some((score, l.group));
@@ -91,17 +99,23 @@ pub fn choose_steps(legs: &[LegView], min_grounded: usize, last_group: Option<us
             }
             match best {
                 Some((_, g)) => g,
-                None => return,
+                None => usize::MAX,
             }
         }
     };
     let start = out.len();
     for (i, l) in legs.iter().enumerate() {
-        if l.grounded && l.group == group && l.urgency >= 1.0 {
+        let in_turn = l.group == group && !l.blocked && l.urgency >= 1.0;
+        if l.grounded && (in_turn || l.emergency) {
             out.push(i);
         }
     }
-    out[start..].sort_by(|a, b| legs[*b].urgency.total_cmp(&legs[*a].urgency).then(a.cmp(b)));
+    let key = |i: usize| (legs[i].emergency, legs[i].urgency);
+    out[start..].sort_by(|a, b| {
+        let (ea, ua) = key(*a);
+        let (eb, ub) = key(*b);
+        eb.cmp(&ea).then(ub.total_cmp(&ua)).then(a.cmp(b))
+    });
     let mut keep = start;
     for k in start..out.len() {
         if grounded > min_grounded {
@@ -127,7 +141,22 @@ mod tests {
     }
 
     fn view(grounded: bool, urgency: f32, group: usize) -> LegView {
-        LegView { grounded, urgency, group }
+        LegView { grounded, urgency, group, blocked: false, emergency: false }
+    }
+
+    #[test]
+    fn blocked_legs_wait_and_emergencies_jump_the_queue() {
+        let mut legs = [view(false, 0.0, 0), view(true, 3.0, 0), view(true, 1.1, 1), view(true, 0.1, 1)];
+        legs[1].blocked = true;
+        let mut out = Vec::new();
+        choose_steps(&legs, 1, Some(0), &mut out);
+        assert!(out.is_empty(), "the only group-0 candidate already stepped this phase");
+        legs[2].emergency = true;
+        choose_steps(&legs, 1, Some(0), &mut out);
+        assert_eq!(out, vec![2], "a stretched leg of another group may lift");
+        out.clear();
+        choose_steps(&legs, 3, Some(0), &mut out);
+        assert!(out.is_empty(), "but never below min_grounded");
     }
 
     #[test]
@@ -165,28 +194,38 @@ mod tests {
             let groups = 1 + (rng.next() * 3.0) as usize;
             let min_grounded = (rng.next() * n as f32) as usize % n;
             let mut grounded = vec![true; n];
+            let mut stepped = vec![false; n];
+            let mut rescue = vec![false; n];
             let mut left = vec![0u32; n];
             let mut last = None;
             let mut out = Vec::new();
             let mut steps = 0;
             for _tick in 0..400 {
                 // Random drift; feet in the air land after a random number of ticks.
+                if grounded.iter().all(|g| *g) {
+                    stepped.iter_mut().for_each(|s| *s = false);
+                }
                 let legs: Vec<LegView> = (0..n)
-                    .map(|i| view(grounded[i], rng.next() * 3.0, i % groups))
+                    .map(|i| {
+                        let emergency = if grounded[i] { rng.next() < 0.02 } else { rescue[i] };
+                        LegView { blocked: stepped[i], emergency, ..view(grounded[i], rng.next() * 3.0, i % groups) }
+                    })
                     .collect();
                 out.clear();
                 choose_steps(&legs, min_grounded, last, &mut out);
                 for &i in &out {
                     assert!(grounded[i]);
                     grounded[i] = false;
+                    stepped[i] = true;
+                    rescue[i] = legs[i].emergency;
                     left[i] = 1 + (rng.next() * 12.0) as u32;
                     last = Some(i % groups);
                     steps += 1;
                 }
                 let on_ground = grounded.iter().filter(|g| **g).count();
                 assert!(on_ground >= min_grounded, "trial {trial}: {on_ground} < {min_grounded}");
-                let air: Vec<usize> = (0..n).filter(|i| !grounded[*i]).map(|i| i % groups).collect();
-                assert!(air.windows(2).all(|w| w[0] == w[1]), "two groups in the air");
+                let air: Vec<usize> = (0..n).filter(|i| !grounded[*i] && !rescue[*i]).map(|i| i % groups).collect();
+                assert!(air.windows(2).all(|w| w[0] == w[1]), "two groups in the air outside an emergency");
                 for i in 0..n {
                     if !grounded[i] {
                         left[i] -= 1;

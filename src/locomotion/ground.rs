@@ -7,7 +7,7 @@ pub trait GroundQuery {
     /// Casts a ray straight down from `origin` up to `max_distance` metres; the surface point hit.
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3>;
     /// Sweeps a sphere of `radius` down from `origin` (for spots a thin ray could slip through);
-    /// the point under the sphere's centre where it rests. The default falls back to a ray.
+    /// the surface point the sphere comes to rest on. The default falls back to a ray.
     fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<Vec3> {
         let _ = radius;
         self.cast_down(origin, max_distance)

@@ -25,8 +25,15 @@ const HEIGHT_TAU: f32 = 0.08;
 const TILT_TAU: f32 = 0.12;
 /// Largest tilt the body takes from the feet (radians, 35°).
 const MAX_TILT: f32 = 0.61;
-/// Reach (hip-to-foot / leg length) at which a planted foot must step whatever its drift.
-const REACH_URGENT: f32 = 0.96;
+/// Reach (hip-to-foot / leg length) past which a planted foot that wants to step may lift
+/// outside its group's turn.
+const REACH_URGENT: f32 = 0.9;
+/// Share of the step trigger a stretched foot's target must drift before it re-steps.
+const URGENT_DRIFT: f32 = 0.3;
+/// Reach at which the body starts to be held back by a stretched planted foot.
+const HOLD_FROM: f32 = 0.92;
+/// Reach at which the body stops moving until that foot steps.
+const HOLD_TO: f32 = 0.99;
 
 /// What the body has been told to do (by `c:move` / `c:face`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -77,6 +84,8 @@ pub struct LegState {
     /// Last good ground hit for the target, kept for misses.
     last_hit: Option<Vec3>,
     swing_from: Vec3,
+    /// Lifted outside its group's turn because it was stretched.
+    rescue: bool,
     swing_t: f32,
     swing_duration: f32,
 }
@@ -97,6 +106,8 @@ pub struct Locomotor {
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
     last_group: Option<usize>,
+    /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
+    phase_stepped: u64,
     scratch_views: Vec<LegView>,
     scratch_steps: Vec<usize>,
     scratch_points: Vec<Vec3>,
@@ -129,6 +140,7 @@ impl Locomotor {
                     reach: 0.0,
                     last_hit: hit,
                     swing_from: foot,
+                    rescue: false,
                     swing_t: 0.0,
                     swing_duration: 0.0,
                 }
@@ -142,6 +154,7 @@ impl Locomotor {
             intent: Intent::Idle,
             legs,
             last_group: None,
+            phase_stepped: 0,
             scratch_views: Vec::new(),
             scratch_steps: Vec::new(),
             scratch_points: Vec::new(),
@@ -195,6 +208,9 @@ impl Locomotor {
         };
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
+            // Turning swings the hips too: slow it while a foot is stretched (never to a
+            // standstill: the turn itself makes that foot's spot drift until it steps).
+            let turn = turn * self.stretch_hold(def).0.max(0.2);
             self.yaw = wrap_angle(self.yaw + d.clamp(-turn, turn));
             // Slow down while facing away from where we go: legs lead, body follows.
             let align = wrap_angle(h - self.yaw).cos().max(0.0);
@@ -202,11 +218,37 @@ impl Locomotor {
         }
         let v = horizontal(self.velocity);
         let dv = (desired - v).clamp_length_max(def.nav.acceleration * dt);
-        let v = v + dv;
+        // The body cannot outrun its legs: while a planted foot is near the end of its reach,
+        // hold the body back until that foot has stepped.
+        let mut v = v + dv;
+        // Only the part of the motion that pulls the hip further from that foot is held.
+        let (hold, away) = self.stretch_hold(def);
+        let pull = v.dot(away);
+        if pull > 0.0 {
+            v -= away * pull * (1.0 - hold);
+        }
         self.velocity.x = v.x;
         self.velocity.z = v.z;
         self.position.x += v.x * dt;
         self.position.z += v.z * dt;
+    }
+
+    /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the
+    /// horizontal direction from that foot to its hip.
+    fn stretch_hold(&self, def: &ValidCreatureDef) -> (f32, Vec3) {
+        let mut worst = 0.0f32;
+        let mut away = Vec3::ZERO;
+        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
+            if st.grounded {
+                let r = st.hip.distance(st.foot) / leg.length;
+                if r > worst {
+                    worst = r;
+                    away = horizontal(st.hip - st.foot).normalize_or_zero();
+                }
+            }
+        }
+        let t = ((worst - HOLD_FROM) / (HOLD_TO - HOLD_FROM)).clamp(0.0, 1.0);
+        (1.0 - t * t * (3.0 - 2.0 * t), away)
     }
 
     /// Casts every leg's landing spot: the rest spot, moved ahead by the landing prediction,
@@ -253,13 +295,19 @@ impl Locomotor {
     /// Starts the steps the gait scheduler picks.
     fn schedule(&mut self, def: &ValidCreatureDef, gait: &GaitParams) {
         let inv_trigger = 1.0 / gait.step_trigger;
+        if self.legs.iter().all(|l| l.grounded) {
+            self.phase_stepped = 0;
+        }
         self.scratch_views.clear();
-        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
-            let mut urgency = st.foot.distance(st.target) * inv_trigger;
-            if st.grounded && st.hip.distance(st.foot) > REACH_URGENT * leg.length {
-                urgency = urgency.max(1.0) + 2.0;
-            }
-            self.scratch_views.push(LegView { grounded: st.grounded, urgency, group: leg.group });
+        for (i, (leg, st)) in def.legs.iter().zip(self.legs.iter()).enumerate() {
+            let urgency = st.foot.distance(st.target) * inv_trigger;
+            let emergency = if st.grounded {
+                urgency >= URGENT_DRIFT && st.hip.distance(st.foot) > REACH_URGENT * leg.length
+            } else {
+                st.rescue
+            };
+            let blocked = i < 64 && self.phase_stepped & (1 << i) != 0;
+            self.scratch_views.push(LegView { grounded: st.grounded, urgency, group: leg.group, blocked, emergency });
         }
         self.scratch_steps.clear();
         choose_steps(&self.scratch_views, gait.min_grounded, self.last_group, &mut self.scratch_steps);
@@ -270,7 +318,13 @@ impl Locomotor {
             st.swing_from = st.foot;
             st.swing_t = 0.0;
             st.swing_duration = duration;
-            self.last_group = Some(def.legs[i].group);
+            if i < 64 {
+                self.phase_stepped |= 1 << i;
+            }
+            st.rescue = self.scratch_views[i].emergency;
+            if !st.rescue {
+                self.last_group = Some(def.legs[i].group);
+            }
         }
     }
 
@@ -320,6 +374,22 @@ impl Locomotor {
         };
         let a = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, HEIGHT_TAU) };
         self.position.y += (height - self.position.y) * a;
+        // Never rise so high that a planted foot would have to stretch past its reach.
+        let rot = self.rotation();
+        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
+            if !st.grounded {
+                continue;
+            }
+            let hip = rot * leg.hip;
+            let d = horizontal(self.position + hip - st.foot).length();
+            let max = HOLD_FROM * leg.length;
+            if d < max {
+                let top = st.foot.y + (max * max - d * d).sqrt() - hip.y;
+                if self.position.y > top {
+                    self.position.y = top;
+                }
+            }
+        }
         let b = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, TILT_TAU) };
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
     }

@@ -98,6 +98,9 @@ pub struct Budget {
     /// CPU time used in the current window.
     pub used: Cell<Duration>,
     started: Cell<Option<Instant>>,
+    /// Thread CPU clock at the window's start: confirms a wall-clock overrun was the mod's
+    /// own work, not the OS running something else.
+    cpu_start: Cell<Option<cpu_time::ThreadTime>>,
     counter: Cell<u32>,
     /// Set when a limit was hit; every later interrupt fails until cleared, so `pcall` cannot swallow it.
     pub overrun: Cell<Option<Overrun>>,
@@ -114,6 +117,7 @@ impl Budget {
             limit: Cell::new(limit),
             used: Cell::new(Duration::ZERO),
             started: Cell::new(None),
+            cpu_start: Cell::new(None),
             counter: Cell::new(0),
             overrun: Cell::new(None),
             overrun_at: RefCell::new(None),
@@ -125,11 +129,31 @@ impl Budget {
     pub fn reset(&self, limit: Duration) {
         self.limit.set(limit);
         self.used.set(Duration::ZERO);
+        self.cpu_start.set(None);
     }
 
     /// Starts timing a call.
     pub fn begin(&self) {
         self.started.set(Some(Instant::now()));
+    }
+
+    /// Whether this thread has really spent `limit` of CPU since the window began (the thread
+    /// clock is read lazily: the first wall-clock overrun of a window starts it).
+    fn cpu_confirms(&self) -> bool {
+        match self.cpu_start.get() {
+            Some(t0) => t0.try_elapsed().map(|d| d > self.limit.get()).unwrap_or(true),
+            None => {
+                // Start the CPU clock now, backdated by nothing: the next checks compare the CPU
+                // used from here plus what the wall clock already counted.
+                match cpu_time::ThreadTime::try_now() {
+                    Ok(t) => {
+                        self.cpu_start.set(Some(t));
+                        false
+                    }
+                    Err(_) => true,
+                }
+            }
+        }
     }
 
     /// Stops timing a call.
@@ -149,7 +173,7 @@ impl Budget {
         if n & 31 != 0 {
             return Ok(VmState::Continue);
         }
-        let over_cpu = self.started.get().is_some_and(|s| self.used.get() + s.elapsed() > self.limit.get());
+        let over_cpu = self.started.get().is_some_and(|s| self.used.get() + s.elapsed() > self.limit.get()) && self.cpu_confirms();
         let over_mem = lua.used_memory() > self.memory_limit / 10 * 9;
         let o = if over_cpu {
             Overrun::Cpu

@@ -90,7 +90,12 @@ impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
         let ray = Ray::new(origin, Vec3::NEG_Y);
-        self.query.cast_ray(&ray, max_distance, true).map(|(_, toi)| origin - Vec3::Y * toi)
+        // A cast that starts inside solid geometry (a foot spot inside a wall) is a miss:
+        // locomotion then keeps the last good spot instead of planting a foot in the wall.
+        match self.query.cast_ray(&ray, max_distance, true) {
+            Some((_, toi)) if toi > 1e-4 => Some(origin - Vec3::Y * toi),
+            _ => None,
+        }
     }
 
     fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<Vec3> {
@@ -98,9 +103,11 @@ impl GroundQuery for RapierGround<'_> {
         use rapier3d::parry::shape::Ball;
         let pose = rapier3d::math::Pose::from_translation(origin);
         let opts = ShapeCastOptions::with_max_time_of_impact(max_distance);
-        self.query
-            .cast_shape(&pose, Vec3::NEG_Y, &Ball::new(radius), opts)
-            .map(|(_, hit)| origin - Vec3::Y * (hit.time_of_impact + radius))
+        let (_, hit) = self.query.cast_shape(&pose, Vec3::NEG_Y, &Ball::new(radius), opts)?;
+        // The contact point on the level (an edge the sphere rests on), world frame.
+        let contact = hit.witness1;
+        let centre = origin - Vec3::Y * hit.time_of_impact;
+        (hit.time_of_impact > 1e-4 && contact.is_finite() && contact.distance(centre) <= radius * 1.5).then_some(contact)
     }
 }
 
@@ -324,10 +331,12 @@ impl World {
             .map(|(_, hit)| RayHit { position: origin + dir * hit.time_of_impact, normal: hit.normal, distance: hit.time_of_impact })
     }
 
-    /// The ground surface point below `p` (cast from 0.5 m above it, 3 m deep).
+    /// The surface point under `p`: a ray from 5 cm above it, 3 m down. A point buried in
+    /// geometry reports the cast's start (so the error shows), never a surface far above.
     pub fn ground_below(&self, p: Vec3) -> Option<Vec3> {
-        let ground = RapierGround { query: self.physics.query_pipeline() };
-        ground.cast_down(p + Vec3::Y * 0.5, 3.5)
+        let origin = p + Vec3::Y * 0.05;
+        let ray = Ray::new(origin, Vec3::NEG_Y);
+        self.physics.query_pipeline().cast_ray(&ray, 3.05, true).map(|(_, toi)| origin - Vec3::Y * toi)
     }
 
     /// Ground casts alone for every leg of every creature, as locomotion would do them this

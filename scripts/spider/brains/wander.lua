@@ -5,7 +5,7 @@
 
 return behaviour.define {
   name = "wander",
-  params = { radius = 8, speed = 1.2, pause = 1.0 },
+  params = { radius = 8, speed = 1.2, pause = 1.0, max_climb = 0.35 },
 
   on_spawn = function(self)
     self.state.home = self:position()
@@ -29,6 +29,18 @@ return behaviour.define {
     local to = s.goal - here
     to = vec3(to.x, 0, to.z)
     local dist = vector.magnitude(to)
+    -- Look 1 m ahead: a wall or a ledge taller than a stair step means pick another goal.
+    if dist > 0.5 then
+      local ahead = here + vector.normalize(to) * 1.0
+      local down = world.raycast(ahead + vec3(0, 1.5, 0), vec3(0, -1, 0), 4)
+      local under = world.raycast(here, vec3(0, -1, 0), 2)
+      if down and under and down.position.y - under.position.y > self.params.max_climb then
+        s.goal = nil
+        self:face(vec3(-to.x, 0, -to.z))
+        s.wait = 0.5
+        return
+      end
+    end
     if dist < 0.4 then
       self:move(to, 0)             -- stop
       s.goal = nil
