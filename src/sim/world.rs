@@ -81,6 +81,16 @@ pub struct RayHit {
     pub distance: f32,
 }
 
+/// Time of impact of a ray straight down. A ray exactly on a heightfield cell edge can slip
+/// between the two triangles; a miss is retried once 1 mm aside.
+fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Option<f32> {
+    let hit = query.cast_ray(&Ray::new(origin, Vec3::NEG_Y), max_distance, true);
+    match hit {
+        Some((_, toi)) => Some(toi),
+        None => query.cast_ray(&Ray::new(origin + Vec3::new(1e-3, 0.0, 7e-4), Vec3::NEG_Y), max_distance, true).map(|(_, t)| t),
+    }
+}
+
 /// Ground queries against the rapier level.
 struct RapierGround<'a> {
     query: QueryPipeline<'a>,
@@ -89,11 +99,10 @@ struct RapierGround<'a> {
 impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
-        let ray = Ray::new(origin, Vec3::NEG_Y);
         // A cast that starts inside solid geometry (a foot spot inside a wall) is a miss:
         // locomotion then keeps the last good spot instead of planting a foot in the wall.
-        match self.query.cast_ray(&ray, max_distance, true) {
-            Some((_, toi)) if toi > 1e-4 => Some(origin - Vec3::Y * toi),
+        match ray_down(&self.query, origin, max_distance) {
+            Some(toi) if toi > 1e-4 => Some(origin - Vec3::Y * toi),
             _ => None,
         }
     }
@@ -335,8 +344,7 @@ impl World {
     /// geometry reports the cast's start (so the error shows), never a surface far above.
     pub fn ground_below(&self, p: Vec3) -> Option<Vec3> {
         let origin = p + Vec3::Y * 0.05;
-        let ray = Ray::new(origin, Vec3::NEG_Y);
-        self.physics.query_pipeline().cast_ray(&ray, 3.05, true).map(|(_, toi)| origin - Vec3::Y * toi)
+        ray_down(&self.physics.query_pipeline(), origin, 3.05).map(|toi| origin - Vec3::Y * toi)
     }
 
     /// Ground casts alone for every leg of every creature, as locomotion would do them this

@@ -1,0 +1,254 @@
+//! Shared helpers for the integration tests: run the CLI, build throwaway mods, read traces
+//! and measure locomotion quality from them.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A bundled mod folder.
+pub fn bundled(name: &str) -> PathBuf {
+    root().join("scripts").join(name)
+}
+
+/// A test fixture mod folder.
+pub fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+/// Runs `skitter` with `args` in the repository root.
+pub fn skitter(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skitter")).args(args).current_dir(root()).output().expect("skitter runs")
+}
+
+/// Text of stdout and stderr together.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
+/// unless one is given.
+pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = parent.join(name);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    if !files.iter().any(|(p, _)| *p == "mod.toml") {
+        std::fs::write(dir.join("mod.toml"), format!("name = \"{name}\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n")).expect("write");
+    }
+    for (p, src) in files {
+        let path = dir.join(p);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, src).expect("write");
+    }
+    dir
+}
+
+/// Runs headless for `frames` ticks over `mods`, writing the trace into `dir`; returns the
+/// process output and the parsed trace.
+pub fn run_trace(dir: &Path, frames: u32, mods: &[PathBuf], extra: &[&str]) -> (Output, Trace) {
+    let trace = dir.join(format!("trace-{}.jsonl", std::process::id() as u64 ^ frames as u64 ^ mods.len() as u64));
+    let frames_s = frames.to_string();
+    let mut args: Vec<String> = vec!["run", "--headless", "--frames", &frames_s, "--trace"].into_iter().map(String::from).collect();
+    args.push(trace.display().to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend(mods.iter().map(|m| m.display().to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = skitter(&argv);
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    (out, Trace::parse(&text))
+}
+
+/// One foot in one trace line.
+#[derive(Clone, Debug)]
+pub struct Foot {
+    pub leg: String,
+    pub pos: Option<[f64; 3]>,
+    pub target: Option<[f64; 3]>,
+    pub grounded: bool,
+    pub ground: Option<[f64; 3]>,
+    pub reach: Option<f64>,
+}
+
+/// One creature in one tick.
+#[derive(Clone, Debug)]
+pub struct Rec {
+    pub frame: u64,
+    pub id: u64,
+    pub ty: String,
+    pub pos: Option<[f64; 3]>,
+    pub rot: Option<[f64; 4]>,
+    pub vel: Option<[f64; 3]>,
+    pub feet: Vec<Foot>,
+}
+
+/// A parsed trace.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub recs: Vec<Rec>,
+    pub events: Vec<Value>,
+}
+
+fn arr<const N: usize>(v: &Value) -> Option<[f64; N]> {
+    let a = v.as_array()?;
+    if a.len() != N {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (i, x) in a.iter().enumerate() {
+        out[i] = x.as_f64()?;
+    }
+    Some(out)
+}
+
+impl Trace {
+    /// Parses JSON Lines; panics on a line that is not JSON.
+    pub fn parse(text: &str) -> Trace {
+        let mut t = Trace::default();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad trace line {line}: {e}"));
+            if v.get("event").is_some() {
+                t.events.push(v);
+                continue;
+            }
+            let feet = v["feet"]
+                .as_array()
+                .expect("feet")
+                .iter()
+                .map(|f| Foot {
+                    leg: f["leg"].as_str().unwrap_or("").to_string(),
+                    pos: arr(&f["pos"]),
+                    target: arr(&f["target"]),
+                    grounded: f["grounded"].as_bool().expect("grounded"),
+                    ground: arr(&f["ground"]),
+                    reach: f["reach"].as_f64(),
+                })
+                .collect();
+            t.recs.push(Rec {
+                frame: v["frame"].as_u64().expect("frame"),
+                id: v["id"].as_u64().expect("id"),
+                ty: v["type"].as_str().unwrap_or("").to_string(),
+                pos: arr(&v["pos"]),
+                rot: arr(&v["rot"]),
+                vel: arr(&v["vel"]),
+                feet,
+            });
+        }
+        t
+    }
+
+    /// Records of one creature, in frame order.
+    pub fn of(&self, id: u64) -> Vec<&Rec> {
+        self.recs.iter().filter(|r| r.id == id).collect()
+    }
+
+    /// Creature ids in the trace.
+    pub fn ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.recs.iter().map(|r| r.id).collect();
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+
+    /// Error events.
+    pub fn errors(&self) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["event"] == "error").collect()
+    }
+}
+
+/// Locomotion quality measured from a trace (product.md, "Locomotion quality, measured").
+#[derive(Clone, Debug, Default)]
+pub struct Quality {
+    /// Largest horizontal travel of a foot within one stance, metres.
+    pub max_slide: f64,
+    /// Largest |foot.y − ground.y| while grounded, metres.
+    pub max_ground_error: f64,
+    /// Grounded feet with no ground under them.
+    pub grounded_without_ground: usize,
+    /// Fewest feet grounded in any creature-tick, per creature type.
+    pub min_grounded: BTreeMap<String, usize>,
+    /// Share of foot-frames with reach > 1.
+    pub overreach: f64,
+    /// Missing or non-finite numbers.
+    pub nan: usize,
+    /// Steps (foot landings) seen.
+    pub landings: usize,
+    /// Horizontal displacement (start → end) per creature.
+    pub displacement: BTreeMap<u64, f64>,
+}
+
+/// Measures a trace.
+pub fn quality(t: &Trace) -> Quality {
+    let mut q = Quality::default();
+    let mut stance: BTreeMap<(u64, String), [f64; 3]> = BTreeMap::new();
+    let mut was_grounded: BTreeMap<(u64, String), bool> = BTreeMap::new();
+    let (mut foot_frames, mut over) = (0usize, 0usize);
+    let mut first: BTreeMap<u64, [f64; 3]> = BTreeMap::new();
+    let mut last: BTreeMap<u64, [f64; 3]> = BTreeMap::new();
+    for r in &t.recs {
+        match r.pos {
+            Some(p) => {
+                first.entry(r.id).or_insert(p);
+                last.insert(r.id, p);
+            }
+            None => q.nan += 1,
+        }
+        q.nan += r.rot.is_none() as usize + r.vel.is_none() as usize;
+        let mut grounded = 0;
+        for f in &r.feet {
+            foot_frames += 1;
+            let (Some(p), Some(_), Some(reach)) = (f.pos, f.target, f.reach) else {
+                q.nan += 1;
+                continue;
+            };
+            if reach > 1.0 {
+                over += 1;
+            }
+            let key = (r.id, f.leg.clone());
+            let before = was_grounded.insert(key.clone(), f.grounded);
+            if f.grounded {
+                grounded += 1;
+                if before == Some(false) {
+                    q.landings += 1;
+                }
+                match f.ground {
+                    Some(g) => q.max_ground_error = q.max_ground_error.max((p[1] - g[1]).abs()),
+                    None => q.grounded_without_ground += 1,
+                }
+                let start = *stance.entry(key).or_insert(p);
+                q.max_slide = q.max_slide.max(((p[0] - start[0]).powi(2) + (p[2] - start[2]).powi(2)).sqrt());
+            } else {
+                stance.remove(&key);
+            }
+        }
+        let m = q.min_grounded.entry(r.ty.clone()).or_insert(usize::MAX);
+        *m = (*m).min(grounded);
+    }
+    q.overreach = if foot_frames == 0 { 0.0 } else { over as f64 / foot_frames as f64 };
+    for (id, a) in &first {
+        let b = last[id];
+        q.displacement.insert(*id, ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt());
+    }
+    q
+}
+
+/// The quality bars of the core issue, asserted with a readable message.
+pub fn assert_walks_well(name: &str, t: &Trace, min_grounded: &[(&str, usize)]) -> Quality {
+    let q = quality(t);
+    assert!(!t.recs.is_empty(), "{name}: empty trace");
+    assert_eq!(q.nan, 0, "{name}: missing or non-finite numbers in the trace");
+    assert!(q.max_slide <= 0.001, "{name}: a planted foot slid {:.4} m (limit 1 mm)", q.max_slide);
+    assert!(q.max_ground_error <= 0.01, "{name}: a grounded foot is {:.4} m off the ground (limit 1 cm)", q.max_ground_error);
+    assert_eq!(q.grounded_without_ground, 0, "{name}: grounded feet with no ground under them");
+    assert!(q.overreach <= 0.01, "{name}: overreach in {:.2}% of foot-frames (limit 1%)", q.overreach * 100.0);
+    for (ty, m) in min_grounded {
+        let got = q.min_grounded.get(*ty).copied().unwrap_or(usize::MAX);
+        assert!(got >= *m, "{name}: {ty} had only {got} feet grounded (min_grounded {m})");
+    }
+    q
+}
