@@ -1,6 +1,5 @@
--- The spider's body: a creature type, named "spider" (other mods: "spider/spider").
---   require("@spider/body")   (add "spider" to their depends)
--- which defines the same type in *their* mod, without this mod's spawns.
+-- The spider's body: a creature type, named "spider" here and "spider/spider" from
+-- other mods (which add "spider" to their depends in mod.toml).
 
 -- Legs are listed front to back, left (+X) then right (-X).
 -- hip: where the leg joins the body; rest: where the foot sits when standing,

@@ -454,6 +454,12 @@ fn install_defines(lua: &Lua, g: &Table) -> mlua::Result<()> {
             if let Some(prev) = c.defined.borrow().get(&key) {
                 return Err(located(lua, format!("behaviour.define: behaviour \"{name}\" is already defined in this mod (at {prev})")));
             }
+            if let Some((other, _)) = c.shared.borrow().behaviours.iter().find(|(m, n)| *n == name && *m != c.name) {
+                return Err(located(
+                    lua,
+                    format!("behaviour.define: behaviour \"{name}\" is also defined by mod \"{other}\"; a bare name must be unique among loaded mods"),
+                ));
+            }
             let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
             c.defined.borrow_mut().insert(key, here);
             c.shared.borrow_mut().behaviours.insert((c.name.clone(), name.clone()));
@@ -804,12 +810,17 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
 /// `c.gait`: reads and writes this instance's gait parameters.
 struct GaitProxy(CreatureId);
 
+/// An f32 as the f64 a script would have written (0.12, not 0.11999999731779099).
+fn script_number(x: f32) -> f64 {
+    x.to_string().parse().unwrap_or(x as f64)
+}
+
 fn gait_value(lua: &Lua, g: &crate::locomotion::GaitParams, key: &str) -> mlua::Result<Value> {
     Ok(match key {
-        "step_trigger" => Value::Number(g.step_trigger as f64),
-        "step_duration" => Value::Number(g.step_duration as f64),
-        "step_height" => Value::Number(g.step_height as f64),
-        "lead" => Value::Number(g.lead as f64),
+        "step_trigger" => Value::Number(script_number(g.step_trigger)),
+        "step_duration" => Value::Number(script_number(g.step_duration)),
+        "step_height" => Value::Number(script_number(g.step_height)),
+        "lead" => Value::Number(script_number(g.lead)),
         "min_grounded" => Value::Number(g.min_grounded as f64),
         "step_arc" => Value::UserData(lua.create_userdata(LuaCurve(g.step_arc.clone()))?),
         "speed_scale" => Value::UserData(lua.create_userdata(LuaCurve(g.speed_scale.clone()))?),

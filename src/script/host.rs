@@ -74,9 +74,17 @@ fn split_location(msg: &str) -> (Option<String>, String) {
 
 /// The root message of an mlua error (callback wrappers and tracebacks removed).
 fn root_message(e: &mlua::Error) -> String {
+    let msg = root_message_full(e);
+    match msg.find("\nstack traceback:") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+fn root_message_full(e: &mlua::Error) -> String {
     match e {
-        mlua::Error::CallbackError { cause, .. } => root_message(cause),
-        mlua::Error::WithContext { cause, .. } => root_message(cause),
+        mlua::Error::CallbackError { cause, .. } => root_message_full(cause),
+        mlua::Error::WithContext { cause, .. } => root_message_full(cause),
         mlua::Error::RuntimeError(s) => s.clone(),
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::MemoryError(_) => "memory limit exceeded".to_string(),
