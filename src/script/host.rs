@@ -410,6 +410,18 @@ impl ScriptHost {
         for m in &self.mods {
             m.budget.reset(self.opts.cpu_per_tick);
         }
+        self.run_updates();
+        self.apply_brain_requests();
+        self.world.borrow_mut().step(TICK_DT);
+        let events = self.world.borrow_mut().drain_events();
+        self.dispatch_steps(&events);
+        self.forget_gone();
+        events
+    }
+
+    /// The script half of a tick: `on_spawn` for new brains, then `on_update` for every brain,
+    /// in creature id order. (`tick` calls this; benches call it alone.)
+    pub fn run_updates(&mut self) {
         let ids: Vec<CreatureId> = self.brains.keys().copied().collect();
         for id in &ids {
             let Some(b) = self.brains.get_mut(id) else { continue };
@@ -424,10 +436,11 @@ impl ScriptHost {
             let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else { continue };
             self.call(*id, &f, Value::Number(TICK_DT as f64));
         }
-        self.apply_brain_requests();
-        self.world.borrow_mut().step(TICK_DT);
-        let events = self.world.borrow_mut().drain_events();
-        for ev in &events {
+    }
+
+    /// Calls `on_step` for every landed foot.
+    fn dispatch_steps(&mut self, events: &[WorldEvent]) {
+        for ev in events {
             let WorldEvent::Step { id, leg, position } = ev;
             let Some(b) = self.brains.get(id) else { continue };
             let Some(f) = b.on_step.clone() else { continue };
@@ -443,7 +456,10 @@ impl ScriptHost {
                 self.call(*id, &f, arg);
             }
         }
-        // Forget brains of creatures that are gone.
+    }
+
+    /// Forgets the brains of creatures that are gone.
+    fn forget_gone(&mut self) {
         let gone: Vec<CreatureId> = {
             let w = self.world.borrow();
             self.brains.keys().filter(|id| w.creature(**id).is_none()).copied().collect()
@@ -453,7 +469,6 @@ impl ScriptHost {
                 let _ = api::drop_handle(&self.mods[b.mod_idx].lua, id);
             }
         }
-        events
     }
 
     /// The folder of a loaded mod.

@@ -1,0 +1,111 @@
+//! One World tick of N spiders walking the bundled arena (µs per spider-tick), next to the
+//! ground casts alone for the same spiders in the same run; and the cost of one Lua
+//! `on_update` call per creature per tick.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use glam::Vec3;
+use skitter::locomotion::Intent;
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{Command, World, TICK_DT};
+
+fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
+}
+
+/// The arena level and the spider type, loaded through the real mods, plus `n` spiders
+/// spread over the arena walking toward points near its centre.
+fn arena_with_spiders(n: usize) -> ScriptHost {
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[scripts().join("arena"), scripts().join("spider")]);
+    assert!(host.take_errors().is_empty());
+    {
+        let mut w = host.world_mut();
+        let t = w.type_by_name("spider/spider").expect("spider type");
+        let side = (n as f32).sqrt().ceil() as usize;
+        for i in 0..n {
+            let (gx, gz) = ((i % side) as f32 / side as f32, (i / side) as f32 / side as f32);
+            let p = Vec3::new(-16.0 + 32.0 * gx, 0.0, -16.0 + 32.0 * gz);
+            w.spawn(t, p, i as f32).expect("spawned");
+        }
+    }
+    steer(&mut host.world_mut(), 0);
+    host
+}
+
+/// Points every spider at a spot near the centre (changes with `k`), at 1.2 m/s.
+fn steer(w: &mut World, k: u64) {
+    let ids: Vec<_> = w.creatures().iter().map(|c| (c.id, c.loco.position)).collect();
+    for (i, (id, p)) in ids.into_iter().enumerate() {
+        let a = (i as f32 * 2.4 + k as f32 * 0.7) % std::f32::consts::TAU;
+        let goal = Vec3::new(a.cos() * 6.0, 0.0, a.sin() * 6.0);
+        let dir = Vec3::new(goal.x - p.x, 0.0, goal.z - p.z).normalize_or(Vec3::Z);
+        w.push(Command::SetIntent(id, Intent::Move { dir, speed: 1.2 }));
+    }
+}
+
+fn tick(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spider_tick");
+    group.sample_size(20).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    for n in [100usize, 1000, 5000] {
+        let host = arena_with_spiders(n);
+        // Warm up into a steady gait.
+        for k in 0..120 {
+            if k % 60 == 0 {
+                steer(&mut host.world_mut(), k);
+            }
+            host.world_mut().step(TICK_DT);
+        }
+        group.throughput(Throughput::Elements(n as u64));
+        let mut k = 0u64;
+        group.bench_with_input(BenchmarkId::new("step", n), &n, |b, _| {
+            b.iter_custom(|iters| {
+                let mut w = host.world_mut();
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    k += 1;
+                    if k % 120 == 0 {
+                        steer(&mut w, k / 120);
+                    }
+                    let t0 = Instant::now();
+                    w.step(TICK_DT);
+                    total += t0.elapsed();
+                    w.drain_events();
+                }
+                total
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("casts_only", n), &n, |b, _| {
+            let w = host.world();
+            b.iter(|| std::hint::black_box(w.cast_feet_only()))
+        });
+    }
+    group.finish();
+}
+
+fn lua_update(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("bench");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(m.join("mod.toml"), "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n").expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        "behaviour.define { name = 'idle', on_update = function(self, dt) self.state.t = (self.state.t or 0) + dt end }\n\
+         for i = 1, 1000 do world.spawn('spider/spider', { position = vec3(i % 30 - 15, 0, i / 30 - 15), behaviour = 'idle' }) end\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions { cpu_per_tick: Duration::from_secs(1), ..HostOptions::default() });
+    host.load(&[scripts().join("arena"), scripts().join("spider"), m]);
+    assert!(host.take_errors().is_empty());
+    host.run_updates();
+    let mut group = c.benchmark_group("lua");
+    group.sample_size(30).measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("on_update_x1000", |b| b.iter(|| host.run_updates()));
+    group.finish();
+}
+
+criterion_group!(benches, tick, lua_update);
+criterion_main!(benches);
