@@ -26,7 +26,10 @@ fn arena_with_spiders(n: usize) -> ScriptHost {
         let t = w.type_by_name("spider/spider").expect("spider type");
         let side = (n as f32).sqrt().ceil() as usize;
         for i in 0..n {
-            let (gx, gz) = ((i % side) as f32 / side as f32, (i / side) as f32 / side as f32);
+            let (gx, gz) = (
+                (i % side) as f32 / side as f32,
+                (i / side) as f32 / side as f32,
+            );
             let p = Vec3::new(-16.0 + 32.0 * gx, 0.0, -16.0 + 32.0 * gz);
             w.spawn(t, p, i as f32).expect("spawned");
         }
@@ -37,7 +40,11 @@ fn arena_with_spiders(n: usize) -> ScriptHost {
 
 /// Points every spider at a spot near the centre (changes with `k`), at 1.2 m/s.
 fn steer(w: &mut World, k: u64) {
-    let ids: Vec<_> = w.creatures().iter().map(|c| (c.id, c.loco.position)).collect();
+    let ids: Vec<_> = w
+        .creatures()
+        .iter()
+        .map(|c| (c.id, c.loco.position))
+        .collect();
     for (i, (id, p)) in ids.into_iter().enumerate() {
         let a = (i as f32 * 2.4 + k as f32 * 0.7) % std::f32::consts::TAU;
         let goal = Vec3::new(a.cos() * 6.0, 0.0, a.sin() * 6.0);
@@ -48,7 +55,10 @@ fn steer(w: &mut World, k: u64) {
 
 fn tick(c: &mut Criterion) {
     let mut group = c.benchmark_group("spider_tick");
-    group.sample_size(20).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
     for n in [100usize, 1000, 5000] {
         let host = arena_with_spiders(n);
         // Warm up into a steady gait.
@@ -89,19 +99,28 @@ fn lua_update(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tmp");
     let m = dir.path().join("bench");
     std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(m.join("mod.toml"), "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n").expect("write");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+    )
+    .expect("write");
     std::fs::write(
         m.join("main.lua"),
         "behaviour.define { name = 'idle', on_update = function(self, dt) self.state.t = (self.state.t or 0) + dt end }\n\
          for i = 1, 1000 do world.spawn('spider/spider', { position = vec3(i % 30 - 15, 0, i / 30 - 15), behaviour = 'idle' }) end\n",
     )
     .expect("write");
-    let mut host = ScriptHost::new(HostOptions { cpu_per_tick: Duration::from_secs(1), ..HostOptions::default() });
+    let mut host = ScriptHost::new(HostOptions {
+        cpu_per_tick: Duration::from_secs(1),
+        ..HostOptions::default()
+    });
     host.load(&[scripts().join("arena"), scripts().join("spider"), m]);
     assert!(host.take_errors().is_empty());
     host.run_updates();
     let mut group = c.benchmark_group("lua");
-    group.sample_size(30).measurement_time(Duration::from_secs(3));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(3));
     group.throughput(Throughput::Elements(1000));
     group.bench_function("on_update_x1000", |b| b.iter(|| host.run_updates()));
     group.finish();

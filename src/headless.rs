@@ -67,8 +67,17 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
     let frame = world.frame();
     let t = world.time();
     for c in world.creatures() {
-        let type_name = world.creature_type(c.type_id).map(|t| t.name.as_str()).unwrap_or("?");
-        write!(w, "{{\"frame\":{frame},\"t\":{},\"id\":{},\"type\":{},\"pos\":", (t * 1e4).round() / 1e4, c.id.0, json_str(type_name))?;
+        let type_name = world
+            .creature_type(c.type_id)
+            .map(|t| t.name.as_str())
+            .unwrap_or("?");
+        write!(
+            w,
+            "{{\"frame\":{frame},\"t\":{},\"id\":{},\"type\":{},\"pos\":",
+            (t * 1e4).round() / 1e4,
+            c.id.0,
+            json_str(type_name)
+        )?;
         vec3(w, c.loco.position)?;
         let q = c.loco.rotation();
         w.write_all(b",\"rot\":[")?;
@@ -82,7 +91,9 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
         vec3(w, c.loco.velocity)?;
         w.write_all(b",\"fwd\":")?;
         vec3(w, forward_from_yaw(c.loco.yaw))?;
-        w.write_all(b",\"lean\":{\"roll\":0,\"pitch\":0},\"dest\":null,\"ragdoll\":false,\"feet\":[")?;
+        w.write_all(
+            b",\"lean\":{\"roll\":0,\"pitch\":0},\"dest\":null,\"ragdoll\":false,\"feet\":[",
+        )?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
@@ -115,7 +126,10 @@ pub fn write_error(w: &mut impl Write, frame: u64, e: &ScriptError) -> io::Resul
         w,
         "{{\"frame\":{frame},\"event\":\"error\",\"mod\":{},\"where\":{},\"message\":{}}}",
         json_str(&e.mod_name),
-        e.location.as_deref().map(json_str).unwrap_or_else(|| "null".into()),
+        e.location
+            .as_deref()
+            .map(json_str)
+            .unwrap_or_else(|| "null".into()),
         json_str(&e.message)
     )
 }
@@ -128,11 +142,28 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
     };
-    let mut report = RunReport { mods: host.loaded_mods(), ..Default::default() };
-    let flush = |host: &mut ScriptHost, trace: &mut Option<io::BufWriter<std::fs::File>>, console: &mut dyn Write, report: &mut RunReport| -> io::Result<()> {
+    let mut report = RunReport {
+        mods: host.loaded_mods(),
+        ..Default::default()
+    };
+    let flush = |host: &mut ScriptHost,
+                 trace: &mut Option<io::BufWriter<std::fs::File>>,
+                 console: &mut dyn Write,
+                 report: &mut RunReport|
+     -> io::Result<()> {
         let frame = host.world().frame();
         for l in host.take_logs() {
-            writeln!(console, "[{}] {}{}", l.mod_name, if l.level == "info" { "" } else { l.level }, if l.level == "info" { l.text } else { format!(": {}", l.text) })?;
+            writeln!(
+                console,
+                "[{}] {}{}",
+                l.mod_name,
+                if l.level == "info" { "" } else { l.level },
+                if l.level == "info" {
+                    l.text
+                } else {
+                    format!(": {}", l.text)
+                }
+            )?;
         }
         for e in host.take_errors() {
             writeln!(console, "error: {e}")?;
@@ -164,7 +195,11 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         if opts.summary && frame.is_multiple_of(60) {
             let w = host.world();
             let n = w.creatures().len();
-            let mean_speed = if n == 0 { 0.0 } else { w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32 };
+            let mean_speed = if n == 0 {
+                0.0
+            } else {
+                w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32
+            };
             writeln!(
                 console,
                 "t={:6.1}s  creatures {n:4}  mean speed {mean_speed:4.2} m/s  steps/s {steps_this_second:5}  tick {:.3} ms  mods {}",

@@ -4,8 +4,8 @@
 //! [`script`] and [`headless`]. See `ARCHITECTURE.md`.
 #![warn(missing_docs)]
 
+pub mod headless;
 pub mod locomotion;
 pub mod math;
-pub mod sim;
 pub mod script;
-pub mod headless;
+pub mod sim;

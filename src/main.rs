@@ -10,7 +10,11 @@ use skitter::headless::{self, RunOptions};
 use skitter::script::HostOptions;
 
 #[derive(Parser)]
-#[command(name = "skitter", version, about = "Procedurally animated, script-defined creatures")]
+#[command(
+    name = "skitter",
+    version,
+    about = "Procedurally animated, script-defined creatures"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Cmd>,
@@ -31,7 +35,10 @@ struct Limits {
 
 impl Limits {
     fn host(&self) -> anyhow::Result<HostOptions> {
-        anyhow::ensure!(self.cpu_budget_ms.is_finite() && self.cpu_budget_ms > 0.0, "--cpu-budget-ms must be > 0");
+        anyhow::ensure!(
+            self.cpu_budget_ms.is_finite() && self.cpu_budget_ms > 0.0,
+            "--cpu-budget-ms must be > 0"
+        );
         anyhow::ensure!(self.memory_mb >= 1, "--memory-mb must be >= 1");
         Ok(HostOptions {
             seed: self.seed,
@@ -110,7 +117,14 @@ fn real_main() -> anyhow::Result<ExitCode> {
             headless::run(&opts, &mut stdout).context("running the demo")?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Cmd::Run { headless: is_headless, frames, trace, realtime, limits, mods }) => {
+        Some(Cmd::Run {
+            headless: is_headless,
+            frames,
+            trace,
+            realtime,
+            limits,
+            mods,
+        }) => {
             if !is_headless {
                 eprintln!("skitter: the window is not available yet; running headless");
             }

@@ -35,35 +35,64 @@ fn lower_layers_never_import_higher_ones() {
     let mut violations = Vec::new();
     for f in &files {
         let rel = f.strip_prefix(&src).expect("under src");
-        let top = rel.components().next().and_then(|c| c.as_os_str().to_str()).unwrap_or("").trim_end_matches(".rs").to_string();
+        let top = rel
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .unwrap_or("")
+            .trim_end_matches(".rs")
+            .to_string();
         let Some(own) = layer(&top) else { continue };
         let text = std::fs::read_to_string(f).expect("read");
         for (n, line) in text.lines().enumerate() {
             let l = line.trim();
             for token in ["crate::", "super::super::"] {
                 if let Some(i) = l.find(token) {
-                    if !(l.starts_with("use ") || l.starts_with("pub use ") || l.contains("crate::")) {
+                    if !(l.starts_with("use ")
+                        || l.starts_with("pub use ")
+                        || l.contains("crate::"))
+                    {
                         continue;
                     }
                     let rest = &l[i + token.len()..];
-                    let target: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                    let target: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
                     if let Some(t) = layer(&target) {
                         checked += 1;
                         if t > own {
-                            violations.push(format!("{}:{}: layer {own} ({top}) imports layer {t} ({target})", rel.display(), n + 1));
+                            violations.push(format!(
+                                "{}:{}: layer {own} ({top}) imports layer {t} ({target})",
+                                rel.display(),
+                                n + 1
+                            ));
                         }
                     }
                 }
             }
             if own < 4 {
                 for gpu in ["wgpu", "winit", "egui"] {
-                    if l.starts_with("use ") && (l.contains(&format!("use {gpu}")) || l.contains(&format!("{gpu}::"))) {
-                        violations.push(format!("{}:{}: layer {own} names {gpu}", rel.display(), n + 1));
+                    if l.starts_with("use ")
+                        && (l.contains(&format!("use {gpu}")) || l.contains(&format!("{gpu}::")))
+                    {
+                        violations.push(format!(
+                            "{}:{}: layer {own} names {gpu}",
+                            rel.display(),
+                            n + 1
+                        ));
                     }
                 }
             }
         }
     }
-    assert!(checked > 20, "the check found only {checked} crate imports: is it reading the files?");
-    assert!(violations.is_empty(), "layering violations:\n{}", violations.join("\n"));
+    assert!(
+        checked > 20,
+        "the check found only {checked} crate imports: is it reading the files?"
+    );
+    assert!(
+        violations.is_empty(),
+        "layering violations:\n{}",
+        violations.join("\n")
+    );
 }

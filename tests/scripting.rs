@@ -35,11 +35,19 @@ fn run_beside_flat(dir: &std::path::Path, bad: &PathBuf, frames: u32, extra: &[&
     assert!(out.status.success(), "{}", text(&out));
     // The flat scene's spiders start at x in {-3, 0, 3}; the test mods spawn theirs further out.
     let q = quality(&t);
-    let flat: Vec<u64> = t.ids().into_iter().filter(|id| t.of(*id)[0].pos.is_some_and(|p| p[0].abs() < 4.0)).collect();
+    let flat: Vec<u64> = t
+        .ids()
+        .into_iter()
+        .filter(|id| t.of(*id)[0].pos.is_some_and(|p| p[0].abs() < 4.0))
+        .collect();
     assert_eq!(flat.len(), 3, "the flat scene did not load");
     for id in flat {
         let d = q.displacement.get(&id).copied().unwrap_or(0.0);
-        assert!(d > 0.4 * frames as f64 / 60.0, "flat spider {id} stopped walking: {d:.2} m\n{}", text(&out));
+        assert!(
+            d > 0.4 * frames as f64 / 60.0,
+            "flat spider {id} stopped walking: {d:.2} m\n{}",
+            text(&out)
+        );
     }
     t
 }
@@ -51,7 +59,11 @@ fn syntax_error_names_file_and_line() {
     let (code, out) = check(&m);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("broken/main.lua:2: "), "{out}");
-    assert_eq!(out.matches("broken/main.lua").count(), 1, "one error, once: {out}");
+    assert_eq!(
+        out.matches("broken/main.lua").count(),
+        1,
+        "one error, once: {out}"
+    );
     let t = run_beside_flat(dir.path(), &m, 120, &[]);
     let e = t.errors();
     assert_eq!(e.len(), 1, "{e:?}");
@@ -65,13 +77,25 @@ fn runtime_error_in_on_update_is_reported_once_and_the_world_goes_on() {
     let src = "behaviour.define {\n  name = 'oops',\n  on_update = function(self, dt)\n    local t = nil\n    t.x = 1\n  end,\n}\nworld.spawn('spider/spider', { position = vec3(10, 0, 10), behaviour = 'oops' })\n";
     let m = lua_mod(dir.path(), "oops", src);
     let (code, out) = check(&m);
-    assert_eq!(code, 0, "loading is fine; the error comes when it runs: {out}");
+    assert_eq!(
+        code, 0,
+        "loading is fine; the error comes when it runs: {out}"
+    );
     let t = run_beside_flat(dir.path(), &m, 180, &[]);
     let e = t.errors();
     assert_eq!(e.len(), 1, "reported once, not every tick: {e:?}");
     assert_eq!(e[0]["where"], "oops/main.lua:5");
-    assert!(e[0]["message"].as_str().unwrap_or("").contains("attempt to index nil"), "{e:?}");
-    assert!(!e[0]["message"].as_str().unwrap_or("").contains("traceback"), "no traceback noise: {e:?}");
+    assert!(
+        e[0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("attempt to index nil"),
+        "{e:?}"
+    );
+    assert!(
+        !e[0]["message"].as_str().unwrap_or("").contains("traceback"),
+        "no traceback noise: {e:?}"
+    );
     // The broken creature is still there, standing.
     assert_eq!(t.ids().len(), 4);
 }
@@ -89,7 +113,12 @@ fn bad_definitions_name_the_field() {
         let m = lua_mod(dir.path(), name, &src);
         let (code, out) = check(&m);
         assert_eq!(code, 1, "{name}: {out}");
-        assert!(out.contains(&format!("{name}/main.lua:3: creature.define: field '{field}'")), "{name}: {out}");
+        assert!(
+            out.contains(&format!(
+                "{name}/main.lua:3: creature.define: field '{field}'"
+            )),
+            "{name}: {out}"
+        );
     }
     let gait_cases: &[(&str, &str, &str)] = &[
         ("group", "groups = { { 'A', 'Z' } }", "gait.groups[1][2]"),
@@ -104,7 +133,12 @@ fn bad_definitions_name_the_field() {
         let m = lua_mod(dir.path(), name, &src);
         let (code, out) = check(&m);
         assert_eq!(code, 1, "{name}: {out}");
-        assert!(out.contains(&format!("{name}/main.lua:1: creature.define: field '{field}'")), "{name}: {out}");
+        assert!(
+            out.contains(&format!(
+                "{name}/main.lua:1: creature.define: field '{field}'"
+            )),
+            "{name}: {out}"
+        );
         // And running it keeps the other mods' creatures walking.
         run_beside_flat(dir.path(), &m, 60, &[]);
     }
@@ -114,7 +148,10 @@ fn bad_definitions_name_the_field() {
 fn runaway_loops_are_stopped_even_inside_pcall() {
     for (name, body) in [
         ("spin", "while true do end"),
-        ("sneaky", "for i = 1, 1000 do pcall(function() while true do end end) end"),
+        (
+            "sneaky",
+            "for i = 1, 1000 do pcall(function() while true do end end) end",
+        ),
     ] {
         let dir = tempfile::tempdir().expect("tmp");
         let src = format!(
@@ -125,8 +162,20 @@ fn runaway_loops_are_stopped_even_inside_pcall() {
         let e = t.errors();
         assert_eq!(e.len(), 1, "{name}: {e:?}");
         assert_eq!(e[0]["mod"], name);
-        assert!(e[0]["message"].as_str().unwrap_or("").contains("CPU budget exceeded"), "{name}: {e:?}");
-        assert!(e[0]["where"].as_str().unwrap_or("").starts_with(&format!("{name}/main.lua:")), "{name}: {e:?}");
+        assert!(
+            e[0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("CPU budget exceeded"),
+            "{name}: {e:?}"
+        );
+        assert!(
+            e[0]["where"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with(&format!("{name}/main.lua:")),
+            "{name}: {e:?}"
+        );
     }
 }
 
@@ -151,10 +200,25 @@ fn memory_bombs_are_stopped_even_inside_pcall() {
 #[test]
 fn load_time_runaway_is_stopped_too() {
     let dir = tempfile::tempdir().expect("tmp");
-    let m = lua_mod(dir.path(), "hang", "world.spawn('spider/spider', {})\nwhile true do end\n");
-    let out = skitter(&["check", "--cpu-budget-ms", "1", &bundled("spider").display().to_string(), &fixture("walkers").display().to_string(), &m.display().to_string()]);
+    let m = lua_mod(
+        dir.path(),
+        "hang",
+        "world.spawn('spider/spider', {})\nwhile true do end\n",
+    );
+    let out = skitter(&[
+        "check",
+        "--cpu-budget-ms",
+        "1",
+        &bundled("spider").display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &m.display().to_string(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("hang/main.lua:2: CPU budget exceeded"), "{}", text(&out));
+    assert!(
+        text(&out).contains("hang/main.lua:2: CPU budget exceeded"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -186,16 +250,44 @@ log.info("undeclared=" .. tostring(ok5) .. " " .. tostring(err5))
     let m = lua_mod(dir.path(), "probe", src);
     let (code, out) = check(&m);
     assert_eq!(code, 0, "{out}");
-    let out = skitter(&["run", "--headless", "--frames", "1", &bundled("spider").display().to_string(), &fixture("walkers").display().to_string(), &m.display().to_string()]);
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        &bundled("spider").display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &m.display().to_string(),
+    ]);
     let log = text(&out);
-    for name in ["io", "os.execute", "os.remove", "os.getenv", "debug", "string.dump", "loadstring", "load", "dofile", "package"] {
-        assert!(log.contains(&format!("[probe] {name}=true")), "{name} is reachable:\n{log}");
+    for name in [
+        "io",
+        "os.execute",
+        "os.remove",
+        "os.getenv",
+        "debug",
+        "string.dump",
+        "loadstring",
+        "load",
+        "dofile",
+        "package",
+    ] {
+        assert!(
+            log.contains(&format!("[probe] {name}=true")),
+            "{name} is reachable:\n{log}"
+        );
     }
     assert!(log.contains("[probe] math writable=false"), "{log}");
     assert!(log.contains("[probe] world writable=false"), "{log}");
-    assert!(log.contains("[probe] escape=false") && log.contains("leaves the mod folder"), "{log}");
+    assert!(
+        log.contains("[probe] escape=false") && log.contains("leaves the mod folder"),
+        "{log}"
+    );
     assert!(log.contains("[probe] absolute=false"), "{log}");
-    assert!(log.contains("[probe] undeclared=false") && log.contains("is not a dependency"), "{log}");
+    assert!(
+        log.contains("[probe] undeclared=false") && log.contains("is not a dependency"),
+        "{log}"
+    );
 }
 
 #[test]
@@ -217,12 +309,24 @@ for _, f in ipairs({
 end
 "#;
     let m = lua_mod(dir.path(), "later", src);
-    let out = skitter(&["run", "--headless", "--frames", "1", &bundled("spider").display().to_string(), &fixture("walkers").display().to_string(), &m.display().to_string()]);
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        &bundled("spider").display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &m.display().to_string(),
+    ]);
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert_eq!(log.matches("[later] false ").count(), 7, "{log}");
     assert_eq!(log.matches("is not available yet").count(), 7, "{log}");
-    for line in ["later/main.lua:4: c:set_destination", "later/main.lua:7: world.random_nav_point", "later/main.lua:10: c.lean"] {
+    for line in [
+        "later/main.lua:4: c:set_destination",
+        "later/main.lua:7: world.random_nav_point",
+        "later/main.lua:10: c.lean",
+    ] {
         assert!(log.contains(line), "{line} missing in {log}");
     }
 }
@@ -264,9 +368,18 @@ world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "probe", pa
 "#;
     let m = lua_mod(dir.path(), "api", src);
     let tdir = tempfile::tempdir().expect("tmp");
-    let (out, t) = run_trace(tdir.path(), 240, &[bundled("spider"), fixture("walkers"), m.clone()], &[]);
+    let (out, t) = run_trace(
+        tdir.path(),
+        240,
+        &[bundled("spider"), fixture("walkers"), m.clone()],
+        &[],
+    );
     let log = text(&out);
-    assert!(out.status.success() && t.errors().is_empty(), "{log} {:?}", t.errors());
+    assert!(
+        out.status.success() && t.errors().is_empty(),
+        "{log} {:?}",
+        t.errors()
+    );
     for want in [
         "[api] ray\t0\t1\t5",
         "[api] miss\tnil",
@@ -283,8 +396,16 @@ world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "probe", pa
     }
     // After set_behaviour("walkers/spin") the spider stops going +x and turns in place.
     let s = t.of(1);
-    let at = |f: u64| s.iter().find(|r| r.frame == f).and_then(|r| r.pos).expect("pos");
-    assert!((at(239)[0] - at(200)[0]).abs() < 0.3, "kept walking after set_behaviour");
+    let at = |f: u64| {
+        s.iter()
+            .find(|r| r.frame == f)
+            .and_then(|r| r.pos)
+            .expect("pos")
+    };
+    assert!(
+        (at(239)[0] - at(200)[0]).abs() < 0.3,
+        "kept walking after set_behaviour"
+    );
 }
 
 #[test]
@@ -292,7 +413,17 @@ fn same_seed_same_bytes() {
     let dir = tempfile::tempdir().expect("tmp");
     let run = |seed: &str, name: &str| {
         let p = dir.path().join(name);
-        let out = skitter(&["run", "--headless", "--frames", "300", "--seed", seed, "--trace", &p.display().to_string(), "scripts"]);
+        let out = skitter(&[
+            "run",
+            "--headless",
+            "--frames",
+            "300",
+            "--seed",
+            seed,
+            "--trace",
+            &p.display().to_string(),
+            "scripts",
+        ]);
         assert!(out.status.success(), "{}", text(&out));
         std::fs::read(p).expect("trace")
     };
@@ -311,12 +442,27 @@ fn manifests_and_dependencies_are_checked() {
     let (code, out) = check(&m);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("\"ghost\""), "{out}");
-    let m2 = temp_mod(dir.path(), "nomanifest", &[("mod.toml", "version = 1\n"), ("main.lua", "")]);
+    let m2 = temp_mod(
+        dir.path(),
+        "nomanifest",
+        &[("mod.toml", "version = 1\n"), ("main.lua", "")],
+    );
     let (code, out) = check(&m2);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("mod.toml"), "{out}");
     // A module in a subfolder, required relatively, and a declared dependency's module.
-    temp_mod(dir.path(), "helpers", &[("mod.toml", "name = \"helpers\"\nversion = \"1.2.0\"\n"), ("main.lua", ""), ("text.lua", "return { shout = function(s) return string.upper(s) end }\n")]);
+    temp_mod(
+        dir.path(),
+        "helpers",
+        &[
+            ("mod.toml", "name = \"helpers\"\nversion = \"1.2.0\"\n"),
+            ("main.lua", ""),
+            (
+                "text.lua",
+                "return { shout = function(s) return string.upper(s) end }\n",
+            ),
+        ],
+    );
     let m3 = temp_mod(
         dir.path(),
         "modular",
@@ -327,10 +473,26 @@ fn manifests_and_dependencies_are_checked() {
             ("lib/helper.luau", "return function(x: number): number return x end\n"),
         ],
     );
-    let out = skitter(&["run", "--headless", "--frames", "1", &bundled("spider").display().to_string(), &dir.path().join("helpers").display().to_string(), &m3.display().to_string()]);
-    assert!(text(&out).contains("[modular] util\t42\tOK"), "{}", text(&out));
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        &bundled("spider").display().to_string(),
+        &dir.path().join("helpers").display().to_string(),
+        &m3.display().to_string(),
+    ]);
+    assert!(
+        text(&out).contains("[modular] util\t42\tOK"),
+        "{}",
+        text(&out)
+    );
     // Two mods defining the same bare type name is a load error.
-    let twin = temp_mod(dir.path(), "twin", &[("main.lua", "creature.define { name = 'spider' }\n")]);
+    let twin = temp_mod(
+        dir.path(),
+        "twin",
+        &[("main.lua", "creature.define { name = 'spider' }\n")],
+    );
     let (code, out) = check(&twin);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("twin/main.lua:1: creature.define: creature type \"spider\" is also defined by mod \"spider\""), "{out}");

@@ -20,7 +20,10 @@ pub struct DefError {
 impl DefError {
     /// A new error for `field`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        DefError { field: field.into(), message: message.into() }
+        DefError {
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -47,7 +50,12 @@ pub struct BodyDef {
 
 impl Default for BodyDef {
     fn default() -> Self {
-        BodyDef { size: Vec3::new(0.5, 0.2, 0.7), height: 0.35, mass: 2.0, hover: None }
+        BodyDef {
+            size: Vec3::new(0.5, 0.2, 0.7),
+            height: 0.35,
+            mass: 2.0,
+            hover: None,
+        }
     }
 }
 
@@ -94,7 +102,10 @@ impl Default for GaitDef {
             step_duration: 0.2,
             step_height: 0.12,
             step_arc: Curve::SineArc,
-            speed_scale: Curve::Linear { xs: vec![0.0, 2.0], ys: vec![1.0, 0.6] },
+            speed_scale: Curve::Linear {
+                xs: vec![0.0, 2.0],
+                ys: vec![1.0, 0.6],
+            },
             groups: None,
             min_grounded: None,
             lead: 0.5,
@@ -251,7 +262,10 @@ fn finite(field: &str, v: f32) -> Result<f32, DefError> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(DefError::new(field, format!("must be a finite number, got {v}")))
+        Err(DefError::new(
+            field,
+            format!("must be a finite number, got {v}"),
+        ))
     }
 }
 
@@ -279,13 +293,26 @@ fn finite_vec(field: &str, v: Vec3) -> Result<Vec3, DefError> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(DefError::new(field, format!("must have finite components, got ({}, {}, {})", v.x, v.y, v.z)))
+        Err(DefError::new(
+            field,
+            format!(
+                "must have finite components, got ({}, {}, {})",
+                v.x, v.y, v.z
+            ),
+        ))
     }
 }
 
 fn valid_name(field: &str, name: &str) -> Result<(), DefError> {
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(DefError::new(field, format!("must be a non-empty name of letters, digits, '_' or '-', got \"{name}\"")));
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(DefError::new(
+            field,
+            format!("must be a non-empty name of letters, digits, '_' or '-', got \"{name}\""),
+        ));
     }
     Ok(())
 }
@@ -310,12 +337,18 @@ impl CreatureDef {
             let at = |f: &str| format!("legs[{}].{f}", i + 1);
             valid_name(&at("name"), &leg.name)?;
             if let Some(j) = self.legs[..i].iter().position(|l| l.name == leg.name) {
-                return Err(DefError::new(at("name"), format!("\"{}\" is already the name of legs[{}]", leg.name, j + 1)));
+                return Err(DefError::new(
+                    at("name"),
+                    format!("\"{}\" is already the name of legs[{}]", leg.name, j + 1),
+                ));
             }
             let hip = finite_vec(&at("hip"), leg.hip)?;
             let rest = finite_vec(&at("rest"), leg.rest)?;
             if leg.segments.len() < 2 {
-                return Err(DefError::new(at("segments"), format!("needs at least 2 lengths, got {}", leg.segments.len())));
+                return Err(DefError::new(
+                    at("segments"),
+                    format!("needs at least 2 lengths, got {}", leg.segments.len()),
+                ));
             }
             for (k, s) in leg.segments.iter().enumerate() {
                 positive(&format!("legs[{}].segments[{}]", i + 1, k + 1), *s)?;
@@ -331,7 +364,10 @@ impl CreatureDef {
                 ));
             }
             if d < shortest_reach + 0.01 * length {
-                return Err(DefError::new(at("rest"), format!("is too close to the hip ({d:.3} m): the leg cannot fold that far")));
+                return Err(DefError::new(
+                    at("rest"),
+                    format!("is too close to the hip ({d:.3} m): the leg cannot fold that far"),
+                ));
             }
             let knee = match leg.knee {
                 Some(k) => {
@@ -346,7 +382,15 @@ impl CreatureDef {
                     (Vec3::Y + out).normalize()
                 }
             };
-            legs.push(ValidLeg { name: leg.name.clone(), hip, rest, segments: leg.segments.clone(), length, knee, group: usize::MAX });
+            legs.push(ValidLeg {
+                name: leg.name.clone(),
+                hip,
+                rest,
+                segments: leg.segments.clone(),
+                length,
+                knee,
+                group: usize::MAX,
+            });
         }
 
         // Groups: explicit names, or two alternating groups in the order legs are listed.
@@ -358,10 +402,19 @@ impl CreatureDef {
                         let field = format!("gait.groups[{}][{}]", g + 1, k + 1);
                         let Some(li) = legs.iter().position(|l| &l.name == name) else {
                             let known: Vec<&str> = legs.iter().map(|l| l.name.as_str()).collect();
-                            return Err(DefError::new(field, format!("names no leg: \"{name}\" (legs are {})", known.join(", "))));
+                            return Err(DefError::new(
+                                field,
+                                format!("names no leg: \"{name}\" (legs are {})", known.join(", ")),
+                            ));
                         };
                         if legs[li].group != usize::MAX && legs[li].group != g {
-                            return Err(DefError::new(field, format!("leg \"{name}\" is already in group {}", legs[li].group + 1)));
+                            return Err(DefError::new(
+                                field,
+                                format!(
+                                    "leg \"{name}\" is already in group {}",
+                                    legs[li].group + 1
+                                ),
+                            ));
                         }
                         legs[li].group = g;
                     }
@@ -388,7 +441,10 @@ impl CreatureDef {
             Some(m) => {
                 finite("gait.min_grounded", m)?;
                 if m < 0.0 || m.fract() != 0.0 {
-                    return Err(DefError::new("gait.min_grounded", format!("must be a whole number >= 0, got {m}")));
+                    return Err(DefError::new(
+                        "gait.min_grounded",
+                        format!("must be a whole number >= 0, got {m}"),
+                    ));
                 }
                 m as usize
             }
@@ -405,13 +461,25 @@ impl CreatureDef {
         gait.validate(n)?;
 
         let l = &self.lean;
-        for (f, v) in [("lean.turn.gain", l.turn_gain), ("lean.accel.gain", l.accel_gain), ("lean.hit.gain", l.hit_gain)] {
+        for (f, v) in [
+            ("lean.turn.gain", l.turn_gain),
+            ("lean.accel.gain", l.accel_gain),
+            ("lean.hit.gain", l.hit_gain),
+        ] {
             finite(f, v)?;
         }
-        for (f, v) in [("lean.turn.max", l.turn_max), ("lean.accel.max", l.accel_max), ("lean.hit.max", l.hit_max)] {
+        for (f, v) in [
+            ("lean.turn.max", l.turn_max),
+            ("lean.accel.max", l.accel_max),
+            ("lean.hit.max", l.hit_max),
+        ] {
             non_negative(f, v)?;
         }
-        for (f, v) in [("lean.vertical.rise", l.rise), ("lean.vertical.fall", l.fall), ("lean.vertical.land", l.land)] {
+        for (f, v) in [
+            ("lean.vertical.rise", l.rise),
+            ("lean.vertical.fall", l.fall),
+            ("lean.vertical.land", l.land),
+        ] {
             finite(f, v)?;
         }
         positive("lean.response", l.response)?;
@@ -423,7 +491,10 @@ impl CreatureDef {
         positive("nav.height", nv.height)?;
         positive("nav.max_slope", nv.max_slope)?;
         if nv.max_slope >= 90.0 {
-            return Err(DefError::new("nav.max_slope", format!("must be < 90 degrees, got {}", nv.max_slope)));
+            return Err(DefError::new(
+                "nav.max_slope",
+                format!("must be < 90 degrees, got {}", nv.max_slope),
+            ));
         }
         non_negative("nav.step_height", nv.step_height)?;
         positive("nav.speed", nv.speed)?;
@@ -462,7 +533,11 @@ pub(crate) mod tests {
                 });
             }
         }
-        CreatureDef { name: "spider".into(), legs, ..Default::default() }
+        CreatureDef {
+            name: "spider".into(),
+            legs,
+            ..Default::default()
+        }
     }
 
     fn err_field(def: &CreatureDef) -> String {
@@ -479,7 +554,10 @@ pub(crate) mod tests {
         let g: Vec<usize> = v.legs.iter().map(|l| l.group).collect();
         assert_eq!(g, vec![0, 1, 1, 0, 0, 1, 1, 0]);
         assert_eq!(v.gait.min_grounded, 4);
-        assert!(v.legs.iter().all(|l| (l.knee.length() - 1.0).abs() < 1e-5 && l.knee.y > 0.0));
+        assert!(v
+            .legs
+            .iter()
+            .all(|l| (l.knee.length() - 1.0).abs() < 1e-5 && l.knee.y > 0.0));
     }
 
     #[test]
@@ -513,6 +591,9 @@ pub(crate) mod tests {
             d.gait.step_height = 0.0;
             d.validate().err().map(|e| e.to_string())
         };
-        assert_eq!(e.as_deref(), Some("field 'gait.step_height' must be > 0, got 0"));
+        assert_eq!(
+            e.as_deref(),
+            Some("field 'gait.step_height' must be > 0, got 0")
+        );
     }
 }

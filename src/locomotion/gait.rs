@@ -32,18 +32,27 @@ impl GaitParams {
         positive("gait.step_height", self.step_height)?;
         non_negative("gait.lead", self.lead)?;
         if self.lead > 4.0 {
-            return Err(DefError::new("gait.lead", format!("must be <= 4, got {}", self.lead)));
+            return Err(DefError::new(
+                "gait.lead",
+                format!("must be <= 4, got {}", self.lead),
+            ));
         }
         if legs > 0 && self.min_grounded >= legs {
             return Err(DefError::new(
                 "gait.min_grounded",
-                format!("must be less than the number of legs ({legs}), got {}", self.min_grounded),
+                format!(
+                    "must be less than the number of legs ({legs}), got {}",
+                    self.min_grounded
+                ),
             ));
         }
         for x in [0.0f32, 0.5, 1.0, 2.0, 5.0] {
             let s = self.speed_scale.eval(x);
             if !(s > 0.0 && s.is_finite()) {
-                return Err(DefError::new("gait.speed_scale", format!("must stay > 0 (it is {s} at speed {x})")));
+                return Err(DefError::new(
+                    "gait.speed_scale",
+                    format!("must stay > 0 (it is {s} at speed {x})"),
+                ));
             }
         }
         Ok(())
@@ -79,20 +88,35 @@ pub struct LegView {
 /// grounded (when that many were grounded before); outside emergencies only legs of one group
 /// swing at a time; a leg steps at most once per phase; the group that stepped last yields
 /// to another group that also wants to step.
-pub fn choose_steps(legs: &[LegView], min_grounded: usize, last_group: Option<usize>, out: &mut Vec<usize>) {
+pub fn choose_steps(
+    legs: &[LegView],
+    min_grounded: usize,
+    last_group: Option<usize>,
+    out: &mut Vec<usize>,
+) {
     let mut grounded = legs.iter().filter(|l| l.grounded).count();
     if grounded <= min_grounded {
         return;
     }
     // Legs already in the air fix the group that may join them.
-    let swinging_group = legs.iter().find(|l| !l.grounded && !l.emergency).map(|l| l.group);
+    let swinging_group = legs
+        .iter()
+        .find(|l| !l.grounded && !l.emergency)
+        .map(|l| l.group);
     let group = match swinging_group {
         Some(g) => g,
         None => {
             // Pick the group of the best candidate; the last group's legs count half.
             let mut best: Option<(f32, usize)> = None;
-            for l in legs.iter().filter(|l| l.grounded && !l.blocked && l.urgency >= 1.0) {
-                let score = if Some(l.group) == last_group { l.urgency * 0.5 } else { l.urgency };
+            for l in legs
+                .iter()
+                .filter(|l| l.grounded && !l.blocked && l.urgency >= 1.0)
+            {
+                let score = if Some(l.group) == last_group {
+                    l.urgency * 0.5
+                } else {
+                    l.urgency
+                };
                 if best.is_none_or(|(s, _)| score > s) {
                     best = Some((score, l.group));
                 }
@@ -135,22 +159,39 @@ mod tests {
     struct Lcg(u64);
     impl Lcg {
         fn next(&mut self) -> f32 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((self.0 >> 33) as f32) / (1u64 << 31) as f32
         }
     }
 
     fn view(grounded: bool, urgency: f32, group: usize) -> LegView {
-        LegView { grounded, urgency, group, blocked: false, emergency: false }
+        LegView {
+            grounded,
+            urgency,
+            group,
+            blocked: false,
+            emergency: false,
+        }
     }
 
     #[test]
     fn blocked_legs_wait_and_emergencies_jump_the_queue() {
-        let mut legs = [view(false, 0.0, 0), view(true, 3.0, 0), view(true, 1.1, 1), view(true, 0.1, 1)];
+        let mut legs = [
+            view(false, 0.0, 0),
+            view(true, 3.0, 0),
+            view(true, 1.1, 1),
+            view(true, 0.1, 1),
+        ];
         legs[1].blocked = true;
         let mut out = Vec::new();
         choose_steps(&legs, 1, Some(0), &mut out);
-        assert!(out.is_empty(), "the only group-0 candidate already stepped this phase");
+        assert!(
+            out.is_empty(),
+            "the only group-0 candidate already stepped this phase"
+        );
         legs[2].emergency = true;
         choose_steps(&legs, 1, Some(0), &mut out);
         assert_eq!(out, vec![2], "a stretched leg of another group may lift");
@@ -161,15 +202,29 @@ mod tests {
 
     #[test]
     fn most_urgent_first_and_min_grounded_respected() {
-        let legs = [view(true, 1.2, 0), view(true, 3.0, 0), view(true, 0.5, 1), view(true, 2.0, 0)];
+        let legs = [
+            view(true, 1.2, 0),
+            view(true, 3.0, 0),
+            view(true, 0.5, 1),
+            view(true, 2.0, 0),
+        ];
         let mut out = Vec::new();
         choose_steps(&legs, 2, None, &mut out);
-        assert_eq!(out, vec![1, 3], "two most urgent of group 0, leaving 2 planted");
+        assert_eq!(
+            out,
+            vec![1, 3],
+            "two most urgent of group 0, leaving 2 planted"
+        );
     }
 
     #[test]
     fn only_the_swinging_group_may_join() {
-        let legs = [view(false, 0.0, 0), view(true, 5.0, 1), view(true, 1.5, 0), view(true, 0.2, 1)];
+        let legs = [
+            view(false, 0.0, 0),
+            view(true, 5.0, 1),
+            view(true, 1.5, 0),
+            view(true, 0.2, 1),
+        ];
         let mut out = Vec::new();
         choose_steps(&legs, 1, Some(1), &mut out);
         assert_eq!(out, vec![2]);
@@ -180,7 +235,11 @@ mod tests {
         let legs = [view(true, 1.5, 0), view(true, 1.2, 1)];
         let mut out = Vec::new();
         choose_steps(&legs, 1, Some(0), &mut out);
-        assert_eq!(out, vec![1], "group 0 stepped last, group 1 wants to: group 1 goes");
+        assert_eq!(
+            out,
+            vec![1],
+            "group 0 stepped last, group 1 wants to: group 1 goes"
+        );
         out.clear();
         choose_steps(&legs, 1, Some(1), &mut out);
         assert_eq!(out, vec![0]);
@@ -207,8 +266,16 @@ mod tests {
                 }
                 let legs: Vec<LegView> = (0..n)
                     .map(|i| {
-                        let emergency = if grounded[i] { rng.next() < 0.02 } else { rescue[i] };
-                        LegView { blocked: stepped[i], emergency, ..view(grounded[i], rng.next() * 3.0, i % groups) }
+                        let emergency = if grounded[i] {
+                            rng.next() < 0.02
+                        } else {
+                            rescue[i]
+                        };
+                        LegView {
+                            blocked: stepped[i],
+                            emergency,
+                            ..view(grounded[i], rng.next() * 3.0, i % groups)
+                        }
                     })
                     .collect();
                 out.clear();
@@ -223,9 +290,18 @@ mod tests {
                     steps += 1;
                 }
                 let on_ground = grounded.iter().filter(|g| **g).count();
-                assert!(on_ground >= min_grounded, "trial {trial}: {on_ground} < {min_grounded}");
-                let air: Vec<usize> = (0..n).filter(|i| !grounded[*i] && !rescue[*i]).map(|i| i % groups).collect();
-                assert!(air.windows(2).all(|w| w[0] == w[1]), "two groups in the air outside an emergency");
+                assert!(
+                    on_ground >= min_grounded,
+                    "trial {trial}: {on_ground} < {min_grounded}"
+                );
+                let air: Vec<usize> = (0..n)
+                    .filter(|i| !grounded[*i] && !rescue[*i])
+                    .map(|i| i % groups)
+                    .collect();
+                assert!(
+                    air.windows(2).all(|w| w[0] == w[1]),
+                    "two groups in the air outside an emergency"
+                );
                 for i in 0..n {
                     if !grounded[i] {
                         left[i] -= 1;
@@ -246,14 +322,20 @@ mod tests {
             step_duration: 0.2,
             step_height: 0.1,
             step_arc: Curve::SineArc,
-            speed_scale: Curve::Linear { xs: vec![0.0, 2.0], ys: vec![1.0, 0.6] },
+            speed_scale: Curve::Linear {
+                xs: vec![0.0, 2.0],
+                ys: vec![1.0, 0.6],
+            },
             min_grounded: 4,
             lead: 0.5,
         };
         assert!((g.duration_at(0.0) - 0.2).abs() < 1e-6);
         assert!((g.duration_at(2.0) - 0.12).abs() < 1e-6);
         assert!(g.duration_at(1.0) < g.duration_at(0.5));
-        let fast = GaitParams { step_duration: 0.001, ..g };
+        let fast = GaitParams {
+            step_duration: 0.001,
+            ..g
+        };
         assert!((fast.duration_at(0.0) - 1.0 / 30.0).abs() < 1e-6);
     }
 }

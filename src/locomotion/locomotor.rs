@@ -116,10 +116,18 @@ pub struct Locomotor {
 
 impl Locomotor {
     /// Places a creature at `at` (x, z; y is only a hint) facing `yaw`, feet on the ground.
-    pub fn spawn<G: GroundQuery + ?Sized>(def: &ValidCreatureDef, at: Vec3, yaw: f32, ground: &G) -> Locomotor {
+    pub fn spawn<G: GroundQuery + ?Sized>(
+        def: &ValidCreatureDef,
+        at: Vec3,
+        yaw: f32,
+        ground: &G,
+    ) -> Locomotor {
         let ride = def.body.hover.unwrap_or(def.body.height);
         let probe = Vec3::new(at.x, at.y.max(0.0) + 50.0, at.z);
-        let floor = ground.cast_down(probe, 200.0).map(|p| p.y).unwrap_or(at.y - ride);
+        let floor = ground
+            .cast_down(probe, 200.0)
+            .map(|p| p.y)
+            .unwrap_or(at.y - ride);
         let position = Vec3::new(at.x, floor + ride, at.z);
         let rot = yaw_rotation(yaw);
         let legs = def
@@ -160,8 +168,8 @@ impl Locomotor {
             scratch_points: Vec::new(),
             scratch_joints: Vec::new(),
         };
-        loco.fit_body(def, 0.0, ground);
-        loco.solve_ik(def);
+        let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground);
+        loco.solve_ik(def, rot);
         loco
     }
 
@@ -189,12 +197,14 @@ impl Locomotor {
         }
         let y_before = self.position.y;
         self.steer(def, dt);
-        self.place_targets(def, gait, ground);
-        self.schedule(def, gait);
+        let duration = gait.duration_at(self.speed());
+        let yaw = yaw_rotation(self.yaw);
+        self.place_targets(def, gait, duration, yaw, ground);
+        self.schedule(def, gait, duration);
         self.swing(gait, dt, events);
-        self.fit_body(def, dt, ground);
+        let rot = self.fit_body(def, dt, yaw, ground);
         self.velocity.y = (self.position.y - y_before) / dt;
-        self.solve_ik(def);
+        self.solve_ik(def, rot);
     }
 
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
@@ -203,14 +213,17 @@ impl Locomotor {
         let turn = def.nav.turn_rate.to_radians() * dt;
         let (mut desired, heading) = match self.intent {
             Intent::Idle => (Vec3::ZERO, None),
-            Intent::Move { dir, speed } => (dir * speed, if speed > 0.0 { yaw_of(dir) } else { None }),
+            Intent::Move { dir, speed } => {
+                (dir * speed, if speed > 0.0 { yaw_of(dir) } else { None })
+            }
             Intent::Face { dir } => (Vec3::ZERO, yaw_of(dir)),
         };
+        let (hold, away) = self.stretch_hold();
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
             // Turning swings the hips too: slow it while a foot is stretched (never to a
             // standstill: the turn itself makes that foot's spot drift until it steps).
-            let turn = turn * self.stretch_hold(def).0.max(0.2);
+            let turn = turn * hold.max(0.2);
             self.yaw = wrap_angle(self.yaw + d.clamp(-turn, turn));
             // Slow down while facing away from where we go: legs lead, body follows.
             let align = wrap_angle(h - self.yaw).cos().max(0.0);
@@ -222,7 +235,6 @@ impl Locomotor {
         // hold the body back until that foot has stepped.
         let mut v = v + dv;
         // Only the part of the motion that pulls the hip further from that foot is held.
-        let (hold, away) = self.stretch_hold(def);
         let pull = v.dot(away);
         if pull > 0.0 {
             v -= away * pull * (1.0 - hold);
@@ -235,18 +247,21 @@ impl Locomotor {
 
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the
     /// horizontal direction from that foot to its hip.
-    fn stretch_hold(&self, def: &ValidCreatureDef) -> (f32, Vec3) {
+    fn stretch_hold(&self) -> (f32, Vec3) {
         let mut worst = 0.0f32;
-        let mut away = Vec3::ZERO;
-        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
-            if st.grounded {
-                let r = st.hip.distance(st.foot) / leg.length;
-                if r > worst {
-                    worst = r;
-                    away = horizontal(st.hip - st.foot).normalize_or_zero();
-                }
+        let mut worst_leg = None;
+        for (i, st) in self.legs.iter().enumerate() {
+            if st.grounded && st.reach > worst {
+                worst = st.reach;
+                worst_leg = Some(i);
             }
         }
+        if worst <= HOLD_FROM {
+            return (1.0, Vec3::ZERO);
+        }
+        let away = worst_leg
+            .map(|i| horizontal(self.legs[i].hip - self.legs[i].foot).normalize_or_zero())
+            .unwrap_or(Vec3::ZERO);
         let t = ((worst - HOLD_FROM) / (HOLD_TO - HOLD_FROM)).clamp(0.0, 1.0);
         (1.0 - t * t * (3.0 - 2.0 * t), away)
     }
@@ -254,10 +269,16 @@ impl Locomotor {
     /// Casts every leg's landing spot: the rest spot, moved ahead by the landing prediction,
     /// dropped onto the ground. A miss keeps the last good spot when it is still within the
     /// leg's length, else uses the body-relative rest spot — never a runaway target.
-    fn place_targets<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, gait: &GaitParams, ground: &G) {
-        let rot = yaw_rotation(self.yaw);
+    fn place_targets<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        gait: &GaitParams,
+        duration: f32,
+        rot: Quat,
+        ground: &G,
+    ) {
         let v = horizontal(self.velocity);
-        let lead = v * (gait.lead * gait.duration_at(v.length()));
+        let lead = v * (gait.lead * duration);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let rest = self.position + rot * leg.rest;
             let probe = rest + lead;
@@ -293,7 +314,7 @@ impl Locomotor {
     }
 
     /// Starts the steps the gait scheduler picks.
-    fn schedule(&mut self, def: &ValidCreatureDef, gait: &GaitParams) {
+    fn schedule(&mut self, def: &ValidCreatureDef, gait: &GaitParams, duration: f32) {
         let inv_trigger = 1.0 / gait.step_trigger;
         if self.legs.iter().all(|l| l.grounded) {
             self.phase_stepped = 0;
@@ -302,16 +323,26 @@ impl Locomotor {
         for (i, (leg, st)) in def.legs.iter().zip(self.legs.iter()).enumerate() {
             let urgency = st.foot.distance(st.target) * inv_trigger;
             let emergency = if st.grounded {
-                urgency >= URGENT_DRIFT && st.hip.distance(st.foot) > REACH_URGENT * leg.length
+                urgency >= URGENT_DRIFT && st.reach > REACH_URGENT
             } else {
                 st.rescue
             };
             let blocked = i < 64 && self.phase_stepped & (1 << i) != 0;
-            self.scratch_views.push(LegView { grounded: st.grounded, urgency, group: leg.group, blocked, emergency });
+            self.scratch_views.push(LegView {
+                grounded: st.grounded,
+                urgency,
+                group: leg.group,
+                blocked,
+                emergency,
+            });
         }
         self.scratch_steps.clear();
-        choose_steps(&self.scratch_views, gait.min_grounded, self.last_group, &mut self.scratch_steps);
-        let duration = gait.duration_at(self.speed());
+        choose_steps(
+            &self.scratch_views,
+            gait.min_grounded,
+            self.last_group,
+            &mut self.scratch_steps,
+        );
         for &i in &self.scratch_steps {
             let st = &mut self.legs[i];
             st.grounded = false;
@@ -340,22 +371,39 @@ impl Locomotor {
             if p >= 1.0 {
                 st.foot = end;
                 st.grounded = true;
-                events.push(StepEvent { leg: i, position: end });
+                events.push(StepEvent {
+                    leg: i,
+                    position: end,
+                });
                 continue;
             }
             let s = p * p * (3.0 - 2.0 * p);
             let from = st.swing_from;
             let rise = end.y - from.y;
             // Climbing lifts early, descending drops late: toes clear step edges.
-            let k = if rise > 0.0 { 1.0 - (1.0 - p) * (1.0 - p) } else { p * p };
+            let k = if rise > 0.0 {
+                1.0 - (1.0 - p) * (1.0 - p)
+            } else {
+                p * p
+            };
             let y = from.y + rise * k + gait.step_height * gait.step_arc.eval(p);
-            st.foot = Vec3::new(from.x + (end.x - from.x) * s, y, from.z + (end.z - from.z) * s);
+            st.foot = Vec3::new(
+                from.x + (end.x - from.x) * s,
+                y,
+                from.z + (end.z - from.z) * s,
+            );
         }
     }
 
     /// Eases the body's height and tilt toward the plane through the support points
     /// (planted feet, and the landing spots of swinging ones). `dt = 0` snaps.
-    fn fit_body<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, dt: f32, ground: &G) {
+    fn fit_body<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        dt: f32,
+        yaw: Quat,
+        ground: &G,
+    ) -> Quat {
         let (height, normal) = if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
             let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
             match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
@@ -365,17 +413,38 @@ impl Locomotor {
         } else {
             self.scratch_points.clear();
             for st in &self.legs {
-                self.scratch_points.push(if st.grounded { st.foot } else { st.target });
+                self.scratch_points
+                    .push(if st.grounded { st.foot } else { st.target });
             }
-            match fit_plane(&self.scratch_points, Vec3::new(self.position.x, 0.0, self.position.z)) {
-                Some(plane) => (plane.height + def.body.height, clamp_tilt(plane.normal, MAX_TILT)),
+            match fit_plane(
+                &self.scratch_points,
+                Vec3::new(self.position.x, 0.0, self.position.z),
+            ) {
+                Some(plane) => (
+                    plane.height + def.body.height,
+                    clamp_tilt(plane.normal, MAX_TILT),
+                ),
                 None => (self.position.y, Vec3::Y),
             }
         };
-        let a = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, HEIGHT_TAU) };
+        let a = if dt == 0.0 {
+            1.0
+        } else {
+            smoothing_alpha(dt, HEIGHT_TAU)
+        };
+        let b = if dt == 0.0 {
+            1.0
+        } else {
+            smoothing_alpha(dt, TILT_TAU)
+        };
+        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
+        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
+        let rising = height > self.position.y;
         self.position.y += (height - self.position.y) * a;
+        if !rising {
+            return rot;
+        }
         // Never rise so high that a planted foot would have to stretch past its reach.
-        let rot = self.rotation();
         for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
             if !st.grounded {
                 continue;
@@ -390,13 +459,11 @@ impl Locomotor {
                 }
             }
         }
-        let b = if dt == 0.0 { 1.0 } else { smoothing_alpha(dt, TILT_TAU) };
-        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
+        rot
     }
 
     /// Solves every leg from its hip (on the posed body) to its foot.
-    fn solve_ik(&mut self, def: &ValidCreatureDef) {
-        let rot = self.rotation();
+    fn solve_ik(&mut self, def: &ValidCreatureDef, rot: Quat) {
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let hip = self.position + rot * leg.hip;
             let pole = rot * leg.knee;
@@ -425,7 +492,10 @@ mod tests {
         let ground = FlatGround(0.0);
         let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
         assert!((loco.position.y - 0.35).abs() < 1e-4);
-        loco.intent = Intent::Move { dir: Vec3::Z, speed: 1.0 };
+        loco.intent = Intent::Move {
+            dir: Vec3::Z,
+            speed: 1.0,
+        };
         let mut events = Vec::new();
         let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
         for _ in 0..600 {
@@ -455,7 +525,11 @@ mod tests {
             loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
         }
         assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
-        assert!(events.len() >= 8, "turning in place must trigger steps: {}", events.len());
+        assert!(
+            events.len() >= 8,
+            "turning in place must trigger steps: {}",
+            events.len()
+        );
         assert!(horizontal(loco.position).length() < 1e-3);
     }
 }

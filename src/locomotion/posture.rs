@@ -15,6 +15,7 @@ pub struct SupportPlane {
 /// Fits `y = h + a·dx + b·dz` (d relative to `at`) to `points` by least squares.
 /// Fewer than three points, or points on a line, give a level plane at their mean height.
 /// `None` only when there are no points.
+#[inline]
 pub fn fit_plane(points: &[Vec3], at: Vec3) -> Option<SupportPlane> {
     if points.is_empty() {
         return None;
@@ -25,7 +26,10 @@ pub fn fit_plane(points: &[Vec3], at: Vec3) -> Option<SupportPlane> {
         mean += *p - at;
     }
     mean /= n;
-    let level = SupportPlane { height: mean.y, normal: Vec3::Y };
+    let level = SupportPlane {
+        height: mean.y,
+        normal: Vec3::Y,
+    };
     if points.len() < 3 {
         return Some(level);
     }
@@ -71,10 +75,16 @@ mod tests {
     fn fits_a_slope_exactly() {
         // 25° slope rising along +z.
         let t = 25f32.to_radians().tan();
-        let pts: Vec<Vec3> = [(1.0, 1.0), (-1.0, 1.0), (1.0, -1.0), (-1.0, -1.0), (0.5, 0.0)]
-            .iter()
-            .map(|(x, z)| Vec3::new(*x, 2.0 + t * z, *z))
-            .collect();
+        let pts: Vec<Vec3> = [
+            (1.0, 1.0),
+            (-1.0, 1.0),
+            (1.0, -1.0),
+            (-1.0, -1.0),
+            (0.5, 0.0),
+        ]
+        .iter()
+        .map(|(x, z)| Vec3::new(*x, 2.0 + t * z, *z))
+        .collect();
         let p = fit_plane(&pts, Vec3::new(0.0, 0.0, 0.0)).expect("plane");
         assert!((p.height - 2.0).abs() < 1e-4, "{}", p.height);
         let tilt = p.normal.angle_between(Vec3::Y).to_degrees();
@@ -85,7 +95,11 @@ mod tests {
     #[test]
     fn degenerate_inputs_are_level() {
         assert!(fit_plane(&[], Vec3::ZERO).is_none());
-        let line = [Vec3::new(0.0, 1.0, 0.0), Vec3::new(1.0, 2.0, 0.0), Vec3::new(2.0, 3.0, 0.0)];
+        let line = [
+            Vec3::new(0.0, 1.0, 0.0),
+            Vec3::new(1.0, 2.0, 0.0),
+            Vec3::new(2.0, 3.0, 0.0),
+        ];
         let p = fit_plane(&line, Vec3::ZERO).expect("plane");
         assert_eq!(p.normal, Vec3::Y);
         assert!((p.height - 2.0).abs() < 1e-5);

@@ -77,12 +77,18 @@ impl Curve {
         if n == 1 {
             return Ok(Curve::Constant(ys[0]));
         }
-        let d: Vec<f32> = (0..n - 1).map(|k| (ys[k + 1] - ys[k]) / (xs[k + 1] - xs[k])).collect();
+        let d: Vec<f32> = (0..n - 1)
+            .map(|k| (ys[k + 1] - ys[k]) / (xs[k + 1] - xs[k]))
+            .collect();
         let mut ms = vec![0.0f32; n];
         ms[0] = d[0];
         ms[n - 1] = d[n - 2];
         for k in 1..n - 1 {
-            ms[k] = if d[k - 1] * d[k] <= 0.0 { 0.0 } else { 0.5 * (d[k - 1] + d[k]) };
+            ms[k] = if d[k - 1] * d[k] <= 0.0 {
+                0.0
+            } else {
+                0.5 * (d[k - 1] + d[k])
+            };
         }
         for k in 0..n - 1 {
             if d[k] == 0.0 {
@@ -108,7 +114,10 @@ impl Curve {
         if points.len() == 1 {
             return Ok(Curve::Constant(points[0].1));
         }
-        Ok(Curve::Linear { xs: points.iter().map(|p| p.0).collect(), ys: points.iter().map(|p| p.1).collect() })
+        Ok(Curve::Linear {
+            xs: points.iter().map(|p| p.0).collect(),
+            ys: points.iter().map(|p| p.1).collect(),
+        })
     }
 
     /// Smoothstep from 0 at `x0` to 1 at `x1`.
@@ -181,14 +190,20 @@ mod tests {
     fn check(c: &Curve, cases: &[(f32, f32)]) {
         for (x, want) in cases {
             let got = c.eval(*x);
-            assert!((got - want).abs() < 1e-5, "{c:?} at {x}: got {got}, want {want}");
+            assert!(
+                (got - want).abs() < 1e-5,
+                "{c:?} at {x}: got {got}, want {want}"
+            );
         }
     }
 
     #[test]
     fn monotone_passes_through_points_and_clamps() {
         let c = Curve::monotone(&[(0.0, 1.0), (2.0, 0.6)]).expect("valid");
-        check(&c, &[(-1.0, 1.0), (0.0, 1.0), (1.0, 0.8), (2.0, 0.6), (5.0, 0.6)]);
+        check(
+            &c,
+            &[(-1.0, 1.0), (0.0, 1.0), (1.0, 0.8), (2.0, 0.6), (5.0, 0.6)],
+        );
         let c = Curve::monotone(&[(0.0, 0.0), (1.0, 1.0), (2.0, 1.0), (3.0, 0.0)]).expect("valid");
         check(&c, &[(1.0, 1.0), (2.0, 1.0), (3.0, 0.0)]);
     }
@@ -213,20 +228,44 @@ mod tests {
 
     #[test]
     fn presets() {
-        check(&Curve::SineArc, &[(0.0, 0.0), (0.5, 1.0), (1.0, 0.0), (1.5, 0.0), (0.25, (std::f32::consts::PI * 0.25).sin())]);
+        check(
+            &Curve::SineArc,
+            &[
+                (0.0, 0.0),
+                (0.5, 1.0),
+                (1.0, 0.0),
+                (1.5, 0.0),
+                (0.25, (std::f32::consts::PI * 0.25).sin()),
+            ],
+        );
         let s = Curve::smoothstep(0.2, 1.5).expect("valid");
-        check(&s, &[(0.0, 0.0), (0.2, 0.0), (0.85, 0.5), (1.5, 1.0), (3.0, 1.0)]);
+        check(
+            &s,
+            &[(0.0, 0.0), (0.2, 0.0), (0.85, 0.5), (1.5, 1.0), (3.0, 1.0)],
+        );
         let l = Curve::linear(&[(0.0, 0.0), (1.0, 2.0), (2.0, 0.0)]).expect("valid");
         check(&l, &[(0.5, 1.0), (1.5, 1.0), (-1.0, 0.0), (9.0, 0.0)]);
-        check(&Curve::monotone(&[(1.0, 3.0)]).expect("valid"), &[(0.0, 3.0), (7.0, 3.0)]);
+        check(
+            &Curve::monotone(&[(1.0, 3.0)]).expect("valid"),
+            &[(0.0, 3.0), (7.0, 3.0)],
+        );
     }
 
     #[test]
     fn rejects_bad_points() {
         assert_eq!(Curve::monotone(&[]), Err(CurveError::Empty));
-        assert_eq!(Curve::monotone(&[(0.0, 1.0), (0.0, 2.0)]), Err(CurveError::NotIncreasing(2)));
-        assert_eq!(Curve::linear(&[(0.0, f32::NAN)]), Err(CurveError::NotFinite(1)));
+        assert_eq!(
+            Curve::monotone(&[(0.0, 1.0), (0.0, 2.0)]),
+            Err(CurveError::NotIncreasing(2))
+        );
+        assert_eq!(
+            Curve::linear(&[(0.0, f32::NAN)]),
+            Err(CurveError::NotFinite(1))
+        );
         assert_eq!(Curve::smoothstep(1.0, 1.0), Err(CurveError::BadEdges));
-        assert!(Curve::monotone(&[(0.0, 0.0)]).expect("one point").eval(f32::NAN).is_finite());
+        assert!(Curve::monotone(&[(0.0, 0.0)])
+            .expect("one point")
+            .eval(f32::NAN)
+            .is_finite());
     }
 }

@@ -20,13 +20,14 @@ pub struct TwoBone {
 /// target moves (as long as the target does not pass through the pole axis itself). Reach is
 /// clamped to just under full extension and just over full fold, so the result is always finite
 /// for finite input with positive segment lengths.
+#[inline]
 pub fn two_bone(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBone {
     let total = l1 + l2;
     let to = target - hip;
     let dist = to.length();
     let reach = if total > 0.0 { dist / total } else { 0.0 };
     let dir = if dist > 1e-6 {
-        to / dist
+        to * dist.recip()
     } else {
         // Target on the hip: fold away from the pole.
         let p = pole.normalize_or_zero();
@@ -40,15 +41,16 @@ pub fn two_bone(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBon
     let max = total * 0.9999;
     let d = dist.clamp(min, max.max(min));
     let along = pole - dir * pole.dot(dir);
-    let bend = if along.length_squared() > 1e-10 {
-        along.normalize()
-    } else {
-        dir.any_orthonormal_vector()
-    };
+    let along2 = along.length_squared();
     let cos_a = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
-    let sin_a = (1.0 - cos_a * cos_a).max(0.0).sqrt();
+    // The knee's offset from the hip–foot line, scaled straight off the unnormalised pole part.
+    let off = if along2 > 1e-10 {
+        along * (l1 * ((1.0 - cos_a * cos_a).max(0.0) / along2).sqrt())
+    } else {
+        dir.any_orthonormal_vector() * (l1 * (1.0 - cos_a * cos_a).max(0.0).sqrt())
+    };
     TwoBone {
-        knee: hip + (dir * cos_a + bend * sin_a) * l1,
+        knee: hip + dir * (l1 * cos_a) + off,
         foot: hip + dir * d,
         reach,
     }
@@ -110,9 +112,18 @@ mod tests {
 
     fn check(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBone {
         let s = two_bone(hip, target, l1, l2, pole);
-        assert!(s.knee.is_finite() && s.foot.is_finite(), "non-finite for {target}");
-        assert!((s.knee.distance(hip) - l1).abs() < 1e-4, "upper bone length");
-        assert!((s.foot.distance(s.knee) - l2).abs() < 1e-4, "lower bone length");
+        assert!(
+            s.knee.is_finite() && s.foot.is_finite(),
+            "non-finite for {target}"
+        );
+        assert!(
+            (s.knee.distance(hip) - l1).abs() < 1e-4,
+            "upper bone length"
+        );
+        assert!(
+            (s.foot.distance(s.knee) - l2).abs() < 1e-4,
+            "lower bone length"
+        );
         s
     }
 
@@ -134,7 +145,11 @@ mod tests {
     fn clamps_out_of_reach_and_too_close() {
         let s = check(Vec3::ZERO, Vec3::new(3.0, 0.0, 0.0), 0.45, 0.55, Vec3::Y);
         assert!((s.reach - 3.0).abs() < 1e-5);
-        assert!(s.foot.distance(Vec3::new(1.0, 0.0, 0.0)) < 1e-3, "{}", s.foot);
+        assert!(
+            s.foot.distance(Vec3::new(1.0, 0.0, 0.0)) < 1e-3,
+            "{}",
+            s.foot
+        );
         let s = check(Vec3::ZERO, Vec3::new(0.0, -0.01, 0.0), 0.45, 0.55, Vec3::Y);
         assert!(s.foot.length() >= 0.1 - 1e-3, "folded too far: {}", s.foot);
         let s = check(Vec3::ZERO, Vec3::ZERO, 0.5, 0.5, Vec3::Y);
@@ -170,7 +185,11 @@ mod tests {
                 assert!((s.knee - hip).dot(bend) > 0.0, "flipped at {i}");
                 if let Some(p) = prev {
                     // 0.5° of sweep moves the knee by a few mm, never a jump to the other side.
-                    assert!(p.distance(s.knee) < 0.02, "knee jumped at {i}: {}", p.distance(s.knee));
+                    assert!(
+                        p.distance(s.knee) < 0.02,
+                        "knee jumped at {i}: {}",
+                        p.distance(s.knee)
+                    );
                 }
                 prev = Some(s.knee);
             }
@@ -190,7 +209,13 @@ mod tests {
         for i in 0..3 {
             assert!((joints[i + 1].distance(joints[i]) - lengths[i]).abs() < 1e-4);
         }
-        let reach = fabrik(Vec3::ZERO, Vec3::new(5.0, 0.0, 0.0), &lengths, Vec3::Y, &mut joints);
+        let reach = fabrik(
+            Vec3::ZERO,
+            Vec3::new(5.0, 0.0, 0.0),
+            &lengths,
+            Vec3::Y,
+            &mut joints,
+        );
         assert!(reach > 4.9);
         assert!(joints.iter().all(|j| j.is_finite()));
     }

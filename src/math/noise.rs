@@ -3,7 +3,9 @@
 /// A 32-bit integer hash of a lattice point and seed (the "squirrel" style mix).
 #[inline]
 fn hash(ix: i32, iz: i32, seed: u32) -> u32 {
-    let mut h = (ix as u32).wrapping_mul(0x27d4_eb2d) ^ (iz as u32).wrapping_mul(0x1656_67b1) ^ seed.wrapping_mul(0x9e37_79b9);
+    let mut h = (ix as u32).wrapping_mul(0x27d4_eb2d)
+        ^ (iz as u32).wrapping_mul(0x1656_67b1)
+        ^ seed.wrapping_mul(0x9e37_79b9);
     h ^= h >> 15;
     h = h.wrapping_mul(0x85eb_ca6b);
     h ^= h >> 13;
@@ -41,7 +43,12 @@ pub fn fractal(x: f32, z: f32, scale: f32, seed: u32) -> f32 {
     let mut freq = 1.0 / scale.max(1e-3);
     let mut norm = 0.0;
     for octave in 0..4u32 {
-        sum += amp * value(x * freq, z * freq, seed.wrapping_add(octave.wrapping_mul(7919)));
+        sum += amp
+            * value(
+                x * freq,
+                z * freq,
+                seed.wrapping_add(octave.wrapping_mul(7919)),
+            );
         norm += amp;
         amp *= 0.5;
         freq *= 2.0;

@@ -141,7 +141,10 @@ impl Budget {
     /// clock is read lazily: the first wall-clock overrun of a window starts it).
     fn cpu_confirms(&self) -> bool {
         match self.cpu_start.get() {
-            Some(t0) => t0.try_elapsed().map(|d| d > self.limit.get()).unwrap_or(true),
+            Some(t0) => t0
+                .try_elapsed()
+                .map(|d| d > self.limit.get())
+                .unwrap_or(true),
             None => {
                 // Start the CPU clock now, backdated by nothing: the next checks compare the CPU
                 // used from here plus what the wall clock already counted.
@@ -173,7 +176,11 @@ impl Budget {
         if n & 31 != 0 {
             return Ok(VmState::Continue);
         }
-        let over_cpu = self.started.get().is_some_and(|s| self.used.get() + s.elapsed() > self.limit.get()) && self.cpu_confirms();
+        let over_cpu = self
+            .started
+            .get()
+            .is_some_and(|s| self.used.get() + s.elapsed() > self.limit.get())
+            && self.cpu_confirms();
         let over_mem = lua.used_memory() > self.memory_limit / 10 * 9;
         let o = if over_cpu {
             Overrun::Cpu
@@ -190,8 +197,14 @@ impl Budget {
     /// The error text for an overrun.
     pub fn overrun_error(&self, o: Overrun) -> mlua::Error {
         mlua::Error::runtime(match o {
-            Overrun::Cpu => format!("CPU budget exceeded: more than {:.1} ms", self.limit.get().as_secs_f64() * 1e3),
-            Overrun::Memory => format!("memory limit exceeded: more than {} MiB", self.memory_limit >> 20),
+            Overrun::Cpu => format!(
+                "CPU budget exceeded: more than {:.1} ms",
+                self.limit.get().as_secs_f64() * 1e3
+            ),
+            Overrun::Memory => format!(
+                "memory limit exceeded: more than {} MiB",
+                self.memory_limit >> 20
+            ),
         })
     }
 }
@@ -221,12 +234,21 @@ impl ModCtx {
         shared: Rc<RefCell<Shared>>,
         budget: Rc<Budget>,
     ) -> ModCtx {
-        ModCtx { name: name.to_string(), roots, world, shared, budget, defined: RefCell::new(BTreeMap::new()) }
+        ModCtx {
+            name: name.to_string(),
+            roots,
+            world,
+            shared,
+            budget,
+            defined: RefCell::new(BTreeMap::new()),
+        }
     }
 }
 
 fn ctx(lua: &Lua) -> mlua::Result<Rc<ModCtx>> {
-    lua.app_data_ref::<Rc<ModCtx>>().map(|c| c.clone()).ok_or_else(|| mlua::Error::runtime("skitter: no mod context"))
+    lua.app_data_ref::<Rc<ModCtx>>()
+        .map(|c| c.clone())
+        .ok_or_else(|| mlua::Error::runtime("skitter: no mod context"))
 }
 
 /// `mod/file.lua:LINE` of the innermost Lua frame on the stack, if any.
@@ -277,11 +299,17 @@ fn log_line(lua: &Lua, level: &'static str, args: MultiValue) -> mlua::Result<()
             Value::Vector(v) => format!("vec3({}, {}, {})", v.x(), v.y(), v.z()),
             other => match as_number(other) {
                 Some(n) => n.to_string(),
-                None => other.to_string().unwrap_or_else(|_| type_name(other).to_string()),
+                None => other
+                    .to_string()
+                    .unwrap_or_else(|_| type_name(other).to_string()),
             },
         });
     }
-    c.shared.borrow_mut().logs.push(LogLine { mod_name: c.name.clone(), level, text: parts.join("\t") });
+    c.shared.borrow_mut().logs.push(LogLine {
+        mod_name: c.name.clone(),
+        level,
+        text: parts.join("\t"),
+    });
     Ok(())
 }
 
@@ -292,11 +320,23 @@ pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
     // Code is loaded only by `require`, as text, from inside the allowed folders.
     g.raw_set("loadstring", Value::Nil)?;
     g.raw_set("require", lua.create_function(require)?)?;
-    g.raw_set("print", lua.create_function(|lua, args: MultiValue| log_line(lua, "info", args))?)?;
+    g.raw_set(
+        "print",
+        lua.create_function(|lua, args: MultiValue| log_line(lua, "info", args))?,
+    )?;
     let log = lua.create_table()?;
-    log.raw_set("info", lua.create_function(|lua, args: MultiValue| log_line(lua, "info", args))?)?;
-    log.raw_set("warn", lua.create_function(|lua, args: MultiValue| log_line(lua, "warn", args))?)?;
-    log.raw_set("error", lua.create_function(|lua, args: MultiValue| log_line(lua, "error", args))?)?;
+    log.raw_set(
+        "info",
+        lua.create_function(|lua, args: MultiValue| log_line(lua, "info", args))?,
+    )?;
+    log.raw_set(
+        "warn",
+        lua.create_function(|lua, args: MultiValue| log_line(lua, "warn", args))?,
+    )?;
+    log.raw_set(
+        "error",
+        lua.create_function(|lua, args: MultiValue| log_line(lua, "error", args))?,
+    )?;
     g.raw_set("log", log)?;
 
     // Deterministic random numbers: seeded from the run seed and the mod name.
@@ -319,7 +359,9 @@ pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
             match (m, n) {
                 (None, _) => Ok(u),
                 (Some(m), None) if m >= 1.0 => Ok((u * m.floor()).floor() + 1.0),
-                (Some(m), Some(n)) if n >= m => Ok(m.floor() + (u * (n.floor() - m.floor() + 1.0)).floor()),
+                (Some(m), Some(n)) if n >= m => {
+                    Ok(m.floor() + (u * (n.floor() - m.floor() + 1.0)).floor())
+                }
                 _ => Err(located(lua, "math.random: interval is empty")),
             }
         })?,
@@ -341,12 +383,22 @@ pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
     install_handles(lua)?;
 
     let path = lua.create_table()?;
-    path.raw_set("bezier", lua.create_function(|lua, _: MultiValue| -> mlua::Result<()> { Err(not_yet(lua, "path.bezier")) })?)?;
+    path.raw_set(
+        "bezier",
+        lua.create_function(|lua, _: MultiValue| -> mlua::Result<()> {
+            Err(not_yet(lua, "path.bezier"))
+        })?,
+    )?;
     g.raw_set("path", path)?;
     let camera = lua.create_table()?;
     for name in ["follow", "path", "look"] {
         let what = format!("camera.{name}");
-        camera.raw_set(name, lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> { Err(not_yet(lua, &what)) })?)?;
+        camera.raw_set(
+            name,
+            lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
+                Err(not_yet(lua, &what))
+            })?,
+        )?;
     }
     g.raw_set("camera", camera)?;
 
@@ -363,22 +415,37 @@ fn install_curve(lua: &Lua, g: &Table) -> mlua::Result<()> {
     curve.raw_set(
         "linear",
         lua.create_function(|lua, t: Table| {
-            convert::curve_from_points(&t, true).map(LuaCurve).map_err(|m| located(lua, format!("curve.linear: {m}")))
+            convert::curve_from_points(&t, true)
+                .map(LuaCurve)
+                .map_err(|m| located(lua, format!("curve.linear: {m}")))
         })?,
     )?;
-    curve.raw_set("sine_arc", lua.create_function(|_, ()| Ok(LuaCurve(Curve::SineArc)))?)?;
+    curve.raw_set(
+        "sine_arc",
+        lua.create_function(|_, ()| Ok(LuaCurve(Curve::SineArc)))?,
+    )?;
     curve.raw_set(
         "smoothstep",
         lua.create_function(|lua, (a, b): (f64, f64)| {
-            Curve::smoothstep(a as f32, b as f32).map(LuaCurve).map_err(|e| located(lua, format!("curve.smoothstep: {e}")))
+            Curve::smoothstep(a as f32, b as f32)
+                .map(LuaCurve)
+                .map_err(|e| located(lua, format!("curve.smoothstep: {e}")))
         })?,
     )?;
     let mt = lua.create_table()?;
     mt.raw_set(
         "__call",
         lua.create_function(|lua, (_, t): (Table, Value)| match t {
-            Value::Table(t) => convert::curve_from_points(&t, false).map(LuaCurve).map_err(|m| located(lua, format!("curve: {m}"))),
-            other => Err(located(lua, format!("curve: expects a list of {{x, y}} points, got {}", type_name(&other)))),
+            Value::Table(t) => convert::curve_from_points(&t, false)
+                .map(LuaCurve)
+                .map_err(|m| located(lua, format!("curve: {m}"))),
+            other => Err(located(
+                lua,
+                format!(
+                    "curve: expects a list of {{x, y}} points, got {}",
+                    type_name(&other)
+                ),
+            )),
         })?,
     )?;
     curve.set_metatable(Some(mt))?;
@@ -475,17 +542,32 @@ fn install_defines(lua: &Lua, g: &Table) -> mlua::Result<()> {
 fn resolve_type(c: &ModCtx, name: &str) -> Result<String, String> {
     let shared = c.shared.borrow();
     if name.contains('/') {
-        return if shared.types.contains_key(name) { Ok(name.to_string()) } else { Err(format!("unknown creature type \"{name}\"")) };
+        return if shared.types.contains_key(name) {
+            Ok(name.to_string())
+        } else {
+            Err(format!("unknown creature type \"{name}\""))
+        };
     }
     let own = format!("{}/{name}", c.name);
     if shared.types.contains_key(&own) {
         return Ok(own);
     }
-    let found: Vec<&String> = shared.types.iter().filter(|(_, m)| m.bare == name).map(|(k, _)| k).collect();
+    let found: Vec<&String> = shared
+        .types
+        .iter()
+        .filter(|(_, m)| m.bare == name)
+        .map(|(k, _)| k)
+        .collect();
     match found.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(format!("unknown creature type \"{name}\"")),
-        many => Err(format!("creature type \"{name}\" is ambiguous: {}", many.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))),
+        many => Err(format!(
+            "creature type \"{name}\" is ambiguous: {}",
+            many.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
@@ -498,31 +580,51 @@ fn resolve_behaviour(shared: &Shared, home: &str, name: &str) -> Result<(String,
             Err(format!("unknown behaviour \"{name}\""))
         };
     }
-    if shared.behaviours.contains(&(home.to_string(), name.to_string())) {
+    if shared
+        .behaviours
+        .contains(&(home.to_string(), name.to_string()))
+    {
         return Ok((home.to_string(), name.to_string()));
     }
-    let found: Vec<&(String, String)> = shared.behaviours.iter().filter(|(_, n)| n == name).collect();
+    let found: Vec<&(String, String)> = shared
+        .behaviours
+        .iter()
+        .filter(|(_, n)| n == name)
+        .collect();
     match found.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(format!("unknown behaviour \"{name}\"")),
-        _ => Err(format!("behaviour \"{name}\" is ambiguous; write it as \"mod/{name}\"")),
+        _ => Err(format!(
+            "behaviour \"{name}\" is ambiguous; write it as \"mod/{name}\""
+        )),
     }
 }
 
 /// The brain a new creature of `qualified` type gets, given an optional explicit behaviour.
-fn brain_for(c: &ModCtx, qualified: &str, behaviour: Option<&str>) -> Result<Option<(String, BrainKind)>, String> {
+fn brain_for(
+    c: &ModCtx,
+    qualified: &str,
+    behaviour: Option<&str>,
+) -> Result<Option<(String, BrainKind)>, String> {
     let shared = c.shared.borrow();
-    let meta = shared.types.get(qualified).ok_or_else(|| format!("unknown creature type \"{qualified}\""))?;
+    let meta = shared
+        .types
+        .get(qualified)
+        .ok_or_else(|| format!("unknown creature type \"{qualified}\""))?;
     if let Some(b) = behaviour {
         let (m, n) = resolve_behaviour(&shared, &c.name, b)?;
         return Ok(Some((m, BrainKind::Behaviour(n))));
     }
     if let Some(b) = &meta.default_behaviour {
-        let (m, n) = resolve_behaviour(&shared, &meta.mod_name, b).map_err(|e| format!("{e} (the default behaviour of \"{qualified}\")"))?;
+        let (m, n) = resolve_behaviour(&shared, &meta.mod_name, b)
+            .map_err(|e| format!("{e} (the default behaviour of \"{qualified}\")"))?;
         return Ok(Some((m, BrainKind::Behaviour(n))));
     }
     if meta.has_callbacks {
-        return Ok(Some((meta.mod_name.clone(), BrainKind::Type(qualified.to_string()))));
+        return Ok(Some((
+            meta.mod_name.clone(),
+            BrainKind::Type(qualified.to_string()),
+        )));
     }
     Ok(None)
 }
@@ -531,7 +633,13 @@ fn arg_vec(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Vec3> {
     match as_vec3(v) {
         Some(p) if p.is_finite() => Ok(p),
         Some(_) => Err(located(lua, format!("{what} must have finite components"))),
-        None => Err(located(lua, format!("{what} must be a vector (vec3(x, y, z)), got {}", type_name(v)))),
+        None => Err(located(
+            lua,
+            format!(
+                "{what} must be a vector (vec3(x, y, z)), got {}",
+                type_name(v)
+            ),
+        )),
     }
 }
 
@@ -542,7 +650,8 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
         lua.create_function(|lua, t: Table| {
             let c = ctx(lua)?;
             let seed = c.world.borrow().seed() as u32;
-            let desc = convert::ground_desc(t, seed).map_err(|e| def_err(lua, "world.ground", e))?;
+            let desc =
+                convert::ground_desc(t, seed).map_err(|e| def_err(lua, "world.ground", e))?;
             let r = c.world.borrow_mut().set_ground(&desc);
             r.map_err(|e| def_err(lua, "world.ground", e))
         })?,
@@ -579,8 +688,13 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
                 w.creatures()
                     .iter()
                     .filter_map(|cr| {
-                        let name = w.creature_type(cr.type_id).map(|t| t.name.clone()).unwrap_or_default();
-                        want.as_ref().is_none_or(|t| *t == name).then_some((cr.id, name))
+                        let name = w
+                            .creature_type(cr.type_id)
+                            .map(|t| t.name.clone())
+                            .unwrap_or_default();
+                        want.as_ref()
+                            .is_none_or(|t| *t == name)
+                            .then_some((cr.id, name))
                     })
                     .collect()
             };
@@ -599,7 +713,10 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
             let d = arg_vec(lua, "world.raycast: direction", &d)?;
             let max = max.unwrap_or(1000.0);
             if !(max >= 0.0 && max.is_finite()) {
-                return Err(located(lua, "world.raycast: max_distance must be a finite number >= 0"));
+                return Err(located(
+                    lua,
+                    "world.raycast: max_distance must be a finite number >= 0",
+                ));
             }
             let hit = c.world.borrow_mut().raycast(o, d, max as f32);
             match hit {
@@ -614,10 +731,18 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
             }
         })?,
     )?;
-    world.raw_set("time", lua.create_function(|lua, ()| Ok(ctx(lua)?.world.borrow().time()))?)?;
+    world.raw_set(
+        "time",
+        lua.create_function(|lua, ()| Ok(ctx(lua)?.world.borrow().time()))?,
+    )?;
     for name in ["random_nav_point", "nearest_nav_point"] {
         let what = format!("world.{name}");
-        world.raw_set(name, lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> { Err(not_yet(lua, &what)) })?)?;
+        world.raw_set(
+            name,
+            lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
+                Err(not_yet(lua, &what))
+            })?,
+        )?;
     }
     g.raw_set("world", world)
 }
@@ -629,7 +754,15 @@ fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String
             Value::String(s) => s.to_string_lossy(),
             _ => return Err(located(lua, format!("{what}: the type table has no name"))),
         },
-        other => return Err(located(lua, format!("{what}: the type must be a name or a creature type, got {}", type_name(other)))),
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{what}: the type must be a name or a creature type, got {}",
+                    type_name(other)
+                ),
+            ))
+        }
     };
     resolve_type(c, &name).map_err(|e| located(lua, format!("{what}: {e}")))
 }
@@ -651,7 +784,10 @@ fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
                     return Err(DefError::new("yaw", "must be a finite number"));
                 }
                 let b = r.string("behaviour")?;
-                let params = r.table("params")?.map(|t| Plain::from_lua(&Value::Table(t))).unwrap_or(Plain::Nil);
+                let params = r
+                    .table("params")?
+                    .map(|t| Plain::from_lua(&Value::Table(t)))
+                    .unwrap_or(Plain::Nil);
                 Ok((p, yaw, b, params))
             };
             let v = read().map_err(|e| def_err(lua, "world.spawn", e))?;
@@ -659,17 +795,29 @@ fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
             v
         }
     };
-    let brain = brain_for(&c, &qualified, behaviour.as_deref()).map_err(|e| located(lua, format!("world.spawn: {e}")))?;
+    let brain = brain_for(&c, &qualified, behaviour.as_deref())
+        .map_err(|e| located(lua, format!("world.spawn: {e}")))?;
     let id = {
         let mut w = c.world.borrow_mut();
-        let t = w.type_by_name(&qualified).ok_or_else(|| located(lua, format!("world.spawn: unknown creature type \"{qualified}\"")))?;
-        w.spawn(t, position, yaw.to_radians()).ok_or_else(|| located(lua, "world.spawn: spawn failed"))?
+        let t = w.type_by_name(&qualified).ok_or_else(|| {
+            located(
+                lua,
+                format!("world.spawn: unknown creature type \"{qualified}\""),
+            )
+        })?;
+        w.spawn(t, position, yaw.to_radians())
+            .ok_or_else(|| located(lua, "world.spawn: spawn failed"))?
     };
     {
         let mut shared = c.shared.borrow_mut();
         shared.spawned.push((c.name.clone(), id));
         if let Some((mod_name, kind)) = brain {
-            shared.brain_requests.push(BrainRequest { id, mod_name, kind, params });
+            shared.brain_requests.push(BrainRequest {
+                id,
+                mod_name,
+                kind,
+                params,
+            });
         }
     }
     handle(lua, id, &qualified)
@@ -702,13 +850,22 @@ pub fn drop_handle(lua: &Lua, id: CreatureId) -> mlua::Result<()> {
 
 fn handle_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
     match this.raw_get::<Value>("id")? {
-        v @ (Value::Number(_) | Value::Integer(_)) => Ok(CreatureId(as_number(&v).unwrap_or(0.0) as u32)),
-        _ => Err(located(lua, "expected a creature handle (call methods with ':', e.g. c:position())")),
+        v @ (Value::Number(_) | Value::Integer(_)) => {
+            Ok(CreatureId(as_number(&v).unwrap_or(0.0) as u32))
+        }
+        _ => Err(located(
+            lua,
+            "expected a creature handle (call methods with ':', e.g. c:position())",
+        )),
     }
 }
 
 /// Reads creature `id` through `f`, or fails with "no such creature".
-fn with_creature<R>(lua: &Lua, this: &Table, f: impl FnOnce(&crate::sim::Creature) -> R) -> mlua::Result<R> {
+fn with_creature<R>(
+    lua: &Lua,
+    this: &Table,
+    f: impl FnOnce(&crate::sim::Creature) -> R,
+) -> mlua::Result<R> {
     let id = handle_id(lua, this)?;
     let c = ctx(lua)?;
     let w = c.world.borrow();
@@ -720,10 +877,30 @@ fn with_creature<R>(lua: &Lua, this: &Table, f: impl FnOnce(&crate::sim::Creatur
 
 fn install_handles(lua: &Lua) -> mlua::Result<()> {
     let m = lua.create_table()?;
-    m.raw_set("position", lua.create_function(|lua, this: Table| with_creature(lua, &this, |c| to_vector(c.loco.position)))?)?;
-    m.raw_set("velocity", lua.create_function(|lua, this: Table| with_creature(lua, &this, |c| to_vector(c.loco.velocity)))?)?;
-    m.raw_set("forward", lua.create_function(|lua, this: Table| with_creature(lua, &this, |c| to_vector(forward_from_yaw(c.loco.yaw))))?)?;
-    m.raw_set("yaw", lua.create_function(|lua, this: Table| with_creature(lua, &this, |c| c.loco.yaw.to_degrees() as f64))?)?;
+    m.raw_set(
+        "position",
+        lua.create_function(|lua, this: Table| {
+            with_creature(lua, &this, |c| to_vector(c.loco.position))
+        })?,
+    )?;
+    m.raw_set(
+        "velocity",
+        lua.create_function(|lua, this: Table| {
+            with_creature(lua, &this, |c| to_vector(c.loco.velocity))
+        })?,
+    )?;
+    m.raw_set(
+        "forward",
+        lua.create_function(|lua, this: Table| {
+            with_creature(lua, &this, |c| to_vector(forward_from_yaw(c.loco.yaw)))
+        })?,
+    )?;
+    m.raw_set(
+        "yaw",
+        lua.create_function(|lua, this: Table| {
+            with_creature(lua, &this, |c| c.loco.yaw.to_degrees() as f64)
+        })?,
+    )?;
     m.raw_set(
         "move",
         lua.create_function(|lua, (this, dir, speed): (Table, Value, Option<f64>)| {
@@ -731,7 +908,10 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
             let d = arg_vec(lua, "c:move: direction", &dir)?;
             let speed = speed.unwrap_or(1.0);
             if !(speed.is_finite() && speed >= 0.0) {
-                return Err(located(lua, format!("c:move: speed must be a finite number >= 0, got {speed}")));
+                return Err(located(
+                    lua,
+                    format!("c:move: speed must be a finite number >= 0, got {speed}"),
+                ));
             }
             let h = horizontal(d);
             let intent = if speed == 0.0 || h.length_squared() < 1e-12 {
@@ -741,9 +921,15 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
                     Intent::Idle
                 }
             } else {
-                Intent::Move { dir: h.normalize(), speed: speed as f32 }
+                Intent::Move {
+                    dir: h.normalize(),
+                    speed: speed as f32,
+                }
             };
-            ctx(lua)?.world.borrow_mut().push(Command::SetIntent(id, intent));
+            ctx(lua)?
+                .world
+                .borrow_mut()
+                .push(Command::SetIntent(id, intent));
             Ok(())
         })?,
     )?;
@@ -753,9 +939,15 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
             let id = handle_id(lua, &this)?;
             let d = horizontal(arg_vec(lua, "c:face: direction", &dir)?);
             if d.length_squared() < 1e-12 {
-                return Err(located(lua, "c:face: direction must have a horizontal part"));
+                return Err(located(
+                    lua,
+                    "c:face: direction must have a horizontal part",
+                ));
             }
-            ctx(lua)?.world.borrow_mut().push(Command::SetIntent(id, Intent::Face { dir: d.normalize() }));
+            ctx(lua)?
+                .world
+                .borrow_mut()
+                .push(Command::SetIntent(id, Intent::Face { dir: d.normalize() }));
             Ok(())
         })?,
     )?;
@@ -763,7 +955,12 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
         "feet",
         lua.create_function(|lua, this: Table| {
             let feet: Vec<(String, Vec3, bool)> = with_creature(lua, &this, |c| {
-                c.def.legs.iter().zip(c.loco.legs.iter()).map(|(d, s)| (d.name.clone(), s.foot, s.grounded)).collect()
+                c.def
+                    .legs
+                    .iter()
+                    .zip(c.loco.legs.iter())
+                    .map(|(d, s)| (d.name.clone(), s.foot, s.grounded))
+                    .collect()
             })?;
             let out = lua.create_table_with_capacity(feet.len(), 0)?;
             for (i, (name, p, g)) in feet.into_iter().enumerate() {
@@ -778,29 +975,58 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
     )?;
     m.raw_set(
         "set_behaviour",
-        lua.create_function(|lua, (this, name, params): (Table, String, Option<Table>)| {
-            let id = handle_id(lua, &this)?;
-            let c = ctx(lua)?;
-            if c.world.borrow().creature(id).is_none() {
-                return Err(located(lua, format!("creature {} no longer exists", id.0)));
-            }
-            let mut shared = c.shared.borrow_mut();
-            let (mod_name, n) = resolve_behaviour(&shared, &c.name, &name).map_err(|e| located(lua, format!("c:set_behaviour: {e}")))?;
-            let params = params.map(|t| Plain::from_lua(&Value::Table(t))).unwrap_or(Plain::Nil);
-            shared.brain_requests.push(BrainRequest { id, mod_name, kind: BrainKind::Behaviour(n), params });
-            Ok(())
-        })?,
+        lua.create_function(
+            |lua, (this, name, params): (Table, String, Option<Table>)| {
+                let id = handle_id(lua, &this)?;
+                let c = ctx(lua)?;
+                if c.world.borrow().creature(id).is_none() {
+                    return Err(located(lua, format!("creature {} no longer exists", id.0)));
+                }
+                let mut shared = c.shared.borrow_mut();
+                let (mod_name, n) = resolve_behaviour(&shared, &c.name, &name)
+                    .map_err(|e| located(lua, format!("c:set_behaviour: {e}")))?;
+                let params = params
+                    .map(|t| Plain::from_lua(&Value::Table(t)))
+                    .unwrap_or(Plain::Nil);
+                shared.brain_requests.push(BrainRequest {
+                    id,
+                    mod_name,
+                    kind: BrainKind::Behaviour(n),
+                    params,
+                });
+                Ok(())
+            },
+        )?,
     )?;
-    for name in ["set_destination", "clear_destination", "arrived", "path", "follow_path", "hit", "ragdoll", "recover", "is_ragdoll"] {
+    for name in [
+        "set_destination",
+        "clear_destination",
+        "arrived",
+        "path",
+        "follow_path",
+        "hit",
+        "ragdoll",
+        "recover",
+        "is_ragdoll",
+    ] {
         let what = format!("c:{name}");
-        m.raw_set(name, lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> { Err(not_yet(lua, &what)) })?)?;
+        m.raw_set(
+            name,
+            lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
+                Err(not_yet(lua, &what))
+            })?,
+        )?;
     }
     let mt = lua.create_table()?;
     mt.raw_set("__index", m)?;
     mt.raw_set(
         "__tostring",
         lua.create_function(|_, this: Table| {
-            Ok(format!("creature {} ({})", this.raw_get::<Value>("id")?.to_string()?, this.raw_get::<Value>("type")?.to_string()?))
+            Ok(format!(
+                "creature {} ({})",
+                this.raw_get::<Value>("id")?.to_string()?,
+                this.raw_get::<Value>("type")?.to_string()?
+            ))
         })?,
     )?;
     mt.raw_set("__metatable", "creature")?;
@@ -833,7 +1059,9 @@ impl UserData for GaitProxy {
         methods.add_meta_method("__index", |lua, this, key: String| {
             let c = ctx(lua)?;
             let w = c.world.borrow();
-            let g = w.pending_gait(this.0).ok_or_else(|| located(lua, format!("creature {} no longer exists", this.0 .0)))?;
+            let g = w
+                .pending_gait(this.0)
+                .ok_or_else(|| located(lua, format!("creature {} no longer exists", this.0 .0)))?;
             gait_value(lua, g, &key)
         });
         methods.add_meta_method("__newindex", |lua, this, (key, value): (String, Value)| {
@@ -888,8 +1116,12 @@ struct LeanProxy;
 
 impl UserData for LeanProxy {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_meta_method("__index", |lua, _, _: Value| -> mlua::Result<()> { Err(not_yet(lua, "c.lean")) });
-        methods.add_meta_method("__newindex", |lua, _, _: MultiValue| -> mlua::Result<()> { Err(not_yet(lua, "c.lean")) });
+        methods.add_meta_method("__index", |lua, _, _: Value| -> mlua::Result<()> {
+            Err(not_yet(lua, "c.lean"))
+        });
+        methods.add_meta_method("__newindex", |lua, _, _: MultiValue| -> mlua::Result<()> {
+            Err(not_yet(lua, "c.lean"))
+        });
     }
 }
 
@@ -904,10 +1136,21 @@ fn calling_file(lua: &Lua) -> Option<(String, PathBuf)> {
 /// `require("./x")`, `require("x/y")` (inside the calling file's mod), `require("@dep/x")`.
 fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
     let c = ctx(lua)?;
-    let (from_mod, from_file) = calling_file(lua).unwrap_or_else(|| (c.name.clone(), PathBuf::from("main.lua")));
+    let (from_mod, from_file) =
+        calling_file(lua).unwrap_or_else(|| (c.name.clone(), PathBuf::from("main.lua")));
     let (target_mod, rel): (String, PathBuf) = if let Some(rest) = spec.strip_prefix('@') {
-        let (dep, path) = rest.split_once('/').ok_or_else(|| located(lua, format!("require(\"{spec}\"): write it as \"@mod/module\"")))?;
-        let allowed = c.roots.get(&from_mod).map(|(_, deps)| deps.contains(dep)).unwrap_or(false) || dep == from_mod;
+        let (dep, path) = rest.split_once('/').ok_or_else(|| {
+            located(
+                lua,
+                format!("require(\"{spec}\"): write it as \"@mod/module\""),
+            )
+        })?;
+        let allowed = c
+            .roots
+            .get(&from_mod)
+            .map(|(_, deps)| deps.contains(dep))
+            .unwrap_or(false)
+            || dep == from_mod;
         if !allowed || !c.roots.contains_key(dep) {
             return Err(located(
                 lua,
@@ -916,7 +1159,10 @@ fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
         }
         (dep.to_string(), PathBuf::from(path))
     } else {
-        let base = from_file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = from_file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let p = spec.strip_prefix("./").unwrap_or(&spec);
         (from_mod.clone(), base.join(p))
     };
@@ -931,39 +1177,83 @@ fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.pop().is_none() {
-                    return Err(located(lua, format!("require(\"{spec}\"): the path leaves the mod folder")));
+                    return Err(located(
+                        lua,
+                        format!("require(\"{spec}\"): the path leaves the mod folder"),
+                    ));
                 }
             }
-            _ => return Err(located(lua, format!("require(\"{spec}\"): absolute paths are not allowed"))),
+            _ => {
+                return Err(located(
+                    lua,
+                    format!("require(\"{spec}\"): absolute paths are not allowed"),
+                ))
+            }
         }
     }
-    let (root, _) = c.roots.get(&target_mod).ok_or_else(|| located(lua, format!("require(\"{spec}\"): unknown mod \"{target_mod}\"")))?;
+    let (root, _) = c.roots.get(&target_mod).ok_or_else(|| {
+        located(
+            lua,
+            format!("require(\"{spec}\"): unknown mod \"{target_mod}\""),
+        )
+    })?;
     let stem = parts.join("/");
     let mut found = None;
-    for cand in [format!("{stem}.luau"), format!("{stem}.lua"), format!("{stem}/init.luau"), format!("{stem}/init.lua")] {
+    for cand in [
+        format!("{stem}.luau"),
+        format!("{stem}.lua"),
+        format!("{stem}/init.luau"),
+        format!("{stem}/init.lua"),
+    ] {
         let p = root.join(&cand);
         if p.is_file() {
             found = Some((cand, p));
             break;
         }
     }
-    let (rel_name, path) = found.ok_or_else(|| located(lua, format!("require(\"{spec}\"): no module {target_mod}/{stem}.lua or .luau")))?;
+    let (rel_name, path) = found.ok_or_else(|| {
+        located(
+            lua,
+            format!("require(\"{spec}\"): no module {target_mod}/{stem}.lua or .luau"),
+        )
+    })?;
     // Symlinks must not lead outside either.
-    let canon_root = root.canonicalize().map_err(|e| located(lua, format!("require(\"{spec}\"): {e}")))?;
-    let canon = path.canonicalize().map_err(|e| located(lua, format!("require(\"{spec}\"): {e}")))?;
+    let canon_root = root
+        .canonicalize()
+        .map_err(|e| located(lua, format!("require(\"{spec}\"): {e}")))?;
+    let canon = path
+        .canonicalize()
+        .map_err(|e| located(lua, format!("require(\"{spec}\"): {e}")))?;
     if !canon.starts_with(&canon_root) {
-        return Err(located(lua, format!("require(\"{spec}\"): the module resolves outside the mod folder")));
+        return Err(located(
+            lua,
+            format!("require(\"{spec}\"): the module resolves outside the mod folder"),
+        ));
     }
     let chunk = format!("{target_mod}/{rel_name}");
     let modules: Table = lua.named_registry_value("skitter.modules")?;
     match modules.raw_get::<Value>(chunk.as_str())? {
         Value::Nil => {}
-        Value::Boolean(false) => return Err(located(lua, format!("require(\"{spec}\"): require cycle through {chunk}"))),
+        Value::Boolean(false) => {
+            return Err(located(
+                lua,
+                format!("require(\"{spec}\"): require cycle through {chunk}"),
+            ))
+        }
         v => return Ok(v),
     }
-    let src = std::fs::read_to_string(&canon).map_err(|e| located(lua, format!("require(\"{spec}\"): cannot read {chunk}: {e}")))?;
+    let src = std::fs::read_to_string(&canon).map_err(|e| {
+        located(
+            lua,
+            format!("require(\"{spec}\"): cannot read {chunk}: {e}"),
+        )
+    })?;
     modules.raw_set(chunk.as_str(), false)?;
-    let result = lua.load(src).set_name(format!("={chunk}")).set_mode(ChunkMode::Text).call::<Value>(());
+    let result = lua
+        .load(src)
+        .set_name(format!("={chunk}"))
+        .set_mode(ChunkMode::Text)
+        .call::<Value>(());
     let value = match result {
         Ok(Value::Nil) => Value::Boolean(true),
         Ok(v) => v,

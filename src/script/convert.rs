@@ -16,7 +16,9 @@ pub struct LuaCurve(pub Curve);
 impl UserData for LuaCurve {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("eval", |_, this, x: f64| Ok(this.0.eval(x as f32) as f64));
-        methods.add_meta_method("__tostring", |_, this, ()| Ok(format!("curve({:?})", this.0)));
+        methods.add_meta_method("__tostring", |_, this, ()| {
+            Ok(format!("curve({:?})", this.0))
+        });
     }
 }
 
@@ -63,7 +65,9 @@ fn lev(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -80,7 +84,11 @@ pub struct Reader {
 impl Reader {
     /// A reader for `table`, whose fields are named `prefix` + key; `known` lists every key allowed.
     pub fn new(table: Table, prefix: &str, known: &'static [&'static str]) -> Reader {
-        Reader { table, prefix: prefix.to_string(), known }
+        Reader {
+            table,
+            prefix: prefix.to_string(),
+            known,
+        }
     }
 
     fn field(&self, key: &str) -> String {
@@ -89,11 +97,16 @@ impl Reader {
 
     fn get(&self, key: &str) -> Result<Value, DefError> {
         debug_assert!(self.known.contains(&key), "{key} not in the known list");
-        self.table.raw_get::<Value>(key).map_err(|e| DefError::new(self.field(key), e.to_string()))
+        self.table
+            .raw_get::<Value>(key)
+            .map_err(|e| DefError::new(self.field(key), e.to_string()))
     }
 
     fn wrong(&self, key: &str, want: &str, got: &Value) -> DefError {
-        DefError::new(self.field(key), format!("must be {want}, got {}", type_name(got)))
+        DefError::new(
+            self.field(key),
+            format!("must be {want}, got {}", type_name(got)),
+        )
     }
 
     /// An optional number.
@@ -101,7 +114,9 @@ impl Reader {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
-            _ => as_number(&v).map(|n| Some(n as f32)).ok_or_else(|| self.wrong(key, "a number", &v)),
+            _ => as_number(&v)
+                .map(|n| Some(n as f32))
+                .ok_or_else(|| self.wrong(key, "a number", &v)),
         }
     }
 
@@ -112,7 +127,8 @@ impl Reader {
 
     /// A required number.
     pub fn num_req(&self, key: &str) -> Result<f32, DefError> {
-        self.num(key)?.ok_or_else(|| DefError::new(self.field(key), "is required (a number)"))
+        self.num(key)?
+            .ok_or_else(|| DefError::new(self.field(key), "is required (a number)"))
     }
 
     /// An optional vector.
@@ -120,13 +136,16 @@ impl Reader {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
-            _ => as_vec3(&v).map(Some).ok_or_else(|| self.wrong(key, "a vector (vec3(x, y, z))", &v)),
+            _ => as_vec3(&v)
+                .map(Some)
+                .ok_or_else(|| self.wrong(key, "a vector (vec3(x, y, z))", &v)),
         }
     }
 
     /// A required vector.
     pub fn vec_req(&self, key: &str) -> Result<Vec3, DefError> {
-        self.vec(key)?.ok_or_else(|| DefError::new(self.field(key), "is required (a vector, vec3(x, y, z))"))
+        self.vec(key)?
+            .ok_or_else(|| DefError::new(self.field(key), "is required (a vector, vec3(x, y, z))"))
     }
 
     /// An optional string.
@@ -175,10 +194,17 @@ impl Reader {
     }
 
     /// A sub-reader for a nested table (absent = empty).
-    pub fn sub(&self, key: &str, known: &'static [&'static str], lua: &mlua::Lua) -> Result<Reader, DefError> {
+    pub fn sub(
+        &self,
+        key: &str,
+        known: &'static [&'static str],
+        lua: &mlua::Lua,
+    ) -> Result<Reader, DefError> {
         let t = match self.table(key)? {
             Some(t) => t,
-            None => lua.create_table().map_err(|e| DefError::new(self.field(key), e.to_string()))?,
+            None => lua
+                .create_table()
+                .map_err(|e| DefError::new(self.field(key), e.to_string()))?,
         };
         Ok(Reader::new(t, &format!("{}{key}.", self.prefix), known))
     }
@@ -187,7 +213,8 @@ impl Reader {
     pub fn finish(self) -> Result<(), DefError> {
         let mut unknown: Vec<String> = Vec::new();
         for pair in self.table.pairs::<Value, Value>() {
-            let (k, _) = pair.map_err(|e| DefError::new(self.prefix.trim_end_matches('.'), e.to_string()))?;
+            let (k, _) =
+                pair.map_err(|e| DefError::new(self.prefix.trim_end_matches('.'), e.to_string()))?;
             match &k {
                 Value::String(s) => {
                     let s = s.to_string_lossy();
@@ -196,7 +223,9 @@ impl Reader {
                     }
                 }
                 other => {
-                    let shown = as_number(other).map(|n| format!("[{n}]")).unwrap_or_else(|| format!("<{}>", type_name(other)));
+                    let shown = as_number(other)
+                        .map(|n| format!("[{n}]"))
+                        .unwrap_or_else(|| format!("<{}>", type_name(other)));
                     unknown.push(shown);
                 }
             }
@@ -211,7 +240,10 @@ impl Reader {
                 .min()
                 .map(|(_, c)| format!(" (did you mean '{}{c}'?)", self.prefix))
                 .unwrap_or_default();
-            return Err(DefError::new(format!("{}{k}", self.prefix), format!("is not a known field{hint}")));
+            return Err(DefError::new(
+                format!("{}{k}", self.prefix),
+                format!("is not a known field{hint}"),
+            ));
         }
         Ok(())
     }
@@ -226,13 +258,18 @@ pub fn curve_from_value(v: &Value) -> Result<Option<Curve>, String> {
         _ => match as_number(v) {
             Some(n) if n.is_finite() => Ok(Some(Curve::Constant(n as f32))),
             Some(n) => Err(format!("must be a finite number, got {n}")),
-            None => Err(format!("must be a curve (curve{{...}}), got {}", type_name(v))),
+            None => Err(format!(
+                "must be a curve (curve{{...}}), got {}",
+                type_name(v)
+            )),
         },
     }
 }
 
 fn curve_from_userdata(ud: &AnyUserData) -> Result<Curve, String> {
-    ud.borrow::<LuaCurve>().map(|c| c.0.clone()).map_err(|_| "must be a curve (curve{...}), got another userdata".to_string())
+    ud.borrow::<LuaCurve>()
+        .map(|c| c.0.clone())
+        .map_err(|_| "must be a curve (curve{...}), got another userdata".to_string())
 }
 
 /// Builds a curve from `{ {x0, y0}, {x1, y1}, ... }` (monotone cubic, or straight lines when `linear`).
@@ -241,29 +278,63 @@ pub fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String> {
     for (i, p) in t.sequence_values::<Value>().enumerate() {
         let p = p.map_err(|e| e.to_string())?;
         let Value::Table(p) = p else {
-            return Err(format!("point {} must be a {{x, y}} pair, got {}", i + 1, type_name(&p)));
+            return Err(format!(
+                "point {} must be a {{x, y}} pair, got {}",
+                i + 1,
+                type_name(&p)
+            ));
         };
         let x = as_number(&p.raw_get::<Value>(1).map_err(|e| e.to_string())?);
         let y = as_number(&p.raw_get::<Value>(2).map_err(|e| e.to_string())?);
         match (x, y) {
             (Some(x), Some(y)) => points.push((x as f32, y as f32)),
-            _ => return Err(format!("point {} must be a {{x, y}} pair of numbers", i + 1)),
+            _ => {
+                return Err(format!(
+                    "point {} must be a {{x, y}} pair of numbers",
+                    i + 1
+                ))
+            }
         }
     }
-    let c = if linear { Curve::linear(&points) } else { Curve::monotone(&points) };
+    let c = if linear {
+        Curve::linear(&points)
+    } else {
+        Curve::monotone(&points)
+    };
     c.map_err(|e| format!("is not a valid curve: {e}"))
 }
 
 const CREATURE_KEYS: &[&str] = &[
-    "name", "body", "legs", "gait", "lean", "nav", "behaviour", "on_spawn", "on_update", "on_arrive", "on_step", "on_hit", "on_reload",
+    "name",
+    "body",
+    "legs",
+    "gait",
+    "lean",
+    "nav",
+    "behaviour",
+    "on_spawn",
+    "on_update",
+    "on_arrive",
+    "on_step",
+    "on_hit",
+    "on_reload",
 ];
 /// Callback keys a creature type or behaviour may carry.
-pub const CALLBACKS: &[&str] = &["on_spawn", "on_update", "on_arrive", "on_step", "on_hit", "on_reload"];
+pub const CALLBACKS: &[&str] = &[
+    "on_spawn",
+    "on_update",
+    "on_arrive",
+    "on_step",
+    "on_hit",
+    "on_reload",
+];
 
 /// Reads a `creature.define` table. Returns the definition and the default behaviour name.
 pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<String>), DefError> {
     let r = Reader::new(t, "", CREATURE_KEYS);
-    let name = r.string("name")?.ok_or_else(|| DefError::new("name", "is required (a string)"))?;
+    let name = r
+        .string("name")?
+        .ok_or_else(|| DefError::new("name", "is required (a string)"))?;
     for cb in CALLBACKS {
         r.function(cb)?;
     }
@@ -297,30 +368,67 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
         }
         drop(keys);
         for i in 1..=n {
-            let v: Value = lt.raw_get(i).map_err(|e| DefError::new(format!("legs[{i}]"), e.to_string()))?;
+            let v: Value = lt
+                .raw_get(i)
+                .map_err(|e| DefError::new(format!("legs[{i}]"), e.to_string()))?;
             let Value::Table(leg) = v else {
-                return Err(DefError::new(format!("legs[{i}]"), format!("must be a table, got {}", type_name(&v))));
+                return Err(DefError::new(
+                    format!("legs[{i}]"),
+                    format!("must be a table, got {}", type_name(&v)),
+                ));
             };
-            let lr = Reader::new(leg, &format!("legs[{i}]."), &["name", "hip", "rest", "segments", "knee"]);
+            let lr = Reader::new(
+                leg,
+                &format!("legs[{i}]."),
+                &["name", "hip", "rest", "segments", "knee"],
+            );
             let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
             let hip = lr.vec_req("hip")?;
             let rest = lr.vec_req("rest")?;
-            let seg_t = lr.table("segments")?.ok_or_else(|| DefError::new(format!("legs[{i}].segments"), "is required (a list of lengths)"))?;
+            let seg_t = lr.table("segments")?.ok_or_else(|| {
+                DefError::new(
+                    format!("legs[{i}].segments"),
+                    "is required (a list of lengths)",
+                )
+            })?;
             let mut segments = Vec::new();
             for (k, s) in seg_t.sequence_values::<Value>().enumerate() {
-                let s = s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
+                let s =
+                    s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
                 let n = as_number(&s).ok_or_else(|| {
-                    DefError::new(format!("legs[{i}].segments[{}]", k + 1), format!("must be a number, got {}", type_name(&s)))
+                    DefError::new(
+                        format!("legs[{i}].segments[{}]", k + 1),
+                        format!("must be a number, got {}", type_name(&s)),
+                    )
                 })?;
                 segments.push(n as f32);
             }
             let knee = lr.vec("knee")?;
             lr.finish()?;
-            legs.push(LegDef { name, hip, rest, segments, knee });
+            legs.push(LegDef {
+                name,
+                hip,
+                rest,
+                segments,
+                knee,
+            });
         }
     }
 
-    let g = r.sub("gait", &["step_trigger", "step_duration", "step_height", "step_arc", "speed_scale", "groups", "min_grounded", "lead"], lua)?;
+    let g = r.sub(
+        "gait",
+        &[
+            "step_trigger",
+            "step_duration",
+            "step_height",
+            "step_arc",
+            "speed_scale",
+            "groups",
+            "min_grounded",
+            "lead",
+        ],
+        lua,
+    )?;
     let d = GaitDef::default();
     let groups = match g.table("groups")? {
         None => None,
@@ -329,7 +437,10 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
             for (gi, grp) in gt.sequence_values::<Value>().enumerate() {
                 let grp = grp.map_err(|e| DefError::new("gait.groups", e.to_string()))?;
                 let Value::Table(grp) = grp else {
-                    return Err(DefError::new(format!("gait.groups[{}]", gi + 1), format!("must be a list of leg names, got {}", type_name(&grp))));
+                    return Err(DefError::new(
+                        format!("gait.groups[{}]", gi + 1),
+                        format!("must be a list of leg names, got {}", type_name(&grp)),
+                    ));
                 };
                 let mut names = Vec::new();
                 for (k, n) in grp.sequence_values::<Value>().enumerate() {
@@ -360,7 +471,19 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
     };
     g.finish()?;
 
-    let l = r.sub("lean", &["turn", "accel", "vertical", "hit", "response", "damping", "filter_hz"], lua)?;
+    let l = r.sub(
+        "lean",
+        &[
+            "turn",
+            "accel",
+            "vertical",
+            "hit",
+            "response",
+            "damping",
+            "filter_hz",
+        ],
+        lua,
+    )?;
     let d = LeanDef::default();
     let turn = l.sub("turn", &["gain", "max", "speed"], lua)?;
     let accel = l.sub("accel", &["gain", "max"], lua)?;
@@ -388,7 +511,17 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
 
     let nv = r.sub(
         "nav",
-        &["radius", "height", "max_slope", "step_height", "speed", "acceleration", "turn_rate", "stopping_distance", "auto_brake"],
+        &[
+            "radius",
+            "height",
+            "max_slope",
+            "step_height",
+            "speed",
+            "acceleration",
+            "turn_rate",
+            "stopping_distance",
+            "auto_brake",
+        ],
         lua,
     )?;
     let d = NavDef::default();
@@ -405,7 +538,17 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
     };
     nv.finish()?;
     r.finish()?;
-    Ok((CreatureDef { name, body, legs, gait, lean, nav }, behaviour))
+    Ok((
+        CreatureDef {
+            name,
+            body,
+            legs,
+            gait,
+            lean,
+            nav,
+        },
+        behaviour,
+    ))
 }
 
 /// Reads a `world.ground` table; `default_seed` is used when noise has no seed.
@@ -414,19 +557,30 @@ pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> 
     let size = r.vec("size")?.unwrap_or(Vec3::new(40.0, 0.0, 40.0));
     let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
     let heights = match (r.table("heights")?, r.table("noise")?) {
-        (Some(_), Some(_)) => return Err(DefError::new("noise", "cannot be given together with 'heights'")),
+        (Some(_), Some(_)) => {
+            return Err(DefError::new(
+                "noise",
+                "cannot be given together with 'heights'",
+            ))
+        }
         (Some(h), None) => {
             let mut rows = Vec::new();
             for (i, row) in h.sequence_values::<Value>().enumerate() {
                 let row = row.map_err(|e| DefError::new("heights", e.to_string()))?;
                 let Value::Table(row) = row else {
-                    return Err(DefError::new(format!("heights[{}]", i + 1), format!("must be a list of numbers, got {}", type_name(&row))));
+                    return Err(DefError::new(
+                        format!("heights[{}]", i + 1),
+                        format!("must be a list of numbers, got {}", type_name(&row)),
+                    ));
                 };
                 let mut out = Vec::new();
                 for (j, v) in row.sequence_values::<Value>().enumerate() {
                     let v = v.map_err(|e| DefError::new("heights", e.to_string()))?;
                     let n = as_number(&v).ok_or_else(|| {
-                        DefError::new(format!("heights[{}][{}]", i + 1, j + 1), format!("must be a number, got {}", type_name(&v)))
+                        DefError::new(
+                            format!("heights[{}][{}]", i + 1, j + 1),
+                            format!("must be a number, got {}", type_name(&v)),
+                        )
                     })?;
                     out.push(n as f32);
                 }
@@ -439,7 +593,10 @@ pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> 
             let src = HeightSource::Noise {
                 amplitude: nr.num_or("amplitude", 0.5)?,
                 scale: nr.num_or("scale", 8.0)?,
-                seed: nr.num("seed")?.map(|s| s as i64 as u32).unwrap_or(default_seed),
+                seed: nr
+                    .num("seed")?
+                    .map(|s| s as i64 as u32)
+                    .unwrap_or(default_seed),
             };
             nr.finish()?;
             src
@@ -447,23 +604,46 @@ pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> 
         (None, None) => HeightSource::Flat,
     };
     r.finish()?;
-    Ok(GroundDesc { position, width: size.x, depth: size.z, heights })
+    Ok(GroundDesc {
+        position,
+        width: size.x,
+        depth: size.z,
+        heights,
+    })
 }
 
 /// Reads a `world.box` table.
 pub fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
     let r = Reader::new(t, "", &["position", "size", "rotation"]);
-    let b = BoxDesc { position: r.vec_req("position")?, size: r.vec_req("size")?, rotation: r.vec("rotation")?.unwrap_or(Vec3::ZERO) };
+    let b = BoxDesc {
+        position: r.vec_req("position")?,
+        size: r.vec_req("size")?,
+        rotation: r.vec("rotation")?.unwrap_or(Vec3::ZERO),
+    };
     r.finish()?;
     Ok(b)
 }
 
 /// Reads a `world.stairs` table.
 pub fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
-    let r = Reader::new(t, "", &["position", "yaw", "steps", "step_height", "step_depth", "width"]);
+    let r = Reader::new(
+        t,
+        "",
+        &[
+            "position",
+            "yaw",
+            "steps",
+            "step_height",
+            "step_depth",
+            "width",
+        ],
+    );
     let steps = r.num_or("steps", 5.0)?;
     if !(steps >= 1.0 && steps.fract() == 0.0) {
-        return Err(DefError::new("steps", format!("must be a whole number >= 1, got {steps}")));
+        return Err(DefError::new(
+            "steps",
+            format!("must be a whole number >= 1, got {steps}"),
+        ));
     }
     let s = StairsDesc {
         position: r.vec_req("position")?,

@@ -32,7 +32,12 @@ pub struct HostOptions {
 
 impl Default for HostOptions {
     fn default() -> Self {
-        HostOptions { seed: 0, cpu_per_tick: Duration::from_millis(4), cpu_at_load: Duration::from_secs(2), memory_limit: 64 << 20 }
+        HostOptions {
+            seed: 0,
+            cpu_per_tick: Duration::from_millis(4),
+            cpu_at_load: Duration::from_secs(2),
+            memory_limit: 64 << 20,
+        }
     }
 }
 
@@ -63,7 +68,10 @@ fn split_location(msg: &str) -> (Option<String>, String) {
         if let Some(i) = msg.find(ext) {
             let after = &msg[i + ext.len()..];
             let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();
-            if !digits.is_empty() && after[digits.len()..].starts_with(": ") && !msg[..i].contains(' ') {
+            if !digits.is_empty()
+                && after[digits.len()..].starts_with(": ")
+                && !msg[..i].contains(' ')
+            {
                 let loc = &msg[..i + ext.len() + digits.len()];
                 return (Some(loc.to_string()), after[digits.len() + 2..].to_string());
             }
@@ -129,11 +137,19 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
             out.push(p.clone());
         } else if p.is_dir() {
             let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .map(|rd| rd.flatten().map(|e| e.path()).filter(|d| d.join("mod.toml").is_file()).collect())
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.path())
+                        .filter(|d| d.join("mod.toml").is_file())
+                        .collect()
+                })
                 .unwrap_or_default();
             found.sort();
             if found.is_empty() {
-                errors.push(format!("{}: no mod.toml here (a mod is a folder with a mod.toml)", p.display()));
+                errors.push(format!(
+                    "{}: no mod.toml here (a mod is a folder with a mod.toml)",
+                    p.display()
+                ));
             }
             out.extend(found);
         } else {
@@ -162,23 +178,39 @@ impl ScriptHost {
     pub fn load(&mut self, paths: &[PathBuf]) {
         let (dirs, errs) = discover(paths);
         for e in errs {
-            self.report(ScriptError { mod_name: "-".into(), location: None, message: e });
+            self.report(ScriptError {
+                mod_name: "-".into(),
+                location: None,
+                message: e,
+            });
         }
         let mut manifests = Vec::new();
         for d in dirs {
             match Manifest::load(&d) {
                 Ok(m) => manifests.push(m),
                 Err(e) => {
-                    let name = d.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                    self.report(ScriptError { mod_name: name, location: None, message: e });
+                    let name = d
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    self.report(ScriptError {
+                        mod_name: name,
+                        location: None,
+                        message: e,
+                    });
                 }
             }
         }
         let (order, errs) = load_order(manifests);
         for (m, e) in errs {
-            self.report(ScriptError { mod_name: m, location: None, message: e });
+            self.report(ScriptError {
+                mod_name: m,
+                location: None,
+                message: e,
+            });
         }
-        let all: BTreeMap<String, Manifest> = order.iter().map(|m| (m.name.clone(), m.clone())).collect();
+        let all: BTreeMap<String, Manifest> =
+            order.iter().map(|m| (m.name.clone(), m.clone())).collect();
         let mut failed: BTreeSet<String> = BTreeSet::new();
         for m in order {
             if let Some(dep) = m.depends.iter().find(|d| failed.contains(&d.name)) {
@@ -198,7 +230,10 @@ impl ScriptHost {
         self.apply_brain_requests();
     }
 
-    fn roots_for(m: &Manifest, all: &BTreeMap<String, Manifest>) -> BTreeMap<String, (PathBuf, BTreeSet<String>)> {
+    fn roots_for(
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> BTreeMap<String, (PathBuf, BTreeSet<String>)> {
         let mut roots = BTreeMap::new();
         let mut todo = vec![m.name.clone()];
         while let Some(n) = todo.pop() {
@@ -206,18 +241,41 @@ impl ScriptHost {
                 continue;
             }
             let Some(mm) = all.get(&n) else { continue };
-            let deps: BTreeSet<String> = mm.depends.iter().filter(|d| all.contains_key(&d.name)).map(|d| d.name.clone()).collect();
+            let deps: BTreeSet<String> = mm
+                .depends
+                .iter()
+                .filter(|d| all.contains_key(&d.name))
+                .map(|d| d.name.clone())
+                .collect();
             todo.extend(deps.iter().cloned());
             roots.insert(n, (mm.dir.clone(), deps));
         }
         roots
     }
 
-    fn new_state(&self, m: &Manifest, all: &BTreeMap<String, Manifest>) -> mlua::Result<(Lua, Rc<Budget>)> {
-        let libs = StdLib::COROUTINE | StdLib::TABLE | StdLib::STRING | StdLib::UTF8 | StdLib::BIT | StdLib::MATH | StdLib::BUFFER | StdLib::VECTOR | StdLib::OS;
+    fn new_state(
+        &self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> mlua::Result<(Lua, Rc<Budget>)> {
+        let libs = StdLib::COROUTINE
+            | StdLib::TABLE
+            | StdLib::STRING
+            | StdLib::UTF8
+            | StdLib::BIT
+            | StdLib::MATH
+            | StdLib::BUFFER
+            | StdLib::VECTOR
+            | StdLib::OS;
         let lua = Lua::new_with(libs, LuaOptions::default())?;
         let budget = Rc::new(Budget::new(self.opts.cpu_at_load, self.opts.memory_limit));
-        let ctx = Rc::new(ModCtx::new(&m.name, Self::roots_for(m, all), self.world.clone(), self.shared.clone(), budget.clone()));
+        let ctx = Rc::new(ModCtx::new(
+            &m.name,
+            Self::roots_for(m, all),
+            self.world.clone(),
+            self.shared.clone(),
+            budget.clone(),
+        ));
         api::install(&lua, ctx, self.opts.seed)?;
         lua.sandbox(true)?;
         let b = budget.clone();
@@ -226,9 +284,19 @@ impl ScriptHost {
         Ok((lua, budget))
     }
 
-    fn load_mod(&mut self, m: &Manifest, all: &BTreeMap<String, Manifest>) -> Result<(), ScriptError> {
-        let fail = |message: String| ScriptError { mod_name: m.name.clone(), location: None, message };
-        let (lua, budget) = self.new_state(m, all).map_err(|e| fail(format!("cannot create the Lua state: {e}")))?;
+    fn load_mod(
+        &mut self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> Result<(), ScriptError> {
+        let fail = |message: String| ScriptError {
+            mod_name: m.name.clone(),
+            location: None,
+            message,
+        };
+        let (lua, budget) = self
+            .new_state(m, all)
+            .map_err(|e| fail(format!("cannot create the Lua state: {e}")))?;
         let entry = m.dir.join(&m.entry);
         let src = std::fs::read_to_string(&entry).map_err(|e| ScriptError {
             mod_name: m.name.clone(),
@@ -239,22 +307,41 @@ impl ScriptHost {
         let spawned_before = self.shared.borrow().spawned.len();
         budget.reset(self.opts.cpu_at_load);
         budget.begin();
-        let r = lua.load(src).set_name(format!("={chunk}")).set_mode(ChunkMode::Text).exec();
+        let r = lua
+            .load(src)
+            .set_name(format!("={chunk}"))
+            .set_mode(ChunkMode::Text)
+            .exec();
         budget.end();
         if let Err(e) = r {
             let err = self.error_from(&m.name, &budget, &e);
             // Undo what the half-loaded mod spawned; the rest of the world is untouched.
-            let gone: Vec<CreatureId> = self.shared.borrow_mut().spawned.drain(spawned_before..).map(|(_, id)| id).collect();
+            let gone: Vec<CreatureId> = self
+                .shared
+                .borrow_mut()
+                .spawned
+                .drain(spawned_before..)
+                .map(|(_, id)| id)
+                .collect();
             let mut w = self.world.borrow_mut();
             for id in &gone {
                 w.push(Command::Despawn(*id));
             }
-            self.shared.borrow_mut().brain_requests.retain(|r| !gone.contains(&r.id) && r.mod_name != m.name);
+            self.shared
+                .borrow_mut()
+                .brain_requests
+                .retain(|r| !gone.contains(&r.id) && r.mod_name != m.name);
             return Err(err);
         }
         // Load-time modules may have been cached as `false` placeholders: none remain on success.
-        lua.set_named_registry_value("skitter.modules.loaded", true).ok();
-        let m_rt = ModRuntime { manifest: m.clone(), lua, budget, suspended: None };
+        lua.set_named_registry_value("skitter.modules.loaded", true)
+            .ok();
+        let m_rt = ModRuntime {
+            manifest: m.clone(),
+            lua,
+            budget,
+            suspended: None,
+        };
         self.mods.push(m_rt);
         Ok(())
     }
@@ -263,20 +350,37 @@ impl ScriptHost {
         if let Some(o) = budget.overrun.take() {
             let at = budget.overrun_at.borrow_mut().take();
             let what = match o {
-                Overrun::Cpu => format!("CPU budget exceeded: more than {:.1} ms", budget.limit.get().as_secs_f64() * 1e3),
-                Overrun::Memory => format!("memory limit exceeded: more than {} MiB", budget.memory_limit >> 20),
+                Overrun::Cpu => format!(
+                    "CPU budget exceeded: more than {:.1} ms",
+                    budget.limit.get().as_secs_f64() * 1e3
+                ),
+                Overrun::Memory => format!(
+                    "memory limit exceeded: more than {} MiB",
+                    budget.memory_limit >> 20
+                ),
             };
-            return ScriptError { mod_name: mod_name.to_string(), location: at, message: what };
+            return ScriptError {
+                mod_name: mod_name.to_string(),
+                location: at,
+                message: what,
+            };
         }
         if let mlua::Error::MemoryError(_) = e {
             return ScriptError {
                 mod_name: mod_name.to_string(),
                 location: None,
-                message: format!("memory limit exceeded: more than {} MiB", budget.memory_limit >> 20),
+                message: format!(
+                    "memory limit exceeded: more than {} MiB",
+                    budget.memory_limit >> 20
+                ),
             };
         }
         let (location, message) = split_location(&root_message(e));
-        ScriptError { mod_name: mod_name.to_string(), location, message }
+        ScriptError {
+            mod_name: mod_name.to_string(),
+            location,
+            message,
+        }
     }
 
     fn report(&mut self, e: ScriptError) {
@@ -298,7 +402,11 @@ impl ScriptHost {
 
     /// Names of the mods running (loaded and not suspended), in load order.
     pub fn running_mods(&self) -> Vec<String> {
-        self.mods.iter().filter(|m| m.suspended.is_none()).map(|m| m.manifest.name.clone()).collect()
+        self.mods
+            .iter()
+            .filter(|m| m.suspended.is_none())
+            .map(|m| m.manifest.name.clone())
+            .collect()
     }
 
     /// Names of all loaded mods, in load order.
@@ -319,11 +427,20 @@ impl ScriptHost {
     fn apply_brain_requests(&mut self) {
         let requests = std::mem::take(&mut self.shared.borrow_mut().brain_requests);
         for req in requests {
-            let Some(mod_idx) = self.mods.iter().position(|m| m.manifest.name == req.mod_name) else { continue };
+            let Some(mod_idx) = self
+                .mods
+                .iter()
+                .position(|m| m.manifest.name == req.mod_name)
+            else {
+                continue;
+            };
             let type_name = {
                 let w = self.world.borrow();
                 match w.creature(req.id) {
-                    Some(c) => w.creature_type(c.type_id).map(|t| t.name.clone()).unwrap_or_default(),
+                    Some(c) => w
+                        .creature_type(c.type_id)
+                        .map(|t| t.name.clone())
+                        .unwrap_or_default(),
                     None => continue,
                 }
             };
@@ -331,13 +448,19 @@ impl ScriptHost {
             let built = (|| -> mlua::Result<Brain> {
                 let handle = api::handle(lua, req.id, &type_name)?;
                 let table: Table = match &req.kind {
-                    BrainKind::Behaviour(n) => lua.named_registry_value::<Table>("skitter.behaviours")?.raw_get(n.as_str())?,
-                    BrainKind::Type(t) => lua.named_registry_value::<Table>("skitter.types")?.raw_get(t.as_str())?,
+                    BrainKind::Behaviour(n) => lua
+                        .named_registry_value::<Table>("skitter.behaviours")?
+                        .raw_get(n.as_str())?,
+                    BrainKind::Type(t) => lua
+                        .named_registry_value::<Table>("skitter.types")?
+                        .raw_get(t.as_str())?,
                 };
                 // params = the behaviour's defaults, overlaid with the given ones.
                 let params = lua.create_table()?;
                 if let Value::Table(defaults) = table.raw_get::<Value>("params")? {
-                    if let Value::Table(copy) = Plain::from_lua(&Value::Table(defaults)).to_lua(lua)? {
+                    if let Value::Table(copy) =
+                        Plain::from_lua(&Value::Table(defaults)).to_lua(lua)?
+                    {
                         for (k, v) in copy.pairs::<Value, Value>().flatten() {
                             params.raw_set(k, v)?;
                         }
@@ -355,7 +478,14 @@ impl ScriptHost {
                         _ => None,
                     })
                 };
-                Ok(Brain { mod_idx, handle: handle.clone(), on_update: f("on_update")?, on_step: f("on_step")?, on_spawn: f("on_spawn")?, spawn_pending: true })
+                Ok(Brain {
+                    mod_idx,
+                    handle: handle.clone(),
+                    on_update: f("on_update")?,
+                    on_step: f("on_step")?,
+                    on_spawn: f("on_spawn")?,
+                    spawn_pending: true,
+                })
             })();
             match built {
                 Ok(b) => {
@@ -372,7 +502,9 @@ impl ScriptHost {
     /// Calls `f(handle, arg)` in mod `mod_idx` under its budget. On failure: a budget overrun
     /// suspends the mod (its creatures stop); any other error detaches this creature's brain.
     fn call(&mut self, id: CreatureId, f: &Function, arg: Value) {
-        let Some(brain) = self.brains.get(&id) else { return };
+        let Some(brain) = self.brains.get(&id) else {
+            return;
+        };
         let mod_idx = brain.mod_idx;
         let rt = &self.mods[mod_idx];
         if rt.suspended.is_some() {
@@ -383,22 +515,39 @@ impl ScriptHost {
         rt.budget.end();
         let Err(e) = r else { return };
         let overrun = rt.budget.overrun.get().is_some() || matches!(e, mlua::Error::MemoryError(_));
-        let err = self.error_from(&self.mods[mod_idx].manifest.name.clone(), &self.mods[mod_idx].budget, &e);
+        let err = self.error_from(
+            &self.mods[mod_idx].manifest.name.clone(),
+            &self.mods[mod_idx].budget,
+            &e,
+        );
         if overrun {
             let name = self.mods[mod_idx].manifest.name.clone();
             self.mods[mod_idx].suspended = Some(err.to_string());
-            let ids: Vec<CreatureId> = self.brains.iter().filter(|(_, b)| b.mod_idx == mod_idx).map(|(id, _)| *id).collect();
+            let ids: Vec<CreatureId> = self
+                .brains
+                .iter()
+                .filter(|(_, b)| b.mod_idx == mod_idx)
+                .map(|(id, _)| *id)
+                .collect();
             let mut w = self.world.borrow_mut();
             for cid in ids {
                 w.push(Command::SetIntent(cid, Intent::Idle));
             }
             drop(w);
-            self.report(ScriptError { message: format!("{} (mod \"{name}\" suspended; the world goes on)", err.message), ..err });
+            self.report(ScriptError {
+                message: format!(
+                    "{} (mod \"{name}\" suspended; the world goes on)",
+                    err.message
+                ),
+                ..err
+            });
             // Free what a memory bomb left behind.
             let _ = self.mods[mod_idx].lua.gc_collect();
         } else {
             self.brains.remove(&id);
-            self.world.borrow_mut().push(Command::SetIntent(id, Intent::Idle));
+            self.world
+                .borrow_mut()
+                .push(Command::SetIntent(id, Intent::Idle));
             self.report(err);
         }
     }
@@ -424,7 +573,9 @@ impl ScriptHost {
     pub fn run_updates(&mut self) {
         let ids: Vec<CreatureId> = self.brains.keys().copied().collect();
         for id in &ids {
-            let Some(b) = self.brains.get_mut(id) else { continue };
+            let Some(b) = self.brains.get_mut(id) else {
+                continue;
+            };
             if b.spawn_pending {
                 b.spawn_pending = false;
                 if let Some(f) = b.on_spawn.clone() {
@@ -433,7 +584,9 @@ impl ScriptHost {
             }
         }
         for id in &ids {
-            let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else { continue };
+            let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else {
+                continue;
+            };
             self.call(*id, &f, Value::Number(TICK_DT as f64));
         }
     }
@@ -442,10 +595,17 @@ impl ScriptHost {
     fn dispatch_steps(&mut self, events: &[WorldEvent]) {
         for ev in events {
             let WorldEvent::Step { id, leg, position } = ev;
-            let Some(b) = self.brains.get(id) else { continue };
+            let Some(b) = self.brains.get(id) else {
+                continue;
+            };
             let Some(f) = b.on_step.clone() else { continue };
             let lua = &self.mods[b.mod_idx].lua;
-            let leg_name = self.world.borrow().creature(*id).and_then(|c| c.def.legs.get(*leg).map(|l| l.name.clone())).unwrap_or_default();
+            let leg_name = self
+                .world
+                .borrow()
+                .creature(*id)
+                .and_then(|c| c.def.legs.get(*leg).map(|l| l.name.clone()))
+                .unwrap_or_default();
             let arg = (|| -> mlua::Result<Value> {
                 let t = lua.create_table_with_capacity(0, 2)?;
                 t.raw_set("name", leg_name)?;
@@ -462,7 +622,11 @@ impl ScriptHost {
     fn forget_gone(&mut self) {
         let gone: Vec<CreatureId> = {
             let w = self.world.borrow();
-            self.brains.keys().filter(|id| w.creature(**id).is_none()).copied().collect()
+            self.brains
+                .keys()
+                .filter(|id| w.creature(**id).is_none())
+                .copied()
+                .collect()
         };
         for id in gone {
             if let Some(b) = self.brains.remove(&id) {
@@ -473,7 +637,10 @@ impl ScriptHost {
 
     /// The folder of a loaded mod.
     pub fn mod_dir(&self, name: &str) -> Option<&Path> {
-        self.mods.iter().find(|m| m.manifest.name == name).map(|m| m.manifest.dir.as_path())
+        self.mods
+            .iter()
+            .find(|m| m.manifest.name == name)
+            .map(|m| m.manifest.dir.as_path())
     }
 }
 
@@ -487,8 +654,17 @@ mod tests {
 
     #[test]
     fn splits_locations() {
-        assert_eq!(split_location("spider/main.lua:12: boom"), (Some("spider/main.lua:12".into()), "boom".into()));
-        assert_eq!(split_location("a/b/c.luau:3: x: y"), (Some("a/b/c.luau:3".into()), "x: y".into()));
-        assert_eq!(split_location("no location here"), (None, "no location here".into()));
+        assert_eq!(
+            split_location("spider/main.lua:12: boom"),
+            (Some("spider/main.lua:12".into()), "boom".into())
+        );
+        assert_eq!(
+            split_location("a/b/c.luau:3: x: y"),
+            (Some("a/b/c.luau:3".into()), "x: y".into())
+        );
+        assert_eq!(
+            split_location("no location here"),
+            (None, "no location here".into())
+        );
     }
 }

@@ -26,7 +26,9 @@ impl Dependency {
             Some(r) => (true, r.trim_start()),
             None => (false, s),
         };
-        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).unwrap_or(rest.len());
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
         let name = &rest[..end];
         if name.is_empty() {
             return Err(format!("dependency \"{s}\" does not start with a mod name"));
@@ -35,9 +37,15 @@ impl Dependency {
         let req = if req_text.is_empty() {
             VersionReq::STAR
         } else {
-            VersionReq::parse(req_text).map_err(|e| format!("dependency \"{s}\": bad version requirement \"{req_text}\": {e}"))?
+            VersionReq::parse(req_text).map_err(|e| {
+                format!("dependency \"{s}\": bad version requirement \"{req_text}\": {e}")
+            })?
         };
-        Ok(Dependency { name: name.to_string(), req, optional })
+        Ok(Dependency {
+            name: name.to_string(),
+            req,
+            optional,
+        })
     }
 }
 
@@ -75,18 +83,30 @@ impl Manifest {
     /// Reads `dir/mod.toml`. Errors name the file.
     pub fn load(dir: &Path) -> Result<Manifest, String> {
         let path = dir.join("mod.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read mod.toml: {e}", dir.display()))?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("{}: cannot read mod.toml: {e}", dir.display()))?;
         Self::parse(&text, dir)
     }
 
     /// Parses manifest text for the mod in `dir`.
     pub fn parse(text: &str, dir: &Path) -> Result<Manifest, String> {
         let shown = dir.join("mod.toml");
-        let raw: RawManifest = toml::from_str(text).map_err(|e| format!("{}: {}", shown.display(), e.message()))?;
-        if raw.name.is_empty() || !raw.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-            return Err(format!("{}: name \"{}\" must be letters, digits, '_' or '-'", shown.display(), raw.name));
+        let raw: RawManifest =
+            toml::from_str(text).map_err(|e| format!("{}: {}", shown.display(), e.message()))?;
+        if raw.name.is_empty()
+            || !raw
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(format!(
+                "{}: name \"{}\" must be letters, digits, '_' or '-'",
+                shown.display(),
+                raw.name
+            ));
         }
-        let version = Version::parse(&raw.version).map_err(|e| format!("{}: version \"{}\": {e}", shown.display(), raw.version))?;
+        let version = Version::parse(&raw.version)
+            .map_err(|e| format!("{}: version \"{}\": {e}", shown.display(), raw.version))?;
         let depends = raw
             .depends
             .iter()
@@ -94,9 +114,19 @@ impl Manifest {
             .collect::<Result<Vec<_>, _>>()?;
         let entry = raw.entry.unwrap_or_else(|| "main.lua".to_string());
         if entry.contains("..") || Path::new(&entry).is_absolute() {
-            return Err(format!("{}: entry \"{entry}\" must be a path inside the mod folder", shown.display()));
+            return Err(format!(
+                "{}: entry \"{entry}\" must be a path inside the mod folder",
+                shown.display()
+            ));
         }
-        Ok(Manifest { name: raw.name, version, description: raw.description, entry, depends, dir: dir.to_path_buf() })
+        Ok(Manifest {
+            name: raw.name,
+            version,
+            description: raw.description,
+            entry,
+            depends,
+            dir: dir.to_path_buf(),
+        })
     }
 }
 
@@ -108,7 +138,15 @@ pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, Stri
     let mut by_name: BTreeMap<String, Manifest> = BTreeMap::new();
     for m in manifests {
         if let Some(first) = by_name.get(&m.name) {
-            errors.push((m.name.clone(), format!("two mods are named \"{}\": {} and {}", m.name, first.dir.display(), m.dir.display())));
+            errors.push((
+                m.name.clone(),
+                format!(
+                    "two mods are named \"{}\": {} and {}",
+                    m.name,
+                    first.dir.display(),
+                    m.dir.display()
+                ),
+            ));
             continue;
         }
         by_name.insert(m.name.clone(), m);
@@ -120,10 +158,19 @@ pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, Stri
             for d in &m.depends {
                 match by_name.get(&d.name) {
                     None if d.optional => {}
-                    None => bad.push((m.name.clone(), format!("mod \"{}\" needs \"{}\" ({}), which is not loaded", m.name, d.name, d.req))),
+                    None => bad.push((
+                        m.name.clone(),
+                        format!(
+                            "mod \"{}\" needs \"{}\" ({}), which is not loaded",
+                            m.name, d.name, d.req
+                        ),
+                    )),
                     Some(dep) if !d.req.matches(&dep.version) => bad.push((
                         m.name.clone(),
-                        format!("mod \"{}\" needs \"{}\" {}, but {} is loaded", m.name, d.name, d.req, dep.version),
+                        format!(
+                            "mod \"{}\" needs \"{}\" {}, but {} is loaded",
+                            m.name, d.name, d.req, dep.version
+                        ),
                     )),
                     Some(_) => {}
                 }
@@ -143,7 +190,10 @@ pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, Stri
     let mut done: BTreeSet<String> = BTreeSet::new();
     while done.len() < by_name.len() {
         let next = by_name.values().find(|m| {
-            !done.contains(&m.name) && m.depends.iter().all(|d| done.contains(&d.name) || !by_name.contains_key(&d.name))
+            !done.contains(&m.name)
+                && m.depends
+                    .iter()
+                    .all(|d| done.contains(&d.name) || !by_name.contains_key(&d.name))
         });
         match next {
             Some(m) => {
@@ -151,9 +201,16 @@ pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, Stri
                 order.push(m.clone());
             }
             None => {
-                let stuck: Vec<String> = by_name.keys().filter(|n| !done.contains(*n)).cloned().collect();
+                let stuck: Vec<String> = by_name
+                    .keys()
+                    .filter(|n| !done.contains(*n))
+                    .cloned()
+                    .collect();
                 for n in &stuck {
-                    errors.push((n.clone(), format!("dependency cycle among mods: {}", stuck.join(" -> "))));
+                    errors.push((
+                        n.clone(),
+                        format!("dependency cycle among mods: {}", stuck.join(" -> ")),
+                    ));
                 }
                 break;
             }
@@ -168,7 +225,14 @@ mod tests {
 
     fn m(name: &str, version: &str, deps: &[&str]) -> Manifest {
         let deps: Vec<String> = deps.iter().map(|d| format!("\"{d}\"")).collect();
-        Manifest::parse(&format!("name = \"{name}\"\nversion = \"{version}\"\ndepends = [{}]\n", deps.join(",")), Path::new(name)).expect("valid")
+        Manifest::parse(
+            &format!(
+                "name = \"{name}\"\nversion = \"{version}\"\ndepends = [{}]\n",
+                deps.join(",")
+            ),
+            Path::new(name),
+        )
+        .expect("valid")
     }
 
     fn names(v: &[Manifest]) -> Vec<&str> {
@@ -187,7 +251,11 @@ mod tests {
 
     #[test]
     fn orders_by_dependency_then_name() {
-        let (order, errs) = load_order(vec![m("spider", "0.1.0", &["arena >= 0.1"]), m("arena", "0.1.0", &[]), m("bee", "1.0.0", &[])]);
+        let (order, errs) = load_order(vec![
+            m("spider", "0.1.0", &["arena >= 0.1"]),
+            m("arena", "0.1.0", &[]),
+            m("bee", "1.0.0", &[]),
+        ]);
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(names(&order), vec!["arena", "bee", "spider"]);
     }
@@ -207,7 +275,11 @@ mod tests {
         let all: Vec<String> = errs.iter().map(|(_, e)| e.clone()).collect();
         let text = all.join("\n");
         assert!(text.contains("needs \"missing\""), "{text}");
-        assert!(text.contains("needs \"c\" >=2, but 1.0.0 is loaded") || text.contains("needs \"c\" >= 2"), "{text}");
+        assert!(
+            text.contains("needs \"c\" >=2, but 1.0.0 is loaded")
+                || text.contains("needs \"c\" >= 2"),
+            "{text}"
+        );
         assert!(text.contains("cycle") && text.contains("d -> e"), "{text}");
         assert!(text.contains("two mods are named \"c\""), "{text}");
     }
@@ -216,7 +288,15 @@ mod tests {
     fn rejects_bad_manifests() {
         assert!(Manifest::parse("name = \"x\"\n", Path::new("x")).is_err());
         assert!(Manifest::parse("name = \"x y\"\nversion = \"1.0.0\"", Path::new("x")).is_err());
-        assert!(Manifest::parse("name = \"x\"\nversion = \"1.0.0\"\nentry = \"../evil.lua\"", Path::new("x")).is_err());
-        assert!(Manifest::parse("name = \"x\"\nversion = \"1.0.0\"\ncolour = 1", Path::new("x")).is_err());
+        assert!(Manifest::parse(
+            "name = \"x\"\nversion = \"1.0.0\"\nentry = \"../evil.lua\"",
+            Path::new("x")
+        )
+        .is_err());
+        assert!(Manifest::parse(
+            "name = \"x\"\nversion = \"1.0.0\"\ncolour = 1",
+            Path::new("x")
+        )
+        .is_err());
     }
 }

@@ -114,7 +114,10 @@ impl GroundDesc {
         for (f, v) in [("size.x", self.width), ("size.z", self.depth)] {
             positive(f, v)?;
             if v > MAX_GROUND_SIZE {
-                return Err(DefError::new(f, format!("must be <= {MAX_GROUND_SIZE} m, got {v}")));
+                return Err(DefError::new(
+                    f,
+                    format!("must be <= {MAX_GROUND_SIZE} m, got {v}"),
+                ));
             }
         }
         let origin = self.position - Vec3::new(self.width * 0.5, 0.0, self.depth * 0.5);
@@ -124,28 +127,47 @@ impl GroundDesc {
                 let nz = rows.len();
                 let nx = rows.first().map(|r| r.len()).unwrap_or(0);
                 if nz < 2 || nx < 2 {
-                    return Err(DefError::new("heights", format!("needs at least 2 rows of at least 2 heights, got {nz}×{nx}")));
+                    return Err(DefError::new(
+                        "heights",
+                        format!("needs at least 2 rows of at least 2 heights, got {nz}×{nx}"),
+                    ));
                 }
                 if nz > MAX_SAMPLES || nx > MAX_SAMPLES {
-                    return Err(DefError::new("heights", format!("has more than {MAX_SAMPLES} samples along a side")));
+                    return Err(DefError::new(
+                        "heights",
+                        format!("has more than {MAX_SAMPLES} samples along a side"),
+                    ));
                 }
                 let mut out = Vec::with_capacity(nx * nz);
                 for (i, row) in rows.iter().enumerate() {
                     if row.len() != nx {
-                        return Err(DefError::new(format!("heights[{}]", i + 1), format!("has {} heights, row 1 has {nx}", row.len())));
+                        return Err(DefError::new(
+                            format!("heights[{}]", i + 1),
+                            format!("has {} heights, row 1 has {nx}", row.len()),
+                        ));
                     }
                     for (j, h) in row.iter().enumerate() {
                         if !h.is_finite() {
-                            return Err(DefError::new(format!("heights[{}][{}]", i + 1, j + 1), "must be a finite number"));
+                            return Err(DefError::new(
+                                format!("heights[{}][{}]", i + 1, j + 1),
+                                "must be a finite number",
+                            ));
                         }
                         out.push(*h);
                     }
                 }
                 (nx, nz, out)
             }
-            HeightSource::Noise { amplitude, scale, seed } => {
+            HeightSource::Noise {
+                amplitude,
+                scale,
+                seed,
+            } => {
                 if !amplitude.is_finite() || *amplitude < 0.0 {
-                    return Err(DefError::new("noise.amplitude", format!("must be >= 0, got {amplitude}")));
+                    return Err(DefError::new(
+                        "noise.amplitude",
+                        format!("must be >= 0, got {amplitude}"),
+                    ));
                 }
                 positive("noise.scale", *scale)?;
                 let nx = ((self.width / NOISE_CELL).ceil() as usize + 1).clamp(2, MAX_SAMPLES);
@@ -209,7 +231,8 @@ impl BoxDesc {
 
     fn collider(&self) -> ColliderBuilder {
         let h = self.size * 0.5;
-        ColliderBuilder::cuboid(h.x, h.y, h.z).position(rapier3d::math::Pose::from_parts(self.position, self.quat()))
+        ColliderBuilder::cuboid(h.x, h.y, h.z)
+            .position(rapier3d::math::Pose::from_parts(self.position, self.quat()))
     }
 }
 
@@ -221,7 +244,10 @@ impl StairsDesc {
             return Err(DefError::new("yaw", "must be a finite number"));
         }
         if self.steps == 0 || self.steps > 1000 {
-            return Err(DefError::new("steps", format!("must be between 1 and 1000, got {}", self.steps)));
+            return Err(DefError::new(
+                "steps",
+                format!("must be between 1 and 1000, got {}", self.steps),
+            ));
         }
         positive("step_height", self.step_height)?;
         positive("step_depth", self.step_depth)?;
@@ -275,26 +301,58 @@ mod tests {
 
     #[test]
     fn ground_grids_validate() {
-        let g = GroundDesc { position: Vec3::ZERO, width: 10.0, depth: 6.0, heights: HeightSource::Flat };
+        let g = GroundDesc {
+            position: Vec3::ZERO,
+            width: 10.0,
+            depth: 6.0,
+            heights: HeightSource::Flat,
+        };
         let s = g.sample().expect("flat");
         assert_eq!((s.nx, s.nz), (2, 2));
-        let bad = GroundDesc { heights: HeightSource::Grid(vec![vec![0.0, 1.0], vec![0.0]]), ..g.clone() };
-        assert_eq!(bad.sample().err().map(|e| e.field), Some("heights[2]".to_string()));
-        let noisy = GroundDesc { heights: HeightSource::Noise { amplitude: 0.5, scale: 4.0, seed: 3 }, ..g.clone() };
+        let bad = GroundDesc {
+            heights: HeightSource::Grid(vec![vec![0.0, 1.0], vec![0.0]]),
+            ..g.clone()
+        };
+        assert_eq!(
+            bad.sample().err().map(|e| e.field),
+            Some("heights[2]".to_string())
+        );
+        let noisy = GroundDesc {
+            heights: HeightSource::Noise {
+                amplitude: 0.5,
+                scale: 4.0,
+                seed: 3,
+            },
+            ..g.clone()
+        };
         let s = noisy.sample().expect("noise");
         assert_eq!((s.nx, s.nz), (21, 13));
         assert!(s.heights.iter().all(|h| h.abs() <= 0.5));
         let neg = GroundDesc { width: -1.0, ..g };
-        assert_eq!(neg.sample().err().map(|e| e.field), Some("size.x".to_string()));
+        assert_eq!(
+            neg.sample().err().map(|e| e.field),
+            Some("size.x".to_string())
+        );
     }
 
     #[test]
     fn stairs_blocks_rise_along_yawed_forward() {
-        let s = StairsDesc { position: Vec3::ZERO, yaw: 90.0, steps: 3, step_height: 0.2, step_depth: 0.4, width: 2.0 };
+        let s = StairsDesc {
+            position: Vec3::ZERO,
+            yaw: 90.0,
+            steps: 3,
+            step_height: 0.2,
+            step_depth: 0.4,
+            width: 2.0,
+        };
         s.validate().expect("valid");
         let b = s.blocks();
         assert_eq!(b.len(), 3);
-        assert!((b[2].position.x - 1.0).abs() < 1e-5, "third block centre 1.0 m along +x: {}", b[2].position);
+        assert!(
+            (b[2].position.x - 1.0).abs() < 1e-5,
+            "third block centre 1.0 m along +x: {}",
+            b[2].position
+        );
         assert!((b[2].size.y - 0.6).abs() < 1e-6);
     }
 }

@@ -5,4 +5,6 @@ pub mod level;
 pub mod world;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
-pub use world::{Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT};
+pub use world::{
+    Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT,
+};

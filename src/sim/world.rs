@@ -7,7 +7,9 @@ use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
 use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
-use crate::locomotion::{DefError, GaitParams, GroundQuery, Intent, Locomotor, StepEvent, ValidCreatureDef};
+use crate::locomotion::{
+    DefError, GaitParams, GroundQuery, Intent, Locomotor, StepEvent, ValidCreatureDef,
+};
 
 /// The fixed simulation step: 60 Hz.
 pub const TICK_DT: f32 = 1.0 / 60.0;
@@ -87,7 +89,13 @@ fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Optio
     let hit = query.cast_ray(&Ray::new(origin, Vec3::NEG_Y), max_distance, true);
     match hit {
         Some((_, toi)) => Some(toi),
-        None => query.cast_ray(&Ray::new(origin + Vec3::new(1e-3, 0.0, 7e-4), Vec3::NEG_Y), max_distance, true).map(|(_, t)| t),
+        None => query
+            .cast_ray(
+                &Ray::new(origin + Vec3::new(1e-3, 0.0, 7e-4), Vec3::NEG_Y),
+                max_distance,
+                true,
+            )
+            .map(|(_, t)| t),
     }
 }
 
@@ -112,11 +120,16 @@ impl GroundQuery for RapierGround<'_> {
         use rapier3d::parry::shape::Ball;
         let pose = rapier3d::math::Pose::from_translation(origin);
         let opts = ShapeCastOptions::with_max_time_of_impact(max_distance);
-        let (_, hit) = self.query.cast_shape(&pose, Vec3::NEG_Y, &Ball::new(radius), opts)?;
+        let (_, hit) = self
+            .query
+            .cast_shape(&pose, Vec3::NEG_Y, &Ball::new(radius), opts)?;
         // The contact point on the level (an edge the sphere rests on), world frame.
         let contact = hit.witness1;
         let centre = origin - Vec3::Y * hit.time_of_impact;
-        (hit.time_of_impact > 1e-4 && contact.is_finite() && contact.distance(centre) <= radius * 1.5).then_some(contact)
+        (hit.time_of_impact > 1e-4
+            && contact.is_finite()
+            && contact.distance(centre) <= radius * 1.5)
+            .then_some(contact)
     }
 }
 
@@ -218,13 +231,19 @@ impl World {
             self.types[i].def = def;
             return TypeId(i as u32);
         }
-        self.types.push(CreatureType { name: name.to_string(), def });
+        self.types.push(CreatureType {
+            name: name.to_string(),
+            def,
+        });
         TypeId(self.types.len() as u32 - 1)
     }
 
     /// The type registered under a qualified name.
     pub fn type_by_name(&self, name: &str) -> Option<TypeId> {
-        self.types.iter().position(|t| t.name == name).map(|i| TypeId(i as u32))
+        self.types
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| TypeId(i as u32))
     }
 
     /// A registered type.
@@ -242,11 +261,19 @@ impl World {
     pub fn spawn(&mut self, type_id: TypeId, position: Vec3, yaw: f32) -> Option<CreatureId> {
         self.refresh_level();
         let def = self.types.get(type_id.0 as usize)?.def.clone();
-        let ground = RapierGround { query: self.physics.query_pipeline() };
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
         let loco = Locomotor::spawn(&def, position, yaw, &ground);
         let id = CreatureId(self.next_id);
         self.next_id += 1;
-        self.creatures.push(Creature { id, type_id, gait: def.gait.clone(), def, loco });
+        self.creatures.push(Creature {
+            id,
+            type_id,
+            gait: def.gait.clone(),
+            def,
+            loco,
+        });
         Some(id)
     }
 
@@ -257,11 +284,17 @@ impl World {
 
     /// One creature.
     pub fn creature(&self, id: CreatureId) -> Option<&Creature> {
-        self.creatures.binary_search_by_key(&id, |c| c.id).ok().map(|i| &self.creatures[i])
+        self.creatures
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &self.creatures[i])
     }
 
     fn creature_mut(&mut self, id: CreatureId) -> Option<&mut Creature> {
-        self.creatures.binary_search_by_key(&id, |c| c.id).ok().map(move |i| &mut self.creatures[i])
+        self.creatures
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(move |i| &mut self.creatures[i])
     }
 
     /// Queues a command for the start of the next tick.
@@ -310,11 +343,18 @@ impl World {
     pub fn step(&mut self, dt: f32) {
         self.refresh_level();
         self.apply_commands();
-        let ground = RapierGround { query: self.physics.query_pipeline() };
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
         for c in self.creatures.iter_mut() {
-            c.loco.update(&c.def, &c.gait, &ground, dt, &mut self.scratch_steps);
+            c.loco
+                .update(&c.def, &c.gait, &ground, dt, &mut self.scratch_steps);
             for s in self.scratch_steps.drain(..) {
-                self.events.push(WorldEvent::Step { id: c.id, leg: s.leg, position: s.position });
+                self.events.push(WorldEvent::Step {
+                    id: c.id,
+                    leg: s.leg,
+                    position: s.position,
+                });
             }
         }
         self.frame += 1;
@@ -337,7 +377,11 @@ impl World {
         self.physics
             .query_pipeline()
             .cast_ray_and_get_normal(&ray, max_distance, true)
-            .map(|(_, hit)| RayHit { position: origin + dir * hit.time_of_impact, normal: hit.normal, distance: hit.time_of_impact })
+            .map(|(_, hit)| RayHit {
+                position: origin + dir * hit.time_of_impact,
+                normal: hit.normal,
+                distance: hit.time_of_impact,
+            })
     }
 
     /// The surface point under `p`: a ray from 5 cm above it, 3 m down. A point buried in
@@ -350,7 +394,9 @@ impl World {
     /// Ground casts alone for every leg of every creature, as locomotion would do them this
     /// tick: the measure the tick cost is compared against. Returns the hits found.
     pub fn cast_feet_only(&self) -> usize {
-        let ground = RapierGround { query: self.physics.query_pipeline() };
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
         let mut hits = 0;
         for c in &self.creatures {
             let y = c.loco.position.y + 0.5;
@@ -372,19 +418,37 @@ mod tests {
     #[test]
     fn spider_stands_and_walks_on_rapier_ground() {
         let mut w = World::new(1);
-        w.set_ground(&GroundDesc { position: Vec3::ZERO, width: 40.0, depth: 40.0, heights: HeightSource::Flat }).expect("ground");
+        w.set_ground(&GroundDesc {
+            position: Vec3::ZERO,
+            width: 40.0,
+            depth: 40.0,
+            heights: HeightSource::Flat,
+        })
+        .expect("ground");
         let t = w.register_type("test/spider", spider().validate().expect("valid"));
         let id = w.spawn(t, Vec3::new(0.0, 3.0, 0.0), 0.0).expect("spawned");
         let c = w.creature(id).expect("exists");
-        assert!((c.loco.position.y - 0.35).abs() < 1e-3, "{}", c.loco.position);
-        w.push(Command::SetIntent(id, Intent::Move { dir: Vec3::Z, speed: 1.0 }));
+        assert!(
+            (c.loco.position.y - 0.35).abs() < 1e-3,
+            "{}",
+            c.loco.position
+        );
+        w.push(Command::SetIntent(
+            id,
+            Intent::Move {
+                dir: Vec3::Z,
+                speed: 1.0,
+            },
+        ));
         for _ in 0..300 {
             w.step(TICK_DT);
         }
         let c = w.creature(id).expect("exists");
         assert!(c.loco.position.z > 3.5, "{}", c.loco.position);
         assert!(w.drain_events().len() > 10);
-        let hit = w.raycast(Vec3::new(1.0, 5.0, 1.0), Vec3::NEG_Y, 10.0).expect("hit");
+        let hit = w
+            .raycast(Vec3::new(1.0, 5.0, 1.0), Vec3::NEG_Y, 10.0)
+            .expect("hit");
         assert!((hit.distance - 5.0).abs() < 1e-4 && hit.normal.y > 0.99);
         w.push(Command::Despawn(id));
         w.step(TICK_DT);
@@ -394,9 +458,25 @@ mod tests {
     #[test]
     fn boxes_and_stairs_are_solid() {
         let mut w = World::new(1);
-        w.add_stairs(StairsDesc { position: Vec3::ZERO, yaw: 0.0, steps: 4, step_height: 0.2, step_depth: 0.5, width: 2.0 }).expect("stairs");
-        let hit = w.raycast(Vec3::new(0.0, 5.0, 1.75), Vec3::NEG_Y, 10.0).expect("hit the 4th step");
+        w.add_stairs(StairsDesc {
+            position: Vec3::ZERO,
+            yaw: 0.0,
+            steps: 4,
+            step_height: 0.2,
+            step_depth: 0.5,
+            width: 2.0,
+        })
+        .expect("stairs");
+        let hit = w
+            .raycast(Vec3::new(0.0, 5.0, 1.75), Vec3::NEG_Y, 10.0)
+            .expect("hit the 4th step");
         assert!((hit.position.y - 0.8).abs() < 1e-4, "{}", hit.position);
-        assert!(w.add_box(BoxDesc { position: Vec3::ZERO, size: Vec3::new(1.0, -1.0, 1.0), rotation: Vec3::ZERO }).is_err());
+        assert!(w
+            .add_box(BoxDesc {
+                position: Vec3::ZERO,
+                size: Vec3::new(1.0, -1.0, 1.0),
+                rotation: Vec3::ZERO
+            })
+            .is_err());
     }
 }

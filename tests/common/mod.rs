@@ -25,12 +25,20 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Runs `skitter` with `args` in the repository root.
 pub fn skitter(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skitter")).args(args).current_dir(root()).output().expect("skitter runs")
+    Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("skitter runs")
 }
 
 /// Text of stdout and stderr together.
 pub fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 /// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
@@ -39,7 +47,13 @@ pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("mkdir");
     if !files.iter().any(|(p, _)| *p == "mod.toml") {
-        std::fs::write(dir.join("mod.toml"), format!("name = \"{name}\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n")).expect("write");
+        std::fs::write(
+            dir.join("mod.toml"),
+            format!(
+                "name = \"{name}\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n"
+            ),
+        )
+        .expect("write");
     }
     for (p, src) in files {
         let path = dir.join(p);
@@ -52,9 +66,15 @@ pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
 /// Runs headless for `frames` ticks over `mods`, writing the trace into `dir`; returns the
 /// process output and the parsed trace.
 pub fn run_trace(dir: &Path, frames: u32, mods: &[PathBuf], extra: &[&str]) -> (Output, Trace) {
-    let trace = dir.join(format!("trace-{}.jsonl", std::process::id() as u64 ^ frames as u64 ^ mods.len() as u64));
+    let trace = dir.join(format!(
+        "trace-{}.jsonl",
+        std::process::id() as u64 ^ frames as u64 ^ mods.len() as u64
+    ));
     let frames_s = frames.to_string();
-    let mut args: Vec<String> = vec!["run", "--headless", "--frames", &frames_s, "--trace"].into_iter().map(String::from).collect();
+    let mut args: Vec<String> = vec!["run", "--headless", "--frames", &frames_s, "--trace"]
+        .into_iter()
+        .map(String::from)
+        .collect();
     args.push(trace.display().to_string());
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(mods.iter().map(|m| m.display().to_string()));
@@ -111,7 +131,8 @@ impl Trace {
     pub fn parse(text: &str) -> Trace {
         let mut t = Trace::default();
         for line in text.lines() {
-            let v: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("bad trace line {line}: {e}"));
+            let v: Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("bad trace line {line}: {e}"));
             if v.get("event").is_some() {
                 t.events.push(v);
                 continue;
@@ -157,7 +178,10 @@ impl Trace {
 
     /// Error events.
     pub fn errors(&self) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["event"] == "error").collect()
+        self.events
+            .iter()
+            .filter(|e| e["event"] == "error")
+            .collect()
     }
 }
 
@@ -221,7 +245,9 @@ pub fn quality(t: &Trace) -> Quality {
                     None => q.grounded_without_ground += 1,
                 }
                 let start = *stance.entry(key).or_insert(p);
-                q.max_slide = q.max_slide.max(((p[0] - start[0]).powi(2) + (p[2] - start[2]).powi(2)).sqrt());
+                q.max_slide = q
+                    .max_slide
+                    .max(((p[0] - start[0]).powi(2) + (p[2] - start[2]).powi(2)).sqrt());
             } else {
                 stance.remove(&key);
             }
@@ -229,10 +255,15 @@ pub fn quality(t: &Trace) -> Quality {
         let m = q.min_grounded.entry(r.ty.clone()).or_insert(usize::MAX);
         *m = (*m).min(grounded);
     }
-    q.overreach = if foot_frames == 0 { 0.0 } else { over as f64 / foot_frames as f64 };
+    q.overreach = if foot_frames == 0 {
+        0.0
+    } else {
+        over as f64 / foot_frames as f64
+    };
     for (id, a) in &first {
         let b = last[id];
-        q.displacement.insert(*id, ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt());
+        q.displacement
+            .insert(*id, ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt());
     }
     q
 }
@@ -241,14 +272,35 @@ pub fn quality(t: &Trace) -> Quality {
 pub fn assert_walks_well(name: &str, t: &Trace, min_grounded: &[(&str, usize)]) -> Quality {
     let q = quality(t);
     assert!(!t.recs.is_empty(), "{name}: empty trace");
-    assert_eq!(q.nan, 0, "{name}: missing or non-finite numbers in the trace");
-    assert!(q.max_slide <= 0.001, "{name}: a planted foot slid {:.4} m (limit 1 mm)", q.max_slide);
-    assert!(q.max_ground_error <= 0.01, "{name}: a grounded foot is {:.4} m off the ground (limit 1 cm)", q.max_ground_error);
-    assert_eq!(q.grounded_without_ground, 0, "{name}: grounded feet with no ground under them");
-    assert!(q.overreach <= 0.01, "{name}: overreach in {:.2}% of foot-frames (limit 1%)", q.overreach * 100.0);
+    assert_eq!(
+        q.nan, 0,
+        "{name}: missing or non-finite numbers in the trace"
+    );
+    assert!(
+        q.max_slide <= 0.001,
+        "{name}: a planted foot slid {:.4} m (limit 1 mm)",
+        q.max_slide
+    );
+    assert!(
+        q.max_ground_error <= 0.01,
+        "{name}: a grounded foot is {:.4} m off the ground (limit 1 cm)",
+        q.max_ground_error
+    );
+    assert_eq!(
+        q.grounded_without_ground, 0,
+        "{name}: grounded feet with no ground under them"
+    );
+    assert!(
+        q.overreach <= 0.01,
+        "{name}: overreach in {:.2}% of foot-frames (limit 1%)",
+        q.overreach * 100.0
+    );
     for (ty, m) in min_grounded {
         let got = q.min_grounded.get(*ty).copied().unwrap_or(usize::MAX);
-        assert!(got >= *m, "{name}: {ty} had only {got} feet grounded (min_grounded {m})");
+        assert!(
+            got >= *m,
+            "{name}: {ty} had only {got} feet grounded (min_grounded {m})"
+        );
     }
     q
 }
