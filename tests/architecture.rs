@@ -1,6 +1,8 @@
 //! The layering of ARCHITECTURE.md, enforced: a module may import (`use crate::...`) only
 //! from its own layer or below, and nothing below the render layer names wgpu, winit or egui.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
 use std::path::{Path, PathBuf};
 
 /// Layer of a top-level module under src/.

@@ -2,6 +2,8 @@
 //! test-only scenes: zero foot slide, feet on the ground, support never below min_grounded,
 //! no overreach, no NaN, and walkers that really get somewhere.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
 mod common;
 use common::*;
 

@@ -2,6 +2,8 @@
 //! exits 1, `run` keeps the other mods walking; runaway callbacks are stopped by the CPU and
 //! memory budgets; the sandbox has no io/os.execute/debug/bytecode; runs are deterministic.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
 mod common;
 use common::*;
 use std::path::PathBuf;
@@ -16,7 +18,7 @@ fn base() -> Vec<PathBuf> {
 }
 
 /// `skitter check` over the base mods plus `m`: exit code and output.
-fn check(m: &PathBuf) -> (i32, String) {
+fn check(m: &std::path::Path) -> (i32, String) {
     let mut args = vec!["check".to_string()];
     args.extend(base().iter().map(|p| p.display().to_string()));
     args.push(m.display().to_string());
@@ -27,10 +29,15 @@ fn check(m: &PathBuf) -> (i32, String) {
 
 /// Runs the base mods, the flat scene and `bad` for `frames`; asserts the flat scene's
 /// spiders still walked. Returns the trace.
-fn run_beside_flat(dir: &std::path::Path, bad: &PathBuf, frames: u32, extra: &[&str]) -> Trace {
+fn run_beside_flat(
+    dir: &std::path::Path,
+    bad: &std::path::Path,
+    frames: u32,
+    extra: &[&str],
+) -> Trace {
     let mut mods = base();
     mods.push(fixture("flat"));
-    mods.push(bad.clone());
+    mods.push(bad.to_path_buf());
     let (out, t) = run_trace(dir, frames, &mods, extra);
     assert!(out.status.success(), "{}", text(&out));
     // The flat scene's spiders start at x in {-3, 0, 3}; the test mods spawn theirs further out.

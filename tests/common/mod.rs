@@ -1,6 +1,6 @@
 //! Shared helpers for the integration tests: run the CLI, build throwaway mods, read traces
 //! and measure locomotion quality from them.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::expect_used, clippy::unwrap_used)] // test helpers: a failure is a failed test
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
