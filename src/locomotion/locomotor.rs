@@ -515,6 +515,46 @@ mod tests {
     }
 
     #[test]
+    fn a_step_follows_the_arc_and_lands_on_its_target() {
+        let mut def = spider().validate().expect("valid");
+        def.gait.step_height = 0.15;
+        let ground = FlatGround(0.0);
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        loco.intent = Intent::Move { dir: Vec3::Z, speed: 0.8 };
+        let mut events = Vec::new();
+        // Follow leg 0 through its first complete step.
+        let mut path: Vec<(Vec3, Vec3)> = Vec::new();
+        let mut lifted = false;
+        for _ in 0..300 {
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+            let l = &loco.legs[0];
+            if !l.grounded {
+                lifted = true;
+                path.push((l.foot, l.target));
+            } else if lifted {
+                path.push((l.foot, l.target));
+                break;
+            }
+        }
+        assert!(path.len() >= 6, "a step lasts several ticks: {}", path.len());
+        let (landed, target) = *path.last().expect("landed");
+        assert_eq!(landed, target, "lands exactly on its target");
+        let peak = path.iter().map(|(p, _)| p.y).fold(f32::MIN, f32::max);
+        assert!((peak - 0.15).abs() < 0.02, "peak lift {peak} for step_height 0.15");
+        // Forward progress is monotone along the arc.
+        assert!(path.windows(2).all(|w| w[1].0.z >= w[0].0.z - 1e-5), "foot went backwards");
+        // A flatter arc (constant 0) keeps the foot on the ground plane.
+        let mut flat = def.clone();
+        flat.gait.step_arc = crate::math::Curve::Constant(0.0);
+        let mut loco = Locomotor::spawn(&flat, Vec3::ZERO, 0.0, &ground);
+        loco.intent = Intent::Move { dir: Vec3::Z, speed: 0.8 };
+        for _ in 0..120 {
+            loco.update(&flat, &flat.gait, &ground, 1.0 / 60.0, &mut events);
+            assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));
+        }
+    }
+
+    #[test]
     fn turning_in_place_steps() {
         let def = spider().validate().expect("valid");
         let ground = FlatGround(0.0);
