@@ -508,10 +508,16 @@ fn manifests_and_dependencies_are_checked() {
 #[test]
 fn bytecode_is_refused() {
     let dir = tempfile::tempdir().expect("tmp");
-    let bytecode = mlua::chunk::Compiler::new().compile("log.info('bytecode ran')").expect("compiles");
+    let bytecode = mlua::chunk::Compiler::new()
+        .compile("log.info('bytecode ran')")
+        .expect("compiles");
     let m = dir.path().join("binary");
     std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(m.join("mod.toml"), "name = \"binary\"\nversion = \"0.1.0\"\n").expect("write");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"binary\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("write");
     std::fs::write(m.join("main.lua"), &bytecode).expect("write");
     std::fs::write(m.join("lib.lua"), &bytecode).expect("write");
     let (code, out) = check(&m);
@@ -520,7 +526,13 @@ fn bytecode_is_refused() {
     assert!(out.contains("binary/main.lua"), "{out}");
     // Through require, too.
     std::fs::write(m.join("main.lua"), "require('./lib')\n").expect("write");
-    let out = skitter(&["run", "--headless", "--frames", "1", &m.display().to_string()]);
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        &m.display().to_string(),
+    ]);
     assert!(!text(&out).contains("bytecode ran"), "{}", text(&out));
     assert!(text(&out).contains("error: binary/"), "{}", text(&out));
 }

@@ -520,7 +520,10 @@ mod tests {
         def.gait.step_height = 0.15;
         let ground = FlatGround(0.0);
         let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
-        loco.intent = Intent::Move { dir: Vec3::Z, speed: 0.8 };
+        loco.intent = Intent::Move {
+            dir: Vec3::Z,
+            speed: 0.8,
+        };
         let mut events = Vec::new();
         // Follow leg 0 through its first complete step.
         let mut path: Vec<(Vec3, Vec3)> = Vec::new();
@@ -536,18 +539,31 @@ mod tests {
                 break;
             }
         }
-        assert!(path.len() >= 6, "a step lasts several ticks: {}", path.len());
+        assert!(
+            path.len() >= 6,
+            "a step lasts several ticks: {}",
+            path.len()
+        );
         let (landed, target) = *path.last().expect("landed");
         assert_eq!(landed, target, "lands exactly on its target");
         let peak = path.iter().map(|(p, _)| p.y).fold(f32::MIN, f32::max);
-        assert!((peak - 0.15).abs() < 0.02, "peak lift {peak} for step_height 0.15");
+        assert!(
+            (peak - 0.15).abs() < 0.02,
+            "peak lift {peak} for step_height 0.15"
+        );
         // Forward progress is monotone along the arc.
-        assert!(path.windows(2).all(|w| w[1].0.z >= w[0].0.z - 1e-5), "foot went backwards");
+        assert!(
+            path.windows(2).all(|w| w[1].0.z >= w[0].0.z - 1e-5),
+            "foot went backwards"
+        );
         // A flatter arc (constant 0) keeps the foot on the ground plane.
         let mut flat = def.clone();
         flat.gait.step_arc = crate::math::Curve::Constant(0.0);
         let mut loco = Locomotor::spawn(&flat, Vec3::ZERO, 0.0, &ground);
-        loco.intent = Intent::Move { dir: Vec3::Z, speed: 0.8 };
+        loco.intent = Intent::Move {
+            dir: Vec3::Z,
+            speed: 0.8,
+        };
         for _ in 0..120 {
             loco.update(&flat, &flat.gait, &ground, 1.0 / 60.0, &mut events);
             assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));

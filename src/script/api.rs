@@ -1259,6 +1259,15 @@ fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
         Ok(v) => v,
         Err(e) => {
             modules.raw_set(chunk.as_str(), Value::Nil)?;
+            if e.to_string().contains("binary chunk") {
+                return Err(located(
+                    lua,
+                    format!(
+                        "require(\"{spec}\"): {chunk}: {}",
+                        super::host::BYTECODE_REFUSED
+                    ),
+                ));
+            }
             return Err(e);
         }
     };

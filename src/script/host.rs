@@ -100,6 +100,10 @@ fn root_message_full(e: &mlua::Error) -> String {
     }
 }
 
+/// What a mod is told when a script file holds bytecode.
+pub(crate) const BYTECODE_REFUSED: &str =
+    "bytecode is not allowed: mods are loaded from source text only";
+
 struct ModRuntime {
     manifest: Manifest,
     lua: Lua,
@@ -314,7 +318,13 @@ impl ScriptHost {
             .exec();
         budget.end();
         if let Err(e) = r {
-            let err = self.error_from(&m.name, &budget, &e);
+            let mut err = self.error_from(&m.name, &budget, &e);
+            if err.location.is_none() {
+                if err.message.contains("binary chunk") {
+                    err.message = BYTECODE_REFUSED.to_string();
+                }
+                err.location = Some(chunk.clone());
+            }
             // Undo what the half-loaded mod spawned; the rest of the world is untouched.
             let gone: Vec<CreatureId> = self
                 .shared
