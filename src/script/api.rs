@@ -219,8 +219,6 @@ pub struct ModCtx {
     pub world: Rc<RefCell<World>>,
     /// Host-wide plain state.
     pub shared: Rc<RefCell<Shared>>,
-    /// Budget.
-    pub budget: Rc<Budget>,
     /// Where each type / behaviour name was defined in this mod (duplicates are errors).
     defined: RefCell<BTreeMap<String, String>>,
 }
@@ -232,14 +230,12 @@ impl ModCtx {
         roots: BTreeMap<String, (PathBuf, BTreeSet<String>)>,
         world: Rc<RefCell<World>>,
         shared: Rc<RefCell<Shared>>,
-        budget: Rc<Budget>,
     ) -> ModCtx {
         ModCtx {
             name: name.to_string(),
             roots,
             world,
             shared,
-            budget,
             defined: RefCell::new(BTreeMap::new()),
         }
     }

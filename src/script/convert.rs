@@ -353,7 +353,6 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
     let mut legs = Vec::new();
     if let Some(lt) = r.table("legs")? {
         let n = lt.raw_len();
-        let keys = Reader::new(lt.clone(), "legs", &[]);
         // Only a plain list is allowed.
         let mut extra = Vec::new();
         for pair in lt.pairs::<Value, Value>() {
@@ -366,7 +365,6 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
         if !extra.is_empty() {
             return Err(DefError::new("legs", "must be a list of leg tables ({ {name=..., hip=..., rest=..., segments={...}}, ... })"));
         }
-        drop(keys);
         for i in 1..=n {
             let v: Value = lt
                 .raw_get(i)

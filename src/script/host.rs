@@ -278,12 +278,11 @@ impl ScriptHost {
             Self::roots_for(m, all),
             self.world.clone(),
             self.shared.clone(),
-            budget.clone(),
         ));
         api::install(&lua, ctx, self.opts.seed)?;
         lua.sandbox(true)?;
         let b = budget.clone();
-        lua.set_interrupt(move |lua| b_check(&b, lua));
+        lua.set_interrupt(move |lua| b.check_interrupt(lua));
         lua.set_memory_limit(self.opts.memory_limit)?;
         Ok((lua, budget))
     }
@@ -343,9 +342,6 @@ impl ScriptHost {
                 .retain(|r| !gone.contains(&r.id) && r.mod_name != m.name);
             return Err(err);
         }
-        // Load-time modules may have been cached as `false` placeholders: none remain on success.
-        lua.set_named_registry_value("skitter.modules.loaded", true)
-            .ok();
         let m_rt = ModRuntime {
             manifest: m.clone(),
             lua,
@@ -652,10 +648,6 @@ impl ScriptHost {
             .find(|m| m.manifest.name == name)
             .map(|m| m.manifest.dir.as_path())
     }
-}
-
-fn b_check(b: &Budget, lua: &Lua) -> mlua::Result<mlua::VmState> {
-    b.check_interrupt(lua)
 }
 
 #[cfg(test)]
