@@ -195,8 +195,8 @@ impl Budget {
     }
 
     /// The error text for an overrun.
-    pub fn overrun_error(&self, o: Overrun) -> mlua::Error {
-        mlua::Error::runtime(match o {
+    pub fn overrun_message(&self, o: Overrun) -> String {
+        match o {
             Overrun::Cpu => format!(
                 "CPU budget exceeded: more than {:.1} ms",
                 self.limit.get().as_secs_f64() * 1e3
@@ -205,7 +205,12 @@ impl Budget {
                 "memory limit exceeded: more than {} MiB",
                 self.memory_limit >> 20
             ),
-        })
+        }
+    }
+
+    /// The error raised inside the script for an overrun.
+    pub fn overrun_error(&self, o: Overrun) -> mlua::Error {
+        mlua::Error::runtime(self.overrun_message(o))
     }
 }
 

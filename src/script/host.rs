@@ -355,16 +355,7 @@ impl ScriptHost {
     fn error_from(&self, mod_name: &str, budget: &Budget, e: &mlua::Error) -> ScriptError {
         if let Some(o) = budget.overrun.take() {
             let at = budget.overrun_at.borrow_mut().take();
-            let what = match o {
-                Overrun::Cpu => format!(
-                    "CPU budget exceeded: more than {:.1} ms",
-                    budget.limit.get().as_secs_f64() * 1e3
-                ),
-                Overrun::Memory => format!(
-                    "memory limit exceeded: more than {} MiB",
-                    budget.memory_limit >> 20
-                ),
-            };
+            let what = budget.overrun_message(o);
             return ScriptError {
                 mod_name: mod_name.to_string(),
                 location: at,
@@ -375,10 +366,7 @@ impl ScriptHost {
             return ScriptError {
                 mod_name: mod_name.to_string(),
                 location: None,
-                message: format!(
-                    "memory limit exceeded: more than {} MiB",
-                    budget.memory_limit >> 20
-                ),
+                message: budget.overrun_message(Overrun::Memory),
             };
         }
         let (location, message) = split_location(&root_message(e));
