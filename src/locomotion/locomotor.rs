@@ -90,6 +90,18 @@ pub struct LegState {
     swing_duration: f32,
 }
 
+/// Working memory for [`Locomotor::update`], shared by all creatures of a world so each
+/// creature's own state stays small and packed.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    views: Vec<LegView>,
+    steps: Vec<usize>,
+    points: Vec<Vec3>,
+    joints: Vec<Vec3>,
+    /// Feet that landed during the last update.
+    pub events: Vec<StepEvent>,
+}
+
 /// The locomotion state of one creature. Plain data; the World owns it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Locomotor {
@@ -108,10 +120,6 @@ pub struct Locomotor {
     last_group: Option<usize>,
     /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
     phase_stepped: u64,
-    scratch_views: Vec<LegView>,
-    scratch_steps: Vec<usize>,
-    scratch_points: Vec<Vec3>,
-    scratch_joints: Vec<Vec3>,
 }
 
 impl Locomotor {
@@ -163,13 +171,10 @@ impl Locomotor {
             legs,
             last_group: None,
             phase_stepped: 0,
-            scratch_views: Vec::new(),
-            scratch_steps: Vec::new(),
-            scratch_points: Vec::new(),
-            scratch_joints: Vec::new(),
         };
-        let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground);
-        loco.solve_ik(def, rot);
+        let mut scratch = Scratch::default();
+        let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground, &mut scratch);
+        loco.solve_ik(def, rot, &mut scratch);
         loco
     }
 
@@ -183,14 +188,14 @@ impl Locomotor {
         horizontal(self.velocity).length()
     }
 
-    /// Advances one tick of `dt` seconds; landed steps are pushed onto `events`.
+    /// Advances one tick of `dt` seconds; landed steps are pushed onto `scratch.events`.
     pub fn update<G: GroundQuery + ?Sized>(
         &mut self,
         def: &ValidCreatureDef,
         gait: &GaitParams,
         ground: &G,
         dt: f32,
-        events: &mut Vec<StepEvent>,
+        scratch: &mut Scratch,
     ) {
         if !(dt > 0.0) {
             return;
@@ -200,11 +205,11 @@ impl Locomotor {
         let duration = gait.duration_at(self.speed());
         let yaw = yaw_rotation(self.yaw);
         self.place_targets(def, gait, duration, yaw, ground);
-        self.schedule(def, gait, duration);
-        self.swing(gait, dt, events);
-        let rot = self.fit_body(def, dt, yaw, ground);
+        self.schedule(def, gait, duration, scratch);
+        self.swing(gait, dt, &mut scratch.events);
+        let rot = self.fit_body(def, dt, yaw, ground, scratch);
         self.velocity.y = (self.position.y - y_before) / dt;
-        self.solve_ik(def, rot);
+        self.solve_ik(def, rot, scratch);
     }
 
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
@@ -277,10 +282,11 @@ impl Locomotor {
         rot: Quat,
         ground: &G,
     ) {
+        let m = glam::Mat3::from_quat(rot);
         let v = horizontal(self.velocity);
         let lead = v * (gait.lead * duration);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let rest = self.position + rot * leg.rest;
+            let rest = self.position + m * leg.rest;
             let probe = rest + lead;
             let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
             let max = origin.y - rest.y + CAST_BELOW_REST;
@@ -314,21 +320,29 @@ impl Locomotor {
     }
 
     /// Starts the steps the gait scheduler picks.
-    fn schedule(&mut self, def: &ValidCreatureDef, gait: &GaitParams, duration: f32) {
+    fn schedule(
+        &mut self,
+        def: &ValidCreatureDef,
+        gait: &GaitParams,
+        duration: f32,
+        scratch: &mut Scratch,
+    ) {
         let inv_trigger = 1.0 / gait.step_trigger;
         if self.legs.iter().all(|l| l.grounded) {
             self.phase_stepped = 0;
         }
-        self.scratch_views.clear();
+        scratch.views.clear();
+        let mut wants = false;
         for (i, (leg, st)) in def.legs.iter().zip(self.legs.iter()).enumerate() {
             let urgency = st.foot.distance(st.target) * inv_trigger;
+            wants |= st.grounded && urgency >= URGENT_DRIFT.min(1.0);
             let emergency = if st.grounded {
                 urgency >= URGENT_DRIFT && st.reach > REACH_URGENT
             } else {
                 st.rescue
             };
             let blocked = i < 64 && self.phase_stepped & (1 << i) != 0;
-            self.scratch_views.push(LegView {
+            scratch.views.push(LegView {
                 grounded: st.grounded,
                 urgency,
                 group: leg.group,
@@ -336,14 +350,17 @@ impl Locomotor {
                 emergency,
             });
         }
-        self.scratch_steps.clear();
+        scratch.steps.clear();
+        if !wants {
+            return;
+        }
         choose_steps(
-            &self.scratch_views,
+            &scratch.views,
             gait.min_grounded,
             self.last_group,
-            &mut self.scratch_steps,
+            &mut scratch.steps,
         );
-        for &i in &self.scratch_steps {
+        for &i in &scratch.steps {
             let st = &mut self.legs[i];
             st.grounded = false;
             st.swing_from = st.foot;
@@ -352,7 +369,7 @@ impl Locomotor {
             if i < 64 {
                 self.phase_stepped |= 1 << i;
             }
-            st.rescue = self.scratch_views[i].emergency;
+            st.rescue = scratch.views[i].emergency;
             if !st.rescue {
                 self.last_group = Some(def.legs[i].group);
             }
@@ -403,6 +420,7 @@ impl Locomotor {
         dt: f32,
         yaw: Quat,
         ground: &G,
+        scratch: &mut Scratch,
     ) -> Quat {
         let (height, normal) = if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
             let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
@@ -411,13 +429,14 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         } else {
-            self.scratch_points.clear();
+            scratch.points.clear();
             for st in &self.legs {
-                self.scratch_points
+                scratch
+                    .points
                     .push(if st.grounded { st.foot } else { st.target });
             }
             match fit_plane(
-                &self.scratch_points,
+                &scratch.points,
                 Vec3::new(self.position.x, 0.0, self.position.z),
             ) {
                 Some(plane) => (
@@ -463,18 +482,20 @@ impl Locomotor {
     }
 
     /// Solves every leg from its hip (on the posed body) to its foot.
-    fn solve_ik(&mut self, def: &ValidCreatureDef, rot: Quat) {
+    fn solve_ik(&mut self, def: &ValidCreatureDef, rot: Quat, scratch: &mut Scratch) {
+        // One matrix for all legs: cheaper than a quaternion product per vector.
+        let m = glam::Mat3::from_quat(rot);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let hip = self.position + rot * leg.hip;
-            let pole = rot * leg.knee;
+            let hip = self.position + m * leg.hip;
+            let pole = m * leg.knee;
             st.hip = hip;
             if leg.segments.len() == 2 {
                 let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
                 st.knee = s.knee;
                 st.reach = s.reach;
             } else {
-                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut self.scratch_joints);
-                st.knee = self.scratch_joints.get(1).copied().unwrap_or(hip);
+                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut scratch.joints);
+                st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
             }
         }
     }
@@ -496,10 +517,10 @@ mod tests {
             dir: Vec3::Z,
             speed: 1.0,
         };
-        let mut events = Vec::new();
+        let mut scratch = Scratch::default();
         let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
         for _ in 0..600 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
             let grounded = loco.legs.iter().filter(|l| l.grounded).count();
             assert!(grounded >= def.gait.min_grounded);
             for (l, (was, p)) in loco.legs.iter().zip(prev.iter()) {
@@ -511,7 +532,7 @@ mod tests {
             prev = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
         }
         assert!(loco.position.z > 8.0, "progress {}", loco.position.z);
-        assert!(events.len() > 40, "steps {}", events.len());
+        assert!(scratch.events.len() > 40, "steps {}", scratch.events.len());
     }
 
     #[test]
@@ -524,12 +545,12 @@ mod tests {
             dir: Vec3::Z,
             speed: 0.8,
         };
-        let mut events = Vec::new();
+        let mut scratch = Scratch::default();
         // Follow leg 0 through its first complete step.
         let mut path: Vec<(Vec3, Vec3)> = Vec::new();
         let mut lifted = false;
         for _ in 0..300 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
             let l = &loco.legs[0];
             if !l.grounded {
                 lifted = true;
@@ -565,7 +586,7 @@ mod tests {
             speed: 0.8,
         };
         for _ in 0..120 {
-            loco.update(&flat, &flat.gait, &ground, 1.0 / 60.0, &mut events);
+            loco.update(&flat, &flat.gait, &ground, 1.0 / 60.0, &mut scratch);
             assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));
         }
     }
@@ -576,15 +597,15 @@ mod tests {
         let ground = FlatGround(0.0);
         let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
         loco.intent = Intent::Face { dir: Vec3::NEG_Z };
-        let mut events = Vec::new();
+        let mut scratch = Scratch::default();
         for _ in 0..120 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut events);
+            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
         }
         assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
         assert!(
-            events.len() >= 8,
+            scratch.events.len() >= 8,
             "turning in place must trigger steps: {}",
-            events.len()
+            scratch.events.len()
         );
         assert!(horizontal(loco.position).length() < 1e-3);
     }

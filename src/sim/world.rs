@@ -7,9 +7,8 @@ use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
 use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
-use crate::locomotion::{
-    DefError, GaitParams, GroundQuery, Intent, Locomotor, StepEvent, ValidCreatureDef,
-};
+use crate::locomotion::locomotor::Scratch;
+use crate::locomotion::{DefError, GaitParams, GroundQuery, Intent, Locomotor, ValidCreatureDef};
 
 /// The fixed simulation step: 60 Hz.
 pub const TICK_DT: f32 = 1.0 / 60.0;
@@ -146,7 +145,7 @@ pub struct World {
     next_id: u32,
     commands: Vec<Command>,
     events: Vec<WorldEvent>,
-    scratch_steps: Vec<StepEvent>,
+    scratch: Scratch,
 }
 
 impl World {
@@ -164,7 +163,7 @@ impl World {
             next_id: 1,
             commands: Vec::new(),
             events: Vec::new(),
-            scratch_steps: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -348,8 +347,8 @@ impl World {
         };
         for c in self.creatures.iter_mut() {
             c.loco
-                .update(&c.def, &c.gait, &ground, dt, &mut self.scratch_steps);
-            for s in self.scratch_steps.drain(..) {
+                .update(&c.def, &c.gait, &ground, dt, &mut self.scratch);
+            for s in self.scratch.events.drain(..) {
                 self.events.push(WorldEvent::Step {
                     id: c.id,
                     leg: s.leg,
