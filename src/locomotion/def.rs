@@ -258,7 +258,8 @@ pub struct ValidCreatureDef {
     pub nav: NavDef,
 }
 
-fn finite(field: &str, v: f32) -> Result<f32, DefError> {
+/// `v` finite.
+pub(crate) fn finite(field: &str, v: f32) -> Result<f32, DefError> {
     if v.is_finite() {
         Ok(v)
     } else {
@@ -289,7 +290,8 @@ pub(crate) fn non_negative(field: &str, v: f32) -> Result<f32, DefError> {
     }
 }
 
-fn finite_vec(field: &str, v: Vec3) -> Result<Vec3, DefError> {
+/// Every component finite.
+pub(crate) fn finite_vec(field: &str, v: Vec3) -> Result<Vec3, DefError> {
     if v.is_finite() {
         Ok(v)
     } else {

@@ -4,6 +4,7 @@
 use glam::{Quat, Vec3};
 use rapier3d::prelude::{ColliderBuilder, ColliderSet};
 
+use crate::locomotion::def::{finite, finite_vec, positive};
 use crate::locomotion::DefError;
 use crate::math::frame::{rotation_from_pitch_yaw_roll_deg, yaw_rotation};
 use crate::math::noise;
@@ -89,22 +90,6 @@ pub struct StairsDesc {
     pub step_depth: f32,
     /// Width, metres.
     pub width: f32,
-}
-
-fn finite_vec(field: &str, v: Vec3) -> Result<(), DefError> {
-    if v.is_finite() {
-        Ok(())
-    } else {
-        Err(DefError::new(field, "must have finite components"))
-    }
-}
-
-fn positive(field: &str, v: f32) -> Result<(), DefError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(DefError::new(field, format!("must be > 0, got {v}")))
-    }
 }
 
 impl GroundDesc {
@@ -240,9 +225,7 @@ impl StairsDesc {
     /// Validates the stairs.
     pub fn validate(&self) -> Result<(), DefError> {
         finite_vec("position", self.position)?;
-        if !self.yaw.is_finite() {
-            return Err(DefError::new("yaw", "must be a finite number"));
-        }
+        finite("yaw", self.yaw)?;
         if self.steps == 0 || self.steps > 1000 {
             return Err(DefError::new(
                 "steps",
