@@ -4,8 +4,10 @@
 //! [`script`] and [`headless`]. See `ARCHITECTURE.md`.
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod headless;
 pub mod locomotion;
 pub mod math;
+pub mod render;
 pub mod script;
 pub mod sim;

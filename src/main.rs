@@ -51,7 +51,7 @@ impl Limits {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run mods. Without --headless this will open a window (not available yet: runs headless).
+    /// Run mods: in a window, or --headless, or --screenshot to a PNG without a window.
     Run {
         /// Run without a window.
         #[arg(long)]
@@ -65,6 +65,18 @@ enum Cmd {
         /// Pace ticks to the wall clock.
         #[arg(long)]
         realtime: bool,
+        /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
+        #[arg(long, value_name = "FILE.png")]
+        screenshot: Option<PathBuf>,
+        /// Image size for --screenshot, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
+        /// Debug layers to draw: targets,casts,contacts,plane,paths or all.
+        #[arg(long, default_value = "")]
+        debug: String,
+        /// With --screenshot: render every tick and report frame times.
+        #[arg(long)]
+        bench_frames: bool,
         #[command(flatten)]
         limits: Limits,
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
@@ -77,6 +89,60 @@ enum Cmd {
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
         mods: Vec<PathBuf>,
     },
+}
+
+/// Opens the window when there is a display and a GPU; otherwise says why and runs the same
+/// mods headless, paced to the wall clock, with a summary line per second.
+fn windowed_or_headless(
+    mods: Vec<PathBuf>,
+    frames: Option<u64>,
+    host: HostOptions,
+    debug: skitter::render::DebugFlags,
+    stdout: &mut impl std::io::Write,
+) -> anyhow::Result<()> {
+    use skitter::app::window;
+    let why = if window::display_available() {
+        match window::run(window::WindowOptions {
+            mods: mods.clone(),
+            frames,
+            host: host.clone(),
+            debug,
+        }) {
+            Ok(()) => return Ok(()),
+            Err(e) => format!("cannot open the window: {e:#}"),
+        }
+    } else {
+        "no display (DISPLAY and WAYLAND_DISPLAY are unset)".to_string()
+    };
+    eprintln!("skitter: {why}; running headless instead (Ctrl-C to stop)");
+    let opts = RunOptions {
+        mods,
+        frames,
+        trace: None,
+        realtime: true,
+        summary: true,
+        host,
+    };
+    headless::run(&opts, stdout).context("running headless")?;
+    Ok(())
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got \"{s}\""))?;
+    let w: u32 = w
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad width in \"{s}\""))?;
+    let h: u32 = h
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad height in \"{s}\""))?;
+    if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
+        return Err(format!("size must be between 1x1 and 8192x8192, got {s}"));
+    }
+    Ok((w, h))
 }
 
 fn default_mods(mods: Vec<PathBuf>) -> Vec<PathBuf> {
@@ -105,16 +171,14 @@ fn real_main() -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         None => {
-            eprintln!("skitter: the window is not available yet; running the bundled demo headless (Ctrl-C to stop)");
-            let opts = RunOptions {
-                mods: default_mods(Vec::new()),
-                frames: None,
-                trace: None,
-                realtime: true,
-                summary: true,
-                host: HostOptions::default(),
-            };
-            headless::run(&opts, &mut stdout).context("running the demo")?;
+            let mods = default_mods(Vec::new());
+            windowed_or_headless(
+                mods,
+                None,
+                HostOptions::default(),
+                skitter::render::DebugFlags::default(),
+                &mut stdout,
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Some(Cmd::Run {
@@ -122,17 +186,57 @@ fn real_main() -> anyhow::Result<ExitCode> {
             frames,
             trace,
             realtime,
+            screenshot,
+            size,
+            debug,
+            bench_frames,
             limits,
             mods,
         }) => {
+            let debug = skitter::render::DebugFlags::parse(&debug).map_err(anyhow::Error::msg)?;
+            if let Some(out) = screenshot {
+                let opts = skitter::app::screenshot::ShotOptions {
+                    mods: default_mods(mods),
+                    frames: frames.unwrap_or(60),
+                    size,
+                    debug,
+                    bench: bench_frames,
+                    host: limits.host()?,
+                };
+                let report = skitter::app::screenshot::shoot(&opts, &out, &mut stdout)?;
+                eprintln!(
+                    "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, adapter: {})",
+                    out.display(),
+                    size.0,
+                    size.1,
+                    report.creatures,
+                    report.draw_calls,
+                    report.adapter
+                );
+                if let (Some(f), Some(c)) = (report.mean_frame, report.mean_cpu) {
+                    println!(
+                        "frame time: {:.2} ms mean (render submit to idle); CPU instances: {:.3} ms",
+                        f.as_secs_f64() * 1e3,
+                        c.as_secs_f64() * 1e3
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             if !is_headless {
-                eprintln!("skitter: the window is not available yet; running headless");
+                windowed_or_headless(
+                    default_mods(mods),
+                    frames,
+                    limits.host()?,
+                    debug,
+                    &mut stdout,
+                )?;
+                return Ok(ExitCode::SUCCESS);
             }
             let opts = RunOptions {
                 mods: default_mods(mods),
                 frames,
                 trace,
-                realtime: realtime || !is_headless,
+                realtime,
                 summary: true,
                 host: limits.host()?,
             };

@@ -66,6 +66,20 @@ pub struct TypeMeta {
     pub has_callbacks: bool,
 }
 
+/// What a script asked of the camera (`camera.follow`, `camera.look`); the window applies it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CameraRequest {
+    /// Keep this creature in view.
+    Follow(CreatureId),
+    /// Look from a point at a point.
+    Look {
+        /// Eye position.
+        from: Vec3,
+        /// Point looked at.
+        at: Vec3,
+    },
+}
+
 /// State shared by all mods of one host (plain data only: never a Lua value).
 #[derive(Debug, Default)]
 pub struct Shared {
@@ -79,6 +93,8 @@ pub struct Shared {
     pub logs: Vec<LogLine>,
     /// Creatures spawned, with the mod that spawned them.
     pub spawned: Vec<(String, CreatureId)>,
+    /// Camera requests, oldest first.
+    pub camera: Vec<CameraRequest>,
 }
 
 /// Why a mod's callback was stopped from outside.
@@ -315,8 +331,8 @@ fn log_line(lua: &Lua, level: &'static str, args: MultiValue) -> mlua::Result<()
 }
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).
-pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
-    lua.set_app_data(ctx.clone());
+pub fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
+    lua.set_app_data(mod_ctx.clone());
     let g = lua.globals();
     // Code is loaded only by `require`, as text, from inside the allowed folders.
     g.raw_set("loadstring", Value::Nil)?;
@@ -342,7 +358,7 @@ pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
 
     // Deterministic random numbers: seeded from the run seed and the mod name.
     let mut h: u64 = seed ^ 0x9e37_79b9_7f4a_7c15;
-    for b in ctx.name.bytes() {
+    for b in mod_ctx.name.bytes() {
         h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
     }
     let rng = Rc::new(Cell::new(h | 1));
@@ -392,15 +408,49 @@ pub fn install(lua: &Lua, ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
     )?;
     g.raw_set("path", path)?;
     let camera = lua.create_table()?;
-    for name in ["follow", "path", "look"] {
-        let what = format!("camera.{name}");
-        camera.raw_set(
-            name,
-            lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
-                Err(not_yet(lua, &what))
-            })?,
-        )?;
-    }
+    camera.raw_set(
+        "follow",
+        lua.create_function(|lua, c: Value| {
+            let Value::Table(t) = &c else {
+                return Err(located(
+                    lua,
+                    format!(
+                        "camera.follow: expects a creature handle, got {}",
+                        type_name(&c)
+                    ),
+                ));
+            };
+            let id = handle_id(lua, t)?;
+            ctx(lua)?
+                .shared
+                .borrow_mut()
+                .camera
+                .push(CameraRequest::Follow(id));
+            Ok(())
+        })?,
+    )?;
+    camera.raw_set(
+        "look",
+        lua.create_function(|lua, (from, at): (Value, Value)| {
+            let from = arg_vec(lua, "camera.look: from", &from)?;
+            let at = arg_vec(lua, "camera.look: at", &at)?;
+            if from.distance(at) < 1e-3 {
+                return Err(located(lua, "camera.look: from and at must differ"));
+            }
+            ctx(lua)?
+                .shared
+                .borrow_mut()
+                .camera
+                .push(CameraRequest::Look { from, at });
+            Ok(())
+        })?,
+    )?;
+    camera.raw_set(
+        "path",
+        lua.create_function(|lua, _: MultiValue| -> mlua::Result<()> {
+            Err(not_yet(lua, "camera.path"))
+        })?,
+    )?;
     g.raw_set("camera", camera)?;
 
     let modules = lua.create_table()?;

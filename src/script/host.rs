@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 
+use glam::Vec3;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaOptions, StdLib, Table, Value};
 
@@ -126,6 +127,8 @@ pub struct ScriptHost {
     shared: Rc<RefCell<Shared>>,
     mods: Vec<ModRuntime>,
     brains: BTreeMap<CreatureId, Brain>,
+    /// Creatures sent somewhere by hand (a click in the window): their brains wait.
+    manual: BTreeMap<CreatureId, Vec3>,
     errors: Vec<ScriptError>,
     reported: BTreeSet<String>,
     opts: HostOptions,
@@ -171,6 +174,7 @@ impl ScriptHost {
             shared: Rc::new(RefCell::new(Shared::default())),
             mods: Vec::new(),
             brains: BTreeMap::new(),
+            manual: BTreeMap::new(),
             errors: Vec::new(),
             reported: BTreeSet::new(),
             opts,
@@ -546,6 +550,62 @@ impl ScriptHost {
         }
     }
 
+    /// Camera requests from scripts since the last call.
+    pub fn take_camera_requests(&mut self) -> Vec<api::CameraRequest> {
+        std::mem::take(&mut self.shared.borrow_mut().camera)
+    }
+
+    /// Sends creature `id` to `dest` by hand: it walks there (`c:move` at its cruise speed),
+    /// its brain paused, and resumes its brain on arrival. `None` cancels.
+    pub fn send_to(&mut self, id: CreatureId, dest: Option<Vec3>) {
+        match dest {
+            Some(d) => {
+                self.manual.insert(id, d);
+            }
+            None => {
+                if self.manual.remove(&id).is_some() {
+                    self.world
+                        .borrow_mut()
+                        .push(Command::SetIntent(id, Intent::Idle));
+                }
+            }
+        }
+    }
+
+    /// Creatures walking to a destination given by hand.
+    pub fn destinations(&self) -> Vec<(CreatureId, Vec3)> {
+        self.manual.iter().map(|(id, d)| (*id, *d)).collect()
+    }
+
+    /// Steers hand-sent creatures; drops those that arrived or are gone.
+    fn steer_manual(&mut self) {
+        let mut arrived = Vec::new();
+        {
+            let mut w = self.world.borrow_mut();
+            for (id, dest) in &self.manual {
+                let Some(c) = w.creature(*id) else {
+                    arrived.push(*id);
+                    continue;
+                };
+                let to = Vec3::new(dest.x - c.loco.position.x, 0.0, dest.z - c.loco.position.z);
+                let dist = to.length();
+                let intent = if dist < c.def.nav.stopping_distance.max(0.25) {
+                    arrived.push(*id);
+                    Intent::Idle
+                } else {
+                    Intent::Move {
+                        dir: to / dist,
+                        speed: c.def.nav.speed.min(0.4 + dist),
+                    }
+                };
+                w.push(Command::SetIntent(*id, intent));
+            }
+        }
+        for id in arrived {
+            self.manual.remove(&id);
+        }
+    }
+
     /// One tick: on_spawn for new brains, on_update for all, `World::step`, then on_step for
     /// every landed foot. Returns the world events of the tick.
     pub fn tick(&mut self) -> Vec<WorldEvent> {
@@ -554,6 +614,7 @@ impl ScriptHost {
             m.budget.reset(self.opts.cpu_per_tick);
         }
         self.run_updates();
+        self.steer_manual();
         self.apply_brain_requests();
         self.world.borrow_mut().step(TICK_DT);
         let events = self.world.borrow_mut().drain_events();
@@ -578,6 +639,9 @@ impl ScriptHost {
             }
         }
         for id in &ids {
+            if self.manual.contains_key(id) {
+                continue;
+            }
             let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else {
                 continue;
             };

@@ -7,6 +7,6 @@ pub mod host;
 pub mod manifest;
 pub mod plain;
 
-pub use api::LogLine;
+pub use api::{CameraRequest, LogLine};
 pub use host::{discover, HostOptions, ScriptError, ScriptHost};
 pub use manifest::{Dependency, Manifest};

@@ -2,9 +2,11 @@
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
 pub mod level;
+pub mod snapshot;
 pub mod world;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
+pub use snapshot::{CreatureView, LegPose, Snapshot};
 pub use world::{
     Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT,
 };

@@ -140,6 +140,7 @@ pub struct World {
     physics: PhysicsWorld,
     level: Level,
     level_dirty: bool,
+    level_version: u64,
     types: Vec<CreatureType>,
     creatures: Vec<Creature>,
     next_id: u32,
@@ -158,6 +159,7 @@ impl World {
             physics: PhysicsWorld::default(),
             level: Level::default(),
             level_dirty: false,
+            level_version: 0,
             types: Vec::new(),
             creatures: Vec::new(),
             next_id: 1,
@@ -187,10 +189,16 @@ impl World {
         &self.level
     }
 
+    /// Bumped on every level change: views rebuild their static meshes when it moves.
+    pub fn level_version(&self) -> u64 {
+        self.level_version
+    }
+
     /// Replaces the ground.
     pub fn set_ground(&mut self, desc: &GroundDesc) -> Result<(), DefError> {
         self.level.ground = Some(desc.sample()?);
         self.level_dirty = true;
+        self.level_version += 1;
         Ok(())
     }
 
@@ -199,6 +207,7 @@ impl World {
         desc.validate()?;
         self.level.boxes.push(desc);
         self.level_dirty = true;
+        self.level_version += 1;
         Ok(())
     }
 
@@ -208,6 +217,7 @@ impl World {
         self.level.boxes.extend(desc.blocks());
         self.level.stairs.push(desc);
         self.level_dirty = true;
+        self.level_version += 1;
         Ok(())
     }
 

@@ -1,0 +1,22 @@
+//! Layer 4: the application — the winit window with its egui overlay, input and camera
+//! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
+
+pub mod screenshot;
+pub mod ui;
+pub mod view;
+pub mod window;
+
+/// Where the WGSL lives on disk (for hot reload): `./shaders`, else the source tree's.
+pub fn shader_dir() -> std::path::PathBuf {
+    let here = std::path::PathBuf::from("shaders");
+    if here.join("scene.wgsl").is_file() {
+        return here;
+    }
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("shaders")
+}
+
+/// The scene WGSL from disk, or the built-in copy.
+pub fn scene_shader() -> String {
+    std::fs::read_to_string(shader_dir().join("scene.wgsl"))
+        .unwrap_or_else(|_| crate::render::SCENE_WGSL.to_string())
+}

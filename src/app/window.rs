@@ -1,0 +1,534 @@
+//! The window: winit 0.30 event loop, wgpu surface, fixed 60 Hz ticks drawn interpolated,
+//! orbit camera, picking and click-to-move, debug layers, egui overlay (stats, inspector
+//! with live gait sliders, script and shader errors, help), and WGSL hot reload.
+
+use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, EventLoop, OwnedDisplayHandle};
+use winit::keyboard::{Key, NamedKey};
+use winit::window::{Window, WindowId};
+
+use super::view::View;
+use crate::render::gpu::open_device;
+use crate::render::{DebugFlags, Renderer};
+use crate::script::{HostOptions, ScriptHost};
+use crate::sim::{Command, TICK_DT};
+
+/// What to open.
+#[derive(Clone, Debug)]
+pub struct WindowOptions {
+    /// Mod folders.
+    pub mods: Vec<PathBuf>,
+    /// Close after this many rendered frames (tests); run until closed when `None`.
+    pub frames: Option<u64>,
+    /// Host limits and seed.
+    pub host: HostOptions,
+    /// Debug layers on at start.
+    pub debug: DebugFlags,
+}
+
+/// Whether a display server is reachable (X11 or Wayland).
+pub fn display_available() -> bool {
+    std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
+        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty())
+}
+
+/// Opens the window and runs until it is closed (or `frames` are drawn).
+pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
+    let event_loop = EventLoop::new().context("cannot open the window system")?;
+    let mut app = App::new(opts, event_loop.owned_display_handle());
+    event_loop.run_app(&mut app).context("window event loop")?;
+    match app.failure.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+struct Gfx {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    adapter: String,
+    egui_state: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+}
+
+#[derive(Default)]
+struct Mouse {
+    pos: (f32, f32),
+    left_down_at: Option<(f32, f32)>,
+    right: bool,
+    middle: bool,
+}
+
+#[derive(Default)]
+struct Stats {
+    frame_ms: f32,
+    tick_ms: f32,
+}
+
+struct App {
+    opts: WindowOptions,
+    display: OwnedDisplayHandle,
+    host: ScriptHost,
+    view: View,
+    gfx: Option<Gfx>,
+    egui: egui::Context,
+    mouse: Mouse,
+    stats: Stats,
+    last: Instant,
+    acc: f64,
+    frames: u64,
+    show_help: bool,
+    errors: Vec<String>,
+    shader_rx: Option<(
+        notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>,
+        Receiver<notify_debouncer_mini::DebounceEventResult>,
+    )>,
+    failure: Option<anyhow::Error>,
+}
+
+fn load_host(opts: &WindowOptions) -> (ScriptHost, View) {
+    let mut host = ScriptHost::new(opts.host.clone());
+    host.load(&opts.mods);
+    let mut view = View::new(&host.world());
+    view.debug = opts.debug;
+    view.apply(host.take_camera_requests());
+    (host, view)
+}
+
+impl App {
+    fn new(opts: WindowOptions, display: OwnedDisplayHandle) -> App {
+        let (host, view) = load_host(&opts);
+        App {
+            opts,
+            display,
+            host,
+            view,
+            gfx: None,
+            egui: egui::Context::default(),
+            mouse: Mouse::default(),
+            stats: Stats::default(),
+            last: Instant::now(),
+            acc: 0.0,
+            frames: 0,
+            show_help: false,
+            errors: Vec::new(),
+            shader_rx: None,
+            failure: None,
+        }
+    }
+
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: anyhow::Error) {
+        self.failure = Some(e);
+        event_loop.exit();
+    }
+
+    fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<Gfx> {
+        let attrs = Window::default_attributes()
+            .with_title("skitter")
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+        let window = Arc::new(
+            event_loop
+                .create_window(attrs)
+                .context("cannot create the window")?,
+        );
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+                Box::new(self.display.clone()),
+            ));
+        let surface = instance
+            .create_surface(window.clone())
+            .context("cannot create a drawing surface")?;
+        let (adapter, device, queue) = open_device(&instance, Some(&surface))?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .context("the adapter cannot present to this window")?;
+        let caps = surface.get_capabilities(&adapter);
+        if let Some(f) = caps.formats.iter().find(|f| f.is_srgb()) {
+            config.format = *f;
+        }
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        surface.configure(&device, &config);
+        let egui_renderer = egui_wgpu::Renderer::new(
+            &device,
+            config.format,
+            egui_wgpu::RendererOptions::default(),
+        );
+        let renderer = Renderer::new(device, queue, config.format, &super::scene_shader());
+        let egui_state = egui_winit::State::new(
+            self.egui.clone(),
+            egui::ViewportId::ROOT,
+            &window,
+            Some(window.scale_factor() as f32),
+            None,
+            None,
+        );
+        let adapter = adapter.get_info().name;
+        Ok(Gfx {
+            window,
+            surface,
+            config,
+            renderer,
+            adapter,
+            egui_state,
+            egui_renderer,
+        })
+    }
+
+    fn watch_shaders(&mut self) {
+        use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
+        let (tx, rx) = std::sync::mpsc::channel();
+        match new_debouncer(Duration::from_millis(60), tx) {
+            Ok(mut d) => {
+                if d.watcher()
+                    .watch(&super::shader_dir(), RecursiveMode::NonRecursive)
+                    .is_ok()
+                {
+                    self.shader_rx = Some((d, rx));
+                }
+            }
+            Err(e) => self
+                .errors
+                .push(format!("shader hot reload unavailable: {e}")),
+        }
+    }
+
+    fn poll_shaders(&mut self) {
+        let Some((_, rx)) = &self.shader_rx else {
+            return;
+        };
+        let mut changed = false;
+        while let Ok(ev) = rx.try_recv() {
+            if let Ok(events) = ev {
+                changed |= events
+                    .iter()
+                    .any(|e| e.path.extension().is_some_and(|x| x == "wgsl"));
+            }
+        }
+        if !changed {
+            return;
+        }
+        let path = super::shader_dir().join("scene.wgsl");
+        let Some(gfx) = self.gfx.as_mut() else { return };
+        match std::fs::read_to_string(&path) {
+            Ok(src) => match gfx.renderer.reload_shader(&src) {
+                Ok(()) => eprintln!("skitter: reloaded {}", path.display()),
+                Err(e) => eprintln!(
+                    "skitter: {} has an error; keeping the last good pipelines:\n{e}",
+                    path.display()
+                ),
+            },
+            Err(e) => eprintln!("skitter: cannot read {}: {e}", path.display()),
+        }
+    }
+
+    fn drain_host(&mut self) {
+        for l in self.host.take_logs() {
+            println!("[{}] {}", l.mod_name, l.text);
+        }
+        for e in self.host.take_errors() {
+            eprintln!("error: {e}");
+            self.errors.push(e.to_string());
+        }
+        self.view.apply(self.host.take_camera_requests());
+    }
+
+    fn step(&mut self) {
+        let now = Instant::now();
+        let dt = (now - self.last).as_secs_f64().min(0.25);
+        self.last = now;
+        self.acc += dt;
+        let t0 = Instant::now();
+        let mut ticks = 0;
+        while self.acc >= TICK_DT as f64 {
+            self.host.tick();
+            self.view.after_tick(&self.host.world());
+            self.acc -= TICK_DT as f64;
+            ticks += 1;
+        }
+        if ticks > 0 {
+            let per = t0.elapsed().as_secs_f32() * 1e3 / ticks as f32;
+            self.stats.tick_ms = self.stats.tick_ms * 0.9 + per * 0.1;
+        }
+        self.stats.frame_ms = self.stats.frame_ms * 0.9 + dt as f32 * 1e3 * 0.1;
+        self.drain_host();
+        let alpha = (self.acc / TICK_DT as f64) as f32;
+        self.view.prepare_frame(alpha, dt as f32, &self.host);
+    }
+
+    fn redraw(&mut self, event_loop: &ActiveEventLoop) {
+        self.poll_shaders();
+        self.step();
+        let Some(gfx) = self.gfx.as_mut() else { return };
+        let size = (gfx.config.width, gfx.config.height);
+        {
+            let w = self.host.world();
+            gfx.renderer.set_level(w.level(), w.level_version());
+            gfx.renderer.prepare(
+                &self.view.frame,
+                &self.view.camera,
+                size,
+                w.level(),
+                w.time() as f32,
+            );
+        }
+        let texture = match gfx.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                gfx.surface.configure(gfx.renderer.device(), &gfx.config);
+                return;
+            }
+            _ => return,
+        };
+        let target = texture.texture.create_view(&Default::default());
+        let mut encoder = gfx
+            .renderer
+            .device()
+            .create_command_encoder(&Default::default());
+        gfx.renderer.encode(&mut encoder, &target, size);
+
+        // The overlay.
+        let input = gfx.egui_state.take_egui_input(&gfx.window);
+        let mut actions = Vec::new();
+        let output = {
+            let host = &self.host;
+            let view = &self.view;
+            let stats = &self.stats;
+            let errors = &mut self.errors;
+            let show_help = &mut self.show_help;
+            let draw = gfx.renderer.stats;
+            let shader_error = gfx.renderer.shader_error.clone();
+            let adapter = gfx.adapter.clone();
+            self.egui.run_pass(input, |ctx| {
+                super::ui::overlay(
+                    ctx,
+                    host,
+                    view,
+                    stats.frame_ms,
+                    stats.tick_ms,
+                    draw,
+                    &adapter,
+                    errors,
+                    shader_error.as_deref(),
+                    show_help,
+                    &mut actions,
+                );
+            })
+        };
+        gfx.egui_state
+            .handle_platform_output(&gfx.window, output.platform_output);
+        let ppp = output.pixels_per_point;
+        let jobs = self.egui.tessellate(output.shapes, ppp);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: [size.0, size.1],
+            pixels_per_point: ppp,
+        };
+        let (device, queue) = (gfx.renderer.device().clone(), gfx.renderer.queue().clone());
+        let mut textures = output.textures_delta;
+        for (id, deltas) in textures.set.drain() {
+            for delta in deltas.iter() {
+                gfx.egui_renderer.update_texture(&device, &queue, id, delta);
+            }
+        }
+        let extra = gfx
+            .egui_renderer
+            .update_buffers(&device, &queue, &mut encoder, &jobs, &screen);
+        {
+            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("egui"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Load,
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            let mut pass = pass.forget_lifetime();
+            gfx.egui_renderer.render(&mut pass, &jobs, &screen);
+        }
+        queue.submit(extra.into_iter().chain([encoder.finish()]));
+        gfx.window.pre_present_notify();
+        queue.present(texture);
+        for id in textures.free.drain() {
+            gfx.egui_renderer.free_texture(&id);
+        }
+        textures.clear();
+        for a in actions {
+            super::ui::apply(a, &mut self.host, &mut self.view);
+        }
+        self.frames += 1;
+        if self.opts.frames.is_some_and(|n| self.frames >= n) {
+            event_loop.exit();
+        }
+    }
+
+    fn click(&mut self, x: f32, y: f32) {
+        let Some(gfx) = &self.gfx else { return };
+        let (w, h) = (gfx.config.width, gfx.config.height);
+        if let Some(id) = self.view.pick_creature(x, y, w, h) {
+            self.view.selected = Some(id);
+            return;
+        }
+        let Some(sel) = self.view.selected else {
+            return;
+        };
+        let (o, d) = self.view.camera.ray(x, y, w, h);
+        let hit = self.host.world_mut().raycast(o, d, 500.0);
+        match hit {
+            Some(hit) => self.host.send_to(sel, Some(hit.position)),
+            None => self.view.selected = None,
+        }
+    }
+
+    fn key(&mut self, key: &Key) {
+        match key {
+            Key::Named(NamedKey::Home) => {
+                self.view.camera = self.view.home;
+                self.view.follow = None;
+            }
+            Key::Named(NamedKey::Escape) => {
+                self.view.selected = None;
+                self.view.follow = None;
+            }
+            Key::Character(c) => match c.as_str() {
+                "h" | "H" => self.show_help = !self.show_help,
+                "f" | "F" => {
+                    self.view.follow = if self.view.follow.is_some() {
+                        None
+                    } else {
+                        self.view.selected
+                    }
+                }
+                "r" | "R" => {
+                    let debug = self.view.debug;
+                    let camera = self.view.camera;
+                    (self.host, self.view) = load_host(&self.opts);
+                    self.view.debug = debug;
+                    self.view.camera = camera;
+                    self.errors.clear();
+                    self.drain_host();
+                }
+                "1" => self.view.debug.targets ^= true,
+                "2" => self.view.debug.casts ^= true,
+                "3" => self.view.debug.contacts ^= true,
+                "4" => self.view.debug.plane ^= true,
+                "5" => self.view.debug.paths ^= true,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gfx.is_some() {
+            return;
+        }
+        match self.open(event_loop) {
+            Ok(g) => {
+                g.window.request_redraw();
+                self.gfx = Some(g);
+                self.watch_shaders();
+                self.drain_host();
+                self.last = Instant::now();
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let consumed = match self.gfx.as_mut() {
+            Some(g) => g.egui_state.on_window_event(&g.window, &event).consumed,
+            None => false,
+        };
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => {
+                if let Some(g) = self.gfx.as_mut() {
+                    g.config.width = size.width.max(1);
+                    g.config.height = size.height.max(1);
+                    g.surface.configure(g.renderer.device(), &g.config);
+                }
+            }
+            WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::CursorMoved { position, .. } => {
+                let p = (position.x as f32, position.y as f32);
+                let (dx, dy) = (p.0 - self.mouse.pos.0, p.1 - self.mouse.pos.1);
+                if self.mouse.right {
+                    self.view.camera.orbit(dx, dy);
+                }
+                if self.mouse.middle {
+                    self.view.camera.pan(dx, dy);
+                    self.view.follow = None;
+                }
+                self.mouse.pos = p;
+            }
+            WindowEvent::MouseInput { state, button, .. }
+                if !consumed || state == ElementState::Released =>
+            {
+                let down = state == ElementState::Pressed;
+                match button {
+                    MouseButton::Right => self.mouse.right = down,
+                    MouseButton::Middle => self.mouse.middle = down,
+                    MouseButton::Left if down && !consumed => {
+                        self.mouse.left_down_at = Some(self.mouse.pos)
+                    }
+                    MouseButton::Left => {
+                        if let Some(at) = self.mouse.left_down_at.take() {
+                            let moved =
+                                (at.0 - self.mouse.pos.0).abs() + (at.1 - self.mouse.pos.1).abs();
+                            if moved < 6.0 {
+                                self.click(self.mouse.pos.0, self.mouse.pos.1);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            WindowEvent::MouseWheel { delta, .. } if !consumed => {
+                let steps = match delta {
+                    MouseScrollDelta::LineDelta(_, y) => y,
+                    MouseScrollDelta::PixelDelta(p) => p.y as f32 / 60.0,
+                };
+                self.view.camera.zoom(steps);
+            }
+            WindowEvent::KeyboardInput { event, .. }
+                if !consumed && event.state == ElementState::Pressed =>
+            {
+                self.key(&event.logical_key)
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(g) = &self.gfx {
+            g.window.request_redraw();
+        }
+    }
+}
+
+/// Stops a creature the user sent somewhere (used by the inspector).
+pub fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
+    host.send_to(id, None);
+    host.world_mut()
+        .push(Command::SetIntent(id, crate::locomotion::Intent::Idle));
+}

@@ -1,0 +1,327 @@
+//! Per-frame instance data built on the CPU from a snapshot: one instance per body, joint and
+//! leg segment, so draw calls never grow with the number of creatures; plus debug lines.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Quat, Vec3};
+
+use crate::sim::level::Level;
+use crate::sim::{CreatureId, Snapshot};
+
+/// A mesh instance: model matrix (columns) and colour (rgb albedo, a = emissive).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct MeshInstance {
+    /// Model matrix, column-major.
+    pub model: [[f32; 4]; 4],
+    /// rgb albedo, a = emissive.
+    pub color: [f32; 4],
+}
+
+/// A capsule from `a` to `b` (radius in `a[3]`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct CapsuleInstance {
+    /// End a (xyz) and radius (w).
+    pub a: [f32; 4],
+    /// End b.
+    pub b: [f32; 4],
+    /// rgb albedo, a = emissive.
+    pub color: [f32; 4],
+}
+
+/// A debug line vertex.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable, PartialEq)]
+pub struct LineVertex {
+    /// Position.
+    pub pos: [f32; 3],
+    /// RGBA.
+    pub color: [f32; 4],
+}
+
+/// Which debug layers to draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DebugFlags {
+    /// Foot targets (crosses) and the line from each foot to its target.
+    pub targets: bool,
+    /// Ground casts: the ray from above the body down to each target.
+    pub casts: bool,
+    /// Planted feet green, swinging feet orange.
+    pub contacts: bool,
+    /// The fitted body plane.
+    pub plane: bool,
+    /// Paths and click destinations.
+    pub paths: bool,
+}
+
+impl DebugFlags {
+    /// Parses a comma list: `targets,casts,contacts,plane,paths` or `all`.
+    pub fn parse(s: &str) -> Result<DebugFlags, String> {
+        let mut f = DebugFlags::default();
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            match part {
+                "targets" => f.targets = true,
+                "casts" => f.casts = true,
+                "contacts" => f.contacts = true,
+                "plane" => f.plane = true,
+                "paths" => f.paths = true,
+                "all" => {
+                    f = DebugFlags {
+                        targets: true,
+                        casts: true,
+                        contacts: true,
+                        plane: true,
+                        paths: true,
+                    }
+                }
+                other => return Err(format!(
+                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, all)"
+                )),
+            }
+        }
+        Ok(f)
+    }
+
+    /// Whether any layer is on.
+    pub fn any(&self) -> bool {
+        self.targets || self.casts || self.contacts || self.plane || self.paths
+    }
+}
+
+/// Everything dynamic a frame draws.
+#[derive(Clone, Debug, Default)]
+pub struct FrameInstances {
+    /// Bodies and joints (sphere mesh).
+    pub spheres: Vec<MeshInstance>,
+    /// Leg segments.
+    pub capsules: Vec<CapsuleInstance>,
+    /// Debug lines (pairs of vertices).
+    pub lines: Vec<LineVertex>,
+}
+
+const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
+const BODY_SELECTED: [f32; 4] = [0.85, 0.55, 0.15, 0.35];
+const LEG: [f32; 4] = [0.10, 0.07, 0.06, 0.0];
+const JOINT: [f32; 4] = [0.50, 0.22, 0.12, 0.0];
+const HEAD: [f32; 4] = [0.12, 0.08, 0.07, 0.0];
+
+fn line(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
+    out.push(LineVertex {
+        pos: a.to_array(),
+        color,
+    });
+    out.push(LineVertex {
+        pos: b.to_array(),
+        color,
+    });
+}
+
+fn cross(out: &mut Vec<LineVertex>, p: Vec3, r: f32, color: [f32; 4]) {
+    line(out, p - Vec3::X * r, p + Vec3::X * r, color);
+    line(out, p - Vec3::Z * r, p + Vec3::Z * r, color);
+}
+
+fn circle(out: &mut Vec<LineVertex>, c: Vec3, r: f32, color: [f32; 4]) {
+    let n = 24;
+    for i in 0..n {
+        let (a, b) = (
+            i as f32 / n as f32 * std::f32::consts::TAU,
+            (i + 1) as f32 / n as f32 * std::f32::consts::TAU,
+        );
+        line(
+            out,
+            c + Vec3::new(a.cos(), 0.0, a.sin()) * r,
+            c + Vec3::new(b.cos(), 0.0, b.sin()) * r,
+            color,
+        );
+    }
+}
+
+impl FrameInstances {
+    /// Rebuilds the instances from `snap` (reusing buffers). `selected` is highlighted;
+    /// `destinations` are drawn when paths are on.
+    pub fn build(
+        &mut self,
+        snap: &Snapshot,
+        selected: Option<CreatureId>,
+        debug: DebugFlags,
+        destinations: &[(CreatureId, Vec3)],
+    ) {
+        self.spheres.clear();
+        self.capsules.clear();
+        self.lines.clear();
+        for c in &snap.creatures {
+            let sel = Some(c.id) == selected;
+            let body = Mat4::from_scale_rotation_translation(c.size * 0.5, c.rotation, c.position);
+            self.spheres.push(MeshInstance {
+                model: body.to_cols_array_2d(),
+                color: if sel { BODY_SELECTED } else { BODY },
+            });
+            // A head at the front shows which way the creature faces.
+            let head_r = c.size.x.min(c.size.y) * 0.32;
+            let head = c.position + c.rotation * Vec3::new(0.0, 0.0, c.size.z * 0.5 + head_r * 0.4);
+            self.spheres.push(MeshInstance {
+                model: Mat4::from_scale_rotation_translation(
+                    Vec3::splat(head_r),
+                    Quat::IDENTITY,
+                    head,
+                )
+                .to_cols_array_2d(),
+                color: HEAD,
+            });
+            let r = c.leg_radius;
+            for leg in snap.legs_of(c) {
+                self.capsules.push(CapsuleInstance {
+                    a: leg.hip.extend(r).to_array(),
+                    b: leg.knee.extend(0.0).to_array(),
+                    color: LEG,
+                });
+                self.capsules.push(CapsuleInstance {
+                    a: leg.knee.extend(r * 0.75).to_array(),
+                    b: leg.foot.extend(0.0).to_array(),
+                    color: LEG,
+                });
+                self.spheres.push(MeshInstance {
+                    model: Mat4::from_scale_rotation_translation(
+                        Vec3::splat(r * 1.35),
+                        Quat::IDENTITY,
+                        leg.knee,
+                    )
+                    .to_cols_array_2d(),
+                    color: JOINT,
+                });
+                if debug.targets {
+                    cross(&mut self.lines, leg.target, 0.06, [0.2, 0.9, 1.0, 1.0]);
+                    line(&mut self.lines, leg.foot, leg.target, [0.2, 0.9, 1.0, 0.6]);
+                }
+                if debug.casts {
+                    let top = Vec3::new(leg.target.x, c.position.y + 0.5, leg.target.z);
+                    line(&mut self.lines, top, leg.target, [1.0, 1.0, 0.3, 0.8]);
+                }
+                if debug.contacts {
+                    let col = if leg.grounded {
+                        [0.2, 1.0, 0.3, 1.0]
+                    } else {
+                        [1.0, 0.55, 0.1, 1.0]
+                    };
+                    cross(&mut self.lines, leg.foot + Vec3::Y * 0.01, 0.09, col);
+                    line(&mut self.lines, leg.foot, leg.foot + Vec3::Y * 0.15, col);
+                }
+            }
+            if debug.plane {
+                let n = c.up.normalize_or(Vec3::Y);
+                let fwd = (c.rotation * Vec3::Z).reject_from(n).normalize_or(Vec3::Z);
+                let side = n.cross(fwd);
+                let centre = c.position - n * (c.size.y * 0.5 + 0.02);
+                let (a, b) = (fwd * c.size.z * 0.9, side * c.size.x * 1.4);
+                let col = [0.9, 0.3, 1.0, 1.0];
+                let q = [
+                    centre + a + b,
+                    centre + a - b,
+                    centre - a - b,
+                    centre - a + b,
+                ];
+                for i in 0..4 {
+                    line(&mut self.lines, q[i], q[(i + 1) % 4], col);
+                }
+                line(&mut self.lines, centre, centre + n * 0.4, col);
+            }
+            if sel {
+                circle(
+                    &mut self.lines,
+                    c.position
+                        - Vec3::Y
+                            * (c.position.y
+                                - snap
+                                    .legs_of(c)
+                                    .first()
+                                    .map(|l| l.foot.y)
+                                    .unwrap_or(c.position.y)),
+                    c.size.z.max(c.size.x) * 1.3,
+                    [1.0, 0.8, 0.2, 1.0],
+                );
+            }
+        }
+        if debug.paths {
+            for (id, dest) in destinations {
+                if let Some(c) = snap.creatures.iter().find(|c| c.id == *id) {
+                    line(&mut self.lines, c.position, *dest, [1.0, 0.3, 0.3, 1.0]);
+                    circle(
+                        &mut self.lines,
+                        *dest + Vec3::Y * 0.02,
+                        0.25,
+                        [1.0, 0.3, 0.3, 1.0],
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Instances for the level's boxes (built once per level version).
+pub fn box_instances(level: &Level) -> Vec<MeshInstance> {
+    level
+        .boxes
+        .iter()
+        .map(|b| {
+            let shade = 0.30 + 0.06 * ((b.position.x * 1.7 + b.position.z * 2.3).sin() * 0.5 + 0.5);
+            MeshInstance {
+                model: Mat4::from_scale_rotation_translation(b.size, b.quat(), b.position)
+                    .to_cols_array_2d(),
+                color: [shade, shade * 0.98, shade * 1.02, 0.0],
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{CreatureView, LegPose};
+
+    fn snap(n: usize) -> Snapshot {
+        let mut s = Snapshot::default();
+        for i in 0..n {
+            let first_leg = s.legs.len() as u32;
+            for k in 0..8 {
+                let x = i as f32 + k as f32 * 0.1;
+                s.legs.push(LegPose {
+                    hip: Vec3::new(x, 0.4, 0.0),
+                    knee: Vec3::new(x, 0.7, 0.3),
+                    foot: Vec3::new(x, 0.0, 0.6),
+                    target: Vec3::new(x, 0.0, 0.7),
+                    grounded: k % 2 == 0,
+                });
+            }
+            s.creatures.push(CreatureView {
+                id: CreatureId(i as u32 + 1),
+                position: Vec3::new(i as f32, 0.35, 0.0),
+                rotation: Quat::IDENTITY,
+                size: Vec3::new(0.5, 0.2, 0.7),
+                up: Vec3::Y,
+                leg_radius: 0.03,
+                first_leg,
+                leg_count: 8,
+            });
+        }
+        s
+    }
+
+    #[test]
+    fn instance_counts_scale_with_creatures_and_debug_adds_lines() {
+        let mut f = FrameInstances::default();
+        f.build(&snap(3), None, DebugFlags::default(), &[]);
+        assert_eq!(f.spheres.len(), 3 * (2 + 8));
+        assert_eq!(f.capsules.len(), 3 * 16);
+        assert!(f.lines.is_empty());
+        f.build(
+            &snap(3),
+            Some(CreatureId(2)),
+            DebugFlags::parse("all").expect("flags"),
+            &[(CreatureId(1), Vec3::new(5.0, 0.0, 5.0))],
+        );
+        assert!(f.lines.len() > 100);
+        assert_eq!(f.spheres[10].color, BODY_SELECTED);
+        assert!(DebugFlags::parse("feet").is_err());
+    }
+}
