@@ -308,7 +308,7 @@ for _, f in ipairs({
   function() c:ragdoll({ muscle = 0.5 }) end,
   function() return world.random_nav_point() end,
   function() return path.bezier({ points = {} }) end,
-  function() camera.follow(c) end,
+  function() camera.path({}, { duration = 1 }) end,
   function() c.lean.damping = 1 end,
 }) do
   local ok, err = pcall(f)
