@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use glam::{Mat4, Vec3, Vec4Swizzles};
+use glam::{Vec3, Vec4Swizzles};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -15,9 +15,26 @@ fn ci() -> bool {
 }
 
 /// Runs a screenshot; `None` (after a loud message) when no adapter exists outside CI.
-fn shot(out: &Path, size: &str, frames: u32, debug: &str, mods: &[PathBuf]) -> Option<(Output, Image)> {
+fn shot(
+    out: &Path,
+    size: &str,
+    frames: u32,
+    debug: &str,
+    mods: &[PathBuf],
+) -> Option<(Output, Image)> {
     let f = frames.to_string();
-    let mut args: Vec<String> = ["run", "--screenshot", &out.display().to_string(), "--frames", &f, "--size", size].iter().map(|s| s.to_string()).collect();
+    let mut args: Vec<String> = [
+        "run",
+        "--screenshot",
+        &out.display().to_string(),
+        "--frames",
+        &f,
+        "--size",
+        size,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     if !debug.is_empty() {
         args.push("--debug".into());
         args.push(debug.into());
@@ -27,7 +44,10 @@ fn shot(out: &Path, size: &str, frames: u32, debug: &str, mods: &[PathBuf]) -> O
     let o = skitter(&argv);
     let t = text(&o);
     if !o.status.success() && t.contains("no GPU adapter") {
-        assert!(!ci(), "CI=true but no GPU adapter (is mesa-vulkan-drivers installed?):\n{t}");
+        assert!(
+            !ci(),
+            "CI=true but no GPU adapter (is mesa-vulkan-drivers installed?):\n{t}"
+        );
         eprintln!("\n!!!!! SKIPPED: no GPU adapter on this machine (install mesa-vulkan-drivers) !!!!!\n{t}");
         return None;
     }
@@ -45,13 +65,19 @@ struct Image {
 
 impl Image {
     fn read(p: &Path) -> Image {
-        let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).expect("png")));
+        let dec = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(p).expect("png"),
+        ));
         let mut r = dec.read_info().expect("png header");
         let mut px = vec![0; r.output_buffer_size().expect("size")];
         let info = r.next_frame(&mut px).expect("png data");
         assert_eq!(info.color_type, png::ColorType::Rgba);
         px.truncate(info.buffer_size());
-        Image { w: info.width, h: info.height, px }
+        Image {
+            w: info.width,
+            h: info.height,
+            px,
+        }
     }
 
     fn at(&self, x: u32, y: u32) -> [u8; 3] {
@@ -60,17 +86,22 @@ impl Image {
     }
 
     fn diff(a: [u8; 3], b: [u8; 3]) -> u32 {
-        (0..3).map(|i| (a[i] as i32 - b[i] as i32).unsigned_abs()).sum()
+        (0..3)
+            .map(|i| (a[i] as i32 - b[i] as i32).unsigned_abs())
+            .sum()
     }
 }
 
 /// Projects with the documented camera: 50° vertical field of view, +Y up, depth 0..1.
 fn project(from: Vec3, at: Vec3, p: Vec3, w: u32, h: u32) -> (u32, u32) {
-    let view = Mat4::look_at_rh(from, at, Vec3::Y);
-    let proj = Mat4::perspective_rh(50f32.to_radians(), w as f32 / h as f32, 0.05, 400.0);
+    let view = glam::camera::rh::view::look_at_mat4(from, at, Vec3::Y);
+    let proj = glam::camera::rh::proj::directx::perspective(50f32.to_radians(), w as f32 / h as f32, 0.05, 400.0);
     let c = proj * view * p.extend(1.0);
     let n = c.xyz() / c.w;
-    (((n.x * 0.5 + 0.5) * w as f32) as u32, ((0.5 - n.y * 0.5) * h as f32) as u32)
+    (
+        ((n.x * 0.5 + 0.5) * w as f32) as u32,
+        ((0.5 - n.y * 0.5) * h as f32) as u32,
+    )
 }
 
 fn still() -> Vec<PathBuf> {
@@ -81,7 +112,9 @@ fn still() -> Vec<PathBuf> {
 fn demo_screenshot_is_not_blank() {
     let dir = tempfile::tempdir().expect("tmp");
     let p = dir.path().join("demo.png");
-    let Some((o, img)) = shot(&p, "320x180", 30, "", &[root().join("scripts")]) else { return };
+    let Some((o, img)) = shot(&p, "320x180", 30, "", &[root().join("scripts")]) else {
+        return;
+    };
     assert_eq!((img.w, img.h), (320, 180));
     let mut colours = std::collections::BTreeSet::new();
     for y in (0..img.h).step_by(3) {
@@ -90,7 +123,11 @@ fn demo_screenshot_is_not_blank() {
             colours.insert([c[0] / 8, c[1] / 8, c[2] / 8]);
         }
     }
-    assert!(colours.len() > 40, "only {} colours: blank or flat", colours.len());
+    assert!(
+        colours.len() > 40,
+        "only {} colours: blank or flat",
+        colours.len()
+    );
     assert!(text(&o).contains("6 creatures"), "{}", text(&o));
 }
 
@@ -98,34 +135,57 @@ fn demo_screenshot_is_not_blank() {
 fn ground_and_creature_appear_where_the_camera_projects_them() {
     let dir = tempfile::tempdir().expect("tmp");
     let p = dir.path().join("still.png");
-    let Some((_, img)) = shot(&p, "320x180", 10, "", &still()) else { return };
+    let Some((_, img)) = shot(&p, "320x180", 10, "", &still()) else {
+        return;
+    };
     let (from, at) = (Vec3::new(-2.5, 2.2, -4.5), Vec3::new(0.3, 0.3, 0.3));
     let sky = img.at(160, 2);
     assert!(sky[2] > sky[0], "top row should be sky blue: {sky:?}");
     // The spider's body centre (it stands 0.35 m up at the origin).
     let (bx, by) = project(from, at, Vec3::new(0.0, 0.35, 0.0), img.w, img.h);
     let body = img.at(bx, by);
-    assert!(Image::diff(body, sky) > 120, "no creature at ({bx}, {by}): {body:?} vs sky {sky:?}");
-    assert!(body[0] > body[2] + 20, "the body should be reddish at ({bx}, {by}): {body:?}");
+    assert!(
+        Image::diff(body, sky) > 120,
+        "no creature at ({bx}, {by}): {body:?} vs sky {sky:?}"
+    );
+    assert!(
+        body[0] > body[2] + 20,
+        "the body should be reddish at ({bx}, {by}): {body:?}"
+    );
     // Ground in front of the spider and to its side.
     for g in [Vec3::new(-2.0, 0.0, 0.5), Vec3::new(2.0, 0.0, -1.5)] {
         let (gx, gy) = project(from, at, g, img.w, img.h);
         let c = img.at(gx, gy);
-        assert!(Image::diff(c, sky) > 60, "no ground at {g} -> ({gx}, {gy}): {c:?}");
+        assert!(
+            Image::diff(c, sky) > 60,
+            "no ground at {g} -> ({gx}, {gy}): {c:?}"
+        );
     }
     // The step block (top centre at (2.5, 0.5, 1.5)) is grey, not sky.
     let (kx, ky) = project(from, at, Vec3::new(2.5, 0.5, 1.5), img.w, img.h);
     let k = img.at(kx, ky);
-    assert!(Image::diff(k, sky) > 40 && (k[0] as i32 - k[2] as i32).abs() < 30, "no grey block at ({kx}, {ky}): {k:?}");
+    assert!(
+        Image::diff(k, sky) > 40 && (k[0] as i32 - k[2] as i32).abs() < 30,
+        "no grey block at ({kx}, {ky}): {k:?}"
+    );
 }
 
 #[test]
 fn a_debug_toggle_changes_the_image() {
     let dir = tempfile::tempdir().expect("tmp");
     let (a, b) = (dir.path().join("plain.png"), dir.path().join("debug.png"));
-    let Some((_, plain)) = shot(&a, "320x180", 10, "", &still()) else { return };
-    let Some((_, debug)) = shot(&b, "320x180", 10, "contacts,targets,plane", &still()) else { return };
-    let changed = plain.px.chunks(4).zip(debug.px.chunks(4)).filter(|(p, d)| Image::diff([p[0], p[1], p[2]], [d[0], d[1], d[2]]) > 30).count();
+    let Some((_, plain)) = shot(&a, "320x180", 10, "", &still()) else {
+        return;
+    };
+    let Some((_, debug)) = shot(&b, "320x180", 10, "contacts,targets,plane", &still()) else {
+        return;
+    };
+    let changed = plain
+        .px
+        .chunks(4)
+        .zip(debug.px.chunks(4))
+        .filter(|(p, d)| Image::diff([p[0], p[1], p[2]], [d[0], d[1], d[2]]) > 30)
+        .count();
     assert!(changed > 60, "debug layers changed only {changed} pixels");
 }
 
@@ -137,7 +197,9 @@ fn a_fixed_scene_matches_the_reference_image() {
     let reference = root().join("tests/fixtures/render/still_160x90.png");
     let dir = tempfile::tempdir().expect("tmp");
     let p = dir.path().join("now.png");
-    let Some((_, img)) = shot(&p, "160x90", 10, "", &still()) else { return };
+    let Some((_, img)) = shot(&p, "160x90", 10, "", &still()) else {
+        return;
+    };
     if std::env::var_os("UPDATE_REFERENCE").is_some() {
         std::fs::create_dir_all(reference.parent().expect("dir")).expect("mkdir");
         std::fs::copy(&p, &reference).expect("write reference");
@@ -155,8 +217,15 @@ fn a_fixed_scene_matches_the_reference_image() {
         far += (d > 48) as usize;
     }
     let mean = sum as f64 / (n * 3) as f64;
-    assert!(mean <= 3.0, "mean difference {mean:.2} per channel (limit 3); keep a copy: {}", p.display());
-    assert!(far * 50 <= n, "{far} of {n} pixels differ by more than 48 (limit 2 %)");
+    assert!(
+        mean <= 3.0,
+        "mean difference {mean:.2} per channel (limit 3); keep a copy: {}",
+        p.display()
+    );
+    assert!(
+        far * 50 <= n,
+        "{far} of {n} pixels differ by more than 48 (limit 2 %)"
+    );
 }
 
 #[test]
@@ -167,15 +236,32 @@ fn draw_calls_do_not_grow_with_creatures() {
         "crowd",
         &[("main.lua", "world.ground { size = vec3(30, 0, 30) }\nfor i = 1, 60 do world.spawn('spider/spider', { position = vec3(i % 8 * 2 - 8, 0, math.floor(i / 8) * 2 - 8) }) end\n")],
     );
-    let one = temp_mod(dir.path(), "one", &[("main.lua", "world.ground { size = vec3(30, 0, 30) }\nworld.spawn('spider/spider', {})\n")]);
+    let one = temp_mod(
+        dir.path(),
+        "one",
+        &[(
+            "main.lua",
+            "world.ground { size = vec3(30, 0, 30) }\nworld.spawn('spider/spider', {})\n",
+        )],
+    );
     let calls = |m: &PathBuf, name: &str| -> Option<String> {
-        let (o, _) = shot(&dir.path().join(name), "64x36", 2, "", &[bundled("spider"), fixture("walkers"), m.clone()])?;
+        let (o, _) = shot(
+            &dir.path().join(name),
+            "64x36",
+            2,
+            "",
+            &[bundled("spider"), fixture("walkers"), m.clone()],
+        )?;
         let t = text(&o);
         let i = t.find(" draw calls").expect("draw calls reported");
         Some(t[..i].rsplit(' ').next().expect("count").to_string())
     };
-    let Some(a) = calls(&one, "one.png") else { return };
-    let Some(b) = calls(&crowd, "crowd.png") else { return };
+    let Some(a) = calls(&one, "one.png") else {
+        return;
+    };
+    let Some(b) = calls(&crowd, "crowd.png") else {
+        return;
+    };
     assert_eq!(a, b, "draw calls: {a} for 1 spider, {b} for 60");
 }
 
@@ -183,7 +269,14 @@ fn draw_calls_do_not_grow_with_creatures() {
 fn a_missing_adapter_is_a_clear_message_not_a_panic() {
     let dir = tempfile::tempdir().expect("tmp");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args(["run", "--screenshot", &dir.path().join("x.png").display().to_string(), "--frames", "1", &root().join("scripts").display().to_string()])
+        .args([
+            "run",
+            "--screenshot",
+            &dir.path().join("x.png").display().to_string(),
+            "--frames",
+            "1",
+            &root().join("scripts").display().to_string(),
+        ])
         .env("WGPU_BACKEND", "metal") // no Metal on Linux: no adapter at all
         .output()
         .expect("runs");
@@ -195,21 +288,37 @@ fn a_missing_adapter_is_a_clear_message_not_a_panic() {
 
 #[test]
 fn a_real_window_opens_renders_and_closes_under_xvfb() {
-    if std::process::Command::new("Xvfb").arg("-help").output().is_err() {
+    if std::process::Command::new("Xvfb")
+        .arg("-help")
+        .output()
+        .is_err()
+    {
         assert!(!ci(), "CI=true but Xvfb is not installed");
         eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
         return;
     }
     let display = format!(":{}", 150 + std::process::id() % 100);
     let mut xvfb = std::process::Command::new("Xvfb")
-        .args([display.as_str(), "-screen", "0", "800x600x24", "-nolisten", "tcp"])
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("Xvfb starts");
     std::thread::sleep(std::time::Duration::from_millis(800));
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args(["run", "--frames", "20", &root().join("scripts").display().to_string()])
+        .args([
+            "run",
+            "--frames",
+            "20",
+            &root().join("scripts").display().to_string(),
+        ])
         .env("DISPLAY", &display)
         .env_remove("WAYLAND_DISPLAY")
         .output()
@@ -223,7 +332,10 @@ fn a_real_window_opens_renders_and_closes_under_xvfb() {
         return;
     }
     assert!(out.status.success(), "{t}");
-    assert!(!t.contains("running headless instead"), "the window did not open:\n{t}");
+    assert!(
+        !t.contains("running headless instead"),
+        "the window did not open:\n{t}"
+    );
     assert!(!t.contains("panicked"), "{t}");
     assert!(t.contains("[demo] 6 spiders spawned"), "{t}");
 }

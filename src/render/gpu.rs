@@ -17,7 +17,7 @@ use crate::sim::level::Level;
 /// Depth format of the main pass.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Side of the square shadow map, texels.
-const SHADOW_SIZE: u32 = 2048;
+const SHADOW_SIZE: u32 = 1024;
 
 /// Why rendering could not start or continue.
 #[derive(Debug, Error)]
@@ -135,15 +135,17 @@ pub struct Renderer {
     /// The last shader error (the last good pipelines keep running).
     pub shader_error: Option<String>,
     sphere: GpuMesh,
+    joint: GpuMesh,
     cube: GpuMesh,
     capsule: GpuMesh,
     ground: Option<GpuMesh>,
     boxes: Option<(wgpu::Buffer, u32)>,
     level_version: Option<u64>,
     spheres: Dynamic,
+    joints: Dynamic,
     capsules: Dynamic,
     lines: Dynamic,
-    counts: (u32, u32, u32),
+    counts: (u32, u32, u32, u32),
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     /// Statistics of the last frame.
     pub stats: FrameStats,
@@ -526,10 +528,12 @@ impl Renderer {
         let pipelines = build_pipelines(&device, &layout, &shadow_pipeline_layout, format, source);
         let usage = wgpu::BufferUsages::VERTEX;
         Renderer {
-            sphere: gpu_mesh(&device, "sphere", &mesh::sphere(10, 16)),
+            sphere: gpu_mesh(&device, "sphere", &mesh::sphere(8, 14)),
+            joint: gpu_mesh(&device, "joint", &mesh::sphere(4, 6)),
             cube: gpu_mesh(&device, "cube", &mesh::cube()),
-            capsule: gpu_mesh(&device, "capsule", &mesh::capsule(3, 10)),
+            capsule: gpu_mesh(&device, "capsule", &mesh::capsule(2, 6)),
             spheres: Dynamic::new(&device, "sphere instances", usage),
+            joints: Dynamic::new(&device, "joint instances", usage),
             capsules: Dynamic::new(&device, "capsule instances", usage),
             lines: Dynamic::new(&device, "lines", usage),
             device,
@@ -546,7 +550,7 @@ impl Renderer {
             ground: None,
             boxes: None,
             level_version: None,
-            counts: (0, 0, 0),
+            counts: (0, 0, 0, 0),
             depth: None,
             stats: FrameStats::default(),
         }
@@ -630,10 +634,16 @@ impl Renderer {
             &self.queue,
             bytemuck::cast_slice(&frame.lines),
         );
+        self.joints.write(
+            &self.device,
+            &self.queue,
+            bytemuck::cast_slice(&frame.joints),
+        );
         self.counts = (
             frame.spheres.len() as u32,
             frame.capsules.len() as u32,
             frame.lines.len() as u32,
+            frame.joints.len() as u32,
         );
         let aspect = size.0 as f32 / size.1.max(1) as f32;
         let vp = camera.view_proj(aspect);
@@ -711,7 +721,7 @@ impl Renderer {
         size: (u32, u32),
     ) {
         let depth = self.depth_view(size);
-        let (ns, nc, nl) = self.counts;
+        let (ns, nc, nl, nj) = self.counts;
         let mut draws = 0;
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -810,6 +820,13 @@ impl Renderer {
             pass.set_vertex_buffer(1, self.spheres.buffer.slice(..));
             pass.set_index_buffer(self.sphere.indices.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..self.sphere.count, 0, 0..ns);
+            draws += 1;
+        }
+        if nj > 0 {
+            pass.set_vertex_buffer(0, self.joint.vertices.slice(..));
+            pass.set_vertex_buffer(1, self.joints.buffer.slice(..));
+            pass.set_index_buffer(self.joint.indices.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..self.joint.count, 0, 0..nj);
             draws += 1;
         }
         if nc > 0 {

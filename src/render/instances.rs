@@ -74,9 +74,11 @@ impl DebugFlags {
                         paths: true,
                     }
                 }
-                other => return Err(format!(
+                other => {
+                    return Err(format!(
                     "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, all)"
-                )),
+                ))
+                }
             }
         }
         Ok(f)
@@ -91,8 +93,10 @@ impl DebugFlags {
 /// Everything dynamic a frame draws.
 #[derive(Clone, Debug, Default)]
 pub struct FrameInstances {
-    /// Bodies and joints (sphere mesh).
+    /// Bodies and heads (sphere mesh).
     pub spheres: Vec<MeshInstance>,
+    /// Knee joints (a coarser sphere: they are small on screen).
+    pub joints: Vec<MeshInstance>,
     /// Leg segments.
     pub capsules: Vec<CapsuleInstance>,
     /// Debug lines (pairs of vertices).
@@ -148,6 +152,7 @@ impl FrameInstances {
         destinations: &[(CreatureId, Vec3)],
     ) {
         self.spheres.clear();
+        self.joints.clear();
         self.capsules.clear();
         self.lines.clear();
         for c in &snap.creatures {
@@ -181,7 +186,7 @@ impl FrameInstances {
                     b: leg.foot.extend(0.0).to_array(),
                     color: LEG,
                 });
-                self.spheres.push(MeshInstance {
+                self.joints.push(MeshInstance {
                     model: Mat4::from_scale_rotation_translation(
                         Vec3::splat(r * 1.35),
                         Quat::IDENTITY,
@@ -311,7 +316,8 @@ mod tests {
     fn instance_counts_scale_with_creatures_and_debug_adds_lines() {
         let mut f = FrameInstances::default();
         f.build(&snap(3), None, DebugFlags::default(), &[]);
-        assert_eq!(f.spheres.len(), 3 * (2 + 8));
+        assert_eq!(f.spheres.len(), 3 * 2);
+        assert_eq!(f.joints.len(), 3 * 8);
         assert_eq!(f.capsules.len(), 3 * 16);
         assert!(f.lines.is_empty());
         f.build(
@@ -321,7 +327,7 @@ mod tests {
             &[(CreatureId(1), Vec3::new(5.0, 0.0, 5.0))],
         );
         assert!(f.lines.len() > 100);
-        assert_eq!(f.spheres[10].color, BODY_SELECTED);
+        assert_eq!(f.spheres[2].color, BODY_SELECTED);
         assert!(DebugFlags::parse("feet").is_err());
     }
 }

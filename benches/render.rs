@@ -1,0 +1,85 @@
+//! Render-side CPU cost per creature: snapshot extraction, instance building and the upload
+//! to the GPU (when an adapter exists; Mesa's software Vulkan counts).
+
+#![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use glam::Vec3;
+use skitter::locomotion::Intent;
+use skitter::render::offscreen::Offscreen;
+use skitter::render::{DebugFlags, FrameInstances, OrbitCamera};
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{Command, Snapshot, TICK_DT};
+
+fn host_with(n: usize) -> ScriptHost {
+    let scripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[scripts.join("arena"), scripts.join("spider")]);
+    {
+        let mut w = host.world_mut();
+        let t = w.type_by_name("spider/spider").expect("spider type");
+        for i in 0..n {
+            let p = Vec3::new((i % 32) as f32 - 16.0, 0.0, (i / 32 % 32) as f32 - 16.0);
+            let id = w.spawn(t, p, i as f32).expect("spawned");
+            w.push(Command::SetIntent(
+                id,
+                Intent::Move {
+                    dir: Vec3::Z,
+                    speed: 0.8,
+                },
+            ));
+        }
+        for _ in 0..30 {
+            w.step(TICK_DT);
+        }
+    }
+    host
+}
+
+fn render_cpu(c: &mut Criterion) {
+    let mut g = c.benchmark_group("render_cpu");
+    g.sample_size(30).measurement_time(Duration::from_secs(3));
+    let mut gpu = Offscreen::new(640, 360, skitter::render::SCENE_WGSL).ok();
+    if gpu.is_none() {
+        eprintln!("render bench: no GPU adapter; measuring snapshot + instances only");
+    }
+    for n in [100usize, 1000] {
+        let host = host_with(n);
+        let w = host.world();
+        let mut snap = Snapshot::default();
+        let mut frame = FrameInstances::default();
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("snapshot+instances", n), &n, |b, _| {
+            b.iter(|| {
+                snap.capture(&w);
+                frame.build(&snap, None, DebugFlags::default(), &[]);
+                std::hint::black_box(frame.capsules.len())
+            })
+        });
+        if let Some(gpu) = gpu.as_mut() {
+            let cam = OrbitCamera::default();
+            g.bench_with_input(
+                BenchmarkId::new("snapshot+instances+upload", n),
+                &n,
+                |b, _| {
+                    b.iter(|| {
+                        snap.capture(&w);
+                        frame.build(&snap, None, DebugFlags::default(), &[]);
+                        gpu.renderer
+                            .prepare(&frame, &cam, (640, 360), w.level(), 0.0);
+                        // A frame submits its uploads; without this the staging memory piles up.
+                        gpu.renderer.queue().submit([]);
+                        let _ = gpu.renderer.device().poll(wgpu::PollType::Poll);
+                    })
+                },
+            );
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, render_cpu);
+criterion_main!(benches);
