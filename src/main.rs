@@ -123,7 +123,13 @@ fn windowed_or_headless(
         summary: true,
         host,
     };
-    headless::run(&opts, stdout).context("running headless")?;
+    let report = headless::run(&opts, stdout).context("running headless")?;
+    eprintln!(
+        "skitter: ran {} ticks; {} creatures; {} error(s)",
+        report.frames,
+        report.creatures,
+        report.errors.len()
+    );
     Ok(())
 }
 

@@ -95,7 +95,12 @@ impl Image {
 /// Projects with the documented camera: 50° vertical field of view, +Y up, depth 0..1.
 fn project(from: Vec3, at: Vec3, p: Vec3, w: u32, h: u32) -> (u32, u32) {
     let view = glam::camera::rh::view::look_at_mat4(from, at, Vec3::Y);
-    let proj = glam::camera::rh::proj::directx::perspective(50f32.to_radians(), w as f32 / h as f32, 0.05, 400.0);
+    let proj = glam::camera::rh::proj::directx::perspective(
+        50f32.to_radians(),
+        w as f32 / h as f32,
+        0.05,
+        400.0,
+    );
     let c = proj * view * p.extend(1.0);
     let n = c.xyz() / c.w;
     (
@@ -338,4 +343,98 @@ fn a_real_window_opens_renders_and_closes_under_xvfb() {
     );
     assert!(!t.contains("panicked"), "{t}");
     assert!(t.contains("[demo] 6 spiders spawned"), "{t}");
+}
+
+#[test]
+fn shader_reload_swaps_good_wgsl_and_keeps_the_last_good_on_error() {
+    use skitter::render::offscreen::Offscreen;
+    use skitter::render::{FrameInstances, OrbitCamera, SCENE_WGSL};
+    let mut off = match Offscreen::new(64, 36, SCENE_WGSL) {
+        Ok(o) => o,
+        Err(e) => {
+            assert!(!ci(), "CI=true but no GPU adapter: {e}");
+            eprintln!("\n!!!!! SKIPPED: {e} !!!!!\n");
+            return;
+        }
+    };
+    let level = skitter::sim::level::Level::default();
+    let frame = FrameInstances::default();
+    let cam = OrbitCamera::default();
+    let mut draw = |off: &mut Offscreen| {
+        off.draw(&level, 0, &frame, &cam, 0.0);
+        off.read().expect("readback")
+    };
+    let sky = draw(&mut off);
+    // A broken save: an error naming the line, and the last good pipelines keep drawing.
+    let broken = SCENE_WGSL.replace(
+        "fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> {",
+        "fn fs_sky(in: SkyOut) -> @location(0) vec4<f32> { let oops: f32 = true;",
+    );
+    let err = off
+        .renderer
+        .reload_shader(&broken)
+        .expect_err("must not compile");
+    assert!(
+        err.contains("scene.wgsl:"),
+        "error names the file and line: {err}"
+    );
+    assert!(off.renderer.shader_error.is_some());
+    assert_eq!(
+        draw(&mut off),
+        sky,
+        "the last good pipeline must keep drawing"
+    );
+    // A good save: a red sky.
+    let red = SCENE_WGSL.replace("return vec4<f32>(c, 1.0);\n}\n\n// ---------------------------------------------------------------- debug lines", "return vec4<f32>(1.0, 0.0, 0.0, 1.0);\n}\n\n// ---------------------------------------------------------------- debug lines");
+    assert_ne!(red, SCENE_WGSL, "the test's edit must apply");
+    off.renderer.reload_shader(&red).expect("compiles");
+    assert!(off.renderer.shader_error.is_none());
+    let now = draw(&mut off);
+    assert!(
+        now[0] > 240 && now[1] < 10,
+        "sky not red after reload: {:?}",
+        &now[..4]
+    );
+}
+
+#[test]
+fn saving_a_watched_shader_is_seen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("scene.wgsl");
+    std::fs::write(&path, "// v1").expect("write");
+    let watch = skitter::app::shader_watch::ShaderWatch::new(&path).expect("watch");
+    assert!(watch.poll().is_none());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    std::fs::write(&path, "// v2").expect("write");
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Some(src) = watch.poll() {
+            assert_eq!(src.expect("readable"), "// v2");
+            break;
+        }
+        assert!(t0.elapsed().as_secs() < 5, "save not seen within 5 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn without_a_display_the_window_falls_back_to_headless_and_says_so() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args([
+            "run",
+            "--frames",
+            "30",
+            &root().join("scripts").display().to_string(),
+        ])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("runs");
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("no display") && t.contains("running headless instead"),
+        "{t}"
+    );
+    assert!(t.contains("ran 30 ticks"), "{t}");
 }

@@ -2,6 +2,7 @@
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
 pub mod screenshot;
+pub mod shader_watch;
 pub mod ui;
 pub mod view;
 pub mod window;

@@ -3,9 +3,8 @@
 //! with live gait sliders, script and shader errors, help), and WGSL hot reload.
 
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context as _;
 use winit::application::ApplicationHandler;
@@ -88,10 +87,7 @@ struct App {
     frames: u64,
     show_help: bool,
     errors: Vec<String>,
-    shader_rx: Option<(
-        notify_debouncer_mini::Debouncer<notify_debouncer_mini::notify::RecommendedWatcher>,
-        Receiver<notify_debouncer_mini::DebounceEventResult>,
-    )>,
+    shader_watch: Option<super::shader_watch::ShaderWatch>,
     failure: Option<anyhow::Error>,
 }
 
@@ -121,7 +117,7 @@ impl App {
             frames: 0,
             show_help: false,
             errors: Vec::new(),
-            shader_rx: None,
+            shader_watch: None,
             failure: None,
         }
     }
@@ -185,17 +181,8 @@ impl App {
     }
 
     fn watch_shaders(&mut self) {
-        use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
-        let (tx, rx) = std::sync::mpsc::channel();
-        match new_debouncer(Duration::from_millis(60), tx) {
-            Ok(mut d) => {
-                if d.watcher()
-                    .watch(&super::shader_dir(), RecursiveMode::NonRecursive)
-                    .is_ok()
-                {
-                    self.shader_rx = Some((d, rx));
-                }
-            }
+        match super::shader_watch::ShaderWatch::new(&super::shader_dir().join("scene.wgsl")) {
+            Ok(w) => self.shader_watch = Some(w),
             Err(e) => self
                 .errors
                 .push(format!("shader hot reload unavailable: {e}")),
@@ -203,31 +190,15 @@ impl App {
     }
 
     fn poll_shaders(&mut self) {
-        let Some((_, rx)) = &self.shader_rx else {
+        let Some(watch) = &self.shader_watch else {
             return;
         };
-        let mut changed = false;
-        while let Ok(ev) = rx.try_recv() {
-            if let Ok(events) = ev {
-                changed |= events
-                    .iter()
-                    .any(|e| e.path.extension().is_some_and(|x| x == "wgsl"));
-            }
-        }
-        if !changed {
-            return;
-        }
-        let path = super::shader_dir().join("scene.wgsl");
+        let Some(src) = watch.poll() else { return };
+        let path = watch.path().display().to_string();
         let Some(gfx) = self.gfx.as_mut() else { return };
-        match std::fs::read_to_string(&path) {
-            Ok(src) => match gfx.renderer.reload_shader(&src) {
-                Ok(()) => eprintln!("skitter: reloaded {}", path.display()),
-                Err(e) => eprintln!(
-                    "skitter: {} has an error; keeping the last good pipelines:\n{e}",
-                    path.display()
-                ),
-            },
-            Err(e) => eprintln!("skitter: cannot read {}: {e}", path.display()),
+        match src.and_then(|src| gfx.renderer.reload_shader(&src)) {
+            Ok(()) => eprintln!("skitter: reloaded {path}"),
+            Err(e) => eprintln!("skitter: {path}: keeping the last good pipelines:\n{e}"),
         }
     }
 
@@ -510,10 +481,16 @@ impl ApplicationHandler for App {
                 };
                 self.view.camera.zoom(steps);
             }
-            WindowEvent::KeyboardInput { event, .. }
-                if !consumed && event.state == ElementState::Pressed =>
-            {
-                self.key(&event.logical_key)
+            WindowEvent::KeyboardInput { event, .. } => {
+                if std::env::var_os("SKITTER_DEBUG_KEYS").is_some() {
+                    eprintln!(
+                        "key {:?} {:?} consumed {consumed}",
+                        event.logical_key, event.state
+                    );
+                }
+                if !consumed && event.state == ElementState::Pressed {
+                    self.key(&event.logical_key)
+                }
             }
             _ => {}
         }
