@@ -360,7 +360,7 @@ fn shader_reload_swaps_good_wgsl_and_keeps_the_last_good_on_error() {
     let level = skitter::sim::level::Level::default();
     let frame = FrameInstances::default();
     let cam = OrbitCamera::default();
-    let mut draw = |off: &mut Offscreen| {
+    let draw = |off: &mut Offscreen| {
         off.draw(&level, 0, &frame, &cam, 0.0);
         off.read().expect("readback")
     };
