@@ -55,7 +55,7 @@ fn render_cpu(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("snapshot+instances", n), &n, |b, _| {
             b.iter(|| {
                 snap.capture(&w);
-                frame.build(&snap, None, DebugFlags::default(), &[]);
+                frame.build(&snap, None, DebugFlags::default(), &[], &[]);
                 std::hint::black_box(frame.capsules.len())
             })
         });
@@ -67,7 +67,7 @@ fn render_cpu(c: &mut Criterion) {
                 |b, _| {
                     b.iter(|| {
                         snap.capture(&w);
-                        frame.build(&snap, None, DebugFlags::default(), &[]);
+                        frame.build(&snap, None, DebugFlags::default(), &[], &[]);
                         gpu.renderer
                             .prepare(&frame, &cam, (640, 360), w.level(), 0.0);
                         // A frame submits its uploads; without this the staging memory piles up.

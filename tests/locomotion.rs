@@ -142,7 +142,15 @@ fn bundled_demo_wanders_the_arena() {
     let (out, t) = run_trace(dir.path(), 1200, &[root().join("scripts")], &[]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
-    assert_eq!(t.ids().len(), 6, "the demo spawns six spiders");
+    // The demo's six wanderers, the patrolling spider and the flyer of the paths mod.
+    assert_eq!(t.ids().len(), 8, "six wanderers, a patrol and a flyer");
+    assert_eq!(
+        t.recs
+            .iter()
+            .filter(|r| r.frame == 0 && r.ty == "paths/flyer")
+            .count(),
+        1
+    );
     let q = assert_walks_well("arena", &t, &[("spider/spider", 4)]);
     // Wanderers pause between goals, but every one covers ground.
     for (id, d) in &q.displacement {

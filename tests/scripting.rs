@@ -307,8 +307,8 @@ for _, f in ipairs({
   function() c:hit(vec3(1, 0, 0), 1) end,
   function() c:ragdoll({ muscle = 0.5 }) end,
   function() return world.random_nav_point() end,
-  function() return path.bezier({ points = {} }) end,
-  function() camera.path({}, { duration = 1 }) end,
+  function() return c:path() end,
+  function() return c:is_ragdoll() end,
   function() c.lean.damping = 1 end,
 }) do
   local ok, err = pcall(f)

@@ -3,13 +3,36 @@
 
 use glam::Vec3;
 
+use std::sync::Arc;
+
+use crate::math::bezier::BezierPath;
+use crate::math::Curve;
+use crate::render::instances::PathView;
 use crate::render::{DebugFlags, FrameInstances, OrbitCamera};
+use crate::script::api::LookAt;
 use crate::script::{CameraRequest, ScriptHost};
 use crate::sim::{CreatureId, Snapshot, World};
+
+/// A camera flying a path (`camera.path`), timed in simulation seconds.
+#[derive(Clone, Debug)]
+pub struct CameraFlight {
+    /// The path.
+    pub path: Arc<BezierPath>,
+    /// Seconds from start to end.
+    pub duration: f32,
+    /// Progress over time.
+    pub ease: Curve,
+    /// What it looks at.
+    pub look_at: Option<LookAt>,
+    /// Simulation time it started.
+    pub start: f64,
+}
 
 /// View state.
 #[derive(Debug, Default)]
 pub struct View {
+    /// A camera path in progress.
+    pub flight: Option<CameraFlight>,
     /// The camera.
     pub camera: OrbitCamera,
     /// The camera the reset key returns to.
@@ -55,8 +78,24 @@ impl View {
         for r in requests {
             match r {
                 CameraRequest::Follow(id) => self.follow = Some(id),
+                CameraRequest::Path {
+                    path,
+                    duration,
+                    ease,
+                    look_at,
+                } => {
+                    self.follow = None;
+                    self.flight = Some(CameraFlight {
+                        path,
+                        duration,
+                        ease,
+                        look_at,
+                        start: self.cur.time,
+                    });
+                }
                 CameraRequest::Look { from, at } => {
                     self.follow = None;
+                    self.flight = None;
                     self.camera = OrbitCamera::look(from, at);
                     self.home = self.camera;
                 }
@@ -88,8 +127,61 @@ impl View {
                 None => self.follow = None,
             }
         }
-        self.frame
-            .build(&self.draw, self.selected, self.debug, &host.destinations());
+        if let Some(f) = &self.flight {
+            let t = (((self.draw.time - f.start) as f32) / f.duration).clamp(0.0, 1.0);
+            let s = f.ease.eval(t).clamp(0.0, 1.0) * f.path.length();
+            let eye = f.path.point(s);
+            let at = match f.look_at {
+                Some(LookAt::Point(p)) => p,
+                Some(LookAt::Creature(id)) => self
+                    .draw
+                    .creatures
+                    .iter()
+                    .find(|c| c.id == id)
+                    .map(|c| c.position)
+                    .unwrap_or(eye + f.path.tangent(s) * 5.0),
+                None => eye + f.path.tangent(s) * 5.0,
+            };
+            if eye.distance(at) > 1e-3 {
+                self.camera = OrbitCamera::look(eye, at);
+            }
+            if t >= 1.0 {
+                self.flight = None;
+            }
+        }
+        let paths = if self.debug.paths {
+            self.path_views(host)
+        } else {
+            Vec::new()
+        };
+        self.frame.build(
+            &self.draw,
+            self.selected,
+            self.debug,
+            &host.destinations(),
+            &paths,
+        );
+    }
+
+    /// Paths to draw: those creatures follow, and the camera's.
+    fn path_views(&self, host: &ScriptHost) -> Vec<PathView> {
+        let mut out = Vec::new();
+        if let Some(f) = &self.flight {
+            out.push(PathView::of(&f.path, 0.0));
+        }
+        let w = host.world();
+        for c in w.creatures() {
+            if let Some(f) = &c.loco.follow {
+                // Legged followers walk a ground projection: draw it at their feet.
+                let lift = if c.def.legs.is_empty() {
+                    0.0
+                } else {
+                    c.loco.position.y - c.def.body.height + 0.03
+                };
+                out.push(PathView::of(&f.path, lift));
+            }
+        }
+        out
     }
 
     /// The creature under pixel (`x`, `y`) of a `w`×`h` view, nearest first.
@@ -110,5 +202,55 @@ impl View {
             }
         }
         best.map(|(_, id)| id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::bezier::ControlPoint;
+    use crate::script::HostOptions;
+
+    #[test]
+    fn a_camera_path_flies_in_simulation_time_and_ends_at_the_path_end() {
+        let host = ScriptHost::new(HostOptions::default());
+        let mut v = View::new(&host.world());
+        let cp = |x: f32, z: f32| ControlPoint {
+            position: Vec3::new(x, 4.0, z),
+            handle_in: None,
+            handle_out: None,
+        };
+        let path = Arc::new(
+            BezierPath::new(&[cp(-10.0, 0.0), cp(0.0, 5.0), cp(10.0, 0.0)], false).expect("path"),
+        );
+        let ease = Curve::smoothstep(0.0, 1.0).expect("curve");
+        v.apply(vec![CameraRequest::Path {
+            path: path.clone(),
+            duration: 2.0,
+            ease,
+            look_at: Some(LookAt::Point(Vec3::ZERO)),
+        }]);
+        v.cur.time = 0.0;
+        v.prev.time = 0.0;
+        v.prepare_frame(1.0, 0.016, &host);
+        assert!(
+            v.camera.eye().distance(Vec3::new(-10.0, 4.0, 0.0)) < 1e-3,
+            "starts at the path start: {}",
+            v.camera.eye()
+        );
+        v.cur.time = 1.0;
+        v.prepare_frame(1.0, 0.016, &host);
+        assert!(
+            v.camera.eye().distance(path.point(path.length() * 0.5)) < 1e-3,
+            "half way at half time (smoothstep)"
+        );
+        assert!(
+            (v.camera.target - Vec3::ZERO).length() < 1e-4,
+            "looks at the point"
+        );
+        v.cur.time = 5.0;
+        v.prepare_frame(1.0, 0.016, &host);
+        assert!(v.camera.eye().distance(Vec3::new(10.0, 4.0, 0.0)) < 1e-3);
+        assert!(v.flight.is_none(), "the flight ends");
     }
 }

@@ -10,6 +10,7 @@ use super::ground::GroundQuery;
 use super::posture::{clamp_tilt, fit_plane};
 use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_rotation};
 use crate::math::ik::{fabrik, two_bone};
+use crate::path::{PathFollower, RotationMode};
 
 /// Metres above the body from which foot targets are cast down.
 const CAST_ABOVE_BODY: f32 = 0.5;
@@ -115,6 +116,8 @@ pub struct Locomotor {
     pub up: Vec3,
     /// Current command.
     pub intent: Intent,
+    /// Following a path (overrides `intent` while set).
+    pub follow: Option<PathFollower>,
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
     last_group: Option<usize>,
@@ -168,6 +171,7 @@ impl Locomotor {
             velocity: Vec3::ZERO,
             up: Vec3::Y,
             intent: Intent::Idle,
+            follow: None,
             legs,
             last_group: None,
             phase_stepped: 0,
@@ -215,6 +219,10 @@ impl Locomotor {
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
     /// velocity toward the intent's at `nav.acceleration`.
     fn steer(&mut self, def: &ValidCreatureDef, dt: f32) {
+        if self.follow.is_some() {
+            self.steer_on_path(def, dt);
+            return;
+        }
         let turn = def.nav.turn_rate.to_radians() * dt;
         let (mut desired, heading) = match self.intent {
             Intent::Idle => (Vec3::ZERO, None),
@@ -248,6 +256,47 @@ impl Locomotor {
         self.velocity.z = v.z;
         self.position.x += v.x * dt;
         self.position.z += v.z * dt;
+    }
+
+    /// Moves the body along its path: legged bodies on the path's ground projection (the
+    /// posture fit sets their height), legless ones on its full 3D shape.
+    fn steer_on_path(&mut self, def: &ValidCreatureDef, dt: f32) {
+        // Held back by a stretched foot like any motion, but never to a standstill.
+        let hold = self.stretch_hold().0;
+        let before = self.position;
+        let Some(f) = self.follow.as_mut() else {
+            return;
+        };
+        let (p, dir) = f.advance(dt, hold.max(0.1));
+        let rotation = f.rotation;
+        if def.legs.is_empty() {
+            self.position = p;
+        } else {
+            self.position.x = p.x;
+            self.position.z = p.z;
+        }
+        let v = (self.position - before) / dt;
+        self.velocity = Vec3::new(
+            v.x,
+            if def.legs.is_empty() {
+                v.y
+            } else {
+                self.velocity.y
+            },
+            v.z,
+        );
+        if let Some(h) = yaw_of(dir) {
+            match rotation {
+                RotationMode::LookForward => self.yaw = h,
+                RotationMode::Smooth => {
+                    let turn = def.nav.turn_rate.to_radians() * dt;
+                    self.yaw = wrap_angle(self.yaw + wrap_angle(h - self.yaw).clamp(-turn, turn));
+                }
+                RotationMode::None => {}
+            }
+        }
+        // At the end of a `loop = false` path the follower stays, holding the body there
+        // (a flyer keeps its altitude) until the next command.
     }
 
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the
@@ -422,7 +471,9 @@ impl Locomotor {
         ground: &G,
         scratch: &mut Scratch,
     ) -> Quat {
-        let (height, normal) = if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
+        let (height, normal) = if def.legs.is_empty() && self.follow.is_some() {
+            (self.position.y, Vec3::Y)
+        } else if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
             let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
             match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
                 Some(p) => (p.y + hover, Vec3::Y),

@@ -1,5 +1,6 @@
 //! Layer 0: pure math on glam — IK, curves, noise and frame helpers. No state, no I/O.
 
+pub mod bezier;
 pub mod curve;
 pub mod frame;
 pub mod ik;

@@ -90,6 +90,33 @@ impl DebugFlags {
     }
 }
 
+/// A path for debug drawing: a polyline and its handles.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathView {
+    /// Points along the path.
+    pub points: Vec<Vec3>,
+    /// Handle lines (anchor, handle).
+    pub handles: Vec<(Vec3, Vec3)>,
+}
+
+impl PathView {
+    /// Samples `path` (12 points a segment), lifted by `lift` metres.
+    pub fn of(path: &crate::math::bezier::BezierPath, lift: f32) -> PathView {
+        let up = Vec3::Y * lift;
+        let points = path
+            .sample(path.segments().len() * 12 + 1)
+            .into_iter()
+            .map(|p| p + up)
+            .collect();
+        let mut handles = Vec::new();
+        for s in path.segments() {
+            handles.push((s.p0 + up, s.p1 + up));
+            handles.push((s.p3 + up, s.p2 + up));
+        }
+        PathView { points, handles }
+    }
+}
+
 /// Everything dynamic a frame draws.
 #[derive(Clone, Debug, Default)]
 pub struct FrameInstances {
@@ -150,6 +177,7 @@ impl FrameInstances {
         selected: Option<CreatureId>,
         debug: DebugFlags,
         destinations: &[(CreatureId, Vec3)],
+        paths: &[PathView],
     ) {
         self.spheres.clear();
         self.joints.clear();
@@ -248,6 +276,15 @@ impl FrameInstances {
             }
         }
         if debug.paths {
+            for p in paths {
+                for w in p.points.windows(2) {
+                    line(&mut self.lines, w[0], w[1], [1.0, 0.85, 0.2, 1.0]);
+                }
+                for (a, h) in &p.handles {
+                    line(&mut self.lines, *a, *h, [0.6, 0.6, 1.0, 0.9]);
+                    cross(&mut self.lines, *h, 0.08, [0.6, 0.6, 1.0, 1.0]);
+                }
+            }
             for (id, dest) in destinations {
                 if let Some(c) = snap.creatures.iter().find(|c| c.id == *id) {
                     line(&mut self.lines, c.position, *dest, [1.0, 0.3, 0.3, 1.0]);
@@ -315,7 +352,7 @@ mod tests {
     #[test]
     fn instance_counts_scale_with_creatures_and_debug_adds_lines() {
         let mut f = FrameInstances::default();
-        f.build(&snap(3), None, DebugFlags::default(), &[]);
+        f.build(&snap(3), None, DebugFlags::default(), &[], &[]);
         assert_eq!(f.spheres.len(), 3 * 2);
         assert_eq!(f.joints.len(), 3 * 8);
         assert_eq!(f.capsules.len(), 3 * 16);
@@ -325,6 +362,10 @@ mod tests {
             Some(CreatureId(2)),
             DebugFlags::parse("all").expect("flags"),
             &[(CreatureId(1), Vec3::new(5.0, 0.0, 5.0))],
+            &[PathView {
+                points: vec![Vec3::ZERO, Vec3::X, Vec3::Z],
+                handles: vec![(Vec3::ZERO, Vec3::Y)],
+            }],
         );
         assert!(f.lines.len() > 100);
         assert_eq!(f.spheres[2].color, BODY_SELECTED);

@@ -16,9 +16,12 @@ use mlua::{Function, Lua, MultiValue, Table, UserData, UserDataMethods, Value, V
 use super::convert::{self, as_number, as_vec3, to_vector, type_name, LuaCurve, Reader, CALLBACKS};
 use super::plain::Plain;
 use crate::locomotion::{DefError, Intent};
+use crate::math::bezier::{BezierPath, ControlPoint};
 use crate::math::frame::{forward_from_yaw, horizontal, yaw_of};
 use crate::math::Curve;
+use crate::path::{LoopMode, PathFollower, RotationMode};
 use crate::sim::{Command, CreatureId, World};
+use std::sync::Arc;
 
 /// A log line from a mod (`log.info/warn/error`, `print`).
 #[derive(Clone, Debug, PartialEq)]
@@ -66,9 +69,30 @@ pub struct TypeMeta {
     pub has_callbacks: bool,
 }
 
-/// What a script asked of the camera (`camera.follow`, `camera.look`); the window applies it.
+/// What a camera on a path looks at.
 #[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LookAt {
+    /// A creature.
+    Creature(CreatureId),
+    /// A point.
+    Point(Vec3),
+}
+
+/// What a script asked of the camera (`camera.follow`, `camera.look`, `camera.path`); the
+/// window applies it.
+#[derive(Clone, Debug, PartialEq)]
 pub enum CameraRequest {
+    /// Fly along a path over `duration` seconds of simulation time, eased by `ease`.
+    Path {
+        /// The path.
+        path: Arc<BezierPath>,
+        /// Seconds from start to end.
+        duration: f32,
+        /// Progress 0..1 over time 0..1.
+        ease: Curve,
+        /// Look at this (else along the path).
+        look_at: Option<LookAt>,
+    },
     /// Keep this creature in view.
     Follow(CreatureId),
     /// Look from a point at a point.
@@ -402,9 +426,7 @@ pub fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
     let path = lua.create_table()?;
     path.raw_set(
         "bezier",
-        lua.create_function(|lua, _: MultiValue| -> mlua::Result<()> {
-            Err(not_yet(lua, "path.bezier"))
-        })?,
+        lua.create_function(|lua, t: Value| bezier(lua, t))?,
     )?;
     g.raw_set("path", path)?;
     let camera = lua.create_table()?;
@@ -447,9 +469,7 @@ pub fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result<()> {
     )?;
     camera.raw_set(
         "path",
-        lua.create_function(|lua, _: MultiValue| -> mlua::Result<()> {
-            Err(not_yet(lua, "camera.path"))
-        })?,
+        lua.create_function(|lua, (p, opts): (Value, Option<Table>)| camera_path(lua, p, opts))?,
     )?;
     g.raw_set("camera", camera)?;
 
@@ -1054,7 +1074,6 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
         "clear_destination",
         "arrived",
         "path",
-        "follow_path",
         "hit",
         "ragdoll",
         "recover",
@@ -1068,6 +1087,12 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
             })?,
         )?;
     }
+    m.raw_set(
+        "follow_path",
+        lua.create_function(|lua, (this, p, opts): (Table, Value, Option<Table>)| {
+            follow_path(lua, &this, p, opts)
+        })?,
+    )?;
     let mt = lua.create_table()?;
     mt.raw_set("__index", m)?;
     mt.raw_set(
@@ -1082,6 +1107,273 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
     )?;
     mt.raw_set("__metatable", "creature")?;
     lua.set_named_registry_value("skitter.handle_mt", mt)
+}
+
+/// A Bézier path as a Lua value: `p:length()`, `p:point(s)`, `p:tangent(s)`, `p:closest(v)`,
+/// `p:sample(n)`, `p:simplify(tolerance)`.
+#[derive(Clone, Debug)]
+pub struct LuaPath(pub Arc<BezierPath>);
+
+fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
+    if x.is_finite() {
+        Ok(x as f32)
+    } else {
+        Err(located(
+            lua,
+            format!("{what} must be a finite number, got {x}"),
+        ))
+    }
+}
+
+impl UserData for LuaPath {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_method("length", |_, this, ()| Ok(this.0.length() as f64));
+        methods.add_method("point", |lua, this, s: f64| {
+            Ok(to_vector(this.0.point(finite_arg(lua, "p:point: s", s)?)))
+        });
+        methods.add_method("tangent", |lua, this, s: f64| {
+            Ok(to_vector(this.0.tangent(finite_arg(
+                lua,
+                "p:tangent: s",
+                s,
+            )?)))
+        });
+        methods.add_method("closest", |lua, this, v: Value| {
+            let v = arg_vec(lua, "p:closest: point", &v)?;
+            let s = this.0.closest(v);
+            Ok((s as f64, to_vector(this.0.point(s))))
+        });
+        methods.add_method("sample", |lua, this, n: f64| {
+            if !(1.0..=100_000.0).contains(&n) {
+                return Err(located(
+                    lua,
+                    format!("p:sample: n must be between 1 and 100000, got {n}"),
+                ));
+            }
+            let t = lua.create_table()?;
+            for (i, p) in this.0.sample(n as usize).into_iter().enumerate() {
+                t.raw_set(i + 1, to_vector(p))?;
+            }
+            Ok(t)
+        });
+        methods.add_method("simplify", |lua, this, tol: f64| {
+            let tol = finite_arg(lua, "p:simplify: tolerance", tol)?;
+            if tol <= 0.0 {
+                return Err(located(lua, "p:simplify: tolerance must be > 0"));
+            }
+            Ok(LuaPath(Arc::new(this.0.simplify(tol))))
+        });
+        methods.add_meta_method("__tostring", |_, this, ()| {
+            Ok(format!(
+                "path({} points, {:.2} m{})",
+                this.0.points().len(),
+                this.0.length(),
+                if this.0.closed() { ", closed" } else { "" }
+            ))
+        });
+    }
+}
+
+fn bezier(lua: &Lua, t: Value) -> mlua::Result<LuaPath> {
+    let Value::Table(t) = t else {
+        return Err(located(
+            lua,
+            format!("path.bezier: expects a table, got {}", type_name(&t)),
+        ));
+    };
+    let r = Reader::new(t, "", &["points", "closed"]);
+    let read = || -> Result<(Vec<ControlPoint>, bool), DefError> {
+        let closed = r.boolean("closed")?.unwrap_or(false);
+        let pts = r.table("points")?.ok_or_else(|| {
+            DefError::new("points", "is required (a list of { position = vec3(...) })")
+        })?;
+        let mut out = Vec::new();
+        for (i, p) in pts.sequence_values::<Value>().enumerate() {
+            let p = p.map_err(|e| DefError::new("points", e.to_string()))?;
+            let Value::Table(p) = p else {
+                return Err(DefError::new(
+                    format!("points[{}]", i + 1),
+                    format!("must be a table, got {}", type_name(&p)),
+                ));
+            };
+            let pr = Reader::new(
+                p,
+                &format!("points[{}].", i + 1),
+                &["position", "handle_in", "handle_out"],
+            );
+            let cp = ControlPoint {
+                position: pr.vec_req("position")?,
+                handle_in: pr.vec("handle_in")?,
+                handle_out: pr.vec("handle_out")?,
+            };
+            pr.finish()?;
+            out.push(cp);
+        }
+        Ok((out, closed))
+    };
+    let (points, closed) = read().map_err(|e| def_err(lua, "path.bezier", e))?;
+    r.finish().map_err(|e| def_err(lua, "path.bezier", e))?;
+    BezierPath::new(&points, closed)
+        .map(|p| LuaPath(Arc::new(p)))
+        .map_err(|e| located(lua, format!("path.bezier: {e}")))
+}
+
+fn path_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Arc<BezierPath>> {
+    match v {
+        Value::UserData(ud) => ud
+            .borrow::<LuaPath>()
+            .map(|p| p.0.clone())
+            .map_err(|_| located(lua, format!("{what}: expects a path (path.bezier{{...}})"))),
+        other => Err(located(
+            lua,
+            format!(
+                "{what}: expects a path (path.bezier{{...}}), got {}",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+fn follow_path(lua: &Lua, this: &Table, p: Value, opts: Option<Table>) -> mlua::Result<()> {
+    let id = handle_id(lua, this)?;
+    let path = path_arg(lua, "c:follow_path", &p)?;
+    let c = ctx(lua)?;
+    let (legged, cruise, at) = {
+        let w = c.world.borrow();
+        let cr = w
+            .creature(id)
+            .ok_or_else(|| located(lua, format!("creature {} no longer exists", id.0)))?;
+        (!cr.def.legs.is_empty(), cr.def.nav.speed, cr.loco.position)
+    };
+    let (speed, mode, rotation, speed_curve) = match opts {
+        None => (cruise, LoopMode::Once, RotationMode::LookForward, None),
+        Some(t) => {
+            let r = Reader::new(t, "", &["speed", "loop", "rotation", "speed_curve"]);
+            let read = || -> Result<_, DefError> {
+                let speed = r.num_or("speed", cruise)?;
+                if !(speed.is_finite() && speed >= 0.0) {
+                    return Err(DefError::new(
+                        "speed",
+                        format!("must be a finite number >= 0, got {speed}"),
+                    ));
+                }
+                let mode = match r.get_value("loop")? {
+                    Value::Nil | Value::Boolean(false) => LoopMode::Once,
+                    Value::Boolean(true) => LoopMode::Loop,
+                    Value::String(s) if s.to_string_lossy() == "ping_pong" => LoopMode::PingPong,
+                    other => {
+                        return Err(DefError::new(
+                            "loop",
+                            format!(
+                                "must be true, false or \"ping_pong\", got {}",
+                                type_name(&other)
+                            ),
+                        ))
+                    }
+                };
+                let rotation =
+                    match r.string("rotation")?.as_deref() {
+                        None | Some("look_forward") => RotationMode::LookForward,
+                        Some("smooth") => RotationMode::Smooth,
+                        Some("none") => RotationMode::None,
+                        Some(other) => return Err(DefError::new(
+                            "rotation",
+                            format!(
+                                "must be \"look_forward\", \"smooth\" or \"none\", got \"{other}\""
+                            ),
+                        )),
+                    };
+                Ok((speed, mode, rotation, r.curve("speed_curve")?))
+            };
+            let v = read().map_err(|e| def_err(lua, "c:follow_path", e))?;
+            r.finish().map_err(|e| def_err(lua, "c:follow_path", e))?;
+            v
+        }
+    };
+    // Legged creatures walk the ground projection; legless ones fly the path itself.
+    let followed = if legged {
+        Arc::new(path.flattened(0.0))
+    } else {
+        path
+    };
+    let from = if legged {
+        Vec3::new(at.x, 0.0, at.z)
+    } else {
+        at
+    };
+    let s = followed.closest(from);
+    let f = PathFollower::new(followed, s, speed, mode, rotation, speed_curve);
+    c.world
+        .borrow_mut()
+        .push(Command::FollowPath(id, Box::new(f)));
+    Ok(())
+}
+
+fn camera_path(lua: &Lua, p: Value, opts: Option<Table>) -> mlua::Result<()> {
+    let path = path_arg(lua, "camera.path", &p)?;
+    let (duration, ease, look_at) = match opts {
+        None => (
+            path.length() / 4.0,
+            Curve::Linear {
+                xs: vec![0.0, 1.0],
+                ys: vec![0.0, 1.0],
+            },
+            None,
+        ),
+        Some(t) => {
+            let r = Reader::new(t, "", &["duration", "ease", "look_at"]);
+            let read = || -> Result<_, DefError> {
+                let d = r.num_or("duration", path.length() / 4.0)?;
+                if !(d.is_finite() && d > 0.0) {
+                    return Err(DefError::new("duration", format!("must be > 0, got {d}")));
+                }
+                let ease = r.curve("ease")?.unwrap_or(Curve::Linear {
+                    xs: vec![0.0, 1.0],
+                    ys: vec![0.0, 1.0],
+                });
+                let look = match r.get_value("look_at")? {
+                    Value::Nil => None,
+                    Value::Vector(v) => Some(LookAt::Point(Vec3::new(v.x(), v.y(), v.z()))),
+                    Value::Table(t) => match t.raw_get::<Value>("id") {
+                        Ok(v) => match as_number(&v) {
+                            Some(id) => Some(LookAt::Creature(CreatureId(id as u32))),
+                            None => {
+                                return Err(DefError::new(
+                                    "look_at",
+                                    "must be a creature handle or a vector",
+                                ))
+                            }
+                        },
+                        Err(e) => return Err(DefError::new("look_at", e.to_string())),
+                    },
+                    other => {
+                        return Err(DefError::new(
+                            "look_at",
+                            format!(
+                                "must be a creature handle or a vector, got {}",
+                                type_name(&other)
+                            ),
+                        ))
+                    }
+                };
+                Ok((d, ease, look))
+            };
+            let v = read().map_err(|e| def_err(lua, "camera.path", e))?;
+            r.finish().map_err(|e| def_err(lua, "camera.path", e))?;
+            v
+        }
+    };
+    ctx(lua)?
+        .shared
+        .borrow_mut()
+        .camera
+        .push(CameraRequest::Path {
+            path,
+            duration,
+            ease,
+            look_at,
+        });
+    Ok(())
 }
 
 /// `c.gait`: reads and writes this instance's gait parameters.

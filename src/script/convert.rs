@@ -109,6 +109,11 @@ impl Reader {
         )
     }
 
+    /// The raw value of a known key.
+    pub fn get_value(&self, key: &str) -> Result<Value, DefError> {
+        self.get(key)
+    }
+
     /// An optional number.
     pub fn num(&self, key: &str) -> Result<Option<f32>, DefError> {
         let v = self.get(key)?;

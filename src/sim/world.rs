@@ -53,6 +53,8 @@ pub enum Command {
     SetIntent(CreatureId, Intent),
     /// Replace a creature's gait parameters (already validated).
     SetGait(CreatureId, Box<GaitParams>),
+    /// Follow a path (replaces the movement intent until `SetIntent`).
+    FollowPath(CreatureId, Box<crate::path::PathFollower>),
     /// Remove a creature.
     Despawn(CreatureId),
 }
@@ -330,6 +332,13 @@ impl World {
                 Command::SetIntent(id, intent) => {
                     if let Some(c) = self.creature_mut(*id) {
                         c.loco.intent = *intent;
+                        c.loco.follow = None;
+                    }
+                }
+                Command::FollowPath(id, f) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.loco.intent = Intent::Idle;
+                        c.loco.follow = Some((**f).clone());
                     }
                 }
                 Command::SetGait(id, gait) => {

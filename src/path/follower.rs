@@ -1,0 +1,246 @@
+//! A path follower: where along a path a body is, and how it moves on.
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::math::bezier::BezierPath;
+use crate::math::Curve;
+
+/// What happens at the end of an open path (a closed path always wraps unless `Once`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopMode {
+    /// Stop at the end (`loop = false`).
+    Once,
+    /// Start again from the beginning (`loop = true`; a closed path simply goes round).
+    Loop,
+    /// Turn around at each end (`loop = "ping_pong"`).
+    PingPong,
+}
+
+/// How the body turns while following.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RotationMode {
+    /// Face along the path at once.
+    LookForward,
+    /// Turn toward the path's direction at the creature's turn rate.
+    Smooth,
+    /// Keep the current heading.
+    None,
+}
+
+/// Following state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PathFollower {
+    /// The path followed (a ground projection for legged creatures).
+    pub path: Arc<BezierPath>,
+    /// Arc length reached, metres.
+    pub s: f32,
+    /// +1 forward, −1 backward (ping-pong).
+    pub dir: f32,
+    /// Speed along the path, m/s.
+    pub speed: f32,
+    /// End behaviour.
+    pub mode: LoopMode,
+    /// Heading behaviour.
+    pub rotation: RotationMode,
+    /// Multiplier on speed over progress 0..1 along the path.
+    pub speed_curve: Option<Curve>,
+    /// Reached the end of a `Once` path.
+    pub done: bool,
+}
+
+impl PathFollower {
+    /// Starts following `path` from arc length `s`.
+    pub fn new(
+        path: Arc<BezierPath>,
+        s: f32,
+        speed: f32,
+        mode: LoopMode,
+        rotation: RotationMode,
+        speed_curve: Option<Curve>,
+    ) -> PathFollower {
+        let s = path.normalise(s);
+        PathFollower {
+            path,
+            s,
+            dir: 1.0,
+            speed,
+            mode,
+            rotation,
+            speed_curve,
+            done: false,
+        }
+    }
+
+    /// Moves on by `dt` seconds at `scale` × speed (1 = free; the body may be held back).
+    /// Returns the new point and the unit direction of travel.
+    pub fn advance(&mut self, dt: f32, scale: f32) -> (Vec3, Vec3) {
+        let l = self.path.length();
+        if !self.done {
+            let k = self
+                .speed_curve
+                .as_ref()
+                .map(|c| c.eval(self.s / l).max(0.0))
+                .unwrap_or(1.0);
+            let mut s = self.s + self.speed * k * scale * dt * self.dir;
+            match self.mode {
+                LoopMode::Loop => {
+                    if self.path.closed() {
+                        s = s.rem_euclid(l);
+                    } else if s > l {
+                        s -= l;
+                    } else if s < 0.0 {
+                        s += l;
+                    }
+                }
+                LoopMode::Once => {
+                    if s >= l || s <= 0.0 {
+                        s = s.clamp(0.0, l);
+                        self.done = true;
+                    }
+                }
+                LoopMode::PingPong => {
+                    if s > l {
+                        s = 2.0 * l - s;
+                        self.dir = -self.dir;
+                    } else if s < 0.0 {
+                        s = -s;
+                        self.dir = -self.dir;
+                    }
+                }
+            }
+            self.s = s.clamp(0.0, l);
+        }
+        (
+            self.path.point(self.s),
+            self.path.tangent(self.s) * self.dir,
+        )
+    }
+
+    /// The current point, without moving.
+    pub fn point(&self) -> Vec3 {
+        self.path.point(self.s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::bezier::ControlPoint;
+
+    fn cp(x: f32, z: f32) -> ControlPoint {
+        ControlPoint {
+            position: Vec3::new(x, 0.0, z),
+            handle_in: None,
+            handle_out: None,
+        }
+    }
+
+    fn s_curve() -> Arc<BezierPath> {
+        Arc::new(
+            BezierPath::new(
+                &[
+                    cp(0.0, 0.0),
+                    cp(3.0, 2.0),
+                    cp(0.0, 4.5),
+                    cp(-3.0, 7.0),
+                    cp(0.0, 9.0),
+                ],
+                false,
+            )
+            .expect("path"),
+        )
+    }
+
+    #[test]
+    fn constant_speed_along_a_tight_s_curve() {
+        let mut f = PathFollower::new(
+            s_curve(),
+            0.0,
+            2.0,
+            LoopMode::Once,
+            RotationMode::LookForward,
+            None,
+        );
+        let dt = 1.0 / 60.0;
+        let mut prev = f.point();
+        let mut n = 0;
+        while !f.done {
+            let (p, _) = f.advance(dt, 1.0);
+            if f.done {
+                break;
+            }
+            let v = p.distance(prev) / dt;
+            assert!((v - 2.0).abs() <= 0.02, "speed {v} at s = {}", f.s);
+            prev = p;
+            n += 1;
+        }
+        assert!(n > 100);
+        assert!((f.s - f.path.length()).abs() < 1e-4);
+    }
+
+    #[test]
+    fn loop_and_ping_pong_at_the_ends() {
+        let p = s_curve();
+        let l = p.length();
+        let mut once = PathFollower::new(
+            p.clone(),
+            l - 0.01,
+            1.0,
+            LoopMode::Once,
+            RotationMode::None,
+            None,
+        );
+        once.advance(0.1, 1.0);
+        assert!(once.done && once.s == l);
+        once.advance(0.1, 1.0);
+        assert_eq!(once.s, l, "stays at the end");
+        let mut lp = PathFollower::new(
+            p.clone(),
+            l - 0.05,
+            1.0,
+            LoopMode::Loop,
+            RotationMode::None,
+            None,
+        );
+        lp.advance(0.1, 1.0);
+        assert!((lp.s - 0.05).abs() < 1e-4, "wrapped to {}", lp.s);
+        let mut pp = PathFollower::new(
+            p.clone(),
+            l - 0.05,
+            1.0,
+            LoopMode::PingPong,
+            RotationMode::None,
+            None,
+        );
+        let (_, dir) = pp.advance(0.1, 1.0);
+        assert!(
+            (pp.s - (l - 0.05)).abs() < 1e-4 && pp.dir < 0.0,
+            "bounced to {} dir {}",
+            pp.s,
+            pp.dir
+        );
+        assert!(dir.dot(p.tangent(pp.s)) < 0.0, "travels backwards");
+        pp.s = 0.05;
+        pp.advance(0.1, 1.0);
+        assert!((pp.s - 0.05).abs() < 1e-4 && pp.dir > 0.0);
+    }
+
+    #[test]
+    fn speed_curve_and_hold_scale_the_step() {
+        let p = s_curve();
+        let mut f = PathFollower::new(
+            p,
+            0.0,
+            1.0,
+            LoopMode::Once,
+            RotationMode::None,
+            Some(Curve::Constant(0.5)),
+        );
+        f.advance(1.0, 1.0);
+        assert!((f.s - 0.5).abs() < 1e-5);
+        f.advance(1.0, 0.0);
+        assert!((f.s - 0.5).abs() < 1e-5, "held back entirely");
+    }
+}
