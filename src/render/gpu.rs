@@ -740,36 +740,7 @@ impl Renderer {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &self.shadow_bind_group, &[]);
-            if let Some(g) = &self.ground {
-                pass.set_pipeline(&self.pipelines.ground_shadow);
-                pass.set_vertex_buffer(0, g.vertices.slice(..));
-                pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..g.count, 0, 0..1);
-                draws += 1;
-            }
-            pass.set_pipeline(&self.pipelines.mesh_shadow);
-            if let Some((buf, n)) = &self.boxes {
-                pass.set_vertex_buffer(0, self.cube.vertices.slice(..));
-                pass.set_vertex_buffer(1, buf.slice(..));
-                pass.set_index_buffer(self.cube.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..self.cube.count, 0, 0..*n);
-                draws += 1;
-            }
-            if ns > 0 {
-                pass.set_vertex_buffer(0, self.sphere.vertices.slice(..));
-                pass.set_vertex_buffer(1, self.spheres.buffer.slice(..));
-                pass.set_index_buffer(self.sphere.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..self.sphere.count, 0, 0..ns);
-                draws += 1;
-            }
-            if nc > 0 {
-                pass.set_pipeline(&self.pipelines.capsule_shadow);
-                pass.set_vertex_buffer(0, self.capsule.vertices.slice(..));
-                pass.set_vertex_buffer(1, self.capsules.buffer.slice(..));
-                pass.set_index_buffer(self.capsule.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..self.capsule.count, 0, 0..nc);
-                draws += 1;
-            }
+            self.draw_geometry(&mut pass, true, &mut draws);
         }
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("scene"),
@@ -798,54 +769,62 @@ impl Renderer {
         pass.set_pipeline(&self.pipelines.sky);
         pass.draw(0..3, 0..1);
         draws += 1;
-        if let Some(g) = &self.ground {
-            pass.set_pipeline(&self.pipelines.ground);
-            pass.set_vertex_buffer(0, g.vertices.slice(..));
-            pass.set_index_buffer(g.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..g.count, 0, 0..1);
-            draws += 1;
-        }
-        pass.set_pipeline(&self.pipelines.mesh);
-        let mut instances = 0;
-        if let Some((buf, n)) = &self.boxes {
-            pass.set_vertex_buffer(0, self.cube.vertices.slice(..));
-            pass.set_vertex_buffer(1, buf.slice(..));
-            pass.set_index_buffer(self.cube.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.cube.count, 0, 0..*n);
-            draws += 1;
-            instances += n;
-        }
-        if ns > 0 {
-            pass.set_vertex_buffer(0, self.sphere.vertices.slice(..));
-            pass.set_vertex_buffer(1, self.spheres.buffer.slice(..));
-            pass.set_index_buffer(self.sphere.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.sphere.count, 0, 0..ns);
-            draws += 1;
-        }
-        if nj > 0 {
-            pass.set_vertex_buffer(0, self.joint.vertices.slice(..));
-            pass.set_vertex_buffer(1, self.joints.buffer.slice(..));
-            pass.set_index_buffer(self.joint.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.joint.count, 0, 0..nj);
-            draws += 1;
-        }
-        if nc > 0 {
-            pass.set_pipeline(&self.pipelines.capsule);
-            pass.set_vertex_buffer(0, self.capsule.vertices.slice(..));
-            pass.set_vertex_buffer(1, self.capsules.buffer.slice(..));
-            pass.set_index_buffer(self.capsule.indices.slice(..), wgpu::IndexFormat::Uint32);
-            pass.draw_indexed(0..self.capsule.count, 0, 0..nc);
-            draws += 1;
-        }
+        self.draw_geometry(&mut pass, false, &mut draws);
         if nl > 0 {
             pass.set_pipeline(&self.pipelines.lines);
             pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
             pass.draw(0..nl, 0..1);
             draws += 1;
         }
+        let boxes = self.boxes.as_ref().map(|b| b.1).unwrap_or(0);
         self.stats = FrameStats {
             draw_calls: draws,
-            instances: instances + ns + nc,
+            instances: boxes + ns + nc + nj,
         };
     }
+
+    /// Ground, boxes, bodies, joints and legs: with the depth-only pipelines for the shadow map
+    /// (joints are too small to cast a useful shadow), else lit.
+    fn draw_geometry(&self, pass: &mut wgpu::RenderPass<'_>, shadow: bool, draws: &mut u32) {
+        let p = &self.pipelines;
+        let (ns, nc, _, nj) = self.counts;
+        if let Some(g) = &self.ground {
+            pass.set_pipeline(if shadow { &p.ground_shadow } else { &p.ground });
+            draw_instanced(pass, g, None, 1, draws);
+        }
+        pass.set_pipeline(if shadow { &p.mesh_shadow } else { &p.mesh });
+        if let Some((buf, n)) = &self.boxes {
+            draw_instanced(pass, &self.cube, Some(buf), *n, draws);
+        }
+        draw_instanced(pass, &self.sphere, Some(&self.spheres.buffer), ns, draws);
+        if !shadow {
+            draw_instanced(pass, &self.joint, Some(&self.joints.buffer), nj, draws);
+        }
+        pass.set_pipeline(if shadow {
+            &p.capsule_shadow
+        } else {
+            &p.capsule
+        });
+        draw_instanced(pass, &self.capsule, Some(&self.capsules.buffer), nc, draws);
+    }
+}
+
+/// Draws `n` instances of `mesh` (instance data from `instances`, if any); nothing when `n` is 0.
+fn draw_instanced(
+    pass: &mut wgpu::RenderPass<'_>,
+    mesh: &GpuMesh,
+    instances: Option<&wgpu::Buffer>,
+    n: u32,
+    draws: &mut u32,
+) {
+    if n == 0 {
+        return;
+    }
+    pass.set_vertex_buffer(0, mesh.vertices.slice(..));
+    if let Some(b) = instances {
+        pass.set_vertex_buffer(1, b.slice(..));
+    }
+    pass.set_index_buffer(mesh.indices.slice(..), wgpu::IndexFormat::Uint32);
+    pass.draw_indexed(0..mesh.count, 0, 0..n);
+    *draws += 1;
 }

@@ -1271,18 +1271,19 @@ fn follow_path(lua: &Lua, this: &Table, p: Value, opts: Option<Table>) -> mlua::
                         ))
                     }
                 };
-                let rotation =
-                    match r.string("rotation")?.as_deref() {
-                        None | Some("look_forward") => RotationMode::LookForward,
-                        Some("smooth") => RotationMode::Smooth,
-                        Some("none") => RotationMode::None,
-                        Some(other) => return Err(DefError::new(
+                let rotation = match r.string("rotation")?.as_deref() {
+                    None | Some("look_forward") => RotationMode::LookForward,
+                    Some("smooth") => RotationMode::Smooth,
+                    Some("none") => RotationMode::None,
+                    Some(other) => {
+                        return Err(DefError::new(
                             "rotation",
                             format!(
                                 "must be \"look_forward\", \"smooth\" or \"none\", got \"{other}\""
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 Ok((speed, mode, rotation, r.curve("speed_curve")?))
             };
             let v = read().map_err(|e| def_err(lua, "c:follow_path", e))?;
