@@ -5,6 +5,7 @@ pub mod curve;
 pub mod frame;
 pub mod ik;
 pub mod noise;
+pub mod spring;
 
 pub use curve::{Curve, CurveError};
 pub use ik::{two_bone, TwoBone};

@@ -1,0 +1,134 @@
+//! A damped spring integrated in closed form, so its curve does not depend on the step size:
+//! the smoothing the lean layer (and anything else that should settle with character) uses.
+//! Parameters: `response` τ (seconds; natural frequency ω = 1/τ) and damping ratio ζ
+//! (0.8 organic, a little overshoot; 1.0 mechanical, none).
+
+/// A value chasing a target like a mass on a damped spring.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Spring {
+    /// Current value.
+    pub value: f32,
+    /// Current rate of change, per second.
+    pub velocity: f32,
+}
+
+impl Spring {
+    /// Advances `dt` seconds toward `target` (held constant over the step), exactly.
+    pub fn step(&mut self, target: f32, response: f32, damping: f32, dt: f32) {
+        if !(dt > 0.0) || !(response > 0.0) || !(damping > 0.0) {
+            return;
+        }
+        let w = 1.0 / response as f64;
+        let z = damping as f64;
+        let t = dt as f64;
+        let x0 = (self.value - target) as f64;
+        let v0 = self.velocity as f64;
+        let (x, v) = if (z - 1.0).abs() < 1e-6 {
+            let e = (-w * t).exp();
+            let c = v0 + w * x0;
+            (e * (x0 + c * t), e * (v0 - w * t * c))
+        } else if z < 1.0 {
+            let wd = w * (1.0 - z * z).sqrt();
+            let e = (-z * w * t).exp();
+            let (s, c) = (wd * t).sin_cos();
+            let b = (v0 + z * w * x0) / wd;
+            (
+                e * (x0 * c + b * s),
+                e * ((-z * w * x0 + wd * b) * c + (-z * w * b - wd * x0) * s),
+            )
+        } else {
+            let r = w * (z * z - 1.0).sqrt();
+            let (r1, r2) = (-z * w + r, -z * w - r);
+            let c1 = (v0 - r2 * x0) / (r1 - r2);
+            let c2 = x0 - c1;
+            let (e1, e2) = ((r1 * t).exp(), (r2 * t).exp());
+            (c1 * e1 + c2 * e2, c1 * r1 * e1 + c2 * r2 * e2)
+        };
+        self.value = target + x as f32;
+        self.velocity = v as f32;
+    }
+}
+
+/// A first-order low-pass filter with cutoff `hz`, frame-rate independent.
+#[inline]
+pub fn low_pass(current: f32, input: f32, hz: f32, dt: f32) -> f32 {
+    if !(hz > 0.0) {
+        return input;
+    }
+    current + (input - current) * (1.0 - (-std::f32::consts::TAU * hz * dt).exp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step_response(damping: f32, hz: f32, seconds: f32) -> Vec<f32> {
+        let dt = 1.0 / hz;
+        let mut s = Spring::default();
+        (0..(seconds * hz) as usize)
+            .map(|_| {
+                s.step(1.0, 0.1, damping, dt);
+                s.value
+            })
+            .collect()
+    }
+
+    #[test]
+    fn overshoot_matches_the_damping_ratio() {
+        let z: f32 = 0.8;
+        let theory = (-std::f32::consts::PI * z / (1.0 - z * z).sqrt()).exp();
+        // Sampled at 1 kHz so the peak itself is seen.
+        let peak = step_response(z, 1000.0, 2.0)
+            .into_iter()
+            .fold(0.0f32, f32::max)
+            - 1.0;
+        assert!(
+            (peak - theory).abs() <= theory * 0.2,
+            "overshoot {peak} vs theory {theory}"
+        );
+        assert!(
+            step_response(1.0, 1000.0, 3.0)
+                .iter()
+                .all(|v| *v <= 1.0 + 1e-6),
+            "critically damped overshot"
+        );
+        assert!(
+            step_response(1.5, 1000.0, 3.0)
+                .iter()
+                .all(|v| *v <= 1.0 + 1e-6),
+            "overdamped overshot"
+        );
+    }
+
+    #[test]
+    fn the_same_curve_at_30_60_and_120_hz() {
+        for z in [0.5f32, 0.8, 1.0, 1.4] {
+            let (a, b, c) = (
+                step_response(z, 30.0, 1.0),
+                step_response(z, 60.0, 1.0),
+                step_response(z, 120.0, 1.0),
+            );
+            for k in 0..30 {
+                let (va, vb, vc) = (a[k], b[2 * k + 1], c[4 * k + 3]);
+                assert!(
+                    (va - vb).abs() < 1e-4 && (vb - vc).abs() < 1e-4,
+                    "ζ {z} at {k}/30 s: {va} {vb} {vc}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn low_pass_settles_and_is_rate_independent() {
+        let run = |hz: f32| {
+            let mut y = 0.0;
+            for _ in 0..(hz as usize / 4) {
+                y = low_pass(y, 1.0, 8.0, 1.0 / hz);
+            }
+            y
+        };
+        assert!((run(30.0) - run(120.0)).abs() < 1e-4);
+        assert!(run(60.0) > 0.99);
+        assert_eq!(low_pass(0.3, 0.7, 0.0, 0.1), 0.7);
+    }
+}
