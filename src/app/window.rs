@@ -482,12 +482,6 @@ impl ApplicationHandler for App {
                 self.view.camera.zoom(steps);
             }
             WindowEvent::KeyboardInput { event, .. } => {
-                if std::env::var_os("SKITTER_DEBUG_KEYS").is_some() {
-                    eprintln!(
-                        "key {:?} {:?} consumed {consumed}",
-                        event.logical_key, event.state
-                    );
-                }
                 if !consumed && event.state == ElementState::Pressed {
                     self.key(&event.logical_key)
                 }
