@@ -689,7 +689,12 @@ impl Renderer {
     }
 
     fn depth_view(&mut self, size: (u32, u32)) -> wgpu::TextureView {
-        if self.depth.as_ref().map(|d| d.2) != Some(size) {
+        if let Some((_, view, s)) = &self.depth {
+            if *s == size {
+                return view.clone();
+            }
+        }
+        {
             let tex = self.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some("depth"),
                 size: wgpu::Extent3d {
@@ -705,11 +710,8 @@ impl Renderer {
                 view_formats: &[],
             });
             let view = tex.create_view(&Default::default());
-            self.depth = Some((tex, view, size));
-        }
-        match &self.depth {
-            Some((_, v, _)) => v.clone(),
-            None => unreachable!("depth texture created above"),
+            self.depth = Some((tex, view.clone(), size));
+            view
         }
     }
 
