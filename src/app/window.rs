@@ -481,10 +481,10 @@ impl ApplicationHandler for App {
                 };
                 self.view.camera.zoom(steps);
             }
-            WindowEvent::KeyboardInput { event, .. } => {
-                if !consumed && event.state == ElementState::Pressed {
-                    self.key(&event.logical_key)
-                }
+            WindowEvent::KeyboardInput { event, .. }
+                if !consumed && event.state == ElementState::Pressed =>
+            {
+                self.key(&event.logical_key)
             }
             _ => {}
         }
