@@ -141,15 +141,7 @@ local ok2, err2 = pcall(function() path.bezier { points = { { position = vec3(0,
 log.info("typo", ok2, tostring(err2):match("points%[1%]%.handel_out") ~= nil)
 "#;
     let m = temp_mod(dir.path(), "bez", &[("main.lua", src)]);
-    let out = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "1",
-        &bundled("spider").display().to_string(),
-        &fixture("walkers").display().to_string(),
-        &m.display().to_string(),
-    ]);
+    let out = one_tick_beside_walkers(&m);
     let log = text(&out);
     for want in [
         "[bez] ends\t0\t0\t0\t8",

@@ -257,15 +257,7 @@ log.info("undeclared=" .. tostring(ok5) .. " " .. tostring(err5))
     let m = lua_mod(dir.path(), "probe", src);
     let (code, out) = check(&m);
     assert_eq!(code, 0, "{out}");
-    let out = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "1",
-        &bundled("spider").display().to_string(),
-        &fixture("walkers").display().to_string(),
-        &m.display().to_string(),
-    ]);
+    let out = one_tick_beside_walkers(&m);
     let log = text(&out);
     for name in [
         "io",
@@ -316,15 +308,7 @@ for _, f in ipairs({
 end
 "#;
     let m = lua_mod(dir.path(), "later", src);
-    let out = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "1",
-        &bundled("spider").display().to_string(),
-        &fixture("walkers").display().to_string(),
-        &m.display().to_string(),
-    ]);
+    let out = one_tick_beside_walkers(&m);
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert_eq!(log.matches("[later] false ").count(), 7, "{log}");

@@ -83,33 +83,16 @@ pub fn shoot(
         if opts.bench && f + 1 < opts.frames {
             let t0 = Instant::now();
             view.prepare_frame(1.0, 1.0 / 60.0, &host);
-            let w = host.world();
-            shot.renderer.set_level(w.level(), w.level_version());
             let t1 = Instant::now();
-            shot.draw(
-                w.level(),
-                w.level_version(),
-                &view.frame,
-                &view.camera,
-                w.time() as f32,
-            );
+            draw(&mut shot, &view, &host);
             cpu_total += t1 - t0;
             gpu_total += t1.elapsed();
             rendered += 1;
         }
     }
     view.prepare_frame(1.0, 1.0 / 60.0, &host);
-    {
-        let w = host.world();
-        shot.draw(
-            w.level(),
-            w.level_version(),
-            &view.frame,
-            &view.camera,
-            w.time() as f32,
-        );
-        report.creatures = w.creatures().len();
-    }
+    draw(&mut shot, &view, &host);
+    report.creatures = host.world().creatures().len();
     let rgba = shot.read()?;
     write_png(out, opts.size.0, opts.size.1, &rgba)?;
     report.draw_calls = shot.renderer.stats.draw_calls;
@@ -118,4 +101,16 @@ pub fn shoot(
         report.mean_cpu = Some(cpu_total / rendered);
     }
     Ok(report)
+}
+
+/// Renders the view's current frame offscreen.
+fn draw(shot: &mut Offscreen, view: &View, host: &ScriptHost) {
+    let w = host.world();
+    shot.draw(
+        w.level(),
+        w.level_version(),
+        &view.frame,
+        &view.camera,
+        w.time() as f32,
+    );
 }

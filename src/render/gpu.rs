@@ -190,33 +190,25 @@ const CAPSULE_INSTANCE_ATTRS: [wgpu::VertexAttribute; 3] =
 const LINE_ATTRS: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
 
+fn layout<T>(
+    step_mode: wgpu::VertexStepMode,
+    attributes: &'static [wgpu::VertexAttribute],
+) -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: std::mem::size_of::<T>() as u64,
+        step_mode,
+        attributes,
+    }
+}
+
 fn layouts() -> [wgpu::VertexBufferLayout<'static>; 5] {
+    use wgpu::VertexStepMode::{Instance, Vertex as PerVertex};
     [
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<Vertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &VERTEX_ATTRS,
-        },
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<MeshInstance>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &MESH_INSTANCE_ATTRS,
-        },
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<CapsuleVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &CAPSULE_VERTEX_ATTRS,
-        },
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<CapsuleInstance>() as u64,
-            step_mode: wgpu::VertexStepMode::Instance,
-            attributes: &CAPSULE_INSTANCE_ATTRS,
-        },
-        wgpu::VertexBufferLayout {
-            array_stride: std::mem::size_of::<LineVertex>() as u64,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &LINE_ATTRS,
-        },
+        layout::<Vertex>(PerVertex, &VERTEX_ATTRS),
+        layout::<MeshInstance>(Instance, &MESH_INSTANCE_ATTRS),
+        layout::<CapsuleVertex>(PerVertex, &CAPSULE_VERTEX_ATTRS),
+        layout::<CapsuleInstance>(Instance, &CAPSULE_INSTANCE_ATTRS),
+        layout::<LineVertex>(PerVertex, &LINE_ATTRS),
     ]
 }
 

@@ -718,31 +718,19 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
     let world = lua.create_table()?;
     world.raw_set(
         "ground",
-        lua.create_function(|lua, t: Table| {
-            let c = ctx(lua)?;
-            let seed = c.world.borrow().seed() as u32;
-            let desc =
-                convert::ground_desc(t, seed).map_err(|e| def_err(lua, "world.ground", e))?;
-            let r = c.world.borrow_mut().set_ground(&desc);
-            r.map_err(|e| def_err(lua, "world.ground", e))
+        level_call(lua, "world.ground", |t, w| {
+            let desc = convert::ground_desc(t, w.seed() as u32)?;
+            w.set_ground(&desc)
         })?,
     )?;
     world.raw_set(
         "box",
-        lua.create_function(|lua, t: Table| {
-            let c = ctx(lua)?;
-            let desc = convert::box_desc(t).map_err(|e| def_err(lua, "world.box", e))?;
-            let r = c.world.borrow_mut().add_box(desc);
-            r.map_err(|e| def_err(lua, "world.box", e))
-        })?,
+        level_call(lua, "world.box", |t, w| w.add_box(convert::box_desc(t)?))?,
     )?;
     world.raw_set(
         "stairs",
-        lua.create_function(|lua, t: Table| {
-            let c = ctx(lua)?;
-            let desc = convert::stairs_desc(t).map_err(|e| def_err(lua, "world.stairs", e))?;
-            let r = c.world.borrow_mut().add_stairs(desc);
-            r.map_err(|e| def_err(lua, "world.stairs", e))
+        level_call(lua, "world.stairs", |t, w| {
+            w.add_stairs(convert::stairs_desc(t)?)
         })?,
     )?;
     world.raw_set("spawn", lua.create_function(spawn)?)?;
@@ -816,6 +804,20 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
         )?;
     }
     g.raw_set("world", world)
+}
+
+/// A level-building function (`world.ground`, `world.box`, `world.stairs`): reads its table
+/// and changes the level, any error named `what: field '...' ...` at the calling line.
+fn level_call(
+    lua: &Lua,
+    what: &'static str,
+    build: fn(Table, &mut World) -> Result<(), DefError>,
+) -> mlua::Result<Function> {
+    lua.create_function(move |lua, t: Table| {
+        let c = ctx(lua)?;
+        let r = build(t, &mut c.world.borrow_mut());
+        r.map_err(|e| def_err(lua, what, e))
+    })
 }
 
 fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String> {

@@ -41,6 +41,19 @@ pub fn text(o: &Output) -> String {
     )
 }
 
+/// Runs one headless tick of the spider and walkers mods plus `m` (to read what `m` logs).
+pub fn one_tick_beside_walkers(m: &Path) -> Output {
+    let (spider, walkers) = (bundled("spider"), fixture("walkers"));
+    let args = ["run", "--headless", "--frames", "1"].map(String::from);
+    let paths = [spider.as_path(), walkers.as_path(), m].map(|p| p.display().to_string());
+    let argv: Vec<&str> = args
+        .iter()
+        .chain(paths.iter())
+        .map(String::as_str)
+        .collect();
+    skitter(&argv)
+}
+
 /// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
 /// unless one is given.
 pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
