@@ -78,7 +78,7 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
             c.id.0,
             json_str(type_name)
         )?;
-        vec3(w, c.loco.position)?;
+        vec3(w, c.loco.body_position())?;
         let q = c.loco.rotation();
         w.write_all(b",\"rot\":[")?;
         for (i, v) in [q.x, q.y, q.z, q.w].iter().enumerate() {
@@ -91,9 +91,18 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
         vec3(w, c.loco.velocity)?;
         w.write_all(b",\"fwd\":")?;
         vec3(w, forward_from_yaw(c.loco.yaw))?;
-        w.write_all(
-            b",\"lean\":{\"roll\":0,\"pitch\":0},\"dest\":null,\"ragdoll\":false,\"feet\":[",
-        )?;
+        let l = &c.loco.lean;
+        w.write_all(b",\"lean\":{\"roll\":")?;
+        num(w, l.roll)?;
+        w.write_all(b",\"pitch\":")?;
+        num(w, l.pitch)?;
+        w.write_all(b",\"target_roll\":")?;
+        num(w, l.target_roll)?;
+        w.write_all(b",\"target_pitch\":")?;
+        num(w, l.target_pitch)?;
+        w.write_all(b",\"yaw_rate\":")?;
+        num(w, l.yaw_rate)?;
+        w.write_all(b"},\"dest\":null,\"ragdoll\":false,\"feet\":[")?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;

@@ -46,6 +46,20 @@ pub struct BodyDef {
     pub mass: f32,
     /// Legless flyers: metres kept above the ground. Default none.
     pub hover: Option<f32>,
+    /// An explicit head (default: a small sphere at the front).
+    pub head: Option<HeadDef>,
+}
+
+/// A head: where it sits, how big it is, and how much it keeps looking where the creature
+/// goes while the body turns and leans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadDef {
+    /// Centre, body space.
+    pub offset: Vec3,
+    /// Full extents (x, y, z), metres.
+    pub size: Vec3,
+    /// 0..1: share of the turn ahead and of the body's lean the head cancels.
+    pub counter_yaw: f32,
 }
 
 impl Default for BodyDef {
@@ -55,6 +69,7 @@ impl Default for BodyDef {
             height: 0.35,
             mass: 2.0,
             hover: None,
+            head: None,
         }
     }
 }
@@ -124,6 +139,8 @@ pub struct LeanDef {
     pub turn_speed: Curve,
     /// Pitch degrees per m/s² of forward acceleration.
     pub accel_gain: f32,
+    /// Acceleration-pitch factor over speed (default 1 everywhere).
+    pub accel_speed: Curve,
     /// Largest acceleration pitch, degrees.
     pub accel_max: f32,
     /// Pitch while rising, degrees.
@@ -136,6 +153,8 @@ pub struct LeanDef {
     pub hit_gain: f32,
     /// Largest hit lean, degrees.
     pub hit_max: f32,
+    /// Push speed per unit of hit strength, m/s (the body is moved, not only tilted).
+    pub hit_push: f32,
     /// Spring time constant, seconds.
     pub response: f32,
     /// Damping ratio (1 = no overshoot).
@@ -151,16 +170,51 @@ impl Default for LeanDef {
             turn_max: 20.0,
             turn_speed: Curve::Smoothstep { x0: 0.2, x1: 1.5 },
             accel_gain: 2.0,
+            accel_speed: Curve::Constant(1.0),
             accel_max: 10.0,
             rise: -5.0,
             fall: 10.0,
             land: 15.0,
             hit_gain: 15.0,
             hit_max: 35.0,
+            hit_push: 1.0,
             response: 0.1,
             damping: 0.8,
             filter_hz: 8.0,
         }
+    }
+}
+
+impl LeanDef {
+    /// Checks every field (the same rules for a type's `lean` table and for `c.lean` edits).
+    pub fn validate(&self) -> Result<(), DefError> {
+        let l = self;
+        for (f, v) in [
+            ("lean.turn.gain", l.turn_gain),
+            ("lean.accel.gain", l.accel_gain),
+            ("lean.hit.gain", l.hit_gain),
+        ] {
+            finite(f, v)?;
+        }
+        for (f, v) in [
+            ("lean.turn.max", l.turn_max),
+            ("lean.accel.max", l.accel_max),
+            ("lean.hit.max", l.hit_max),
+        ] {
+            non_negative(f, v)?;
+        }
+        for (f, v) in [
+            ("lean.vertical.rise", l.rise),
+            ("lean.vertical.fall", l.fall),
+            ("lean.vertical.land", l.land),
+        ] {
+            finite(f, v)?;
+        }
+        positive("lean.response", l.response)?;
+        positive("lean.damping", l.damping)?;
+        positive("lean.filter_hz", l.filter_hz)?;
+        non_negative("lean.hit.push", l.hit_push)?;
+        Ok(())
     }
 }
 
@@ -333,6 +387,22 @@ impl CreatureDef {
         if let Some(h) = b.hover {
             positive("body.hover", h)?;
         }
+        if let Some(h) = &b.head {
+            finite_vec("body.head.offset", h.offset)?;
+            let hs = finite_vec("body.head.size", h.size)?;
+            if hs.min_element() <= 0.0 {
+                return Err(DefError::new(
+                    "body.head.size",
+                    "must have every component > 0",
+                ));
+            }
+            if !(0.0..=1.0).contains(&h.counter_yaw) {
+                return Err(DefError::new(
+                    "body.head.counter_yaw",
+                    format!("must be between 0 and 1, got {}", h.counter_yaw),
+                ));
+            }
+        }
 
         let mut legs = Vec::with_capacity(self.legs.len());
         for (i, leg) in self.legs.iter().enumerate() {
@@ -462,31 +532,7 @@ impl CreatureDef {
         };
         gait.validate(n)?;
 
-        let l = &self.lean;
-        for (f, v) in [
-            ("lean.turn.gain", l.turn_gain),
-            ("lean.accel.gain", l.accel_gain),
-            ("lean.hit.gain", l.hit_gain),
-        ] {
-            finite(f, v)?;
-        }
-        for (f, v) in [
-            ("lean.turn.max", l.turn_max),
-            ("lean.accel.max", l.accel_max),
-            ("lean.hit.max", l.hit_max),
-        ] {
-            non_negative(f, v)?;
-        }
-        for (f, v) in [
-            ("lean.vertical.rise", l.rise),
-            ("lean.vertical.fall", l.fall),
-            ("lean.vertical.land", l.land),
-        ] {
-            finite(f, v)?;
-        }
-        positive("lean.response", l.response)?;
-        positive("lean.damping", l.damping)?;
-        positive("lean.filter_hz", l.filter_hz)?;
+        self.lean.validate()?;
 
         let nv = &self.nav;
         positive("nav.radius", nv.radius)?;

@@ -4,9 +4,10 @@
 
 use glam::{Quat, Vec3};
 
-use super::def::ValidCreatureDef;
+use super::def::{LeanDef, ValidCreatureDef};
 use super::gait::{choose_steps, GaitParams, LegView};
 use super::ground::GroundQuery;
+use super::lean::{LeanInput, LeanState, PUSH_TAU};
 use super::posture::{clamp_tilt, fit_plane};
 use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_rotation};
 use crate::math::ik::{fabrik, two_bone};
@@ -120,6 +121,14 @@ pub struct Locomotor {
     pub follow: Option<PathFollower>,
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
+    /// The lean layer (tilt added after locomotion).
+    pub lean: LeanState,
+    /// How far the body sinks so no hip rises as it leans, metres.
+    pub sink: f32,
+    /// Head yaw relative to the body (counter-yaw), radians.
+    pub head_yaw: f32,
+    /// What is left of a hit's push, m/s (decays with `lean::PUSH_TAU`).
+    pub push: Vec3,
     last_group: Option<usize>,
     /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
     phase_stepped: u64,
@@ -173,18 +182,44 @@ impl Locomotor {
             intent: Intent::Idle,
             follow: None,
             legs,
+            lean: LeanState::default(),
+            sink: 0.0,
+            head_yaw: 0.0,
+            push: Vec3::ZERO,
             last_group: None,
             phase_stepped: 0,
         };
         let mut scratch = Scratch::default();
         let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground, &mut scratch);
-        loco.solve_ik(def, rot, &mut scratch);
+        loco.solve_ik(def, loco.position, rot, &mut scratch);
         loco
     }
 
-    /// Body rotation: tilt from the feet, then yaw (`world_from_body` rotation).
-    pub fn rotation(&self) -> Quat {
+    /// Rotation without the lean: tilt from the feet, then yaw.
+    pub fn base_rotation(&self) -> Quat {
         Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw)
+    }
+
+    /// Body rotation as drawn: tilt from the feet, yaw, then the lean (`world_from_body`).
+    pub fn rotation(&self) -> Quat {
+        self.base_rotation() * self.lean.rotation()
+    }
+
+    /// Body centre as drawn: `position` lowered by the lean's sink.
+    pub fn body_position(&self) -> Vec3 {
+        self.position - Vec3::Y * self.sink
+    }
+
+    /// The head's world rotation: the body's, turned by the counter-yaw and with `counter`
+    /// (0..1) of the lean taken back out so it stays level.
+    pub fn head_rotation(&self, counter: f32) -> Quat {
+        let lean = Quat::IDENTITY.slerp(self.lean.rotation(), 1.0 - counter.clamp(0.0, 1.0));
+        Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw + self.head_yaw) * lean
+    }
+
+    /// A hit: the lean kicks away from the blow and the body is pushed along it.
+    pub fn hit(&mut self, lean: &LeanDef, dir: Vec3, strength: f32) {
+        self.push += self.lean.hit(lean, self.yaw, dir, strength);
     }
 
     /// Horizontal speed, m/s.
@@ -197,6 +232,7 @@ impl Locomotor {
         &mut self,
         def: &ValidCreatureDef,
         gait: &GaitParams,
+        lean: &LeanDef,
         ground: &G,
         dt: f32,
         scratch: &mut Scratch,
@@ -213,7 +249,53 @@ impl Locomotor {
         self.swing(gait, dt, &mut scratch.events);
         let rot = self.fit_body(def, dt, yaw, ground, scratch);
         self.velocity.y = (self.position.y - y_before) / dt;
-        self.solve_ik(def, rot, scratch);
+        self.lean.update(
+            lean,
+            LeanInput {
+                yaw: self.yaw,
+                velocity: self.velocity,
+                ground_up: self.up,
+                dt,
+            },
+        );
+        let posed = rot * self.lean.rotation();
+        self.sink = Self::sink_for(def, rot, posed);
+        self.aim_head(def, dt);
+        self.solve_ik(def, self.body_position(), posed, scratch);
+    }
+
+    /// How far to lower the body so that no hip rises above where it was unleaned: the
+    /// lean then never pulls a planted foot past its reach (the body settles into it).
+    fn sink_for(def: &ValidCreatureDef, base: Quat, posed: Quat) -> f32 {
+        let (mb, mp) = (glam::Mat3::from_quat(base), glam::Mat3::from_quat(posed));
+        def.legs
+            .iter()
+            .map(|l| (mp * l.hip).y - (mb * l.hip).y)
+            .fold(0.0f32, f32::max)
+    }
+
+    /// Turns the head toward where the creature is going (its heading goal, plus the turn
+    /// it is in, looked 0.25 s ahead), by the head's `counter_yaw` share.
+    fn aim_head(&mut self, def: &ValidCreatureDef, dt: f32) {
+        let Some(head) = def.body.head.as_ref().filter(|h| h.counter_yaw > 0.0) else {
+            self.head_yaw = 0.0;
+            return;
+        };
+        let goal = match (&self.follow, self.intent) {
+            (Some(f), _) => yaw_of(f.direction()),
+            (None, Intent::Move { dir, speed }) if speed > 0.0 => yaw_of(dir),
+            (None, Intent::Face { dir }) => yaw_of(dir),
+            _ => None,
+        }
+        .or_else(|| {
+            (self.speed() > 0.05)
+                .then(|| yaw_of(self.velocity))
+                .flatten()
+        })
+        .unwrap_or(self.yaw);
+        let ahead = wrap_angle(goal - self.yaw) + self.lean.yaw_rate.to_radians() * 0.25;
+        let want = head.counter_yaw * ahead.clamp(-1.05, 1.05);
+        self.head_yaw += (want - self.head_yaw) * smoothing_alpha(dt, 0.08);
     }
 
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
@@ -242,11 +324,16 @@ impl Locomotor {
             let align = wrap_angle(h - self.yaw).cos().max(0.0);
             desired *= 0.35 + 0.65 * align;
         }
-        let v = horizontal(self.velocity);
+        // The body's own velocity: what it has minus what is left of a hit's push.
+        let v = horizontal(self.velocity) - self.push;
+        self.push *= (-dt / PUSH_TAU).exp();
+        if self.push.length_squared() < 1e-8 {
+            self.push = Vec3::ZERO;
+        }
         let dv = (desired - v).clamp_length_max(def.nav.acceleration * dt);
         // The body cannot outrun its legs: while a planted foot is near the end of its reach,
         // hold the body back until that foot has stepped.
-        let mut v = v + dv;
+        let mut v = v + dv + self.push;
         // Only the part of the motion that pulls the hip further from that foot is held.
         let pull = v.dot(away);
         if pull > 0.0 {
@@ -533,11 +620,11 @@ impl Locomotor {
     }
 
     /// Solves every leg from its hip (on the posed body) to its foot.
-    fn solve_ik(&mut self, def: &ValidCreatureDef, rot: Quat, scratch: &mut Scratch) {
+    fn solve_ik(&mut self, def: &ValidCreatureDef, at: Vec3, rot: Quat, scratch: &mut Scratch) {
         // One matrix for all legs: cheaper than a quaternion product per vector.
         let m = glam::Mat3::from_quat(rot);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let hip = self.position + m * leg.hip;
+            let hip = at + m * leg.hip;
             let pole = m * leg.knee;
             st.hip = hip;
             if leg.segments.len() == 2 {
@@ -571,7 +658,14 @@ mod tests {
         let mut scratch = Scratch::default();
         let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
         for _ in 0..600 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
             let grounded = loco.legs.iter().filter(|l| l.grounded).count();
             assert!(grounded >= def.gait.min_grounded);
             for (l, (was, p)) in loco.legs.iter().zip(prev.iter()) {
@@ -601,7 +695,14 @@ mod tests {
         let mut path: Vec<(Vec3, Vec3)> = Vec::new();
         let mut lifted = false;
         for _ in 0..300 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
             let l = &loco.legs[0];
             if !l.grounded {
                 lifted = true;
@@ -637,7 +738,14 @@ mod tests {
             speed: 0.8,
         };
         for _ in 0..120 {
-            loco.update(&flat, &flat.gait, &ground, 1.0 / 60.0, &mut scratch);
+            loco.update(
+                &flat,
+                &flat.gait,
+                &flat.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
             assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));
         }
     }
@@ -650,7 +758,14 @@ mod tests {
         loco.intent = Intent::Face { dir: Vec3::NEG_Z };
         let mut scratch = Scratch::default();
         for _ in 0..120 {
-            loco.update(&def, &def.gait, &ground, 1.0 / 60.0, &mut scratch);
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
         }
         assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
         assert!(

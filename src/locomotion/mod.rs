@@ -5,10 +5,12 @@
 pub mod def;
 pub mod gait;
 pub mod ground;
+pub mod lean;
 pub mod locomotor;
 pub mod posture;
 
-pub use def::{CreatureDef, DefError, ValidCreatureDef};
+pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundQuery};
+pub use lean::LeanState;
 pub use locomotor::{Intent, Locomotor, StepEvent};

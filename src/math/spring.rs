@@ -49,6 +49,76 @@ impl Spring {
     }
 }
 
+impl Spring {
+    /// Advances `dt` seconds toward a target that moves linearly from `from` to `to` over
+    /// the step, exactly (a ramp has a closed-form particular solution). Feeding sampled
+    /// targets this way removes the half-step lag of holding each sample, so curves agree
+    /// across tick rates.
+    pub fn step_ramp(&mut self, from: f32, to: f32, response: f32, damping: f32, dt: f32) {
+        if !(dt > 0.0) || !(response > 0.0) || !(damping > 0.0) {
+            return;
+        }
+        let k = (to - from) / dt;
+        // x_p(t) = from + k·t − 2ζk/ω solves the spring equation; the rest decays freely.
+        let offset = 2.0 * damping * k * response;
+        let mut e = Spring {
+            value: self.value - (from - offset),
+            velocity: self.velocity - k,
+        };
+        e.step(0.0, response, damping, dt);
+        self.value = e.value + to - offset;
+        self.velocity = e.velocity + k;
+    }
+
+    /// The kick (added velocity) that makes a spring at rest swing out to `peak` and back:
+    /// an impulse response scaled so its first extremum is exactly `peak`.
+    pub fn kick_for_peak(peak: f32, response: f32, damping: f32) -> f32 {
+        if !(response > 0.0) || !(damping > 0.0) {
+            return 0.0;
+        }
+        let w = 1.0 / response as f64;
+        let z = damping as f64;
+        // Peak of the unit-velocity impulse response, in units of 1/ω.
+        let g = if (z - 1.0).abs() < 1e-6 {
+            (-1.0f64).exp()
+        } else if z < 1.0 {
+            let s = (1.0 - z * z).sqrt();
+            (-z * z.acos() / s).exp()
+        } else {
+            let r = (z * z - 1.0).sqrt();
+            let (r1, r2) = (-z + r, -z - r);
+            let t = (r2 / r1).ln() / (r1 - r2);
+            ((r1 * t).exp() - (r2 * t).exp()) / (r1 - r2)
+        };
+        (peak as f64 * w / g) as f32
+    }
+
+    /// Seconds after a kick until the swing stays below `fraction` of its peak (a bound
+    /// from the decay envelope; documented as the hit decay time).
+    pub fn settle_time(response: f32, damping: f32, fraction: f32) -> f32 {
+        let z = damping.max(1e-3) as f64;
+        let f = fraction.clamp(1e-6, 1.0) as f64;
+        let tau = response as f64;
+        let t = if z < 0.999 {
+            let s = (1.0 - z * z).sqrt();
+            ((1.0 / (f * s)).ln() + z * z.acos() / s) / z
+        } else {
+            // Critical and overdamped: scan the closed form (cheap; called rarely).
+            let mut s = Spring::default();
+            s.velocity = Spring::kick_for_peak(1.0, 1.0, z as f32);
+            let mut last = 0.0;
+            for i in 1..20_000 {
+                s.step(0.0, 1.0, z as f32, 0.001);
+                if s.value.abs() as f64 >= f {
+                    last = i as f64 * 0.001;
+                }
+            }
+            last
+        };
+        (t * tau) as f32
+    }
+}
+
 /// A first-order low-pass filter with cutoff `hz`, frame-rate independent.
 #[inline]
 pub fn low_pass(current: f32, input: f32, hz: f32, dt: f32) -> f32 {
@@ -115,6 +185,59 @@ mod tests {
                     "ζ {z} at {k}/30 s: {va} {vb} {vc}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_ramp_step_tracks_a_moving_target_at_any_rate() {
+        // Target ramps 0 → 1 over 0.3 s then holds; the curve is the same at 30/60/120 Hz.
+        let target = |t: f32| (t / 0.3).min(1.0);
+        let run = |hz: f32| {
+            let dt = 1.0 / hz;
+            let mut s = Spring::default();
+            let mut out = Vec::new();
+            for i in 0..hz as usize {
+                let (a, b) = (target(i as f32 * dt), target((i + 1) as f32 * dt));
+                s.step_ramp(a, b, 0.1, 0.8, dt);
+                out.push(s.value);
+            }
+            out
+        };
+        let (a, b, c) = (run(30.0), run(60.0), run(120.0));
+        for k in 0..30 {
+            let (va, vb, vc) = (a[k], b[2 * k + 1], c[4 * k + 3]);
+            assert!(
+                (va - vb).abs() < 2e-3 && (vb - vc).abs() < 2e-3,
+                "{k}: {va} {vb} {vc}"
+            );
+        }
+        assert!((c[119] - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_kick_peaks_where_asked_and_settles_in_the_stated_time() {
+        for z in [0.5f32, 0.8, 1.0, 1.5] {
+            let mut s = Spring {
+                value: 0.0,
+                velocity: Spring::kick_for_peak(10.0, 0.1, z),
+            };
+            let dt = 1e-4;
+            let settle = Spring::settle_time(0.1, z, 0.05);
+            let mut peak = 0.0f32;
+            let mut last_big = 0.0;
+            for i in 1..40_000 {
+                s.step(0.0, 0.1, z, dt);
+                peak = peak.max(s.value);
+                if s.value.abs() >= 0.5 {
+                    last_big = i as f32 * dt;
+                }
+            }
+            assert!((peak - 10.0).abs() < 0.01, "ζ {z}: peak {peak}");
+            assert!(last_big <= settle + 1e-3, "ζ {z}: {last_big} > {settle}");
+            assert!(
+                last_big > settle * 0.6,
+                "ζ {z}: bound too loose: {last_big} vs {settle}"
+            );
         }
     }
 

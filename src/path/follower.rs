@@ -122,6 +122,11 @@ impl PathFollower {
     pub fn point(&self) -> Vec3 {
         self.path.point(self.s)
     }
+
+    /// The current direction of travel (unit), without moving.
+    pub fn direction(&self) -> Vec3 {
+        self.path.tangent(self.s) * self.dir
+    }
 }
 
 #[cfg(test)]

@@ -52,6 +52,8 @@ pub struct DebugFlags {
     pub plane: bool,
     /// Paths and click destinations.
     pub paths: bool,
+    /// Lean axes on every body (the selected one always shows its own).
+    pub lean: bool,
 }
 
 impl DebugFlags {
@@ -65,6 +67,7 @@ impl DebugFlags {
                 "contacts" => f.contacts = true,
                 "plane" => f.plane = true,
                 "paths" => f.paths = true,
+                "lean" => f.lean = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -72,11 +75,12 @@ impl DebugFlags {
                         contacts: true,
                         plane: true,
                         paths: true,
+                        lean: true,
                     }
                 }
                 other => {
                     return Err(format!(
-                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, all)"
+                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, lean, all)"
                 ))
                 }
             }
@@ -86,7 +90,7 @@ impl DebugFlags {
 
     /// Whether any layer is on.
     pub fn any(&self) -> bool {
-        self.targets || self.casts || self.contacts || self.plane || self.paths
+        self.targets || self.casts || self.contacts || self.plane || self.paths || self.lean
     }
 }
 
@@ -191,13 +195,11 @@ impl FrameInstances {
                 color: if sel { BODY_SELECTED } else { BODY },
             });
             // A head at the front shows which way the creature faces.
-            let head_r = c.size.x.min(c.size.y) * 0.32;
-            let head = c.position + c.rotation * Vec3::new(0.0, 0.0, c.size.z * 0.5 + head_r * 0.4);
             self.spheres.push(MeshInstance {
                 model: Mat4::from_scale_rotation_translation(
-                    Vec3::splat(head_r),
-                    Quat::IDENTITY,
-                    head,
+                    c.head_size * 0.5,
+                    c.head_rotation,
+                    c.head_position,
                 )
                 .to_cols_array_2d(),
                 color: HEAD,
@@ -258,6 +260,31 @@ impl FrameInstances {
                     line(&mut self.lines, q[i], q[(i + 1) % 4], col);
                 }
                 line(&mut self.lines, centre, centre + n * 0.4, col);
+            }
+            if debug.lean || sel {
+                // The lean axis: the body's up with the lean (cyan) beside the up it would
+                // have without it (grey), from the body centre.
+                let base = c.up.normalize_or(Vec3::Y);
+                let leaned = c.rotation * Vec3::Y;
+                let len = c.size.y * 0.5 + 0.45;
+                line(
+                    &mut self.lines,
+                    c.position,
+                    c.position + base * len,
+                    [0.6, 0.6, 0.6, 0.8],
+                );
+                line(
+                    &mut self.lines,
+                    c.position,
+                    c.position + leaned * len,
+                    [0.2, 1.0, 1.0, 1.0],
+                );
+                cross(
+                    &mut self.lines,
+                    c.position + leaned * len,
+                    0.04,
+                    [0.2, 1.0, 1.0, 1.0],
+                );
             }
             if sel {
                 circle(
@@ -341,6 +368,9 @@ mod tests {
                 rotation: Quat::IDENTITY,
                 size: Vec3::new(0.5, 0.2, 0.7),
                 up: Vec3::Y,
+                head_position: Vec3::new(i as f32, 0.35, 0.4),
+                head_rotation: Quat::IDENTITY,
+                head_size: Vec3::splat(0.1),
                 leg_radius: 0.03,
                 first_leg,
                 leg_count: 8,

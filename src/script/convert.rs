@@ -4,7 +4,7 @@
 use glam::Vec3;
 use mlua::{AnyUserData, Table, UserData, UserDataMethods, Value};
 
-use crate::locomotion::def::{BodyDef, CreatureDef, GaitDef, LeanDef, LegDef, NavDef};
+use crate::locomotion::def::{BodyDef, CreatureDef, GaitDef, HeadDef, LeanDef, LegDef, NavDef};
 use crate::locomotion::DefError;
 use crate::math::Curve;
 use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
@@ -345,13 +345,48 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
     }
     let behaviour = r.string("behaviour")?;
 
-    let b = r.sub("body", &["size", "height", "mass", "hover"], lua)?;
+    let b = r.sub("body", &["size", "height", "mass", "hover", "head"], lua)?;
     let d = BodyDef::default();
+    let size = b.vec("size")?.unwrap_or(d.size);
+    let head = match b.table("head")? {
+        None => None,
+        Some(_) => {
+            let h = b.sub("head", &["offset", "size", "counter_yaw"], lua)?;
+            // Default: the small sphere drawn at the front when there is no head table.
+            let r = size.x.min(size.y) * 0.32;
+            let head_size = match h.get_value("size")? {
+                Value::Nil => Vec3::splat(2.0 * r),
+                v => match (as_number(&v), as_vec3(&v)) {
+                    (Some(n), _) => Vec3::splat(n as f32),
+                    (_, Some(v)) => v,
+                    _ => {
+                        return Err(DefError::new(
+                            "body.head.size",
+                            format!(
+                                "must be a number (diameter) or a vector, got {}",
+                                type_name(&v)
+                            ),
+                        ))
+                    }
+                },
+            };
+            let head = HeadDef {
+                offset: h
+                    .vec("offset")?
+                    .unwrap_or(Vec3::new(0.0, 0.0, size.z * 0.5 + r * 0.4)),
+                size: head_size,
+                counter_yaw: h.num_or("counter_yaw", 0.0)?,
+            };
+            h.finish()?;
+            Some(head)
+        }
+    };
     let body = BodyDef {
-        size: b.vec("size")?.unwrap_or(d.size),
+        size,
         height: b.num_or("height", d.height)?,
         mass: b.num_or("mass", d.mass)?,
         hover: b.num("hover")?,
+        head,
     };
     b.finish()?;
 
@@ -489,20 +524,22 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
     )?;
     let d = LeanDef::default();
     let turn = l.sub("turn", &["gain", "max", "speed"], lua)?;
-    let accel = l.sub("accel", &["gain", "max"], lua)?;
+    let accel = l.sub("accel", &["gain", "max", "speed"], lua)?;
     let vertical = l.sub("vertical", &["rise", "fall", "land"], lua)?;
-    let hit = l.sub("hit", &["gain", "max"], lua)?;
+    let hit = l.sub("hit", &["gain", "max", "push"], lua)?;
     let lean = LeanDef {
         turn_gain: turn.num_or("gain", d.turn_gain)?,
         turn_max: turn.num_or("max", d.turn_max)?,
         turn_speed: turn.curve("speed")?.unwrap_or(d.turn_speed),
         accel_gain: accel.num_or("gain", d.accel_gain)?,
+        accel_speed: accel.curve("speed")?.unwrap_or(d.accel_speed),
         accel_max: accel.num_or("max", d.accel_max)?,
         rise: vertical.num_or("rise", d.rise)?,
         fall: vertical.num_or("fall", d.fall)?,
         land: vertical.num_or("land", d.land)?,
         hit_gain: hit.num_or("gain", d.hit_gain)?,
         hit_max: hit.num_or("max", d.hit_max)?,
+        hit_push: hit.num_or("push", d.hit_push)?,
         response: l.num_or("response", d.response)?,
         damping: l.num_or("damping", d.damping)?,
         filter_hz: l.num_or("filter_hz", d.filter_hz)?,

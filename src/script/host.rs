@@ -117,6 +117,7 @@ struct Brain {
     handle: Table,
     on_update: Option<Function>,
     on_step: Option<Function>,
+    on_hit: Option<Function>,
     on_spawn: Option<Function>,
     spawn_pending: bool,
 }
@@ -481,6 +482,7 @@ impl ScriptHost {
                     handle: handle.clone(),
                     on_update: f("on_update")?,
                     on_step: f("on_step")?,
+                    on_hit: f("on_hit")?,
                     on_spawn: f("on_spawn")?,
                     spawn_pending: true,
                 })
@@ -500,6 +502,11 @@ impl ScriptHost {
     /// Calls `f(handle, arg)` in mod `mod_idx` under its budget. On failure: a budget overrun
     /// suspends the mod (its creatures stop); any other error detaches this creature's brain.
     fn call(&mut self, id: CreatureId, f: &Function, arg: Value) {
+        self.call_with(id, f, arg);
+    }
+
+    /// Calls `f(self_handle, args...)` for creature `id` under its mod's budget.
+    fn call_with(&mut self, id: CreatureId, f: &Function, args: impl mlua::IntoLuaMulti) {
         let Some(brain) = self.brains.get(&id) else {
             return;
         };
@@ -508,8 +515,13 @@ impl ScriptHost {
         if rt.suspended.is_some() {
             return;
         }
+        let mut argv = match args.into_lua_multi(&rt.lua) {
+            Ok(a) => a,
+            Err(_) => return,
+        };
+        argv.push_front(Value::Table(brain.handle.clone()));
         rt.budget.begin();
-        let r = f.call::<()>((brain.handle.clone(), arg));
+        let r = f.call::<()>(argv);
         rt.budget.end();
         let Err(e) = r else { return };
         let overrun = rt.budget.overrun.get().is_some() || matches!(e, mlua::Error::MemoryError(_));
@@ -649,10 +661,20 @@ impl ScriptHost {
         }
     }
 
-    /// Calls `on_step` for every landed foot.
+    /// Calls `on_step` for every landed foot and `on_hit` for every hit.
     fn dispatch_steps(&mut self, events: &[WorldEvent]) {
         for ev in events {
-            let WorldEvent::Step { id, leg, position } = ev;
+            let (id, leg, position) = match ev {
+                WorldEvent::Step { id, leg, position } => (id, leg, position),
+                WorldEvent::Hit { id, dir, strength } => {
+                    let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
+                        continue;
+                    };
+                    let args = (super::convert::to_vector(*dir), *strength as f64);
+                    self.call_with(*id, &f, args);
+                    continue;
+                }
+            };
             let Some(b) = self.brains.get(id) else {
                 continue;
             };

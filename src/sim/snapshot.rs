@@ -33,6 +33,12 @@ pub struct CreatureView {
     pub size: Vec3,
     /// Up vector of the fitted support plane.
     pub up: Vec3,
+    /// Head centre, world space.
+    pub head_position: Vec3,
+    /// Head rotation (counter-yawed).
+    pub head_rotation: Quat,
+    /// Head full extents.
+    pub head_size: Vec3,
     /// Leg thickness, metres.
     pub leg_radius: f32,
     /// Index of the first leg in [`Snapshot::legs`].
@@ -81,11 +87,27 @@ impl Snapshot {
                 });
             }
             let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+            let (position, rotation) = (c.loco.body_position(), c.loco.rotation());
+            let size = c.def.body.size;
+            let (head_offset, head_size, counter) = match &c.def.body.head {
+                Some(h) => (h.offset, h.size, h.counter_yaw),
+                None => {
+                    let r = size.x.min(size.y) * 0.32;
+                    (
+                        Vec3::new(0.0, 0.0, size.z * 0.5 + r * 0.4),
+                        Vec3::splat(2.0 * r),
+                        0.0,
+                    )
+                }
+            };
             self.creatures.push(CreatureView {
                 id: c.id,
-                position: c.loco.position,
-                rotation: c.loco.rotation(),
-                size: c.def.body.size,
+                position,
+                rotation,
+                size,
+                head_position: position + rotation * head_offset,
+                head_rotation: c.loco.head_rotation(counter),
+                head_size,
                 up: c.loco.up,
                 leg_radius: (longest * 0.035).clamp(0.01, 0.08),
                 first_leg,
@@ -113,6 +135,8 @@ impl Snapshot {
             };
             c.position = p.position.lerp(c.position, t);
             c.rotation = p.rotation.slerp(c.rotation, t);
+            c.head_position = p.head_position.lerp(c.head_position, t);
+            c.head_rotation = p.head_rotation.slerp(c.head_rotation, t);
             c.up = p.up.lerp(c.up, t).normalize_or(c.up);
             for k in 0..c.leg_count as usize {
                 let (pa, pb) = (

@@ -8,7 +8,9 @@ use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
 use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
 use crate::locomotion::locomotor::Scratch;
-use crate::locomotion::{DefError, GaitParams, GroundQuery, Intent, Locomotor, ValidCreatureDef};
+use crate::locomotion::{
+    DefError, GaitParams, GroundQuery, Intent, LeanDef, Locomotor, ValidCreatureDef,
+};
 
 /// The fixed simulation step: 60 Hz.
 pub const TICK_DT: f32 = 1.0 / 60.0;
@@ -42,6 +44,8 @@ pub struct Creature {
     pub def: Arc<ValidCreatureDef>,
     /// This instance's gait (the type's plus overrides).
     pub gait: GaitParams,
+    /// This instance's lean settings (the type's plus overrides).
+    pub lean: LeanDef,
     /// Locomotion state.
     pub loco: Locomotor,
 }
@@ -53,6 +57,10 @@ pub enum Command {
     SetIntent(CreatureId, Intent),
     /// Replace a creature's gait parameters (already validated).
     SetGait(CreatureId, Box<GaitParams>),
+    /// Replace a creature's lean settings (already validated).
+    SetLean(CreatureId, Box<LeanDef>),
+    /// A blow: pushes along `dir` (world space) with `strength` (lean and push).
+    Hit(CreatureId, Vec3, f32),
     /// Follow a path (replaces the movement intent until `SetIntent`).
     FollowPath(CreatureId, Box<crate::path::PathFollower>),
     /// Remove a creature.
@@ -70,6 +78,15 @@ pub enum WorldEvent {
         leg: usize,
         /// Where it landed.
         position: Vec3,
+    },
+    /// A creature was hit.
+    Hit {
+        /// Who.
+        id: CreatureId,
+        /// Push direction (unit, world space).
+        dir: Vec3,
+        /// Strength.
+        strength: f32,
     },
 }
 
@@ -282,6 +299,7 @@ impl World {
             id,
             type_id,
             gait: def.gait.clone(),
+            lean: def.lean.clone(),
             def,
             loco,
         });
@@ -325,6 +343,18 @@ impl World {
         self.creature(id).map(|c| &c.gait)
     }
 
+    /// The lean settings a creature will have at the next tick (pending overrides included).
+    pub fn pending_lean(&self, id: CreatureId) -> Option<&LeanDef> {
+        for cmd in self.commands.iter().rev() {
+            if let Command::SetLean(cid, l) = cmd {
+                if *cid == id {
+                    return Some(l);
+                }
+            }
+        }
+        self.creature(id).map(|c| &c.lean)
+    }
+
     fn apply_commands(&mut self) {
         let commands = std::mem::take(&mut self.commands);
         for cmd in &commands {
@@ -346,6 +376,27 @@ impl World {
                         c.gait = (**gait).clone();
                     }
                 }
+                Command::SetLean(id, lean) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.lean = (**lean).clone();
+                    }
+                }
+                Command::Hit(id, dir, strength) => {
+                    let Some(c) = self.creature_mut(*id) else {
+                        continue;
+                    };
+                    let dir = dir.normalize_or_zero();
+                    if dir == Vec3::ZERO || !(*strength > 0.0) || !strength.is_finite() {
+                        continue;
+                    }
+                    c.loco.hit(&c.lean, dir, *strength);
+                    let id = c.id;
+                    self.events.push(WorldEvent::Hit {
+                        id,
+                        dir,
+                        strength: *strength,
+                    });
+                }
                 Command::Despawn(id) => {
                     if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
                         self.creatures.remove(i);
@@ -366,7 +417,7 @@ impl World {
         };
         for c in self.creatures.iter_mut() {
             c.loco
-                .update(&c.def, &c.gait, &ground, dt, &mut self.scratch);
+                .update(&c.def, &c.gait, &c.lean, &ground, dt, &mut self.scratch);
             for s in self.scratch.events.drain(..) {
                 self.events.push(WorldEvent::Step {
                     id: c.id,
