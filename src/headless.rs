@@ -9,7 +9,8 @@ use glam::Vec3;
 
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, ScriptError, ScriptHost};
-use crate::sim::{World, TICK_DT};
+use crate::sim::record::RECORD_VERSION;
+use crate::sim::{Header, Recorder, Replay, World, TICK_DT};
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -26,6 +27,10 @@ pub struct RunOptions {
     pub summary: bool,
     /// Host limits and seed.
     pub host: HostOptions,
+    /// Log what the world receives each tick into this record file.
+    pub record: Option<PathBuf>,
+    /// Feed the world this record instead of running callbacks (the seed comes from it).
+    pub replay: Option<PathBuf>,
 }
 
 /// What a run did.
@@ -145,8 +150,46 @@ pub fn write_error(w: &mut impl Write, frame: u64, e: &ScriptError) -> io::Resul
 
 /// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
 pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
-    let mut host = ScriptHost::new(opts.host.clone());
+    let mut replay = match &opts.replay {
+        Some(p) => Some(
+            Replay::read(io::BufReader::new(std::fs::File::open(p).map_err(|e| {
+                io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+            })?))
+            .map_err(|e| io::Error::other(format!("{}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let mut host_opts = opts.host.clone();
+    if let Some(r) = &replay {
+        host_opts.seed = r.header.seed;
+    }
+    let mut host = ScriptHost::new(host_opts);
     host.load(&opts.mods);
+    if let Some(r) = &replay {
+        host.set_replaying(true);
+        if r.header.mods != host.loaded_mods() {
+            writeln!(
+                console,
+                "warning: the record was made with mods [{}]; replaying with [{}]",
+                r.header.mods.join(", "),
+                host.loaded_mods().join(", ")
+            )?;
+        }
+    }
+    let mut recorder = match &opts.record {
+        Some(p) => {
+            host.world_mut().start_recording();
+            Some(Recorder::new(
+                io::BufWriter::new(std::fs::File::create(p)?),
+                &Header {
+                    skitter_record: RECORD_VERSION,
+                    seed: host.world().seed(),
+                    mods: host.loaded_mods(),
+                },
+            )?)
+        }
+        None => None,
+    };
     let mut trace = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
@@ -192,8 +235,15 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     let mut tick_time = Duration::ZERO;
     let mut frame = 0u64;
     while opts.frames.is_none_or(|n| frame < n) {
+        if let Some(r) = replay.as_mut() {
+            r.feed(&mut host.world_mut())
+                .map_err(|e| io::Error::other(e.to_string()))?;
+        }
         let t0 = Instant::now();
         let events = host.tick();
+        if let Some(r) = recorder.as_mut() {
+            r.write(&host.world_mut().take_recorded())?;
+        }
         tick_time += t0.elapsed();
         steps_this_second += events.len();
         frame += 1;
@@ -229,6 +279,9 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     }
     if let Some(t) = trace.as_mut() {
         t.flush()?;
+    }
+    if let Some(r) = recorder.as_mut() {
+        r.flush()?;
     }
     report.frames = frame;
     report.creatures = host.world().creatures().len();

@@ -77,6 +77,13 @@ enum Cmd {
         /// With --screenshot: render every tick and report frame times.
         #[arg(long)]
         bench_frames: bool,
+        /// Record what the world receives each tick (script commands, clicks, hits) here.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// Replay a record: the same inputs, tick by tick, with no callbacks running (the
+        /// mods' level, types and tuning come from their files).
+        #[arg(long, value_name = "FILE", conflicts_with = "record")]
+        replay: Option<PathBuf>,
         #[command(flatten)]
         limits: Limits,
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
@@ -122,6 +129,8 @@ fn windowed_or_headless(
         realtime: true,
         summary: true,
         host,
+        record: None,
+        replay: None,
     };
     let report = headless::run(&opts, stdout).context("running headless")?;
     eprintln!(
@@ -196,6 +205,8 @@ fn real_main() -> anyhow::Result<ExitCode> {
             size,
             debug,
             bench_frames,
+            record,
+            replay,
             limits,
             mods,
         }) => {
@@ -245,6 +256,8 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 realtime,
                 summary: true,
                 host: limits.host()?,
+                record,
+                replay,
             };
             let report = headless::run(&opts, &mut stdout).context("running")?;
             eprintln!(

@@ -1,8 +1,9 @@
 //! The egui overlay: frame and tick times, creature count, debug layer toggles, the
 //! inspector of the selected creature (gait fields as live sliders, written through the same
-//! validated per-instance override as `c.gait`), script and shader errors, and key help.
+//! validated per-instance override as `c.gait`, lean fields the same way as `c.lean`), the
+//! lean plot of the selected creature, script and shader errors, and key help.
 
-use crate::locomotion::GaitParams;
+use crate::locomotion::{GaitParams, LeanDef};
 use crate::render::gpu::FrameStats;
 use crate::render::DebugFlags;
 use crate::script::ScriptHost;
@@ -15,6 +16,8 @@ use super::view::View;
 pub enum Action {
     /// New gait for a creature (validated before it is sent).
     SetGait(CreatureId, Box<GaitParams>),
+    /// New lean settings for a creature (validated before they are sent).
+    SetLean(CreatureId, Box<LeanDef>),
     /// New debug layers.
     Debug(DebugFlags),
     /// Follow (or stop following).
@@ -41,6 +44,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("3", "debug: planted (green) vs swinging (orange) feet"),
     ("4", "debug: fitted body plane"),
     ("5", "debug: paths and click destinations"),
+    ("6", "debug: lean axes (leaned up cyan, unleaned grey)"),
+    (
+        "K",
+        "kick the selected creature (a hit of strength 1 along the view)",
+    ),
     ("R", "restart: rebuild the world from the mods"),
 ];
 
@@ -80,6 +88,7 @@ pub fn overlay(
                 ui.checkbox(&mut d.contacts, "contacts");
                 ui.checkbox(&mut d.plane, "plane");
                 ui.checkbox(&mut d.paths, "paths");
+                ui.checkbox(&mut d.lean, "lean");
             });
             if d != view.debug {
                 actions.push(Action::Debug(d));
@@ -129,6 +138,21 @@ pub fn overlay(
                     if g != cur && g.validate(legs).is_ok() {
                         actions.push(Action::SetGait(id, Box::new(g)));
                     }
+                    ui.separator();
+                    ui.label("lean (this creature)");
+                    let cur = world
+                        .pending_lean(id)
+                        .cloned()
+                        .unwrap_or_else(|| c.lean.clone());
+                    let mut l = cur.clone();
+                    ui.add(egui::Slider::new(&mut l.turn_gain, 0.0..=0.5).text("turn.gain"));
+                    ui.add(egui::Slider::new(&mut l.accel_gain, 0.0..=8.0).text("accel.gain"));
+                    ui.add(egui::Slider::new(&mut l.response, 0.02..=0.5).text("response"));
+                    ui.add(egui::Slider::new(&mut l.damping, 0.2..=1.5).text("damping"));
+                    ui.add(egui::Slider::new(&mut l.filter_hz, 0.5..=30.0).text("filter_hz"));
+                    if l != cur && l.validate().is_ok() {
+                        actions.push(Action::SetLean(id, Box::new(l)));
+                    }
                     ui.horizontal(|ui| {
                         let following = view.follow == Some(id);
                         if ui.selectable_label(following, "follow (F)").clicked() {
@@ -142,6 +166,10 @@ pub fn overlay(
                     });
                 });
         }
+    }
+
+    if view.selected.is_some() && !view.lean_history.samples.is_empty() {
+        lean_plot(ctx, view);
     }
 
     if !errors.is_empty() || shader_error.is_some() {
@@ -185,10 +213,82 @@ pub fn overlay(
     }
 }
 
+/// The lean panel: target and current roll and pitch, and the filtered yaw rate, on one
+/// time axis (the last few seconds of the selected creature).
+fn lean_plot(ctx: &egui::Context, view: &View) {
+    use egui_plot::{Legend, Line, LineStyle, Plot, PlotPoints};
+    let h = &view.lean_history;
+    let now = h.samples.back().map(|s| s.t).unwrap_or(0.0);
+    let series = |f: fn(&super::view::LeanSample) -> f32| -> PlotPoints<'static> {
+        h.samples
+            .iter()
+            .map(|s| [s.t - now, f(s) as f64])
+            .collect::<Vec<_>>()
+            .into()
+    };
+    let link = egui::Id::unique("lean-time");
+    let span = super::view::LeanHistory::SECONDS;
+    egui::Window::new("lean")
+        .anchor(egui::Align2::RIGHT_BOTTOM, [-8.0, -8.0])
+        .default_width(420.0)
+        .show(ctx, |ui| {
+            Plot::new("lean-deg")
+                .height(150.0)
+                .legend(Legend::default())
+                .link_axis(link, [true, false])
+                .include_x(-span)
+                .include_x(0.0)
+                .include_y(-5.0)
+                .include_y(5.0)
+                .y_axis_label("degrees")
+                .allow_drag(false)
+                .allow_zoom(false)
+                .show(ui, |p| {
+                    let roll = egui::Color32::from_rgb(90, 200, 255);
+                    let pitch = egui::Color32::from_rgb(255, 170, 80);
+                    p.line(
+                        Line::new("target roll", series(|s| s.target_roll))
+                            .color(roll)
+                            .style(LineStyle::dashed_loose()),
+                    );
+                    p.line(Line::new("roll", series(|s| s.roll)).color(roll).width(2.0));
+                    p.line(
+                        Line::new("target pitch", series(|s| s.target_pitch))
+                            .color(pitch)
+                            .style(LineStyle::dashed_loose()),
+                    );
+                    p.line(
+                        Line::new("pitch", series(|s| s.pitch))
+                            .color(pitch)
+                            .width(2.0),
+                    );
+                });
+            Plot::new("lean-yaw-rate")
+                .height(90.0)
+                .legend(Legend::default())
+                .link_axis(link, [true, false])
+                .include_x(-span)
+                .include_x(0.0)
+                .include_y(-30.0)
+                .include_y(30.0)
+                .x_axis_label("seconds")
+                .y_axis_label("deg/s")
+                .allow_drag(false)
+                .allow_zoom(false)
+                .show(ui, |p| {
+                    p.line(
+                        Line::new("yaw rate (filtered)", series(|s| s.yaw_rate))
+                            .color(egui::Color32::from_rgb(160, 255, 140)),
+                    );
+                });
+        });
+}
+
 /// Applies an overlay action.
 pub fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
     match a {
         Action::SetGait(id, g) => host.world_mut().push(Command::SetGait(id, g)),
+        Action::SetLean(id, l) => host.world_mut().push(Command::SetLean(id, l)),
         Action::Debug(d) => view.debug = d,
         Action::Follow(f) => view.follow = f,
         Action::Stop(id) => super::window::stop(host, id),

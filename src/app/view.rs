@@ -51,6 +51,66 @@ pub struct View {
     pub draw: Snapshot,
     /// Instances built from `draw`.
     pub frame: FrameInstances,
+    /// The selected creature's recent lean, for the plot panel.
+    pub lean_history: LeanHistory,
+}
+
+/// One tick of a creature's lean, for plotting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LeanSample {
+    /// Simulation time, seconds.
+    pub t: f64,
+    /// Target roll, degrees.
+    pub target_roll: f32,
+    /// Current roll, degrees.
+    pub roll: f32,
+    /// Target pitch, degrees.
+    pub target_pitch: f32,
+    /// Current pitch, degrees.
+    pub pitch: f32,
+    /// Low-passed yaw rate, degrees per second.
+    pub yaw_rate: f32,
+}
+
+/// The last [`LeanHistory::SECONDS`] of one creature's lean.
+#[derive(Clone, Debug, Default)]
+pub struct LeanHistory {
+    /// Whose.
+    pub id: Option<CreatureId>,
+    /// Oldest first.
+    pub samples: std::collections::VecDeque<LeanSample>,
+}
+
+impl LeanHistory {
+    /// Seconds kept.
+    pub const SECONDS: f64 = 8.0;
+
+    /// Records `id`'s lean after a tick (a new creature starts a new history).
+    pub fn record(&mut self, world: &World, id: Option<CreatureId>) {
+        if self.id != id {
+            self.id = id;
+            self.samples.clear();
+        }
+        let Some(c) = id.and_then(|id| world.creature(id)) else {
+            return;
+        };
+        let l = &c.loco.lean;
+        self.samples.push_back(LeanSample {
+            t: world.time(),
+            target_roll: l.target_roll,
+            roll: l.roll,
+            target_pitch: l.target_pitch,
+            pitch: l.pitch,
+            yaw_rate: l.yaw_rate,
+        });
+        while self
+            .samples
+            .front()
+            .is_some_and(|s| world.time() - s.t > Self::SECONDS)
+        {
+            self.samples.pop_front();
+        }
+    }
 }
 
 impl View {
@@ -112,6 +172,7 @@ impl View {
                 self.selected = None;
             }
         }
+        self.lean_history.record(world, self.selected);
     }
 
     /// Builds this frame's instances at `alpha` (0..1) between the last two ticks; moves a
@@ -210,6 +271,40 @@ mod tests {
     use super::*;
     use crate::math::bezier::ControlPoint;
     use crate::script::HostOptions;
+
+    #[test]
+    fn the_lean_history_follows_the_selection_and_keeps_a_window() {
+        use crate::sim::Command;
+        let mut host = ScriptHost::new(HostOptions::default());
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        host.load(&[
+            root.join("scripts/spider"),
+            root.join("tests/fixtures/walkers"),
+            root.join("tests/fixtures/flat"),
+        ]);
+        assert!(host.take_errors().is_empty());
+        let mut v = View::new(&host.world());
+        let ids: Vec<CreatureId> = host.world().creatures().iter().map(|c| c.id).collect();
+        assert!(!ids.is_empty());
+        v.selected = Some(ids[0]);
+        host.world_mut().push(Command::Hit(ids[0], Vec3::X, 1.0));
+        for _ in 0..(LeanHistory::SECONDS as usize * 60 + 30) {
+            host.tick();
+            v.after_tick(&host.world());
+        }
+        let h = &v.lean_history;
+        assert_eq!(h.id, Some(ids[0]));
+        let span = h.samples.back().map(|s| s.t).unwrap_or(0.0)
+            - h.samples.front().map(|s| s.t).unwrap_or(0.0);
+        assert!(
+            span <= LeanHistory::SECONDS && span > LeanHistory::SECONDS - 0.1,
+            "{span}"
+        );
+        v.selected = None;
+        host.tick();
+        v.after_tick(&host.world());
+        assert!(v.lean_history.samples.is_empty());
+    }
 
     #[test]
     fn a_camera_path_flies_in_simulation_time_and_ends_at_the_path_end() {

@@ -401,6 +401,13 @@ impl App {
                 "3" => self.view.debug.contacts ^= true,
                 "4" => self.view.debug.plane ^= true,
                 "5" => self.view.debug.paths ^= true,
+                "6" => self.view.debug.lean ^= true,
+                "k" | "K" => {
+                    if let Some(id) = self.view.selected {
+                        let fwd = self.view.camera.target - self.view.camera.eye();
+                        self.host.world_mut().push(Command::Hit(id, fwd, 1.0));
+                    }
+                }
                 _ => {}
             },
             _ => {}

@@ -129,7 +129,7 @@ impl Default for GaitDef {
 }
 
 /// Lean settings (applied by the lean layer; validated and kept now).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LeanDef {
     /// Roll degrees per deg/s of yaw rate.
     pub turn_gain: f32,

@@ -6,7 +6,7 @@ use super::def::{non_negative, positive, DefError};
 use crate::math::Curve;
 
 /// Stepping parameters of one creature instance (the type's, plus the instance's overrides).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GaitParams {
     /// Drift (m) of a planted foot's target that starts a step.
     pub step_trigger: f32,

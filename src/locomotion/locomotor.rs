@@ -38,7 +38,7 @@ const HOLD_FROM: f32 = 0.92;
 const HOLD_TO: f32 = 0.99;
 
 /// What the body has been told to do (by `c:move` / `c:face`).
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Intent {
     /// Stand (decelerate to a stop, keep heading).
     #[default]
@@ -219,7 +219,11 @@ impl Locomotor {
 
     /// A hit: the lean kicks away from the blow and the body is pushed along it.
     pub fn hit(&mut self, lean: &LeanDef, dir: Vec3, strength: f32) {
-        self.push += self.lean.hit(lean, self.yaw, dir, strength);
+        let push = self.lean.hit(lean, self.yaw, dir, strength);
+        // The body's velocity gains the push at once (steering then sees its own velocity
+        // unchanged: velocity − push).
+        self.push += push;
+        self.velocity += push;
     }
 
     /// Horizontal speed, m/s.
@@ -337,7 +341,12 @@ impl Locomotor {
         // Only the part of the motion that pulls the hip further from that foot is held.
         let pull = v.dot(away);
         if pull > 0.0 {
-            v -= away * pull * (1.0 - hold);
+            let cut = pull * (1.0 - hold);
+            v -= away * cut;
+            // What the legs hold back comes out of a push first, so it is not carried
+            // over as the body's own (opposing) velocity.
+            let from_push = self.push.dot(away).clamp(0.0, cut);
+            self.push -= away * from_push;
         }
         self.velocity.x = v.x;
         self.velocity.z = v.z;

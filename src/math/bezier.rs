@@ -8,7 +8,7 @@ use glam::Vec3;
 const KNOTS: usize = 32;
 
 /// One cubic segment.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cubic {
     /// Start.
     pub p0: Vec3,
@@ -67,7 +67,7 @@ impl Cubic {
 }
 
 /// One control point as a script writes it (absolute handle positions; `None` = smooth).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ControlPoint {
     /// Where the path passes.
     pub position: Vec3,
@@ -101,7 +101,8 @@ impl std::fmt::Display for PathError {
 impl std::error::Error for PathError {}
 
 /// A piecewise cubic Bézier path with an arc-length table.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "PathData", from = "PathData")]
 pub struct BezierPath {
     segs: Vec<Cubic>,
     closed: bool,
@@ -111,6 +112,38 @@ pub struct BezierPath {
     table: Vec<[(f32, f32, f32); KNOTS + 1]>,
     /// The control points it was built from.
     points: Vec<ControlPoint>,
+}
+
+/// What a path is stored as (records): its segments; the tables are rebuilt on load.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct PathData {
+    segs: Vec<Cubic>,
+    closed: bool,
+    points: Vec<ControlPoint>,
+}
+
+impl From<BezierPath> for PathData {
+    fn from(p: BezierPath) -> PathData {
+        PathData {
+            segs: p.segs,
+            closed: p.closed,
+            points: p.points,
+        }
+    }
+}
+
+impl From<PathData> for BezierPath {
+    fn from(d: PathData) -> BezierPath {
+        let mut p = BezierPath {
+            segs: d.segs,
+            closed: d.closed,
+            starts: Vec::new(),
+            table: Vec::new(),
+            points: d.points,
+        };
+        p.build_table();
+        p
+    }
 }
 
 impl BezierPath {

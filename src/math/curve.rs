@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 /// A 1-D curve `y = f(x)`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Curve {
     /// Monotone cubic Hermite through the points (Fritsch–Carlson): no overshoot between points.
     Monotone {

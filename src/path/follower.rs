@@ -8,7 +8,7 @@ use crate::math::bezier::BezierPath;
 use crate::math::Curve;
 
 /// What happens at the end of an open path (a closed path always wraps unless `Once`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LoopMode {
     /// Stop at the end (`loop = false`).
     Once,
@@ -19,7 +19,7 @@ pub enum LoopMode {
 }
 
 /// How the body turns while following.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RotationMode {
     /// Face along the path at once.
     LookForward,
@@ -30,9 +30,10 @@ pub enum RotationMode {
 }
 
 /// Following state.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PathFollower {
     /// The path followed (a ground projection for legged creatures).
+    #[serde(with = "shared_path")]
     pub path: Arc<BezierPath>,
     /// Arc length reached, metres.
     pub s: f32,
@@ -48,6 +49,20 @@ pub struct PathFollower {
     pub speed_curve: Option<Curve>,
     /// Reached the end of a `Once` path.
     pub done: bool,
+}
+
+/// Serde for the shared path (serde's `rc` feature left off: one field needs it).
+mod shared_path {
+    use super::{Arc, BezierPath};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(p: &Arc<BezierPath>, s: S) -> Result<S::Ok, S::Error> {
+        p.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<BezierPath>, D::Error> {
+        BezierPath::deserialize(d).map(Arc::new)
+    }
 }
 
 impl PathFollower {

@@ -908,7 +908,7 @@ pub fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result<Table>
     t.raw_set("params", lua.create_table()?)?;
     t.raw_set("state", lua.create_table()?)?;
     t.raw_set("gait", GaitProxy(id))?;
-    t.raw_set("lean", LeanProxy)?;
+    t.raw_set("lean", LeanProxy(id, None))?;
     let mt: Table = lua.named_registry_value("skitter.handle_mt")?;
     t.set_metatable(Some(mt))?;
     handles.raw_set(id.0, t.clone())?;
@@ -1076,7 +1076,6 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
         "clear_destination",
         "arrived",
         "path",
-        "hit",
         "ragdoll",
         "recover",
         "is_ragdoll",
@@ -1089,6 +1088,35 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
             })?,
         )?;
     }
+    m.raw_set(
+        "hit",
+        lua.create_function(|lua, (this, dir, strength): (Table, Value, Value)| {
+            let id = handle_id(lua, &this)?;
+            let d = arg_vec(lua, "c:hit: direction", &dir)?;
+            if horizontal(d).length_squared() < 1e-12 {
+                return Err(located(lua, "c:hit: direction must have a horizontal part"));
+            }
+            let k = match as_number(&strength) {
+                Some(k) if k.is_finite() && k >= 0.0 => k as f32,
+                _ => {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "c:hit: strength must be a number >= 0, got {}",
+                            type_name(&strength)
+                        ),
+                    ))
+                }
+            };
+            let c = ctx(lua)?;
+            let mut w = c.world.borrow_mut();
+            if w.creature(id).is_none() {
+                return Err(located(lua, format!("creature {} no longer exists", id.0)));
+            }
+            w.push(Command::Hit(id, d, k));
+            Ok(())
+        })?,
+    )?;
     m.raw_set(
         "follow_path",
         lua.create_function(|lua, (this, p, opts): (Table, Value, Option<Table>)| {
@@ -1457,16 +1485,177 @@ impl UserData for GaitProxy {
     }
 }
 
-/// `c.lean`: the lean layer is not there yet.
-struct LeanProxy;
+/// `c.lean` (`part` None) and its sub-tables `c.lean.turn` etc.: this instance's lean
+/// settings; assigning a field validates it and changes it from the next tick.
+struct LeanProxy(CreatureId, Option<&'static str>);
+
+const LEAN_PARTS: &[(&str, &[&str])] = &[
+    ("turn", &["gain", "max", "speed"]),
+    ("accel", &["gain", "max", "speed"]),
+    ("vertical", &["rise", "fall", "land"]),
+    ("hit", &["gain", "max", "push"]),
+];
+const LEAN_TOP: &[&str] = &["response", "damping", "filter_hz"];
+
+/// A numeric or curve field of a lean table, by part and key.
+enum LeanSlot<'a> {
+    Num(&'a mut f32),
+    Curve(&'a mut Curve),
+}
+
+fn lean_slot<'a>(
+    l: &'a mut crate::locomotion::LeanDef,
+    part: Option<&str>,
+    key: &str,
+) -> Option<LeanSlot<'a>> {
+    use LeanSlot::{Curve as C, Num as N};
+    Some(match (part, key) {
+        (None, "response") => N(&mut l.response),
+        (None, "damping") => N(&mut l.damping),
+        (None, "filter_hz") => N(&mut l.filter_hz),
+        (Some("turn"), "gain") => N(&mut l.turn_gain),
+        (Some("turn"), "max") => N(&mut l.turn_max),
+        (Some("turn"), "speed") => C(&mut l.turn_speed),
+        (Some("accel"), "gain") => N(&mut l.accel_gain),
+        (Some("accel"), "max") => N(&mut l.accel_max),
+        (Some("accel"), "speed") => C(&mut l.accel_speed),
+        (Some("vertical"), "rise") => N(&mut l.rise),
+        (Some("vertical"), "fall") => N(&mut l.fall),
+        (Some("vertical"), "land") => N(&mut l.land),
+        (Some("hit"), "gain") => N(&mut l.hit_gain),
+        (Some("hit"), "max") => N(&mut l.hit_max),
+        (Some("hit"), "push") => N(&mut l.hit_push),
+        _ => return None,
+    })
+}
+
+fn lean_fields(part: Option<&str>) -> String {
+    match part {
+        None => LEAN_TOP
+            .iter()
+            .copied()
+            .chain(LEAN_PARTS.iter().map(|(p, _)| *p))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Some(p) => LEAN_PARTS
+            .iter()
+            .find(|(n, _)| *n == p)
+            .map(|(_, f)| f.join(", "))
+            .unwrap_or_default(),
+    }
+}
+
+fn lean_name(part: Option<&str>, key: &str) -> String {
+    match part {
+        Some(p) => format!("lean.{p}.{key}"),
+        None => format!("lean.{key}"),
+    }
+}
+
+/// Writes one value into `l` (not yet validated as a whole).
+fn lean_assign(
+    lua: &Lua,
+    l: &mut crate::locomotion::LeanDef,
+    part: Option<&'static str>,
+    key: &str,
+    value: &Value,
+) -> mlua::Result<()> {
+    let field = lean_name(part, key);
+    if part.is_none() {
+        if let Some((p, _)) = LEAN_PARTS.iter().find(|(n, _)| *n == key) {
+            // `c.lean.turn = { gain = 0.2 }`: assign each field of the table.
+            let Value::Table(t) = value else {
+                return Err(located(
+                    lua,
+                    format!("field '{field}' must be a table, got {}", type_name(value)),
+                ));
+            };
+            for pair in t.pairs::<Value, Value>() {
+                let (k, v) = pair?;
+                let Value::String(k) = k else {
+                    return Err(located(
+                        lua,
+                        format!("field '{field}' has a non-string key"),
+                    ));
+                };
+                lean_assign(lua, l, Some(p), &k.to_string_lossy(), &v)?;
+            }
+            return Ok(());
+        }
+    }
+    match lean_slot(l, part, key) {
+        Some(LeanSlot::Num(x)) => {
+            *x = as_number(value).map(|n| n as f32).ok_or_else(|| {
+                located(
+                    lua,
+                    format!("field '{field}' must be a number, got {}", type_name(value)),
+                )
+            })?;
+        }
+        Some(LeanSlot::Curve(c)) => {
+            *c = convert::curve_from_value(value)
+                .map_err(|m| located(lua, format!("field '{field}' {m}")))?
+                .ok_or_else(|| located(lua, format!("field '{field}' cannot be nil")))?;
+        }
+        None => {
+            return Err(located(
+                lua,
+                format!(
+                    "c.{} has no field '{key}' (fields: {})",
+                    lean_name(part, "").trim_end_matches('.'),
+                    lean_fields(part)
+                ),
+            ))
+        }
+    }
+    Ok(())
+}
 
 impl UserData for LeanProxy {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_meta_method("__index", |lua, _, _: Value| -> mlua::Result<()> {
-            Err(not_yet(lua, "c.lean"))
+        methods.add_meta_method("__index", |lua, this, key: String| {
+            let c = ctx(lua)?;
+            let w = c.world.borrow();
+            let mut l = w
+                .pending_lean(this.0)
+                .cloned()
+                .ok_or_else(|| located(lua, format!("creature {} no longer exists", this.0 .0)))?;
+            if this.1.is_none() {
+                if let Some((p, _)) = LEAN_PARTS.iter().find(|(n, _)| *n == key) {
+                    return Ok(Value::UserData(
+                        lua.create_userdata(LeanProxy(this.0, Some(p)))?,
+                    ));
+                }
+            }
+            match lean_slot(&mut l, this.1, &key) {
+                Some(LeanSlot::Num(x)) => Ok(Value::Number(script_number(*x))),
+                Some(LeanSlot::Curve(c)) => {
+                    Ok(Value::UserData(lua.create_userdata(LuaCurve(c.clone()))?))
+                }
+                None => Err(located(
+                    lua,
+                    format!(
+                        "c.{} has no field '{key}' (fields: {})",
+                        lean_name(this.1, "").trim_end_matches('.'),
+                        lean_fields(this.1)
+                    ),
+                )),
+            }
         });
-        methods.add_meta_method("__newindex", |lua, _, _: MultiValue| -> mlua::Result<()> {
-            Err(not_yet(lua, "c.lean"))
+        methods.add_meta_method("__newindex", |lua, this, (key, value): (String, Value)| {
+            let c = ctx(lua)?;
+            let mut l = c
+                .world
+                .borrow()
+                .pending_lean(this.0)
+                .cloned()
+                .ok_or_else(|| located(lua, format!("creature {} no longer exists", this.0 .0)))?;
+            lean_assign(lua, &mut l, this.1, &key, &value)?;
+            l.validate().map_err(|e| located(lua, e))?;
+            c.world
+                .borrow_mut()
+                .push(Command::SetLean(this.0, Box::new(l)));
+            Ok(())
         });
     }
 }

@@ -133,6 +133,8 @@ pub struct ScriptHost {
     errors: Vec<ScriptError>,
     reported: BTreeSet<String>,
     opts: HostOptions,
+    /// Replaying a record: no callbacks run; the record feeds the world instead.
+    replaying: bool,
 }
 
 /// Expands each path: a folder with `mod.toml` is a mod; any other folder is searched one
@@ -179,7 +181,19 @@ impl ScriptHost {
             errors: Vec::new(),
             reported: BTreeSet::new(),
             opts,
+            replaying: false,
         }
+    }
+
+    /// Replay mode: ticks step the world without running any callback (a
+    /// [`crate::sim::Replay`] feeds the world what the scripts and the user did).
+    pub fn set_replaying(&mut self, on: bool) {
+        self.replaying = on;
+    }
+
+    /// Whether callbacks are off for a replay.
+    pub fn replaying(&self) -> bool {
+        self.replaying
     }
 
     /// Loads every mod found under `paths` in dependency order. Failures are recorded (see
@@ -621,6 +635,12 @@ impl ScriptHost {
     /// One tick: on_spawn for new brains, on_update for all, `World::step`, then on_step for
     /// every landed foot. Returns the world events of the tick.
     pub fn tick(&mut self) -> Vec<WorldEvent> {
+        if self.replaying {
+            self.world.borrow_mut().step(TICK_DT);
+            let events = self.world.borrow_mut().drain_events();
+            self.forget_gone();
+            return events;
+        }
         self.apply_brain_requests();
         for m in &self.mods {
             m.budget.reset(self.opts.cpu_per_tick);

@@ -17,7 +17,7 @@ const MAX_SAMPLES: usize = 1025;
 const NOISE_CELL: f32 = 0.5;
 
 /// Where the ground heights come from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum HeightSource {
     /// Level at the ground's y.
     Flat,
@@ -35,7 +35,7 @@ pub enum HeightSource {
 }
 
 /// The ground heightfield: centred on `position`, `size` = (width along x, depth along z).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GroundDesc {
     /// Centre of the ground; heights are added to its y.
     pub position: Vec3,
@@ -65,7 +65,7 @@ pub struct GroundGrid {
 }
 
 /// A static box: `position` = centre, `size` = full extents, rotation pitch/yaw/roll degrees.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BoxDesc {
     /// Centre, world space.
     pub position: Vec3,
@@ -76,7 +76,7 @@ pub struct BoxDesc {
 }
 
 /// Static stairs rising along their forward (+Z turned by `yaw`); `position` = centre of the bottom edge.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct StairsDesc {
     /// Centre of the bottom edge.
     pub position: Vec3,

@@ -2,10 +2,12 @@
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
 pub mod level;
+pub mod record;
 pub mod snapshot;
 pub mod world;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
+pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};
 pub use world::{
     Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT,

@@ -7,6 +7,7 @@ use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
 use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
+use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
 use crate::locomotion::{
     DefError, GaitParams, GroundQuery, Intent, LeanDef, Locomotor, ValidCreatureDef,
@@ -17,7 +18,9 @@ pub const TICK_DT: f32 = 1.0 / 60.0;
 
 /// A creature's identity. Ids are never reused within a World, so a stale id can never
 /// name another creature (the generational guarantee, without the generation field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct CreatureId(pub u32);
 
 /// Index of a registered creature type.
@@ -51,7 +54,7 @@ pub struct Creature {
 }
 
 /// A write from outside the sim (scripts, input), applied at the start of the next tick.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
     /// Set a creature's movement intent.
     SetIntent(CreatureId, Intent),
@@ -166,6 +169,8 @@ pub struct World {
     commands: Vec<Command>,
     events: Vec<WorldEvent>,
     scratch: Scratch,
+    /// Inputs received since recording started (taken by the recorder each tick).
+    recording: Option<Vec<Entry>>,
 }
 
 impl World {
@@ -185,6 +190,7 @@ impl World {
             commands: Vec::new(),
             events: Vec::new(),
             scratch: Scratch::default(),
+            recording: None,
         }
     }
 
@@ -213,9 +219,33 @@ impl World {
         self.level_version
     }
 
+    /// From now on, log every input the world receives (see [`super::record`]).
+    pub fn start_recording(&mut self) {
+        self.recording.get_or_insert_with(Vec::new);
+    }
+
+    /// The inputs logged since the last call (empty when not recording).
+    pub fn take_recorded(&mut self) -> Vec<Entry> {
+        self.recording
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    fn log(&mut self, input: impl FnOnce() -> Input) {
+        if let Some(r) = self.recording.as_mut() {
+            r.push(Entry {
+                frame: self.frame,
+                input: input(),
+            });
+        }
+    }
+
     /// Replaces the ground.
     pub fn set_ground(&mut self, desc: &GroundDesc) -> Result<(), DefError> {
-        self.level.ground = Some(desc.sample()?);
+        let sampled = desc.sample()?;
+        self.log(|| Input::Ground { desc: desc.clone() });
+        self.level.ground = Some(sampled);
         self.level_dirty = true;
         self.level_version += 1;
         Ok(())
@@ -224,6 +254,7 @@ impl World {
     /// Adds a static box.
     pub fn add_box(&mut self, desc: BoxDesc) -> Result<(), DefError> {
         desc.validate()?;
+        self.log(|| Input::Box { desc: desc.clone() });
         self.level.boxes.push(desc);
         self.level_dirty = true;
         self.level_version += 1;
@@ -233,6 +264,7 @@ impl World {
     /// Adds static stairs.
     pub fn add_stairs(&mut self, desc: StairsDesc) -> Result<(), DefError> {
         desc.validate()?;
+        self.log(|| Input::Stairs { desc: desc.clone() });
         self.level.boxes.extend(desc.blocks());
         self.level.stairs.push(desc);
         self.level_dirty = true;
@@ -295,6 +327,18 @@ impl World {
         let loco = Locomotor::spawn(&def, position, yaw, &ground);
         let id = CreatureId(self.next_id);
         self.next_id += 1;
+        let type_name = &self.types[type_id.0 as usize].name;
+        if let Some(r) = self.recording.as_mut() {
+            r.push(Entry {
+                frame: self.frame,
+                input: Input::Spawn {
+                    type_name: type_name.clone(),
+                    position,
+                    yaw,
+                    id,
+                },
+            });
+        }
         self.creatures.push(Creature {
             id,
             type_id,
@@ -328,6 +372,12 @@ impl World {
 
     /// Queues a command for the start of the next tick.
     pub fn push(&mut self, cmd: Command) {
+        if let Some(r) = self.recording.as_mut() {
+            r.push(Entry {
+                frame: self.frame,
+                input: Input::Command { cmd: cmd.clone() },
+            });
+        }
         self.commands.push(cmd);
     }
 

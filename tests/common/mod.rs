@@ -117,7 +117,17 @@ pub struct Rec {
     pub pos: Option<[f64; 3]>,
     pub rot: Option<[f64; 4]>,
     pub vel: Option<[f64; 3]>,
+    pub fwd: Option<[f64; 3]>,
+    /// The `lean` object: roll, pitch, target_roll, target_pitch, yaw_rate (degrees).
+    pub lean: Value,
     pub feet: Vec<Foot>,
+}
+
+impl Rec {
+    /// A lean field, degrees (or deg/s); NaN when missing.
+    pub fn lean(&self, key: &str) -> f64 {
+        self.lean[key].as_f64().unwrap_or(f64::NAN)
+    }
 }
 
 /// A parsed trace.
@@ -170,6 +180,8 @@ impl Trace {
                 pos: arr(&v["pos"]),
                 rot: arr(&v["rot"]),
                 vel: arr(&v["vel"]),
+                fwd: arr(&v["fwd"]),
+                lean: v["lean"].clone(),
                 feet,
             });
         }
@@ -236,6 +248,9 @@ pub fn quality(t: &Trace) -> Quality {
             None => q.nan += 1,
         }
         q.nan += r.rot.is_none() as usize + r.vel.is_none() as usize;
+        for k in ["roll", "pitch", "target_roll", "target_pitch", "yaw_rate"] {
+            q.nan += !r.lean(k).is_finite() as usize;
+        }
         let mut grounded = 0;
         for f in &r.feet {
             foot_frames += 1;
