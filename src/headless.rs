@@ -148,48 +148,113 @@ pub fn write_error(w: &mut impl Write, frame: u64, e: &ScriptError) -> io::Resul
     )
 }
 
-/// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
-pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
-    let mut replay = match &opts.replay {
-        Some(p) => Some(
-            Replay::read(io::BufReader::new(std::fs::File::open(p).map_err(|e| {
-                io::Error::new(e.kind(), format!("{}: {e}", p.display()))
-            })?))
-            .map_err(|e| io::Error::other(format!("{}: {e}", p.display())))?,
-        ),
-        None => None,
-    };
-    let mut host_opts = opts.host.clone();
-    if let Some(r) = &replay {
-        host_opts.seed = r.header.seed;
-    }
-    let mut host = ScriptHost::new(host_opts);
-    host.load(&opts.mods);
-    if let Some(r) = &replay {
-        host.set_replaying(true);
-        if r.header.mods != host.loaded_mods() {
-            writeln!(
-                console,
-                "warning: the record was made with mods [{}]; replaying with [{}]",
-                r.header.mods.join(", "),
-                host.loaded_mods().join(", ")
-            )?;
+/// Record and replay around a host's ticks (headless runs and the window share it).
+#[derive(Default)]
+pub struct Tape {
+    record: Option<PathBuf>,
+    recorder: Option<Recorder<io::BufWriter<std::fs::File>>>,
+    replay: Option<Replay>,
+    /// The record as read, for restarts.
+    pristine: Option<Replay>,
+}
+
+impl Tape {
+    /// Opens `replay` (if any) and remembers where to `record`. Returns the tape and the
+    /// host options to load with (a replay brings its own seed).
+    pub fn open(
+        record: Option<PathBuf>,
+        replay: Option<PathBuf>,
+        host: &HostOptions,
+    ) -> io::Result<(Tape, HostOptions)> {
+        let loaded = match &replay {
+            Some(p) => Some(
+                Replay::read(io::BufReader::new(std::fs::File::open(p).map_err(|e| {
+                    io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+                })?))
+                .map_err(|e| io::Error::other(format!("{}: {e}", p.display())))?,
+            ),
+            None => None,
+        };
+        let mut opts = host.clone();
+        if let Some(r) = &loaded {
+            opts.seed = r.header.seed;
         }
+        Ok((
+            Tape {
+                record,
+                recorder: None,
+                replay: None,
+                pristine: loaded,
+            },
+            opts,
+        ))
     }
-    let mut recorder = match &opts.record {
-        Some(p) => {
+
+    /// After the mods loaded: starts recording (a fresh file) or switches the host to
+    /// replay (from the record's start). Says on `console` when the mods differ.
+    pub fn start(&mut self, host: &mut ScriptHost, console: &mut dyn Write) -> io::Result<()> {
+        // Restarting (the window's R) replays from the beginning.
+        self.replay = self.pristine.clone();
+        if let Some(r) = &self.replay {
+            host.set_replaying(true);
+            if r.header.mods != host.loaded_mods() {
+                writeln!(
+                    console,
+                    "warning: the record was made with mods [{}]; replaying with [{}]",
+                    r.header.mods.join(", "),
+                    host.loaded_mods().join(", ")
+                )?;
+            }
+        }
+        if let Some(p) = &self.record {
             host.world_mut().start_recording();
-            Some(Recorder::new(
-                io::BufWriter::new(std::fs::File::create(p)?),
+            self.recorder = Some(Recorder::new(
+                io::BufWriter::new(
+                    std::fs::File::create(p)
+                        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
+                ),
                 &Header {
                     skitter_record: RECORD_VERSION,
                     seed: host.world().seed(),
                     mods: host.loaded_mods(),
                 },
-            )?)
+            )?);
         }
-        None => None,
-    };
+        Ok(())
+    }
+
+    /// Before a tick: feeds the replay's inputs for this frame.
+    pub fn before_tick(&mut self, host: &mut ScriptHost) -> io::Result<()> {
+        if let Some(r) = self.replay.as_mut() {
+            r.feed(&mut host.world_mut())
+                .map_err(|e| io::Error::other(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// After a tick: appends what the world received.
+    pub fn after_tick(&mut self, host: &mut ScriptHost) -> io::Result<()> {
+        if let Some(r) = self.recorder.as_mut() {
+            r.write(&host.world_mut().take_recorded())?;
+        }
+        Ok(())
+    }
+
+    /// Flushes the record.
+    pub fn finish(&mut self) -> io::Result<()> {
+        match self.recorder.as_mut() {
+            Some(r) => r.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
+pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
+    let (mut tape, host_opts) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
+    let mut host = ScriptHost::new(host_opts);
+    host.load(&opts.mods);
+    tape.start(&mut host, console)?;
     let mut trace = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
@@ -235,15 +300,10 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     let mut tick_time = Duration::ZERO;
     let mut frame = 0u64;
     while opts.frames.is_none_or(|n| frame < n) {
-        if let Some(r) = replay.as_mut() {
-            r.feed(&mut host.world_mut())
-                .map_err(|e| io::Error::other(e.to_string()))?;
-        }
+        tape.before_tick(&mut host)?;
         let t0 = Instant::now();
         let events = host.tick();
-        if let Some(r) = recorder.as_mut() {
-            r.write(&host.world_mut().take_recorded())?;
-        }
+        tape.after_tick(&mut host)?;
         tick_time += t0.elapsed();
         steps_this_second += events.len();
         frame += 1;
@@ -280,9 +340,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     if let Some(t) = trace.as_mut() {
         t.flush()?;
     }
-    if let Some(r) = recorder.as_mut() {
-        r.flush()?;
-    }
+    tape.finish()?;
     report.frames = frame;
     report.creatures = host.world().creatures().len();
     Ok(report)

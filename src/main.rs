@@ -105,8 +105,10 @@ fn windowed_or_headless(
     frames: Option<u64>,
     host: HostOptions,
     debug: skitter::render::DebugFlags,
+    tape: (Option<PathBuf>, Option<PathBuf>),
     stdout: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
+    let (record, replay) = tape;
     use skitter::app::window;
     let why = if window::display_available() {
         match window::run(window::WindowOptions {
@@ -114,6 +116,8 @@ fn windowed_or_headless(
             frames,
             host: host.clone(),
             debug,
+            record: record.clone(),
+            replay: replay.clone(),
         }) {
             Ok(()) => return Ok(()),
             Err(e) => format!("cannot open the window: {e:#}"),
@@ -129,8 +133,8 @@ fn windowed_or_headless(
         realtime: true,
         summary: true,
         host,
-        record: None,
-        replay: None,
+        record,
+        replay,
     };
     let report = headless::run(&opts, stdout).context("running headless")?;
     eprintln!(
@@ -192,6 +196,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 None,
                 HostOptions::default(),
                 skitter::render::DebugFlags::default(),
+                (None, None),
                 &mut stdout,
             )?;
             Ok(ExitCode::SUCCESS)
@@ -245,6 +250,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     frames,
                     limits.host()?,
                     debug,
+                    (record, replay),
                     &mut stdout,
                 )?;
                 return Ok(ExitCode::SUCCESS);

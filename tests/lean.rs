@@ -30,7 +30,8 @@ behaviour.define {
     end
   end,
 }
-world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "circle" })
+local c = world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "circle" })
+c.lean.turn = { gain = 0.1, max = 20, speed = curve.smoothstep(0.2, 1.5) }
 world.spawn("spider/spider", { position = vec3(10, 0, 10), behaviour = "walkers/spin", params = { rate = 120 } })
 "#;
 
@@ -109,7 +110,10 @@ behaviour.define {
     log.info(string.format("hit %.1f toward %.1f %.1f %.1f", strength, dir.x, dir.y, dir.z))
   end,
 }
-world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "punchbag" })
+local c = world.spawn("spider/spider", { position = vec3(0, 0, 0), behaviour = "punchbag" })
+c.lean.response = 0.1
+c.lean.damping = 0.8
+c.lean.hit = { gain = 15, max = 35, push = 1 }
 "#;
 
 #[test]
@@ -244,8 +248,8 @@ fn a_replay_reproduces_the_trace_byte_for_byte() {
     std::fs::write(
         &main,
         src.replace(
-            "world.spawn(\"spider/spider\", { position = vec3(0, 0, 0), behaviour = \"circle\" })",
-            "local c = world.spawn(\"spider/spider\", { position = vec3(0, 0, 0), behaviour = \"circle\" })\nc.lean.turn = { gain = 0.3 }",
+            "c.lean.turn = { gain = 0.1,",
+            "c.lean.turn = { gain = 0.3,",
         ),
     )
     .expect("write");

@@ -24,7 +24,11 @@ end
 
 return creature.define {
   name = "spider",
-  body = { size = vec3(0.45, 0.22, 0.7), height = 0.35, mass = 2.0 },
+  body = {
+    size = vec3(0.45, 0.22, 0.7), height = 0.35, mass = 2.0,
+    -- The head keeps looking where the spider goes while the body turns and leans.
+    head = { offset = vec3(0, 0.01, 0.37), size = vec3(0.15, 0.13, 0.19), counter_yaw = 0.7 },
+  },
   legs = legs,
   gait = {
     step_trigger = 0.22,            -- a planted foot steps when its spot drifts 22 cm
@@ -36,6 +40,12 @@ return creature.define {
     groups = { { "L1", "R2", "L3", "R4" }, { "R1", "L2", "R3", "L4" } },
     min_grounded = 4,
     lead = 0.6,                     -- land ahead, where the foot will be needed
+  },
+  lean = {
+    turn = { gain = 0.12, max = 18, speed = curve.smoothstep(0.2, 1.2) },  -- roll into turns
+    accel = { gain = 2.5, max = 8 },   -- dip when speeding up, rear up when braking
+    hit = { gain = 15, max = 35, push = 1.0 },
+    response = 0.1, damping = 0.8,     -- a little overshoot: alive, not mechanical
   },
   nav = { speed = 1.6, acceleration = 4, turn_rate = 200 },
   behaviour = "wander",

@@ -81,6 +81,12 @@ pub fn overlay(
                 world.time()
             ));
             ui.label(egui::RichText::new(adapter).small().weak());
+            if host.replaying() {
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 200, 80),
+                    "REPLAY: inputs come from the record; clicks only select",
+                );
+            }
             let mut d = view.debug;
             ui.horizontal_wrapped(|ui| {
                 ui.checkbox(&mut d.targets, "targets");
@@ -234,7 +240,7 @@ fn lean_plot(ctx: &egui::Context, view: &View) {
         .show(ctx, |ui| {
             Plot::new("lean-deg")
                 .height(150.0)
-                .legend(Legend::default())
+                .legend(Legend::default().position(egui_plot::Corner::LeftTop))
                 .link_axis(link, [true, false])
                 .include_x(-span)
                 .include_x(0.0)
@@ -265,7 +271,7 @@ fn lean_plot(ctx: &egui::Context, view: &View) {
                 });
             Plot::new("lean-yaw-rate")
                 .height(90.0)
-                .legend(Legend::default())
+                .legend(Legend::default().position(egui_plot::Corner::LeftTop))
                 .link_axis(link, [true, false])
                 .include_x(-span)
                 .include_x(0.0)

@@ -14,6 +14,7 @@ use winit::keyboard::{Key, NamedKey};
 use winit::window::{Window, WindowId};
 
 use super::view::View;
+use crate::headless::Tape;
 use crate::render::gpu::open_device;
 use crate::render::{DebugFlags, Renderer};
 use crate::script::{HostOptions, ScriptHost};
@@ -30,6 +31,10 @@ pub struct WindowOptions {
     pub host: HostOptions,
     /// Debug layers on at start.
     pub debug: DebugFlags,
+    /// Record what the world receives (script commands, clicks, hits) into this file.
+    pub record: Option<PathBuf>,
+    /// Replay this record instead of running callbacks.
+    pub replay: Option<PathBuf>,
 }
 
 /// Whether a display server is reachable (X11 or Wayland).
@@ -40,9 +45,12 @@ pub fn display_available() -> bool {
 
 /// Opens the window and runs until it is closed (or `frames` are drawn).
 pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
+    let (tape, host) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
+    let opts = WindowOptions { host, ..opts };
     let event_loop = EventLoop::new().context("cannot open the window system")?;
-    let mut app = App::new(opts, event_loop.owned_display_handle());
+    let mut app = App::new(opts, tape, event_loop.owned_display_handle());
     event_loop.run_app(&mut app).context("window event loop")?;
+    app.tape.finish().context("writing the record")?;
     match app.failure.take() {
         Some(e) => Err(e),
         None => Ok(()),
@@ -89,11 +97,15 @@ struct App {
     errors: Vec<String>,
     shader_watch: Option<super::shader_watch::ShaderWatch>,
     failure: Option<anyhow::Error>,
+    tape: Tape,
 }
 
-fn load_host(opts: &WindowOptions) -> (ScriptHost, View) {
+fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
     let mut host = ScriptHost::new(opts.host.clone());
     host.load(&opts.mods);
+    if let Err(e) = tape.start(&mut host, &mut std::io::stderr()) {
+        eprintln!("skitter: record/replay: {e}");
+    }
     let mut view = View::new(&host.world());
     view.debug = opts.debug;
     view.apply(host.take_camera_requests());
@@ -101,8 +113,8 @@ fn load_host(opts: &WindowOptions) -> (ScriptHost, View) {
 }
 
 impl App {
-    fn new(opts: WindowOptions, display: OwnedDisplayHandle) -> App {
-        let (host, view) = load_host(&opts);
+    fn new(opts: WindowOptions, mut tape: Tape, display: OwnedDisplayHandle) -> App {
+        let (host, view) = load_host(&opts, &mut tape);
         App {
             opts,
             display,
@@ -119,6 +131,7 @@ impl App {
             errors: Vec::new(),
             shader_watch: None,
             failure: None,
+            tape,
         }
     }
 
@@ -221,7 +234,14 @@ impl App {
         let t0 = Instant::now();
         let mut ticks = 0;
         while self.acc >= TICK_DT as f64 {
+            if let Err(e) = self.tape.before_tick(&mut self.host) {
+                self.errors.push(format!("replay: {e}"));
+                self.tape = Tape::default();
+            }
             self.host.tick();
+            if let Err(e) = self.tape.after_tick(&mut self.host) {
+                self.errors.push(format!("record: {e}"));
+            }
             self.view.after_tick(&self.host.world());
             self.acc -= TICK_DT as f64;
             ticks += 1;
@@ -360,6 +380,10 @@ impl App {
         let Some(sel) = self.view.selected else {
             return;
         };
+        if self.host.replaying() {
+            // A replay's inputs come from its record; clicks only select.
+            return;
+        }
         let (o, d) = self.view.camera.ray(x, y, w, h);
         let hit = self.host.world_mut().raycast(o, d, 500.0);
         match hit {
@@ -390,7 +414,8 @@ impl App {
                 "r" | "R" => {
                     let debug = self.view.debug;
                     let camera = self.view.camera;
-                    (self.host, self.view) = load_host(&self.opts);
+                    let _ = self.tape.finish();
+                    (self.host, self.view) = load_host(&self.opts, &mut self.tape);
                     self.view.debug = debug;
                     self.view.camera = camera;
                     self.errors.clear();
@@ -403,7 +428,7 @@ impl App {
                 "5" => self.view.debug.paths ^= true,
                 "6" => self.view.debug.lean ^= true,
                 "k" | "K" => {
-                    if let Some(id) = self.view.selected {
+                    if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();
                         self.host.world_mut().push(Command::Hit(id, fwd, 1.0));
                     }

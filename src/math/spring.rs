@@ -104,8 +104,10 @@ impl Spring {
             ((1.0 / (f * s)).ln() + z * z.acos() / s) / z
         } else {
             // Critical and overdamped: scan the closed form (cheap; called rarely).
-            let mut s = Spring::default();
-            s.velocity = Spring::kick_for_peak(1.0, 1.0, z as f32);
+            let mut s = Spring {
+                value: 0.0,
+                velocity: Spring::kick_for_peak(1.0, 1.0, z as f32),
+            };
             let mut last = 0.0;
             for i in 1..20_000 {
                 s.step(0.0, 1.0, z as f32, 0.001);

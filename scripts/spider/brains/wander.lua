@@ -50,4 +50,11 @@ return behaviour.define {
     -- Slow down for the last metre.
     self:move(to, math.min(self.params.speed, 0.3 + dist))
   end,
+
+  -- Knocked (c:hit, or K in the window): stand still a moment, then pick a new goal.
+  on_hit = function(self, dir, strength)
+    self:move(dir, 0)
+    self.state.goal = nil
+    self.state.wait = 0.3 + 0.4 * strength
+  end,
 }
