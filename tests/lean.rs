@@ -247,10 +247,7 @@ fn a_replay_reproduces_the_trace_byte_for_byte() {
     let src = std::fs::read_to_string(&main).expect("src");
     std::fs::write(
         &main,
-        src.replace(
-            "c.lean.turn = { gain = 0.1,",
-            "c.lean.turn = { gain = 0.3,",
-        ),
+        src.replace("c.lean.turn = { gain = 0.1,", "c.lean.turn = { gain = 0.3,"),
     )
     .expect("write");
     let c = dir.path().join("c.jsonl");

@@ -18,7 +18,7 @@ use glam::{Quat, Vec3};
 
 use super::def::LeanDef;
 use crate::math::frame::{forward_from_yaw, horizontal, wrap_angle};
-use crate::math::spring::{low_pass, Spring};
+use crate::math::spring::{low_pass_alpha, Spring, SpringStep};
 
 /// Excess vertical speed (m/s) at which the rise / fall pitch is full.
 pub const VERTICAL_FULL: f32 = 1.0;
@@ -96,7 +96,9 @@ impl LeanState {
             None => 0.0,
         };
         self.prev_yaw = Some(input.yaw);
-        self.yaw_rate = low_pass(self.yaw_rate, raw_rate, p.filter_hz, dt);
+        // One low-pass coefficient for both filtered inputs.
+        let alpha = low_pass_alpha(p.filter_hz, dt);
+        self.yaw_rate += (raw_rate - self.yaw_rate) * alpha;
         // Moving backwards flips the lean; moving sideways blends through zero.
         let direction = if speed > 1e-4 {
             (forward_speed / (0.5 * speed)).clamp(-1.0, 1.0)
@@ -109,7 +111,7 @@ impl LeanState {
         // Acceleration along the heading, low-passed.
         let raw_accel = (forward_speed - self.prev_forward_speed) / dt;
         self.prev_forward_speed = forward_speed;
-        self.accel = low_pass(self.accel, raw_accel, p.filter_hz, dt);
+        self.accel += (raw_accel - self.accel) * alpha;
         let accel_target = (p.accel_gain * self.accel * p.accel_speed.eval(speed))
             .clamp(-p.accel_max, p.accel_max);
 
@@ -134,14 +136,16 @@ impl LeanState {
             self.fall_speed = 0.0;
         }
 
-        let (r, z) = (p.response, p.damping);
-        self.turn.step_ramp(self.last_turn, turn_target, r, z, dt);
-        self.accel_pitch
-            .step_ramp(self.last_accel, accel_target, r, z, dt);
-        self.vertical
-            .step_ramp(self.last_vertical, vertical_target, r, z, dt);
-        self.hit_roll.step(0.0, r, z, dt);
-        self.hit_pitch.step(0.0, r, z, dt);
+        // One propagation step shared by every channel's spring.
+        if let Some(k) = SpringStep::new(p.response, p.damping, dt) {
+            self.turn.step_ramp_with(&k, self.last_turn, turn_target);
+            self.accel_pitch
+                .step_ramp_with(&k, self.last_accel, accel_target);
+            self.vertical
+                .step_ramp_with(&k, self.last_vertical, vertical_target);
+            self.hit_roll.step_with(&k, 0.0);
+            self.hit_pitch.step_with(&k, 0.0);
+        }
         self.last_turn = turn_target;
         self.last_accel = accel_target;
         self.last_vertical = vertical_target;

@@ -760,6 +760,77 @@ mod tests {
     }
 
     #[test]
+    fn the_head_looks_where_the_body_turns_and_the_lean_keeps_the_feet() {
+        let mut def = spider().validate().expect("valid");
+        def.body.head = Some(crate::locomotion::HeadDef {
+            offset: Vec3::new(0.0, 0.0, 0.4),
+            size: Vec3::splat(0.15),
+            counter_yaw: 1.0,
+        });
+        let ground = FlatGround(0.0);
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        // Asked to face behind: while the body turns, the head leads it toward the goal.
+        loco.intent = Intent::Face { dir: Vec3::NEG_X };
+        let mut scratch = Scratch::default();
+        let mut led = false;
+        for _ in 0..20 {
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
+            led |= loco.head_yaw < -0.3;
+        }
+        assert!(led, "the head never led the turn: {}", loco.head_yaw);
+        for _ in 0..120 {
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
+        }
+        assert!(loco.head_yaw.abs() < 0.05, "settled: {}", loco.head_yaw);
+        // With counter_yaw 1 the head stays level however the body leans.
+        loco.lean.roll = 12.0;
+        loco.lean.pitch = -6.0;
+        let up = loco.head_rotation(1.0) * Vec3::Y;
+        assert!(up.distance(loco.up) < 1e-4, "head up {up}");
+        assert!((loco.rotation() * Vec3::Y).distance(loco.up) > 0.1);
+        // A hard hit leans the body but planted feet stay where they are.
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        let feet: Vec<Vec3> = loco.legs.iter().map(|l| l.foot).collect();
+        loco.hit(&def.lean, Vec3::X, 1.5);
+        let mut worst_reach = 0.0f32;
+        let mut max_roll = 0.0f32;
+        for _ in 0..6 {
+            loco.update(
+                &def,
+                &def.gait,
+                &def.lean,
+                &ground,
+                1.0 / 60.0,
+                &mut scratch,
+            );
+            max_roll = max_roll.max(loco.lean.roll.abs());
+            for (l, f) in loco.legs.iter().zip(&feet) {
+                if l.grounded {
+                    assert_eq!(l.foot, *f, "a planted foot moved under the lean");
+                }
+                worst_reach = worst_reach.max(l.reach);
+            }
+        }
+        assert!(max_roll > 10.0, "leaned {max_roll}");
+        assert!(worst_reach <= 1.0, "overreach {worst_reach}");
+        assert!(loco.sink > 0.0, "the body sank into the lean");
+    }
+
+    #[test]
     fn turning_in_place_steps() {
         let def = spider().validate().expect("valid");
         let ground = FlatGround(0.0);

@@ -12,40 +12,107 @@ pub struct Spring {
     pub velocity: f32,
 }
 
-impl Spring {
-    /// Advances `dt` seconds toward `target` (held constant over the step), exactly.
-    pub fn step(&mut self, target: f32, response: f32, damping: f32, dt: f32) {
+/// One step's exact propagation for a given response, damping and step size: the 2×2
+/// matrix taking (offset from target, velocity) across `dt`. Build it once per tick and apply
+/// it to every spring sharing those settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringStep {
+    m: [[f64; 2]; 2],
+    /// 2ζτ: how far a spring lags a target moving at unit speed.
+    lag: f64,
+    dt: f32,
+}
+
+impl SpringStep {
+    /// The step for `response` τ (s), `damping` ζ and `dt` (s); `None` unless all are > 0.
+    pub fn new(response: f32, damping: f32, dt: f32) -> Option<SpringStep> {
         if !(dt > 0.0) || !(response > 0.0) || !(damping > 0.0) {
-            return;
+            return None;
         }
         let w = 1.0 / response as f64;
         let z = damping as f64;
         let t = dt as f64;
-        let x0 = (self.value - target) as f64;
-        let v0 = self.velocity as f64;
-        let (x, v) = if (z - 1.0).abs() < 1e-6 {
+        let m = if (z - 1.0).abs() < 1e-6 {
             let e = (-w * t).exp();
-            let c = v0 + w * x0;
-            (e * (x0 + c * t), e * (v0 - w * t * c))
+            [
+                [e * (1.0 + w * t), e * t],
+                [-e * w * w * t, e * (1.0 - w * t)],
+            ]
         } else if z < 1.0 {
             let wd = w * (1.0 - z * z).sqrt();
             let e = (-z * w * t).exp();
             let (s, c) = (wd * t).sin_cos();
-            let b = (v0 + z * w * x0) / wd;
-            (
-                e * (x0 * c + b * s),
-                e * ((-z * w * x0 + wd * b) * c + (-z * w * b - wd * x0) * s),
-            )
+            [
+                [e * (c + z * w * s / wd), e * s / wd],
+                [-e * w * w * s / wd, e * (c - z * w * s / wd)],
+            ]
         } else {
             let r = w * (z * z - 1.0).sqrt();
             let (r1, r2) = (-z * w + r, -z * w - r);
-            let c1 = (v0 - r2 * x0) / (r1 - r2);
-            let c2 = x0 - c1;
             let (e1, e2) = ((r1 * t).exp(), (r2 * t).exp());
-            (c1 * e1 + c2 * e2, c1 * r1 * e1 + c2 * r2 * e2)
+            let d = r1 - r2;
+            [
+                [(r1 * e2 - r2 * e1) / d, (e1 - e2) / d],
+                [r1 * r2 * (e2 - e1) / d, (r1 * e1 - r2 * e2) / d],
+            ]
         };
+        Some(SpringStep {
+            m,
+            lag: 2.0 * z / w,
+            dt,
+        })
+    }
+
+    #[inline]
+    fn apply(&self, x: f64, v: f64) -> (f64, f64) {
+        (
+            self.m[0][0] * x + self.m[0][1] * v,
+            self.m[1][0] * x + self.m[1][1] * v,
+        )
+    }
+}
+
+impl Spring {
+    /// Advances `dt` seconds toward `target` (held constant over the step), exactly.
+    pub fn step(&mut self, target: f32, response: f32, damping: f32, dt: f32) {
+        if let Some(k) = SpringStep::new(response, damping, dt) {
+            self.step_with(&k, target);
+        }
+    }
+
+    /// One step with a prepared [`SpringStep`] toward a constant `target`.
+    #[inline]
+    pub fn step_with(&mut self, k: &SpringStep, target: f32) {
+        // At rest on its target (most channels, most of the time): nothing to integrate.
+        // A spring that has decayed to within a millionth is put to rest there.
+        let x = self.value - target;
+        if x.abs() < 1e-6 && self.velocity.abs() < 1e-5 {
+            self.value = target;
+            self.velocity = 0.0;
+            return;
+        }
+        let (x, v) = k.apply(x as f64, self.velocity as f64);
         self.value = target + x as f32;
         self.velocity = v as f32;
+    }
+
+    /// One step with a prepared [`SpringStep`] toward a target moving linearly from `from`
+    /// to `to` across it (exact: a ramp has a closed-form particular solution).
+    #[inline]
+    pub fn step_ramp_with(&mut self, k: &SpringStep, from: f32, to: f32) {
+        if from == to {
+            self.step_with(k, to);
+            return;
+        }
+        let slope = (to - from) as f64 / k.dt as f64;
+        // x_p(t) = from + slope·t − 2ζτ·slope solves the spring equation; the rest decays freely.
+        let offset = k.lag * slope;
+        let (x, v) = k.apply(
+            self.value as f64 - (from as f64 - offset),
+            self.velocity as f64 - slope,
+        );
+        self.value = (x + to as f64 - offset) as f32;
+        self.velocity = (v + slope) as f32;
     }
 }
 
@@ -55,19 +122,9 @@ impl Spring {
     /// targets this way removes the half-step lag of holding each sample, so curves agree
     /// across tick rates.
     pub fn step_ramp(&mut self, from: f32, to: f32, response: f32, damping: f32, dt: f32) {
-        if !(dt > 0.0) || !(response > 0.0) || !(damping > 0.0) {
-            return;
+        if let Some(k) = SpringStep::new(response, damping, dt) {
+            self.step_ramp_with(&k, from, to);
         }
-        let k = (to - from) / dt;
-        // x_p(t) = from + k·t − 2ζk/ω solves the spring equation; the rest decays freely.
-        let offset = 2.0 * damping * k * response;
-        let mut e = Spring {
-            value: self.value - (from - offset),
-            velocity: self.velocity - k,
-        };
-        e.step(0.0, response, damping, dt);
-        self.value = e.value + to - offset;
-        self.velocity = e.velocity + k;
     }
 
     /// The kick (added velocity) that makes a spring at rest swing out to `peak` and back:
@@ -121,13 +178,20 @@ impl Spring {
     }
 }
 
+/// The blend factor of a first-order low-pass with cutoff `hz` over `dt` seconds (1 when
+/// the filter is off): `current += (input − current) × alpha`.
+#[inline]
+pub fn low_pass_alpha(hz: f32, dt: f32) -> f32 {
+    if !(hz > 0.0) {
+        return 1.0;
+    }
+    1.0 - (-std::f32::consts::TAU * hz * dt).exp()
+}
+
 /// A first-order low-pass filter with cutoff `hz`, frame-rate independent.
 #[inline]
 pub fn low_pass(current: f32, input: f32, hz: f32, dt: f32) -> f32 {
-    if !(hz > 0.0) {
-        return input;
-    }
-    current + (input - current) * (1.0 - (-std::f32::consts::TAU * hz * dt).exp())
+    current + (input - current) * low_pass_alpha(hz, dt)
 }
 
 #[cfg(test)]

@@ -398,6 +398,27 @@ mod tests {
             }],
         );
         assert!(f.lines.len() > 100);
+        // The lean axis: two lines and a cross per creature with the layer on, and only the
+        // selected creature's without it.
+        let mut lean = FrameInstances::default();
+        let only = DebugFlags {
+            lean: true,
+            ..DebugFlags::default()
+        };
+        lean.build(&snap(3), None, only, &[], &[]);
+        assert_eq!(lean.lines.len(), 3 * 4 * 2);
+        lean.build(
+            &snap(3),
+            Some(CreatureId(1)),
+            DebugFlags::default(),
+            &[],
+            &[],
+        );
+        assert_eq!(
+            lean.lines.len(),
+            4 * 2 + 24 * 2,
+            "axis and selection circle"
+        );
         assert_eq!(f.spheres[2].color, BODY_SELECTED);
         assert!(DebugFlags::parse("feet").is_err());
     }
