@@ -31,6 +31,9 @@ struct Limits {
     /// Memory each mod's Lua state may use, in MiB.
     #[arg(long, default_value_t = 64)]
     memory_mb: usize,
+    /// Most creatures one mod may have alive at once.
+    #[arg(long, default_value_t = 4096)]
+    max_creatures: usize,
 }
 
 impl Limits {
@@ -45,6 +48,7 @@ impl Limits {
             cpu_per_tick: Duration::from_secs_f64(self.cpu_budget_ms / 1e3),
             cpu_at_load: Duration::from_secs_f64((self.cpu_budget_ms / 1e3 * 500.0).max(2.0)),
             memory_limit: self.memory_mb << 20,
+            max_creatures: self.max_creatures,
         })
     }
 }

@@ -195,6 +195,22 @@ impl Locomotor {
         loco
     }
 
+    /// The same creature stood afresh on `ground` (after the level or its legs changed):
+    /// same place and heading, motion, commands and lean; new feet and height.
+    pub fn regrounded<G: GroundQuery + ?Sized>(
+        &self,
+        def: &ValidCreatureDef,
+        ground: &G,
+    ) -> Locomotor {
+        let mut l = Locomotor::spawn(def, self.position, self.yaw, ground);
+        l.velocity = horizontal(self.velocity);
+        l.intent = self.intent;
+        l.follow = self.follow.clone();
+        l.lean = self.lean.clone();
+        l.push = self.push;
+        l
+    }
+
     /// Rotation without the lean: tilt from the feet, then yaw.
     pub fn base_rotation(&self) -> Quat {
         Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw)

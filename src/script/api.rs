@@ -105,7 +105,7 @@ pub enum CameraRequest {
 }
 
 /// State shared by all mods of one host (plain data only: never a Lua value).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Shared {
     /// Behaviours: (mod, name).
     pub behaviours: BTreeSet<(String, String)>,
@@ -119,6 +119,20 @@ pub struct Shared {
     pub spawned: Vec<(String, CreatureId)>,
     /// Camera requests, oldest first.
     pub camera: Vec<CameraRequest>,
+    /// The mod whose entry script is running (load or reload), if any.
+    pub loading: Option<String>,
+    /// Spawns made by entry scripts: (mod, qualified type, id), in call order. A reload
+    /// matches the new version's spawns against these by (type, order).
+    pub load_spawns: Vec<(String, String, CreatureId)>,
+    /// During a reload: the previous version's load-time creatures still to be matched, by
+    /// type, in call order. A matching `world.spawn` returns the kept creature.
+    pub reuse: BTreeMap<String, std::collections::VecDeque<CreatureId>>,
+    /// Creatures a reload kept (matched), for the host to carry their state over.
+    pub kept: Vec<CreatureId>,
+    /// Most creatures one mod may have alive (a user setting, never a mod's).
+    pub max_creatures: usize,
+    /// Spawns per mod since its alive count was last taken (for the cap).
+    pub spawn_count: BTreeMap<String, usize>,
 }
 
 /// Why a mod's callback was stopped from outside.
@@ -718,19 +732,21 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
     let world = lua.create_table()?;
     world.raw_set(
         "ground",
-        level_call(lua, "world.ground", |t, w| {
+        level_call(lua, "world.ground", |t, owner, w| {
             let desc = convert::ground_desc(t, w.seed() as u32)?;
-            w.set_ground(&desc)
+            w.set_ground_for(owner, &desc)
         })?,
     )?;
     world.raw_set(
         "box",
-        level_call(lua, "world.box", |t, w| w.add_box(convert::box_desc(t)?))?,
+        level_call(lua, "world.box", |t, owner, w| {
+            w.add_box_for(owner, convert::box_desc(t)?)
+        })?,
     )?;
     world.raw_set(
         "stairs",
-        level_call(lua, "world.stairs", |t, w| {
-            w.add_stairs(convert::stairs_desc(t)?)
+        level_call(lua, "world.stairs", |t, owner, w| {
+            w.add_stairs_for(owner, convert::stairs_desc(t)?)
         })?,
     )?;
     world.raw_set("spawn", lua.create_function(spawn)?)?;
@@ -811,11 +827,11 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
 fn level_call(
     lua: &Lua,
     what: &'static str,
-    build: fn(Table, &mut World) -> Result<(), DefError>,
+    build: fn(Table, &str, &mut World) -> Result<(), DefError>,
 ) -> mlua::Result<Function> {
     lua.create_function(move |lua, t: Table| {
         let c = ctx(lua)?;
-        let r = build(t, &mut c.world.borrow_mut());
+        let r = build(t, &c.name, &mut c.world.borrow_mut());
         r.map_err(|e| def_err(lua, what, e))
     })
 }
@@ -870,7 +886,28 @@ fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
     };
     let brain = brain_for(&c, &qualified, behaviour.as_deref())
         .map_err(|e| located(lua, format!("world.spawn: {e}")))?;
-    let id = {
+    // A reload: the previous version's n-th load-time spawn of this type is the creature.
+    let kept = {
+        let mut shared = c.shared.borrow_mut();
+        let w = c.world.borrow();
+        let mut found = None;
+        if let Some(q) = shared.reuse.get_mut(&qualified) {
+            while let Some(id) = q.pop_front() {
+                if w.creature(id).is_some() {
+                    found = Some(id);
+                    break;
+                }
+            }
+        }
+        found
+    };
+    if kept.is_none() {
+        check_creature_cap(lua, &c)?;
+    }
+    let id = if let Some(id) = kept {
+        c.shared.borrow_mut().kept.push(id);
+        id
+    } else {
         let mut w = c.world.borrow_mut();
         let t = w.type_by_name(&qualified).ok_or_else(|| {
             located(
@@ -883,7 +920,15 @@ fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
     };
     {
         let mut shared = c.shared.borrow_mut();
-        shared.spawned.push((c.name.clone(), id));
+        if kept.is_none() {
+            shared.spawned.push((c.name.clone(), id));
+            *shared.spawn_count.entry(c.name.clone()).or_default() += 1;
+        }
+        if shared.loading.as_deref() == Some(c.name.as_str()) {
+            shared
+                .load_spawns
+                .push((c.name.clone(), qualified.clone(), id));
+        }
         if let Some((mod_name, kind)) = brain {
             shared.brain_requests.push(BrainRequest {
                 id,
@@ -894,6 +939,33 @@ fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
         }
     }
     handle(lua, id, &qualified)
+}
+
+/// Fails when the calling mod already has as many creatures alive as the user allows.
+fn check_creature_cap(lua: &Lua, c: &ModCtx) -> mlua::Result<()> {
+    let mut shared = c.shared.borrow_mut();
+    let max = shared.max_creatures;
+    if max == 0 || shared.spawn_count.get(&c.name).copied().unwrap_or(0) < max {
+        return Ok(());
+    }
+    // Recount: only creatures still alive count against the cap.
+    let w = c.world.borrow();
+    let shared = &mut *shared;
+    shared
+        .spawned
+        .retain(|(m, id)| m != &c.name || w.creature(*id).is_some());
+    let alive = shared.spawned.iter().filter(|(m, _)| m == &c.name).count();
+    shared.spawn_count.insert(c.name.clone(), alive);
+    if alive >= max {
+        return Err(located(
+            lua,
+            format!(
+                "world.spawn: mod \"{}\" already has {alive} creatures, its limit (--max-creatures {max})",
+                c.name
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The handle table of creature `id` in this state (created once, then cached).

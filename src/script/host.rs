@@ -29,6 +29,8 @@ pub struct HostOptions {
     pub cpu_at_load: Duration,
     /// Memory each mod's Lua state may use, bytes.
     pub memory_limit: usize,
+    /// Most creatures one mod may have alive (0: no limit).
+    pub max_creatures: usize,
 }
 
 impl Default for HostOptions {
@@ -38,6 +40,7 @@ impl Default for HostOptions {
             cpu_per_tick: Duration::from_millis(4),
             cpu_at_load: Duration::from_secs(2),
             memory_limit: 64 << 20,
+            max_creatures: 4096,
         }
     }
 }
@@ -114,7 +117,9 @@ struct ModRuntime {
 
 struct Brain {
     mod_idx: usize,
+    kind: BrainKind,
     handle: Table,
+    on_reload: Option<Function>,
     on_update: Option<Function>,
     on_step: Option<Function>,
     on_hit: Option<Function>,
@@ -135,6 +140,33 @@ pub struct ScriptHost {
     opts: HostOptions,
     /// Replaying a record: no callbacks run; the record feeds the world instead.
     replaying: bool,
+    /// Every mod discovered (valid manifest), by name, whether or not it loaded.
+    known: BTreeMap<String, Manifest>,
+    /// Mods running their last good version (or not running) because their latest files
+    /// failed: the error that says why.
+    broken: BTreeMap<String, ScriptError>,
+    /// Reloads since the last `take_reloads`.
+    reloads: Vec<ReloadReport>,
+    /// Watches the mod folders (after `watch`).
+    watcher: Option<super::watch::ModWatcher>,
+}
+
+/// What one mod's reload did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReloadReport {
+    /// The mod.
+    pub mod_name: String,
+    /// Whether the new version is running (else the last good one still is).
+    pub ok: bool,
+    /// Files that changed, relative to the mod folder (empty when a dependency changed).
+    pub files: Vec<String>,
+    /// Milliseconds from the newest change's modification time to the new code being active
+    /// (or, with no file times, the reload's own duration).
+    pub ms: f64,
+    /// Why it failed.
+    pub error: Option<ScriptError>,
+    /// The tick it happened at.
+    pub frame: u64,
 }
 
 /// Expands each path: a folder with `mod.toml` is a mod; any other folder is searched one
@@ -174,14 +206,21 @@ impl ScriptHost {
     pub fn new(opts: HostOptions) -> ScriptHost {
         ScriptHost {
             world: Rc::new(RefCell::new(World::new(opts.seed))),
-            shared: Rc::new(RefCell::new(Shared::default())),
+            shared: Rc::new(RefCell::new(Shared {
+                max_creatures: opts.max_creatures,
+                ..Shared::default()
+            })),
             mods: Vec::new(),
             brains: BTreeMap::new(),
             manual: BTreeMap::new(),
             errors: Vec::new(),
             reported: BTreeSet::new(),
-            opts,
             replaying: false,
+            known: BTreeMap::new(),
+            broken: BTreeMap::new(),
+            reloads: Vec::new(),
+            watcher: None,
+            opts,
         }
     }
 
@@ -210,7 +249,10 @@ impl ScriptHost {
         let mut manifests = Vec::new();
         for d in dirs {
             match Manifest::load(&d) {
-                Ok(m) => manifests.push(m),
+                Ok(m) => {
+                    self.known.insert(m.name.clone(), m.clone());
+                    manifests.push(m)
+                }
                 Err(e) => {
                     let name = d
                         .file_name()
@@ -246,6 +288,7 @@ impl ScriptHost {
                 continue;
             }
             if let Err(e) = self.load_mod(&m, &all) {
+                self.broken.insert(m.name.clone(), e.clone());
                 self.report(e);
                 failed.insert(m.name.clone());
             }
@@ -311,6 +354,36 @@ impl ScriptHost {
         m: &Manifest,
         all: &BTreeMap<String, Manifest>,
     ) -> Result<(), ScriptError> {
+        let cp = self.world.borrow().checkpoint();
+        let shared_cp = self.shared.borrow().clone();
+        match self.run_entry(m, all) {
+            Ok(rt) => {
+                self.mods.push(rt);
+                Ok(())
+            }
+            Err(e) => {
+                // Undo what the half-loaded mod did; the rest of the world is untouched.
+                self.world.borrow_mut().restore(cp);
+                self.restore_shared(shared_cp);
+                Err(e)
+            }
+        }
+    }
+
+    /// Puts the shared state back after a failed load, keeping the log lines it printed.
+    fn restore_shared(&mut self, cp: Shared) {
+        let mut sh = self.shared.borrow_mut();
+        let logs = std::mem::take(&mut sh.logs);
+        *sh = cp;
+        sh.logs = logs;
+    }
+
+    /// Builds a fresh state for `m` and runs its entry script under the load budget.
+    fn run_entry(
+        &mut self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> Result<ModRuntime, ScriptError> {
         let fail = |message: String| ScriptError {
             mod_name: m.name.clone(),
             location: None,
@@ -326,7 +399,7 @@ impl ScriptHost {
             message: format!("cannot read the entry script: {e}"),
         })?;
         let chunk = format!("{}/{}", m.name, m.entry);
-        let spawned_before = self.shared.borrow().spawned.len();
+        self.shared.borrow_mut().loading = Some(m.name.clone());
         budget.reset(self.opts.cpu_at_load);
         budget.begin();
         let r = lua
@@ -335,6 +408,7 @@ impl ScriptHost {
             .set_mode(ChunkMode::Text)
             .exec();
         budget.end();
+        self.shared.borrow_mut().loading = None;
         if let Err(e) = r {
             let mut err = self.error_from(&m.name, &budget, &e);
             if err.location.is_none() {
@@ -343,32 +417,14 @@ impl ScriptHost {
                 }
                 err.location = Some(chunk.clone());
             }
-            // Undo what the half-loaded mod spawned; the rest of the world is untouched.
-            let gone: Vec<CreatureId> = self
-                .shared
-                .borrow_mut()
-                .spawned
-                .drain(spawned_before..)
-                .map(|(_, id)| id)
-                .collect();
-            let mut w = self.world.borrow_mut();
-            for id in &gone {
-                w.push(Command::Despawn(*id));
-            }
-            self.shared
-                .borrow_mut()
-                .brain_requests
-                .retain(|r| !gone.contains(&r.id) && r.mod_name != m.name);
             return Err(err);
         }
-        let m_rt = ModRuntime {
+        Ok(ModRuntime {
             manifest: m.clone(),
             lua,
             budget,
             suspended: None,
-        };
-        self.mods.push(m_rt);
-        Ok(())
+        })
     }
 
     fn error_from(&self, mod_name: &str, budget: &Budget, e: &mlua::Error) -> ScriptError {
@@ -460,13 +516,21 @@ impl ScriptHost {
             let lua = &self.mods[mod_idx].lua;
             let built = (|| -> mlua::Result<Brain> {
                 let handle = api::handle(lua, req.id, &type_name)?;
-                let table: Table = match &req.kind {
-                    BrainKind::Behaviour(n) => lua
-                        .named_registry_value::<Table>("skitter.behaviours")?
-                        .raw_get(n.as_str())?,
-                    BrainKind::Type(t) => lua
-                        .named_registry_value::<Table>("skitter.types")?
-                        .raw_get(t.as_str())?,
+                let (registry, key, what) = match &req.kind {
+                    BrainKind::Behaviour(n) => ("skitter.behaviours", n.as_str(), "behaviour"),
+                    BrainKind::Type(t) => ("skitter.types", t.as_str(), "creature type"),
+                };
+                let table: Table = match lua
+                    .named_registry_value::<Table>(registry)?
+                    .raw_get::<Value>(key)?
+                {
+                    Value::Table(t) => t,
+                    _ => {
+                        return Err(mlua::Error::runtime(format!(
+                            "{what} \"{key}\" no longer exists in mod \"{}\": creature {} stands without a brain",
+                            req.mod_name, req.id.0
+                        )))
+                    }
                 };
                 // params = the behaviour's defaults, overlaid with the given ones.
                 let params = lua.create_table()?;
@@ -493,7 +557,9 @@ impl ScriptHost {
                 };
                 Ok(Brain {
                     mod_idx,
+                    kind: req.kind.clone(),
                     handle: handle.clone(),
+                    on_reload: f("on_reload")?,
                     on_update: f("on_update")?,
                     on_step: f("on_step")?,
                     on_hit: f("on_hit")?,
@@ -741,6 +807,403 @@ impl ScriptHost {
             .iter()
             .find(|m| m.manifest.name == name)
             .map(|m| m.manifest.dir.as_path())
+    }
+}
+
+/// Hot reload: watching, and the per-mod reload transaction.
+impl ScriptHost {
+    /// Starts watching every discovered mod's folder (loaded or not: fixing a mod that
+    /// failed to load loads it).
+    pub fn watch(&mut self) -> Result<(), String> {
+        let dirs: Vec<(String, PathBuf)> = self
+            .known
+            .values()
+            .map(|m| (m.name.clone(), m.dir.clone()))
+            .collect();
+        self.watcher = Some(super::watch::ModWatcher::new(&dirs)?);
+        Ok(())
+    }
+
+    /// Whether the mod folders are being watched.
+    pub fn watching(&self) -> bool {
+        self.watcher.is_some()
+    }
+
+    /// Reloads the mods whose files the watcher saw change (call between ticks). Returns
+    /// what happened; the same reports are kept for [`ScriptHost::take_reloads`].
+    pub fn poll_reloads(&mut self) -> Vec<ReloadReport> {
+        let changed = match &self.watcher {
+            Some(w) => w.poll(),
+            None => return Vec::new(),
+        };
+        if changed.is_empty() {
+            return Vec::new();
+        }
+        self.reload(&changed)
+    }
+
+    /// Reloads after the files listed per mod changed (paths relative to each mod folder):
+    /// each changed mod, then the loaded mods that depend on it, one transaction each.
+    pub fn reload(&mut self, changed: &BTreeMap<String, Vec<PathBuf>>) -> Vec<ReloadReport> {
+        if self.replaying {
+            return Vec::new();
+        }
+        // The newest change, for the save-to-running time.
+        let newest = changed
+            .iter()
+            .flat_map(|(m, files)| {
+                let dir = self.known.get(m).map(|k| k.dir.clone());
+                files.iter().filter_map(move |f| {
+                    let d = dir.as_ref()?;
+                    std::fs::metadata(d.join(f)).ok()?.modified().ok()
+                })
+            })
+            .max();
+        let started = std::time::Instant::now();
+        let mut reports = Vec::new();
+        // Manifests may have changed too.
+        for name in changed.keys() {
+            let Some(dir) = self.known.get(name).map(|m| m.dir.clone()) else {
+                continue;
+            };
+            match Manifest::load(&dir) {
+                Ok(m) if m.name == *name => {
+                    self.known.insert(name.clone(), m);
+                }
+                Ok(m) => reports.push(self.failed_report(
+                    name,
+                    changed,
+                    ScriptError {
+                        mod_name: name.clone(),
+                        location: Some(format!("{name}/mod.toml")),
+                        message: format!(
+                            "a mod cannot be renamed while running (now \"{}\"); restart to load it",
+                            m.name
+                        ),
+                    },
+                )),
+                Err(e) => reports.push(self.failed_report(
+                    name,
+                    changed,
+                    ScriptError {
+                        mod_name: name.clone(),
+                        location: Some(format!("{name}/mod.toml")),
+                        message: e,
+                    },
+                )),
+            }
+        }
+        let (order, errs) = load_order(self.known.values().cloned().collect());
+        for (m, e) in errs {
+            if changed.contains_key(&m) {
+                reports.push(self.failed_report(
+                    &m,
+                    changed,
+                    ScriptError {
+                        mod_name: m.clone(),
+                        location: None,
+                        message: e,
+                    },
+                ));
+            }
+        }
+        let all: BTreeMap<String, Manifest> =
+            order.iter().map(|m| (m.name.clone(), m.clone())).collect();
+        let failed_now: BTreeSet<String> = reports.iter().map(|r| r.mod_name.clone()).collect();
+        // Which mods to reload: the changed ones and, after a good reload, their dependents.
+        let mut redo: BTreeSet<String> = changed
+            .keys()
+            .filter(|m| !failed_now.contains(*m))
+            .cloned()
+            .collect();
+        let mut bad: BTreeSet<String> = failed_now;
+        for m in &order {
+            if !redo.contains(&m.name) {
+                // A dependent of a mod reloaded cleanly reloads too (its code ran against
+                // the old one).
+                let dep_reloaded = m.depends.iter().any(|d| {
+                    redo.contains(&d.name) && !bad.contains(&d.name) && self.is_loaded(&m.name)
+                });
+                if !dep_reloaded {
+                    continue;
+                }
+                redo.insert(m.name.clone());
+            }
+            if let Some(d) = m
+                .depends
+                .iter()
+                .find(|d| !d.optional && !self.is_loaded(&d.name) && !redo.contains(&d.name))
+            {
+                let e = ScriptError {
+                    mod_name: m.name.clone(),
+                    location: None,
+                    message: format!("not loaded: its dependency \"{}\" is not running", d.name),
+                };
+                reports.push(self.failed_report(&m.name, changed, e));
+                bad.insert(m.name.clone());
+                continue;
+            }
+            let outcome = self.reload_one(m, &all);
+            let ms = match newest {
+                Some(t) => std::time::SystemTime::now()
+                    .duration_since(t)
+                    .map(|d| d.as_secs_f64() * 1e3)
+                    .unwrap_or(0.0),
+                None => started.elapsed().as_secs_f64() * 1e3,
+            };
+            let files = changed
+                .get(&m.name)
+                .map(|f| f.iter().map(|p| p.display().to_string()).collect())
+                .unwrap_or_default();
+            let frame = self.world.borrow().frame();
+            match outcome {
+                Ok(()) => reports.push(ReloadReport {
+                    mod_name: m.name.clone(),
+                    ok: true,
+                    files,
+                    ms,
+                    error: None,
+                    frame,
+                }),
+                Err(e) => {
+                    bad.insert(m.name.clone());
+                    reports.push(ReloadReport {
+                        mod_name: m.name.clone(),
+                        ok: false,
+                        files,
+                        ms,
+                        error: Some(e),
+                        frame,
+                    });
+                }
+            }
+        }
+        for r in &reports {
+            if let Some(e) = &r.error {
+                self.broken.insert(r.mod_name.clone(), e.clone());
+                // A failed save is reported every time it happens (not once per message).
+                self.errors.push(e.clone());
+            }
+        }
+        self.reloads.extend(reports.iter().cloned());
+        reports
+    }
+
+    fn failed_report(
+        &self,
+        name: &str,
+        changed: &BTreeMap<String, Vec<PathBuf>>,
+        e: ScriptError,
+    ) -> ReloadReport {
+        ReloadReport {
+            mod_name: name.to_string(),
+            ok: false,
+            files: changed
+                .get(name)
+                .map(|f| f.iter().map(|p| p.display().to_string()).collect())
+                .unwrap_or_default(),
+            ms: 0.0,
+            error: Some(e),
+            frame: self.world.borrow().frame(),
+        }
+    }
+
+    fn is_loaded(&self, name: &str) -> bool {
+        self.mods.iter().any(|m| m.manifest.name == name)
+    }
+
+    /// Reloads (or first loads) one mod as a transaction: its new version is built in a fresh
+    /// state against a checkpoint of the world; on any failure the checkpoint is restored and
+    /// the last good version keeps running.
+    fn reload_one(
+        &mut self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> Result<(), ScriptError> {
+        let cp = self.world.borrow().checkpoint();
+        let shared_cp = self.shared.borrow().clone();
+        let pieces_before = self.world.borrow().level_pieces().to_vec();
+        let camera_before = self.shared.borrow().camera.len();
+        {
+            let mut sh = self.shared.borrow_mut();
+            sh.types.retain(|_, t| t.mod_name != m.name);
+            sh.behaviours.retain(|(mm, _)| mm != &m.name);
+            let mut reuse: BTreeMap<String, std::collections::VecDeque<CreatureId>> =
+                BTreeMap::new();
+            for (_, ty, id) in sh.load_spawns.iter().filter(|(mm, _, _)| mm == &m.name) {
+                reuse.entry(ty.clone()).or_default().push_back(*id);
+            }
+            sh.reuse = reuse;
+            sh.load_spawns.retain(|(mm, _, _)| mm != &m.name);
+            sh.kept.clear();
+        }
+        self.world.borrow_mut().remove_level_of(&m.name);
+        let rt = match self.run_entry(m, all) {
+            Ok(rt) => rt,
+            Err(e) => {
+                self.world.borrow_mut().restore(cp);
+                self.restore_shared(shared_cp);
+                return Err(e);
+            }
+        };
+        // Camera moves belong to a fresh start, not to every save.
+        self.shared.borrow_mut().camera.truncate(camera_before);
+
+        // The new version is in. Its index: the old one's, or the next.
+        let old_idx = self.mods.iter().position(|r| r.manifest.name == m.name);
+        let idx = old_idx.unwrap_or(self.mods.len());
+        self.broken.remove(&m.name);
+        let (surplus, kept) = {
+            let mut sh = self.shared.borrow_mut();
+            let surplus: Vec<CreatureId> = std::mem::take(&mut sh.reuse)
+                .into_values()
+                .flatten()
+                .collect();
+            (surplus, std::mem::take(&mut sh.kept))
+        };
+        let mut gone: BTreeSet<CreatureId> = surplus.iter().copied().collect();
+        // Creatures of a type the new version no longer defines go too.
+        {
+            let sh = self.shared.borrow();
+            let w = self.world.borrow();
+            let prefix = format!("{}/", m.name);
+            for c in w.creatures() {
+                let ty = w
+                    .creature_type(c.type_id)
+                    .map(|t| t.name.as_str())
+                    .unwrap_or("");
+                if ty.starts_with(&prefix) && !sh.types.contains_key(ty) {
+                    gone.insert(c.id);
+                }
+            }
+        }
+        {
+            let mut w = self.world.borrow_mut();
+            for id in &gone {
+                w.push(Command::Despawn(*id));
+            }
+            w.retype();
+        }
+        // Brains that ran in the old state: carry params and state over into the new one.
+        let carried: Vec<(CreatureId, Brain)> = {
+            let ids: Vec<CreatureId> = self
+                .brains
+                .iter()
+                .filter(|(id, b)| b.mod_idx == idx && !gone.contains(id))
+                .map(|(id, _)| *id)
+                .collect();
+            ids.into_iter()
+                .filter_map(|id| self.brains.remove(&id).map(|b| (id, b)))
+                .collect()
+        };
+        self.brains.retain(|id, _| !gone.contains(id));
+        let mut dropped = super::plain::Dropped::default();
+        let mut carry: BTreeMap<CreatureId, Plain> = BTreeMap::new();
+        {
+            let mut sh = self.shared.borrow_mut();
+            for (id, b) in &carried {
+                let state = b.handle.raw_get::<Value>("state").unwrap_or(Value::Nil);
+                carry.insert(
+                    *id,
+                    Plain::from_lua_report(
+                        &state,
+                        &format!("creature {} state", id.0),
+                        &mut dropped,
+                    ),
+                );
+                if !sh.brain_requests.iter().any(|r| r.id == *id) {
+                    let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
+                    sh.brain_requests.push(api::BrainRequest {
+                        id: *id,
+                        mod_name: m.name.clone(),
+                        kind: b.kind.clone(),
+                        params: Plain::from_lua(&params),
+                    });
+                }
+            }
+            // Kept load-time creatures keep their state even when their brain moved to
+            // another mod's behaviour.
+            for id in &kept {
+                if !carry.contains_key(id) {
+                    if let Some(b) = self.brains.get(id) {
+                        let state = b.handle.raw_get::<Value>("state").unwrap_or(Value::Nil);
+                        carry.insert(
+                            *id,
+                            Plain::from_lua_report(
+                                &state,
+                                &format!("creature {} state", id.0),
+                                &mut dropped,
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        drop(carried);
+        // Swap the state only now: the carried values were read from the old one.
+        match old_idx {
+            Some(i) => self.mods[i] = rt,
+            None => self.mods.push(rt),
+        }
+        if dropped.count > 0 {
+            self.shared.borrow_mut().logs.push(LogLine {
+                mod_name: m.name.clone(),
+                level: "warn",
+                text: format!(
+                    "reload kept only plain data in state; dropped {} value(s): {}{}",
+                    dropped.count,
+                    dropped.items.join(", "),
+                    if dropped.count > dropped.items.len() {
+                        ", ..."
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        self.apply_brain_requests();
+        // Put the carried state into the new brains; they do not start again.
+        let mut reloaded = Vec::new();
+        for (id, state) in carry {
+            let Some(b) = self.brains.get_mut(&id) else {
+                continue;
+            };
+            let lua = &self.mods[b.mod_idx].lua;
+            if let Ok(v) = state.to_lua(lua) {
+                let _ = b.handle.raw_set("state", v);
+            }
+            b.spawn_pending = false;
+            reloaded.push(id);
+        }
+        if self.world.borrow().level_pieces() != pieces_before.as_slice() {
+            self.world.borrow_mut().reground_all();
+        }
+        self.mods[idx].budget.reset(self.opts.cpu_per_tick);
+        for id in reloaded {
+            if let Some(f) = self.brains.get(&id).and_then(|b| b.on_reload.clone()) {
+                self.call(id, &f, Value::Nil);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reloads since the last call (for toasts and trace events).
+    pub fn take_reloads(&mut self) -> Vec<ReloadReport> {
+        std::mem::take(&mut self.reloads)
+    }
+
+    /// Mods whose latest files failed, with why: they run their last good version (or, if
+    /// they never loaded, nothing) until a save loads cleanly.
+    pub fn broken_mods(&self) -> &BTreeMap<String, ScriptError> {
+        &self.broken
+    }
+
+    /// Mods stopped for going over budget, with why (a clean reload lifts it).
+    pub fn suspended_mods(&self) -> Vec<(String, String)> {
+        self.mods
+            .iter()
+            .filter_map(|m| m.suspended.clone().map(|s| (m.manifest.name.clone(), s)))
+            .collect()
     }
 }
 

@@ -6,7 +6,8 @@ pub mod convert;
 pub mod host;
 pub mod manifest;
 pub mod plain;
+pub mod watch;
 
 pub use api::{CameraRequest, LogLine};
-pub use host::{discover, HostOptions, ScriptError, ScriptHost};
+pub use host::{discover, HostOptions, ReloadReport, ScriptError, ScriptHost};
 pub use manifest::{Dependency, Manifest};

@@ -1,12 +1,35 @@
 //! Plain data copied between Lua states (spawn params, kept state): no functions, no userdata.
 
 use glam::Vec3;
+#[cfg(test)]
+use mlua::Table;
 use mlua::{Lua, Value};
 
 use super::convert::{as_number, as_vec3, to_vector};
 
 /// Deepest table nesting copied.
 const MAX_DEPTH: usize = 32;
+/// Most values copied from one root (shared sub-tables are copied each time they appear).
+const MAX_VALUES: usize = 200_000;
+
+/// What a copy left out, by path (`state.brain.f`), with why.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Dropped {
+    /// `path: reason` for each value left out (the first 8 are listed).
+    pub items: Vec<String>,
+    /// How many values were left out in all.
+    pub count: usize,
+    values: usize,
+}
+
+impl Dropped {
+    fn drop(&mut self, path: &dyn Fn() -> String, why: &str) {
+        self.count += 1;
+        if self.items.len() < 8 {
+            self.items.push(format!("{} ({why})", path()));
+        }
+    }
+}
 
 /// A Lua value as plain Rust data.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -27,23 +50,57 @@ pub enum Plain {
 }
 
 impl Plain {
-    /// Copies a Lua value. Functions, userdata and threads become nil; tables deeper than 32 levels are cut.
+    /// Copies a Lua value. Functions, userdata and threads become nil; cycles, tables deeper
+    /// than 32 levels and values past the 200 000th are cut.
     pub fn from_lua(v: &Value) -> Plain {
-        Self::from_lua_depth(v, 0)
+        Self::from_lua_report(v, "value", &mut Dropped::default())
     }
 
-    fn from_lua_depth(v: &Value, depth: usize) -> Plain {
+    /// Copies a Lua value, noting in `dropped` what was left out (paths start at `root`).
+    pub fn from_lua_report(v: &Value, root: &str, dropped: &mut Dropped) -> Plain {
+        let mut stack = Vec::new();
+        Self::copy(v, &|| root.to_string(), &mut stack, dropped)
+    }
+
+    fn copy(
+        v: &Value,
+        path: &dyn Fn() -> String,
+        stack: &mut Vec<*const std::ffi::c_void>,
+        dropped: &mut Dropped,
+    ) -> Plain {
+        dropped.values += 1;
+        if dropped.values > MAX_VALUES {
+            dropped.drop(path, "too much data");
+            return Plain::Nil;
+        }
         match v {
+            Value::Nil => Plain::Nil,
             Value::Boolean(b) => Plain::Bool(*b),
             Value::String(s) => Plain::Str(s.to_string_lossy()),
-            Value::Table(t) if depth < MAX_DEPTH => {
+            Value::Table(t) => {
+                let ptr = t.to_pointer();
+                if stack.contains(&ptr) {
+                    dropped.drop(path, "a cycle");
+                    return Plain::Nil;
+                }
+                if stack.len() >= MAX_DEPTH {
+                    dropped.drop(path, "nested too deep");
+                    return Plain::Nil;
+                }
+                stack.push(ptr);
                 let mut out = Vec::new();
                 for (k, v) in t.pairs::<Value, Value>().flatten() {
-                    let k = Self::from_lua_depth(&k, depth + 1);
-                    if k != Plain::Nil {
-                        out.push((k, Self::from_lua_depth(&v, depth + 1)));
+                    let key = Self::copy(&k, path, stack, dropped);
+                    if key == Plain::Nil {
+                        continue;
+                    }
+                    let sub = || format!("{}.{}", path(), key_text(&key));
+                    let val = Self::copy(&v, &sub, stack, dropped);
+                    if val != Plain::Nil {
+                        out.push((key, val));
                     }
                 }
+                stack.pop();
                 Plain::Table(out)
             }
             _ => {
@@ -52,6 +109,7 @@ impl Plain {
                 } else if let Some(p) = as_vec3(v) {
                     Plain::Vec(p)
                 } else {
+                    dropped.drop(path, v.type_name());
                     Plain::Nil
                 }
             }
@@ -74,5 +132,59 @@ impl Plain {
                 Value::Table(t)
             }
         })
+    }
+}
+
+fn key_text(k: &Plain) -> String {
+    match k {
+        Plain::Str(s) => s.clone(),
+        Plain::Num(n) => format!("[{n}]"),
+        Plain::Bool(b) => format!("[{b}]"),
+        _ => "[?]".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_plain_data_and_names_what_it_drops() {
+        let lua = Lua::new();
+        let v: Value = lua
+            .load(
+                r#"
+local t = { n = 3, s = "x", list = { 1, 2 }, f = print, nested = { g = function() end } }
+t.me = t
+return t
+"#,
+            )
+            .eval()
+            .expect("eval");
+        let mut d = Dropped::default();
+        let p = Plain::from_lua_report(&v, "state", &mut d);
+        assert_eq!(d.count, 3, "{:?}", d.items);
+        let text = d.items.join("; ");
+        for want in [
+            "state.f (function)",
+            "state.nested.g (function)",
+            "state.me (a cycle)",
+        ] {
+            assert!(text.contains(want), "{want} in {text}");
+        }
+        let back = p.to_lua(&lua).expect("to lua");
+        let Value::Table(t) = back else {
+            panic!("a table")
+        };
+        assert_eq!(t.raw_get::<f64>("n").expect("n"), 3.0);
+        assert_eq!(t.raw_get::<Table>("list").expect("list").raw_len(), 2);
+        // Shared sub-tables do not blow up: 2^40 paths are cut at the value cap.
+        let bomb: Value = lua
+            .load("local t = {} for i = 1, 40 do t = { a = t, b = t } end return t")
+            .eval()
+            .expect("eval");
+        let mut d = Dropped::default();
+        Plain::from_lua_report(&bomb, "state", &mut d);
+        assert!(d.values > MAX_VALUES && d.count > 8, "cut at the value cap");
     }
 }

@@ -10,5 +10,6 @@ pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};
 pub use world::{
-    Command, Creature, CreatureId, CreatureType, RayHit, TypeId, World, WorldEvent, TICK_DT,
+    Command, Creature, CreatureId, CreatureType, LevelPiece, RayHit, TypeId, World,
+    WorldCheckpoint, WorldEvent, TICK_DT,
 };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
-use super::level::{BoxDesc, GroundDesc, Level, StairsDesc};
+use super::level::{BoxDesc, GroundDesc, GroundGrid, Level, StairsDesc};
 use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
 use crate::locomotion::{
@@ -93,6 +93,46 @@ pub enum WorldEvent {
     },
 }
 
+/// One level-building call, kept so a mod's pieces can be taken out when it reloads.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LevelPiece {
+    /// `world.ground` (and its sampled grid).
+    Ground(GroundDesc, GroundGrid),
+    /// `world.box`.
+    Box(BoxDesc),
+    /// `world.stairs`.
+    Stairs(StairsDesc),
+}
+
+/// What [`World::restore`] puts back.
+#[derive(Clone, Debug)]
+pub struct WorldCheckpoint {
+    pieces: Vec<(String, LevelPiece)>,
+    types: Vec<CreatureType>,
+    creatures: Vec<Creature>,
+    next_id: u32,
+    commands: Vec<Command>,
+}
+
+/// Takes `new`'s value for every field where `current` still equals `old` (not overridden).
+macro_rules! merge_fields {
+    ($old:expr, $cur:expr, $new:expr; $($f:ident),*) => {{
+        let mut out = $new.clone();
+        $( if $cur.$f != $old.$f { out.$f = $cur.$f.clone(); } )*
+        out
+    }};
+}
+
+fn merge_gait(old: &GaitParams, cur: &GaitParams, new: &GaitParams) -> GaitParams {
+    merge_fields!(old, cur, new; step_trigger, step_duration, step_height, step_arc,
+        speed_scale, min_grounded, lead)
+}
+
+fn merge_lean(old: &LeanDef, cur: &LeanDef, new: &LeanDef) -> LeanDef {
+    merge_fields!(old, cur, new; turn_gain, turn_max, turn_speed, accel_gain, accel_speed,
+        accel_max, rise, fall, land, hit_gain, hit_max, hit_push, response, damping, filter_hz)
+}
+
 /// A ray hit on the static level.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RayHit {
@@ -161,6 +201,8 @@ pub struct World {
     seed: u64,
     physics: PhysicsWorld,
     level: Level,
+    /// What built `level`, piece by piece, with the mod that added each.
+    pieces: Vec<(String, LevelPiece)>,
     level_dirty: bool,
     level_version: u64,
     types: Vec<CreatureType>,
@@ -182,6 +224,7 @@ impl World {
             seed,
             physics: PhysicsWorld::default(),
             level: Level::default(),
+            pieces: Vec::new(),
             level_dirty: false,
             level_version: 0,
             types: Vec::new(),
@@ -243,33 +286,163 @@ impl World {
 
     /// Replaces the ground.
     pub fn set_ground(&mut self, desc: &GroundDesc) -> Result<(), DefError> {
-        let sampled = desc.sample()?;
-        self.log(|| Input::Ground { desc: desc.clone() });
-        self.level.ground = Some(sampled);
-        self.level_dirty = true;
-        self.level_version += 1;
-        Ok(())
+        self.set_ground_for("", desc)
     }
 
     /// Adds a static box.
     pub fn add_box(&mut self, desc: BoxDesc) -> Result<(), DefError> {
-        desc.validate()?;
-        self.log(|| Input::Box { desc: desc.clone() });
-        self.level.boxes.push(desc);
-        self.level_dirty = true;
-        self.level_version += 1;
-        Ok(())
+        self.add_box_for("", desc)
     }
 
     /// Adds static stairs.
     pub fn add_stairs(&mut self, desc: StairsDesc) -> Result<(), DefError> {
+        self.add_stairs_for("", desc)
+    }
+
+    /// Replaces the ground on behalf of `owner` (a mod: its pieces go when it reloads).
+    pub fn set_ground_for(&mut self, owner: &str, desc: &GroundDesc) -> Result<(), DefError> {
+        let sampled = desc.sample()?;
+        self.log(|| Input::Ground { desc: desc.clone() });
+        self.level.ground = Some(sampled.clone());
+        self.pieces
+            .push((owner.to_string(), LevelPiece::Ground(desc.clone(), sampled)));
+        self.level_changed();
+        Ok(())
+    }
+
+    /// Adds a static box on behalf of `owner`.
+    pub fn add_box_for(&mut self, owner: &str, desc: BoxDesc) -> Result<(), DefError> {
+        desc.validate()?;
+        self.log(|| Input::Box { desc: desc.clone() });
+        self.level.boxes.push(desc.clone());
+        self.pieces.push((owner.to_string(), LevelPiece::Box(desc)));
+        self.level_changed();
+        Ok(())
+    }
+
+    /// Adds static stairs on behalf of `owner`.
+    pub fn add_stairs_for(&mut self, owner: &str, desc: StairsDesc) -> Result<(), DefError> {
         desc.validate()?;
         self.log(|| Input::Stairs { desc: desc.clone() });
         self.level.boxes.extend(desc.blocks());
-        self.level.stairs.push(desc);
+        self.level.stairs.push(desc.clone());
+        self.pieces
+            .push((owner.to_string(), LevelPiece::Stairs(desc)));
+        self.level_changed();
+        Ok(())
+    }
+
+    fn level_changed(&mut self) {
         self.level_dirty = true;
         self.level_version += 1;
-        Ok(())
+    }
+
+    /// The level pieces, with the mod that added each, in the order they were added.
+    pub fn level_pieces(&self) -> &[(String, LevelPiece)] {
+        &self.pieces
+    }
+
+    /// Removes every level piece `owner` added (a mod about to reload) and rebuilds the level
+    /// from the rest. Returns whether anything went.
+    pub fn remove_level_of(&mut self, owner: &str) -> bool {
+        let before = self.pieces.len();
+        self.pieces.retain(|(o, _)| o != owner);
+        if self.pieces.len() == before {
+            return false;
+        }
+        self.rebuild_level();
+        true
+    }
+
+    fn rebuild_level(&mut self) {
+        let mut level = Level::default();
+        for (_, p) in &self.pieces {
+            match p {
+                LevelPiece::Ground(_, g) => level.ground = Some(g.clone()),
+                LevelPiece::Box(b) => level.boxes.push(b.clone()),
+                LevelPiece::Stairs(st) => {
+                    level.boxes.extend(st.blocks());
+                    level.stairs.push(st.clone());
+                }
+            }
+        }
+        self.level = level;
+        self.level_changed();
+    }
+
+    /// Everything a failed reload must be able to undo: the level, types, creatures and
+    /// queued commands (events and the physics world are derived or transient).
+    pub fn checkpoint(&self) -> WorldCheckpoint {
+        WorldCheckpoint {
+            pieces: self.pieces.clone(),
+            types: self.types.clone(),
+            creatures: self.creatures.clone(),
+            next_id: self.next_id,
+            commands: self.commands.clone(),
+        }
+    }
+
+    /// Puts the world back as it was at `cp` (the tick count and time go on).
+    pub fn restore(&mut self, cp: WorldCheckpoint) {
+        let level_differs = cp.pieces != self.pieces;
+        self.pieces = cp.pieces;
+        if level_differs {
+            self.rebuild_level();
+        }
+        self.types = cp.types;
+        self.creatures = cp.creatures;
+        self.next_id = cp.next_id;
+        self.commands = cp.commands;
+    }
+
+    /// Puts every creature back on the ground under it (after the level changed): same
+    /// place, heading, motion and overrides; feet and height from the new ground.
+    pub fn reground_all(&mut self) {
+        self.refresh_level();
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
+        for c in self.creatures.iter_mut() {
+            c.loco = c.loco.regrounded(&c.def, &ground);
+        }
+    }
+
+    /// Points every creature of a replaced type at its type's new definition. Per-instance
+    /// overrides (fields where the creature's gait or lean differ from its old type's) are
+    /// kept; the other fields take the new type's values. A creature whose legs changed in
+    /// number or names is re-stood on the ground at its place. Returns the ids migrated.
+    pub fn retype(&mut self) -> Vec<CreatureId> {
+        self.refresh_level();
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
+        let mut moved = Vec::new();
+        for c in self.creatures.iter_mut() {
+            let Some(t) = self.types.get(c.type_id.0 as usize) else {
+                continue;
+            };
+            if Arc::ptr_eq(&t.def, &c.def) {
+                continue;
+            }
+            let (old, new) = (c.def.clone(), t.def.clone());
+            c.gait = merge_gait(&old.gait, &c.gait, &new.gait);
+            if c.gait.validate(new.legs.len()).is_err() {
+                c.gait = new.gait.clone();
+            }
+            c.lean = merge_lean(&old.lean, &c.lean, &new.lean);
+            let same_legs = old.legs.len() == new.legs.len()
+                && old
+                    .legs
+                    .iter()
+                    .zip(new.legs.iter())
+                    .all(|(a, b)| a.name == b.name && a.segments.len() == b.segments.len());
+            c.def = new;
+            if !same_legs {
+                c.loco = c.loco.regrounded(&c.def, &ground);
+            }
+            moved.push(c.id);
+        }
+        moved
     }
 
     /// Rebuilds the physics level if it changed since the last query.

@@ -1,0 +1,117 @@
+//! Mod folder watching for hot reload: every loaded mod's folder, recursively, through a
+//! short debouncer (an editor's save is often several writes); changes come back grouped
+//! by mod, only for the files a mod is made of (`.lua`, `.luau`, `mod.toml`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
+
+/// Quiet time after the last write before a change is reported.
+pub const DEBOUNCE: Duration = Duration::from_millis(10);
+
+/// Watches mod folders.
+pub struct ModWatcher {
+    _debouncer: Debouncer<RecommendedWatcher>,
+    rx: Receiver<DebounceEventResult>,
+    /// (mod, canonical folder), longest folder first so nested mods match first.
+    dirs: Vec<(String, PathBuf)>,
+}
+
+/// Whether a changed path is part of a mod (scripts and the manifest; not editor temp files).
+pub fn is_mod_file(p: &Path) -> bool {
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name.starts_with('.') || name.ends_with('~') {
+        return false;
+    }
+    name == "mod.toml" || name.ends_with(".lua") || name.ends_with(".luau")
+}
+
+impl ModWatcher {
+    /// Watches each `(mod, folder)`.
+    pub fn new(mods: &[(String, PathBuf)]) -> Result<ModWatcher, String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut d = new_debouncer(DEBOUNCE, tx).map_err(|e| e.to_string())?;
+        let mut dirs = Vec::new();
+        for (name, dir) in mods {
+            let canon = dir
+                .canonicalize()
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            d.watcher()
+                .watch(&canon, RecursiveMode::Recursive)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            dirs.push((name.clone(), canon));
+        }
+        dirs.sort_by_key(|(_, d)| std::cmp::Reverse(d.as_os_str().len()));
+        Ok(ModWatcher {
+            _debouncer: d,
+            rx,
+            dirs,
+        })
+    }
+
+    /// Mod files changed since the last call, by mod (paths relative to the mod folder).
+    pub fn poll(&self) -> BTreeMap<String, Vec<PathBuf>> {
+        let mut out: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        while let Ok(ev) = self.rx.try_recv() {
+            let Ok(events) = ev else { continue };
+            for e in events {
+                if !is_mod_file(&e.path) {
+                    continue;
+                }
+                let path = e.path.canonicalize().unwrap_or(e.path.clone());
+                if let Some((name, dir)) = self.dirs.iter().find(|(_, d)| path.starts_with(d)) {
+                    let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
+                    let files = out.entry(name.clone()).or_default();
+                    if !files.contains(&rel) {
+                        files.push(rel);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mod_files_are_scripts_and_the_manifest() {
+        for ok in ["main.lua", "brains/x.luau", "mod.toml"] {
+            assert!(is_mod_file(Path::new(ok)), "{ok}");
+        }
+        for no in [
+            ".main.lua.swp",
+            "main.lua~",
+            "notes.txt",
+            "4913",
+            "main.lua.tmp",
+        ] {
+            assert!(!is_mod_file(Path::new(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_save_is_reported_for_its_mod() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = dir.path().join("m");
+        std::fs::create_dir_all(m.join("brains")).expect("mkdir");
+        let w = ModWatcher::new(&[("m".to_string(), m.clone())]).expect("watch");
+        std::fs::write(m.join("brains/b.lua"), "return 1").expect("write");
+        std::fs::write(m.join("notes.txt"), "x").expect("write");
+        let mut got = BTreeMap::new();
+        for _ in 0..200 {
+            got = w.poll();
+            if !got.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(got.get("m"), Some(&vec![PathBuf::from("brains/b.lua")]));
+    }
+}

@@ -1,0 +1,330 @@
+//! Hot reload through the host API (no watcher, no timing): a save swaps new code in with
+//! ids, positions, feet, overrides and `state` kept; a broken save changes nothing; spawns
+//! are reconciled by (type, call order); level edits re-ground the creatures; 500 random
+//! saves in a row end in the world the final files describe.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+use common::*;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{Command, CreatureId};
+
+const LIVE: &str = r#"
+world.ground { size = vec3(30, 0, 30), position = vec3(0, GROUND_Y, 0) }
+behaviour.define {
+  name = "pacer",
+  params = { speed = SPEED },
+  on_spawn = function(self) self.state.n = 0 self.state.tag = "t" .. self.id end,
+  on_update = function(self, dt)
+    self.state.n += 1
+    self:move(vec3(0, 0, 1), self.params.speed)
+  end,
+  on_reload = function(self)
+    log.info("reloaded " .. self.id .. " n=" .. self.state.n .. " tag=" .. self.state.tag .. " speed=" .. self.params.speed)
+  end,
+}
+creature.define {
+  name = "bug",
+  body = { size = vec3(0.3, 0.15, 0.45), height = 0.25 },
+  legs = {
+    { name = "L1", hip = vec3( 0.1, 0,  0.12), rest = vec3( 0.35, -0.25,  0.3), segments = { 0.25, 0.3 } },
+    { name = "R1", hip = vec3(-0.1, 0,  0.12), rest = vec3(-0.35, -0.25,  0.3), segments = { 0.25, 0.3 } },
+    { name = "L2", hip = vec3( 0.1, 0, -0.12), rest = vec3( 0.35, -0.25, -0.3), segments = { 0.25, 0.3 } },
+    { name = "R2", hip = vec3(-0.1, 0, -0.12), rest = vec3(-0.35, -0.25, -0.3), segments = { 0.25, 0.3 } },
+  },
+  gait = { step_height = STEP, step_trigger = 0.15 },
+}
+SPAWNS
+"#;
+
+#[derive(Clone)]
+struct Live {
+    ground_y: f32,
+    speed: f32,
+    step: f32,
+    spawns: usize,
+    broken: bool,
+}
+
+impl Live {
+    fn source(&self) -> String {
+        let spawns: String = (0..self.spawns)
+            .map(|i| {
+                format!(
+                    "world.spawn(\"bug\", {{ position = vec3({}, 0, -8), behaviour = \"pacer\" }})\n",
+                    i as f32 * 2.0 - 4.0
+                )
+            })
+            .collect();
+        let src = LIVE
+            .replace("GROUND_Y", &self.ground_y.to_string())
+            .replace("SPEED", &self.speed.to_string())
+            .replace("STEP", &self.step.to_string())
+            .replace("SPAWNS", &spawns);
+        if self.broken {
+            src.replace(
+                "on_update = function(self, dt)",
+                "on_update = function(self, dt) local =",
+            )
+        } else {
+            src
+        }
+    }
+}
+
+fn save(dir: &Path, live: &Live) -> BTreeMap<String, Vec<PathBuf>> {
+    std::fs::write(dir.join("main.lua"), live.source()).expect("write");
+    BTreeMap::from([("live".to_string(), vec![PathBuf::from("main.lua")])])
+}
+
+fn host_with(dir: &Path) -> ScriptHost {
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[dir.to_path_buf()]);
+    let errors = host.take_errors();
+    assert!(errors.is_empty(), "{errors:?}");
+    host
+}
+
+fn ticks(host: &mut ScriptHost, n: usize) {
+    for _ in 0..n {
+        host.tick();
+    }
+}
+
+fn bugs(host: &ScriptHost) -> Vec<(CreatureId, glam::Vec3, f32, f32)> {
+    host.world()
+        .creatures()
+        .iter()
+        .map(|c| {
+            (
+                c.id,
+                c.loco.position,
+                c.gait.step_height,
+                c.gait.step_trigger,
+            )
+        })
+        .collect()
+}
+
+fn logs(host: &mut ScriptHost) -> String {
+    host.take_logs()
+        .into_iter()
+        .map(|l| l.text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_save_swaps_code_in_and_keeps_ids_positions_overrides_and_state() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut live = Live {
+        ground_y: 0.0,
+        speed: 0.8,
+        step: 0.12,
+        spawns: 2,
+        broken: false,
+    };
+    let m = temp_mod(
+        dir.path(),
+        "live",
+        &[
+            ("main.lua", &live.source()),
+            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let mut host = host_with(&m);
+    ticks(&mut host, 60);
+    let before = bugs(&host);
+    assert_eq!(before.len(), 2);
+    // A per-instance override on the first bug (as `c.gait.step_trigger = 0.3` would).
+    let mut g = host.world().creature(before[0].0).unwrap().gait.clone();
+    g.step_trigger = 0.3;
+    host.world_mut()
+        .push(Command::SetGait(before[0].0, Box::new(g)));
+    ticks(&mut host, 1);
+    let before = bugs(&host);
+    let feet: Vec<glam::Vec3> = host.world().creatures()[1]
+        .loco
+        .legs
+        .iter()
+        .map(|l| l.foot)
+        .collect();
+
+    // 1. New values: step height and speed.
+    live.step = 0.2;
+    live.speed = 1.4;
+    let r = host.reload(&save(&m, &live));
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    let after = bugs(&host);
+    assert_eq!(
+        after.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
+        before.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(),
+        "same ids at the same places"
+    );
+    let feet_after: Vec<glam::Vec3> = host.world().creatures()[1]
+        .loco
+        .legs
+        .iter()
+        .map(|l| l.foot)
+        .collect();
+    assert_eq!(feet, feet_after, "feet kept");
+    assert!(
+        after.iter().all(|b| (b.2 - 0.2).abs() < 1e-6),
+        "new step height: {after:?}"
+    );
+    assert_eq!(after[0].3, 0.3, "the override survived");
+    assert_eq!(after[1].3, 0.15, "no override: the type's value");
+    let log = logs(&mut host);
+    for b in &before {
+        assert!(
+            log.contains(&format!(
+                "reloaded {} n=61 tag=t{} speed=1.4",
+                b.0 .0, b.0 .0
+            )),
+            "state kept, on_reload called, new params: {log}"
+        );
+    }
+    ticks(&mut host, 30);
+    let v = host.world().creatures()[1].loco.velocity.z;
+    assert!(v > 1.0, "the new speed took effect: {v}");
+
+    // 2. A broken save changes nothing.
+    let snapshot = bugs(&host);
+    live.broken = true;
+    let r = host.reload(&save(&m, &live));
+    assert!(r.len() == 1 && !r[0].ok);
+    let e = r[0].error.clone().unwrap();
+    assert!(
+        e.location
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("live/main.lua:"),
+        "{e}"
+    );
+    assert_eq!(bugs(&host), snapshot);
+    assert!(host.broken_mods().contains_key("live"));
+    ticks(&mut host, 30);
+    assert!(
+        host.world().creatures()[1].loco.velocity.z > 1.0,
+        "the last good code runs on"
+    );
+
+    // 3. Fixed, with a third spawn: the first two are kept, one appears.
+    live.broken = false;
+    live.spawns = 3;
+    let ids: Vec<CreatureId> = bugs(&host).iter().map(|b| b.0).collect();
+    let r = host.reload(&save(&m, &live));
+    assert!(r[0].ok, "{r:?}");
+    assert!(host.broken_mods().is_empty());
+    ticks(&mut host, 1);
+    let now = bugs(&host);
+    assert_eq!(now.len(), 3);
+    assert_eq!(&now[..2].iter().map(|b| b.0).collect::<Vec<_>>(), &ids);
+
+    // 4. One spawn removed: the surplus (the last by call order) goes.
+    live.spawns = 2;
+    host.reload(&save(&m, &live));
+    ticks(&mut host, 1);
+    assert_eq!(bugs(&host).iter().map(|b| b.0).collect::<Vec<_>>(), ids);
+
+    // 5. The level changes: the creatures are stood on the new ground.
+    live.ground_y = 0.5;
+    let y0 = host.world().creatures()[0].loco.position.y;
+    let r = host.reload(&save(&m, &live));
+    assert!(r[0].ok);
+    let y1 = host.world().creatures()[0].loco.position.y;
+    assert!((y1 - y0 - 0.5).abs() < 0.02, "re-grounded: {y0} -> {y1}");
+    let w = host.world();
+    assert!(w.creatures()[0]
+        .loco
+        .legs
+        .iter()
+        .all(|l| (l.foot.y - 0.5).abs() < 1e-3));
+}
+
+#[test]
+fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut live = Live {
+        ground_y: 0.0,
+        speed: 0.8,
+        step: 0.12,
+        spawns: 2,
+        broken: false,
+    };
+    let m = temp_mod(
+        dir.path(),
+        "live",
+        &[
+            ("main.lua", &live.source()),
+            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let mut host = host_with(&m);
+    // A small deterministic generator: the test is the same on every run.
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut ok, mut failed) = (0, 0);
+    let mut last_good = live.clone();
+    for i in 0..500 {
+        let r = next();
+        live.broken = r % 5 == 0;
+        live.spawns = 1 + (r >> 8) as usize % 4;
+        live.step = [0.08, 0.12, 0.16][(r >> 16) as usize % 3];
+        live.speed = [0.5, 0.8, 1.1][(r >> 20) as usize % 3];
+        live.ground_y = [0.0, 0.2][(r >> 24) as usize % 2];
+        let reports = host.reload(&save(&m, &live));
+        assert_eq!(reports.len(), 1, "save {i}");
+        assert_eq!(
+            reports[0].ok, !live.broken,
+            "save {i}: {:?}",
+            reports[0].error
+        );
+        if live.broken {
+            failed += 1;
+        } else {
+            ok += 1;
+            last_good = live.clone();
+        }
+        ticks(&mut host, 1 + (r >> 28) as usize % 3);
+        let n = host.world().creatures().len();
+        assert_eq!(
+            n, last_good.spawns,
+            "save {i}: creatures {n}, files say {}",
+            last_good.spawns
+        );
+        assert!(
+            host.world()
+                .creatures()
+                .iter()
+                .all(|c| c.loco.position.is_finite()
+                    && c.loco.legs.iter().all(|l| l.foot.is_finite()))
+        );
+    }
+    assert!(ok > 300 && failed > 60, "{ok} good, {failed} broken");
+    // The final world matches a fresh load of the final (good) files.
+    live = last_good;
+    save(&m, &live);
+    let fresh = host_with(&m);
+    let (a, b) = (host.world(), fresh.world());
+    assert_eq!(a.creatures().len(), b.creatures().len());
+    assert_eq!(
+        a.level().ground.as_ref().map(|g| g.origin),
+        b.level().ground.as_ref().map(|g| g.origin)
+    );
+    for (x, y) in a.creatures().iter().zip(b.creatures()) {
+        assert_eq!(x.gait, y.gait);
+        assert_eq!(x.def.body, y.def.body);
+    }
+    let _ = text; // (common helpers are shared with the CLI tests)
+}
