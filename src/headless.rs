@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use glam::Vec3;
 
 use crate::math::frame::forward_from_yaw;
-use crate::script::{HostOptions, ScriptError, ScriptHost};
+use crate::script::{HostOptions, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
 use crate::sim::{Header, Recorder, Replay, World, TICK_DT};
 
@@ -249,12 +249,32 @@ impl Tape {
     }
 }
 
+/// Writes a reload event line.
+pub fn write_reload(w: &mut impl Write, r: &ReloadReport) -> io::Result<()> {
+    let files: Vec<String> = r.files.iter().map(|f| json_str(f)).collect();
+    writeln!(
+        w,
+        "{{\"frame\":{},\"event\":\"reload\",\"mod\":{},\"ok\":{},\"ms\":{},\"files\":[{}]}}",
+        r.frame,
+        json_str(&r.mod_name),
+        r.ok,
+        (r.ms * 10.0).round() / 10.0,
+        files.join(",")
+    )
+}
+
 /// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
+/// With `realtime`, the mod folders are watched and saves reload (hot reload).
 pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
     let (mut tape, host_opts) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
     let mut host = ScriptHost::new(host_opts);
     host.load(&opts.mods);
     tape.start(&mut host, console)?;
+    if opts.realtime && !host.replaying() {
+        if let Err(e) = host.watch() {
+            writeln!(console, "warning: hot reload is off: cannot watch the mods: {e}")?;
+        }
+    }
     let mut trace = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
@@ -269,6 +289,25 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
                  report: &mut RunReport|
      -> io::Result<()> {
         let frame = host.world().frame();
+        for r in host.take_reloads() {
+            match &r.error {
+                None => writeln!(
+                    console,
+                    "[{}] reloaded in {:.1} ms ({})",
+                    r.mod_name,
+                    r.ms,
+                    r.files.join(", ")
+                )?,
+                Some(_) => writeln!(
+                    console,
+                    "[{}] reload failed: running the last good version",
+                    r.mod_name
+                )?,
+            }
+            if let Some(t) = trace.as_mut() {
+                write_reload(t, &r)?;
+            }
+        }
         for l in host.take_logs() {
             writeln!(
                 console,
@@ -301,6 +340,10 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     let mut frame = 0u64;
     while opts.frames.is_none_or(|n| frame < n) {
         tape.before_tick(&mut host)?;
+        if host.watching() {
+            host.poll_reloads();
+            flush(&mut host, &mut trace, console, &mut report)?;
+        }
         let t0 = Instant::now();
         let events = host.tick();
         tape.after_tick(&mut host)?;

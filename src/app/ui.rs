@@ -26,6 +26,50 @@ pub enum Action {
     Stop(CreatureId),
 }
 
+/// A short message after a hot reload (ok, or the error), shown for a few seconds.
+#[derive(Clone, Debug)]
+pub struct Toast {
+    /// What happened ("spider reloaded in 14 ms", or the error).
+    pub text: String,
+    /// Whether the reload went in.
+    pub ok: bool,
+    /// When it happened.
+    pub at: std::time::Instant,
+}
+
+impl Toast {
+    /// How long a toast stays.
+    pub const SHOWN: std::time::Duration = std::time::Duration::from_secs(4);
+}
+
+/// Draws the reload toasts, newest at the bottom, centred low on the screen.
+pub fn toasts(ctx: &egui::Context, toasts: &[Toast]) {
+    if toasts.is_empty() {
+        return;
+    }
+    egui::Area::new(egui::Id::unique("reload-toasts"))
+        .anchor(egui::Align2::CENTER_BOTTOM, [0.0, -16.0])
+        .interactable(false)
+        .show(ctx, |ui| {
+            for t in toasts.iter().rev().take(4).rev() {
+                let (fill, text) = if t.ok {
+                    (egui::Color32::from_rgb(30, 90, 50), egui::Color32::WHITE)
+                } else {
+                    (egui::Color32::from_rgb(120, 35, 30), egui::Color32::WHITE)
+                };
+                egui::Frame::new()
+                    .fill(fill)
+                    .corner_radius(6.0)
+                    .inner_margin(egui::Margin::symmetric(10, 6))
+                    .show(ui, |ui| {
+                        ui.set_max_width(560.0);
+                        ui.colored_label(text, &t.text);
+                    });
+                ui.add_space(4.0);
+            }
+        });
+}
+
 /// The keys, as the help window lists them.
 pub const HELP: &[(&str, &str)] = &[
     ("H", "show or hide this help"),
@@ -81,6 +125,26 @@ pub fn overlay(
                 world.time()
             ));
             ui.label(egui::RichText::new(adapter).small().weak());
+            // A badge per mod whose latest save failed: it runs its last good version.
+            for (name, e) in host.broken_mods() {
+                let running = host.loaded_mods().contains(name);
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 170, 60),
+                    if running {
+                        format!("{name}: running last good version (latest save failed)")
+                    } else {
+                        format!("{name}: not running (its files have an error)")
+                    },
+                )
+                .on_hover_text(e.to_string());
+            }
+            for (name, why) in host.suspended_mods() {
+                ui.colored_label(
+                    egui::Color32::from_rgb(255, 110, 100),
+                    format!("{name}: suspended (save a fix to reload it)"),
+                )
+                .on_hover_text(why);
+            }
             if host.replaying() {
                 ui.colored_label(
                     egui::Color32::from_rgb(255, 200, 80),

@@ -98,6 +98,7 @@ struct App {
     shader_watch: Option<super::shader_watch::ShaderWatch>,
     failure: Option<anyhow::Error>,
     tape: Tape,
+    toasts: Vec<super::ui::Toast>,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -105,6 +106,11 @@ fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
     host.load(&opts.mods);
     if let Err(e) = tape.start(&mut host, &mut std::io::stderr()) {
         eprintln!("skitter: record/replay: {e}");
+    }
+    if !host.replaying() {
+        if let Err(e) = host.watch() {
+            eprintln!("skitter: hot reload is off: cannot watch the mods: {e}");
+        }
     }
     let mut view = View::new(&host.world());
     view.debug = opts.debug;
@@ -132,6 +138,7 @@ impl App {
             shader_watch: None,
             failure: None,
             tape,
+            toasts: Vec::new(),
         }
     }
 
@@ -227,6 +234,23 @@ impl App {
     }
 
     fn step(&mut self) {
+        for r in self.host.poll_reloads() {
+            let text = match &r.error {
+                None => format!("{} reloaded in {:.0} ms", r.mod_name, r.ms),
+                Some(e) => format!("{} did not reload: {e}", r.mod_name),
+            };
+            match &r.error {
+                None => println!("[{}] reloaded in {:.1} ms ({})", r.mod_name, r.ms, r.files.join(", ")),
+                Some(_) => eprintln!("[{}] reload failed: running the last good version", r.mod_name),
+            }
+            self.toasts.push(super::ui::Toast {
+                text,
+                ok: r.ok,
+                at: Instant::now(),
+            });
+        }
+        self.toasts
+            .retain(|t| t.at.elapsed() < super::ui::Toast::SHOWN);
         let now = Instant::now();
         let dt = (now - self.last).as_secs_f64().min(0.25);
         self.last = now;
@@ -297,6 +321,7 @@ impl App {
             let stats = &self.stats;
             let errors = &mut self.errors;
             let show_help = &mut self.show_help;
+            let toasts = &self.toasts;
             let draw = gfx.renderer.stats;
             let shader_error = gfx.renderer.shader_error.clone();
             let adapter = gfx.adapter.clone();
@@ -314,6 +339,7 @@ impl App {
                     show_help,
                     &mut actions,
                 );
+                super::ui::toasts(ctx, toasts);
             })
         };
         gfx.egui_state

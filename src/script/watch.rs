@@ -19,6 +19,26 @@ pub struct ModWatcher {
     rx: Receiver<DebounceEventResult>,
     /// (mod, canonical folder), longest folder first so nested mods match first.
     dirs: Vec<(String, PathBuf)>,
+    /// Modification time and length of every mod file last seen: reading a file (a reload
+    /// does) raises events too, but only a real change counts.
+    seen: std::cell::RefCell<BTreeMap<PathBuf, Option<(std::time::SystemTime, u64)>>>,
+}
+
+fn stamp(p: &Path) -> Option<(std::time::SystemTime, u64)> {
+    let m = std::fs::metadata(p).ok()?;
+    Some((m.modified().ok()?, m.len()))
+}
+
+fn scan(dir: &Path, out: &mut BTreeMap<PathBuf, Option<(std::time::SystemTime, u64)>>, depth: usize) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() && depth < 16 {
+            scan(&p, out, depth + 1);
+        } else if is_mod_file(&p) {
+            out.insert(p.clone(), stamp(&p));
+        }
+    }
 }
 
 /// Whether a changed path is part of a mod (scripts and the manifest; not editor temp files).
@@ -46,10 +66,15 @@ impl ModWatcher {
             dirs.push((name.clone(), canon));
         }
         dirs.sort_by_key(|(_, d)| std::cmp::Reverse(d.as_os_str().len()));
+        let mut seen = BTreeMap::new();
+        for (_, d) in &dirs {
+            scan(d, &mut seen, 0);
+        }
         Ok(ModWatcher {
             _debouncer: d,
             rx,
             dirs,
+            seen: std::cell::RefCell::new(seen),
         })
     }
 
@@ -63,6 +88,13 @@ impl ModWatcher {
                     continue;
                 }
                 let path = e.path.canonicalize().unwrap_or(e.path.clone());
+                let now = stamp(&path);
+                let mut seen = self.seen.borrow_mut();
+                if seen.get(&path) == Some(&now) {
+                    continue;
+                }
+                seen.insert(path.clone(), now);
+                drop(seen);
                 if let Some((name, dir)) = self.dirs.iter().find(|(_, d)| path.starts_with(d)) {
                     let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
                     let files = out.entry(name.clone()).or_default();
@@ -101,9 +133,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let m = dir.path().join("m");
         std::fs::create_dir_all(m.join("brains")).expect("mkdir");
+        std::fs::write(m.join("main.lua"), "return 0").expect("write");
         let w = ModWatcher::new(&[("m".to_string(), m.clone())]).expect("watch");
         std::fs::write(m.join("brains/b.lua"), "return 1").expect("write");
         std::fs::write(m.join("notes.txt"), "x").expect("write");
+        // Reading a file is not a change.
+        std::fs::read_to_string(m.join("main.lua")).expect("read");
         let mut got = BTreeMap::new();
         for _ in 0..200 {
             got = w.poll();
@@ -113,5 +148,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert_eq!(got.get("m"), Some(&vec![PathBuf::from("brains/b.lua")]));
+        std::thread::sleep(Duration::from_millis(60));
+        let later = w.poll();
+        assert!(later.is_empty(), "only changes count: {later:?}");
     }
 }
