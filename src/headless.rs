@@ -272,7 +272,10 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     tape.start(&mut host, console)?;
     if opts.realtime && !host.replaying() {
         if let Err(e) = host.watch() {
-            writeln!(console, "warning: hot reload is off: cannot watch the mods: {e}")?;
+            writeln!(
+                console,
+                "warning: hot reload is off: cannot watch the mods: {e}"
+            )?;
         }
     }
     let mut trace = match &opts.trace {

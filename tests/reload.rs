@@ -14,69 +14,6 @@ use std::path::{Path, PathBuf};
 use skitter::script::{HostOptions, ScriptHost};
 use skitter::sim::{Command, CreatureId};
 
-const LIVE: &str = r#"
-world.ground { size = vec3(30, 0, 30), position = vec3(0, GROUND_Y, 0) }
-behaviour.define {
-  name = "pacer",
-  params = { speed = SPEED },
-  on_spawn = function(self) self.state.n = 0 self.state.tag = "t" .. self.id end,
-  on_update = function(self, dt)
-    self.state.n += 1
-    self:move(vec3(0, 0, 1), self.params.speed)
-  end,
-  on_reload = function(self)
-    log.info("reloaded " .. self.id .. " n=" .. self.state.n .. " tag=" .. self.state.tag .. " speed=" .. self.params.speed)
-  end,
-}
-creature.define {
-  name = "bug",
-  body = { size = vec3(0.3, 0.15, 0.45), height = 0.25 },
-  legs = {
-    { name = "L1", hip = vec3( 0.1, 0,  0.12), rest = vec3( 0.35, -0.25,  0.3), segments = { 0.25, 0.3 } },
-    { name = "R1", hip = vec3(-0.1, 0,  0.12), rest = vec3(-0.35, -0.25,  0.3), segments = { 0.25, 0.3 } },
-    { name = "L2", hip = vec3( 0.1, 0, -0.12), rest = vec3( 0.35, -0.25, -0.3), segments = { 0.25, 0.3 } },
-    { name = "R2", hip = vec3(-0.1, 0, -0.12), rest = vec3(-0.35, -0.25, -0.3), segments = { 0.25, 0.3 } },
-  },
-  gait = { step_height = STEP, step_trigger = 0.15 },
-}
-SPAWNS
-"#;
-
-#[derive(Clone)]
-struct Live {
-    ground_y: f32,
-    speed: f32,
-    step: f32,
-    spawns: usize,
-    broken: bool,
-}
-
-impl Live {
-    fn source(&self) -> String {
-        let spawns: String = (0..self.spawns)
-            .map(|i| {
-                format!(
-                    "world.spawn(\"bug\", {{ position = vec3({}, 0, -8), behaviour = \"pacer\" }})\n",
-                    i as f32 * 2.0 - 4.0
-                )
-            })
-            .collect();
-        let src = LIVE
-            .replace("GROUND_Y", &self.ground_y.to_string())
-            .replace("SPEED", &self.speed.to_string())
-            .replace("STEP", &self.step.to_string())
-            .replace("SPAWNS", &spawns);
-        if self.broken {
-            src.replace(
-                "on_update = function(self, dt)",
-                "on_update = function(self, dt) local =",
-            )
-        } else {
-            src
-        }
-    }
-}
-
 fn save(dir: &Path, live: &Live) -> BTreeMap<String, Vec<PathBuf>> {
     std::fs::write(dir.join("main.lua"), live.source()).expect("write");
     BTreeMap::from([("live".to_string(), vec![PathBuf::from("main.lua")])])

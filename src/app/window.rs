@@ -240,8 +240,16 @@ impl App {
                 Some(e) => format!("{} did not reload: {e}", r.mod_name),
             };
             match &r.error {
-                None => println!("[{}] reloaded in {:.1} ms ({})", r.mod_name, r.ms, r.files.join(", ")),
-                Some(_) => eprintln!("[{}] reload failed: running the last good version", r.mod_name),
+                None => println!(
+                    "[{}] reloaded in {:.1} ms ({})",
+                    r.mod_name,
+                    r.ms,
+                    r.files.join(", ")
+                ),
+                Some(_) => eprintln!(
+                    "[{}] reload failed: running the last good version",
+                    r.mod_name
+                ),
             }
             self.toasts.push(super::ui::Toast {
                 text,

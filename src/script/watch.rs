@@ -29,8 +29,14 @@ fn stamp(p: &Path) -> Option<(std::time::SystemTime, u64)> {
     Some((m.modified().ok()?, m.len()))
 }
 
-fn scan(dir: &Path, out: &mut BTreeMap<PathBuf, Option<(std::time::SystemTime, u64)>>, depth: usize) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+fn scan(
+    dir: &Path,
+    out: &mut BTreeMap<PathBuf, Option<(std::time::SystemTime, u64)>>,
+    depth: usize,
+) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() && depth < 16 {
