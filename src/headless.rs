@@ -395,7 +395,6 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
 /// Loads and validates the mods without running them; returns every error found.
 pub fn check(mods: &[PathBuf], host: HostOptions) -> (ScriptHost, Vec<ScriptError>) {
     let mut h = ScriptHost::new(host);
-    h.load(mods);
-    let errors = h.take_errors();
+    let errors = h.check(mods);
     (h, errors)
 }

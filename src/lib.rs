@@ -1,7 +1,7 @@
 //! skitter: a runtime for procedurally animated, script-defined creatures.
 //!
 //! Layers (each imports only those below it): [`math`] → [`locomotion`] → [`sim`] →
-//! [`script`] and [`headless`]. See `ARCHITECTURE.md`.
+//! [`script`], [`headless`] and [`scaffold`] → [`render`] and [`app`]. See `ARCHITECTURE.md`.
 #![warn(missing_docs)]
 
 pub mod app;
@@ -10,5 +10,6 @@ pub mod locomotion;
 pub mod math;
 pub mod path;
 pub mod render;
+pub mod scaffold;
 pub mod script;
 pub mod sim;

@@ -93,6 +93,11 @@ enum Cmd {
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
         mods: Vec<PathBuf>,
     },
+    /// Create a mod folder that runs as it is (with editor definitions for luau-lsp and LuaLS).
+    New {
+        /// The new mod's folder; its last component is the mod's name.
+        path: PathBuf,
+    },
     /// Load and validate mods; print every error as file:line; exit 1 on error.
     Check {
         #[command(flatten)]
@@ -276,6 +281,19 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 report.creatures,
                 report.mods.join(", "),
                 report.errors.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Cmd::New { path }) => {
+            let files = skitter::scaffold::new_mod(&path).map_err(anyhow::Error::msg)?;
+            println!("created {} ({} files)", path.display(), files.len());
+            println!(
+                "  skitter run {}      # see it; save a file to change it live",
+                path.display()
+            );
+            println!(
+                "  skitter check {}    # every error, as file:line",
+                path.display()
             );
             Ok(ExitCode::SUCCESS)
         }

@@ -42,7 +42,7 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
     );
     let trace = dir.path().join("t.jsonl");
     let frames = 7 * 60;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skitter"))
+    let child = Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args([
             "run",
             "--headless",

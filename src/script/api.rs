@@ -133,6 +133,10 @@ pub struct Shared {
     pub max_creatures: usize,
     /// Spawns per mod since its alive count was last taken (for the cap).
     pub spawn_count: BTreeMap<String, usize>,
+    /// `skitter check`: definition errors are collected and scripts go on.
+    pub check_mode: bool,
+    /// Errors collected in check mode: (mod, "mod/file.lua:LINE: message").
+    pub check_errors: Vec<(String, String)>,
 }
 
 /// Why a mod's callback was stopped from outside.
@@ -541,40 +545,9 @@ fn install_defines(lua: &Lua, g: &Table) -> mlua::Result<()> {
     let creature = lua.create_table()?;
     creature.raw_set(
         "define",
-        lua.create_function(|lua, t: Value| {
-            let Value::Table(t) = t else {
-                return Err(located(lua, format!("creature.define: expects a table, got {}", type_name(&t))));
-            };
-            let c = ctx(lua)?;
-            let (def, behaviour) = convert::creature_def(lua, t.clone()).map_err(|e| def_err(lua, "creature.define", e))?;
-            let valid = def.validate().map_err(|e| def_err(lua, "creature.define", e))?;
-            let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
-            let key = format!("type:{}", def.name);
-            if let Some(prev) = c.defined.borrow().get(&key) {
-                return Err(located(lua, format!("creature.define: creature type \"{}\" is already defined in this mod (at {prev})", def.name)));
-            }
-            let qualified = format!("{}/{}", c.name, def.name);
-            {
-                let shared = c.shared.borrow();
-                if let Some(other) = shared.types.values().find(|m| m.bare == def.name && m.mod_name != c.name) {
-                    return Err(located(
-                        lua,
-                        format!(
-                            "creature.define: creature type \"{}\" is also defined by mod \"{}\"; a bare name must be unique among loaded mods",
-                            def.name, other.mod_name
-                        ),
-                    ));
-                }
-            }
-            c.defined.borrow_mut().insert(key, here);
-            let has_callbacks = CALLBACKS.iter().any(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))));
-            c.world.borrow_mut().register_type(&qualified, valid);
-            c.shared.borrow_mut().types.insert(
-                qualified.clone(),
-                TypeMeta { mod_name: c.name.clone(), bare: def.name.clone(), default_behaviour: behaviour, has_callbacks },
-            );
-            lua.named_registry_value::<Table>("skitter.types")?.raw_set(qualified, t.clone())?;
-            Ok(t)
+        lua.create_function(|lua, v: Value| {
+            let fallback = v.clone();
+            soft(lua, define_creature(lua, v), fallback)
         })?,
     )?;
     g.raw_set("creature", creature)?;
@@ -582,44 +555,165 @@ fn install_defines(lua: &Lua, g: &Table) -> mlua::Result<()> {
     let behaviour = lua.create_table()?;
     behaviour.raw_set(
         "define",
-        lua.create_function(|lua, t: Value| {
-            let Value::Table(t) = t else {
-                return Err(located(lua, format!("behaviour.define: expects a table, got {}", type_name(&t))));
-            };
-            let c = ctx(lua)?;
-            const KEYS: &[&str] = &["name", "params", "on_spawn", "on_update", "on_arrive", "on_step", "on_hit", "on_reload"];
-            let r = Reader::new(t.clone(), "", KEYS);
-            let check = || -> Result<String, DefError> {
-                let name = r.string("name")?.ok_or_else(|| DefError::new("name", "is required (a string)"))?;
-                if name.is_empty() || name.contains('/') {
-                    return Err(DefError::new("name", format!("must be a non-empty name without '/', got \"{name}\"")));
-                }
-                r.table("params")?;
-                for cb in CALLBACKS {
-                    r.function(cb)?;
-                }
-                Ok(name)
-            };
-            let name = check().map_err(|e| def_err(lua, "behaviour.define", e))?;
-            r.finish().map_err(|e| def_err(lua, "behaviour.define", e))?;
-            let key = format!("behaviour:{name}");
-            if let Some(prev) = c.defined.borrow().get(&key) {
-                return Err(located(lua, format!("behaviour.define: behaviour \"{name}\" is already defined in this mod (at {prev})")));
-            }
-            if let Some((other, _)) = c.shared.borrow().behaviours.iter().find(|(m, n)| *n == name && *m != c.name) {
-                return Err(located(
-                    lua,
-                    format!("behaviour.define: behaviour \"{name}\" is also defined by mod \"{other}\"; a bare name must be unique among loaded mods"),
-                ));
-            }
-            let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
-            c.defined.borrow_mut().insert(key, here);
-            c.shared.borrow_mut().behaviours.insert((c.name.clone(), name.clone()));
-            lua.named_registry_value::<Table>("skitter.behaviours")?.raw_set(name, t.clone())?;
-            Ok(t)
+        lua.create_function(|lua, v: Value| {
+            let fallback = v.clone();
+            soft(lua, define_behaviour(lua, v), fallback)
         })?,
     )?;
     g.raw_set("behaviour", behaviour)
+}
+
+/// `creature.define`.
+fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
+    let Value::Table(t) = t else {
+        return Err(located(
+            lua,
+            format!("creature.define: expects a table, got {}", type_name(&t)),
+        ));
+    };
+    let c = ctx(lua)?;
+    let (def, behaviour) =
+        convert::creature_def(lua, t.clone()).map_err(|e| def_err(lua, "creature.define", e))?;
+    let valid = def
+        .validate()
+        .map_err(|e| def_err(lua, "creature.define", e))?;
+    let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
+    let key = format!("type:{}", def.name);
+    if let Some(prev) = c.defined.borrow().get(&key) {
+        return Err(located(
+            lua,
+            format!(
+                "creature.define: creature type \"{}\" is already defined in this mod (at {prev})",
+                def.name
+            ),
+        ));
+    }
+    let qualified = format!("{}/{}", c.name, def.name);
+    {
+        let shared = c.shared.borrow();
+        if let Some(other) = shared
+            .types
+            .values()
+            .find(|m| m.bare == def.name && m.mod_name != c.name)
+        {
+            return Err(located(
+                        lua,
+                        format!(
+                            "creature.define: creature type \"{}\" is also defined by mod \"{}\"; a bare name must be unique among loaded mods",
+                            def.name, other.mod_name
+                        ),
+                    ));
+        }
+    }
+    c.defined.borrow_mut().insert(key, here);
+    let has_callbacks = CALLBACKS
+        .iter()
+        .any(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))));
+    c.world.borrow_mut().register_type(&qualified, valid);
+    c.shared.borrow_mut().types.insert(
+        qualified.clone(),
+        TypeMeta {
+            mod_name: c.name.clone(),
+            bare: def.name.clone(),
+            default_behaviour: behaviour,
+            has_callbacks,
+        },
+    );
+    lua.named_registry_value::<Table>("skitter.types")?
+        .raw_set(qualified, t.clone())?;
+    Ok(Value::Table(t))
+}
+
+/// `behaviour.define`.
+fn define_behaviour(lua: &Lua, t: Value) -> mlua::Result<Value> {
+    let Value::Table(t) = t else {
+        return Err(located(
+            lua,
+            format!("behaviour.define: expects a table, got {}", type_name(&t)),
+        ));
+    };
+    let c = ctx(lua)?;
+    const KEYS: &[&str] = &[
+        "name",
+        "params",
+        "on_spawn",
+        "on_update",
+        "on_arrive",
+        "on_step",
+        "on_hit",
+        "on_reload",
+    ];
+    let r = Reader::new(t.clone(), "", KEYS);
+    let check = || -> Result<String, DefError> {
+        let name = r
+            .string("name")?
+            .ok_or_else(|| DefError::new("name", "is required (a string)"))?;
+        if name.is_empty() || name.contains('/') {
+            return Err(DefError::new(
+                "name",
+                format!("must be a non-empty name without '/', got \"{name}\""),
+            ));
+        }
+        r.table("params")?;
+        for cb in CALLBACKS {
+            r.function(cb)?;
+        }
+        Ok(name)
+    };
+    let name = check().map_err(|e| def_err(lua, "behaviour.define", e))?;
+    r.finish()
+        .map_err(|e| def_err(lua, "behaviour.define", e))?;
+    let key = format!("behaviour:{name}");
+    if let Some(prev) = c.defined.borrow().get(&key) {
+        return Err(located(
+            lua,
+            format!(
+                "behaviour.define: behaviour \"{name}\" is already defined in this mod (at {prev})"
+            ),
+        ));
+    }
+    if let Some((other, _)) = c
+        .shared
+        .borrow()
+        .behaviours
+        .iter()
+        .find(|(m, n)| *n == name && *m != c.name)
+    {
+        return Err(located(
+                    lua,
+                    format!("behaviour.define: behaviour \"{name}\" is also defined by mod \"{other}\"; a bare name must be unique among loaded mods"),
+                ));
+    }
+    let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
+    c.defined.borrow_mut().insert(key, here);
+    c.shared
+        .borrow_mut()
+        .behaviours
+        .insert((c.name.clone(), name.clone()));
+    lua.named_registry_value::<Table>("skitter.behaviours")?
+        .raw_set(name, t.clone())?;
+    Ok(Value::Table(t))
+}
+
+/// In `skitter check` a definition error is noted and the script goes on (so one run
+/// reports every bad definition); otherwise it is raised as usual.
+fn soft<T>(lua: &Lua, r: mlua::Result<T>, fallback: T) -> mlua::Result<T> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let c = ctx(lua)?;
+            let mut sh = c.shared.borrow_mut();
+            if !sh.check_mode {
+                return Err(e);
+            }
+            let text = match &e {
+                mlua::Error::RuntimeError(s) => s.clone(),
+                other => other.to_string(),
+            };
+            sh.check_errors.push((c.name.clone(), text));
+            Ok(fallback)
+        }
+    }
 }
 
 /// Resolves a creature type name as the calling mod sees it: `mod/name`, or a bare name
@@ -832,7 +926,7 @@ fn level_call(
     lua.create_function(move |lua, t: Table| {
         let c = ctx(lua)?;
         let r = build(t, &c.name, &mut c.world.borrow_mut());
-        r.map_err(|e| def_err(lua, what, e))
+        soft(lua, r.map_err(|e| def_err(lua, what, e)), ())
     })
 }
 
@@ -1225,6 +1319,17 @@ fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
             format!("{what} must be a finite number, got {x}"),
         ))
     }
+}
+
+/// A small path userdata (for [`super::host::api_surface`] to list its methods).
+pub fn sample_path_userdata(lua: &Lua) -> mlua::Result<mlua::AnyUserData> {
+    let cp = |x: f32| ControlPoint {
+        position: Vec3::new(x, 0.0, 0.0),
+        handle_in: None,
+        handle_out: None,
+    };
+    let p = BezierPath::new(&[cp(0.0), cp(1.0)], false).map_err(mlua::Error::external)?;
+    lua.create_userdata(LuaPath(Arc::new(p)))
 }
 
 impl UserData for LuaPath {
@@ -1740,6 +1845,32 @@ fn calling_file(lua: &Lua) -> Option<(String, PathBuf)> {
     Some((m.to_string(), PathBuf::from(rel)))
 }
 
+/// Largest script file a mod may have.
+pub const MAX_SCRIPT_BYTES: u64 = 4 << 20;
+
+/// Reads a script, refusing files over [`MAX_SCRIPT_BYTES`] before reading them.
+pub fn read_script(path: &Path) -> Result<String, String> {
+    let len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+    if len > MAX_SCRIPT_BYTES {
+        return Err(format!(
+            "the file is {} MiB; scripts may be at most {} MiB",
+            len >> 20,
+            MAX_SCRIPT_BYTES >> 20
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    // Luau bytecode starts with a version byte (small), Lua's with ESC.
+    if bytes.first().is_some_and(|b| *b == 0x1b || *b < 9) {
+        return Err(super::host::BYTECODE_REFUSED.to_string());
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "the file is not UTF-8 source text ({})",
+            super::host::BYTECODE_REFUSED
+        )
+    })
+}
+
 /// `require("./x")`, `require("x/y")` (inside the calling file's mod), `require("@dep/x")`.
 fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
     let c = ctx(lua)?;
@@ -1849,7 +1980,7 @@ fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
         }
         v => return Ok(v),
     }
-    let src = std::fs::read_to_string(&canon).map_err(|e| {
+    let src = read_script(&canon).map_err(|e| {
         located(
             lua,
             format!("require(\"{spec}\"): cannot read {chunk}: {e}"),

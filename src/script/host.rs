@@ -393,7 +393,7 @@ impl ScriptHost {
             .new_state(m, all)
             .map_err(|e| fail(format!("cannot create the Lua state: {e}")))?;
         let entry = m.dir.join(&m.entry);
-        let src = std::fs::read_to_string(&entry).map_err(|e| ScriptError {
+        let src = api::read_script(&entry).map_err(|e| ScriptError {
             mod_name: m.name.clone(),
             location: Some(format!("{}/{}", m.name, m.entry)),
             message: format!("cannot read the entry script: {e}"),
@@ -807,6 +807,160 @@ impl ScriptHost {
             .iter()
             .find(|m| m.manifest.name == name)
             .map(|m| m.manifest.dir.as_path())
+    }
+}
+
+/// Every function the Lua API registers, by name: globals (`world.spawn`, `vec3`, callable
+/// tables such as `curve`), creature handle methods (`Creature:move`) and userdata methods
+/// (`Curve:eval`, `Path:length`). Luau's own libraries are left out. The editor definitions
+/// shipped in `defs/` are tested against this list.
+pub fn api_surface() -> mlua::Result<BTreeSet<String>> {
+    let libs = StdLib::COROUTINE
+        | StdLib::TABLE
+        | StdLib::STRING
+        | StdLib::UTF8
+        | StdLib::BIT
+        | StdLib::MATH
+        | StdLib::BUFFER
+        | StdLib::VECTOR
+        | StdLib::OS;
+    let plain = Lua::new_with(libs, LuaOptions::default())?;
+    let builtin: BTreeSet<String> = plain
+        .globals()
+        .pairs::<String, Value>()
+        .filter_map(|p| p.ok().map(|(k, _)| k))
+        .collect();
+    let lua = Lua::new_with(libs, LuaOptions::default())?;
+    let ctx = Rc::new(ModCtx::new(
+        "surface",
+        BTreeMap::new(),
+        Rc::new(RefCell::new(World::new(0))),
+        Rc::new(RefCell::new(Shared::default())),
+    ));
+    api::install(&lua, ctx, 0)?;
+    let mut out = BTreeSet::new();
+    let methods = |t: &Table, prefix: &str, sep: &str, out: &mut BTreeSet<String>| {
+        for (k, v) in t.pairs::<String, Value>().flatten() {
+            if matches!(v, Value::Function(_)) && !k.starts_with("__") {
+                out.insert(format!("{prefix}{sep}{k}"));
+            }
+        }
+    };
+    for (k, v) in lua.globals().pairs::<String, Value>().flatten() {
+        if builtin.contains(&k) {
+            continue;
+        }
+        match v {
+            Value::Function(_) => {
+                out.insert(k);
+            }
+            Value::Table(t) => {
+                methods(&t, &k, ".", &mut out);
+                if let Some(mt) = t.metatable() {
+                    if matches!(mt.raw_get::<Value>("__call")?, Value::Function(_)) {
+                        out.insert(k.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let handle_mt: Table = lua.named_registry_value("skitter.handle_mt")?;
+    if let Value::Table(t) = handle_mt.raw_get::<Value>("__index")? {
+        methods(&t, "Creature", ":", &mut out);
+    }
+    let curve = lua.create_userdata(super::convert::LuaCurve(crate::math::Curve::Constant(0.0)))?;
+    let path = api::sample_path_userdata(&lua)?;
+    for (name, ud) in [("Curve", curve), ("Path", path)] {
+        let mt = ud.metatable()?;
+        if let Ok(Value::Table(t)) = mt.get::<Value>("__index") {
+            methods(&t, name, ":", &mut out);
+        }
+    }
+    Ok(out)
+}
+
+/// `skitter check`: every error in every mod.
+impl ScriptHost {
+    /// Loads `paths` as [`ScriptHost::load`] does, but a bad definition does not stop its
+    /// script (each one is reported), and every script file of every mod is compiled, so
+    /// syntax errors in files the entry never reaches show too. Returns every error.
+    pub fn check(&mut self, paths: &[PathBuf]) -> Vec<ScriptError> {
+        self.shared.borrow_mut().check_mode = true;
+        self.load(paths);
+        self.shared.borrow_mut().check_mode = false;
+        let collected = std::mem::take(&mut self.shared.borrow_mut().check_errors);
+        for (m, text) in collected {
+            let (location, message) = split_location(&text);
+            self.report(ScriptError {
+                mod_name: m,
+                location,
+                message,
+            });
+        }
+        let known: Vec<Manifest> = self.known.values().cloned().collect();
+        for m in known {
+            let mut files = Vec::new();
+            script_files(&m.dir, &mut files, 0);
+            files.sort();
+            let lua = Lua::new();
+            for f in files {
+                let rel = f.strip_prefix(&m.dir).unwrap_or(&f).display().to_string();
+                let chunk = format!("{}/{}", m.name, rel);
+                if std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0) > api::MAX_SCRIPT_BYTES {
+                    self.report(ScriptError {
+                        mod_name: m.name.clone(),
+                        location: Some(chunk),
+                        message: format!(
+                            "the file is too big: scripts may be at most {} MiB",
+                            api::MAX_SCRIPT_BYTES >> 20
+                        ),
+                    });
+                    continue;
+                }
+                let Ok(src) = std::fs::read(&f) else { continue };
+                if src.first() == Some(&0x1b) || src.first().is_some_and(|b| *b < 9) {
+                    self.report(ScriptError {
+                        mod_name: m.name.clone(),
+                        location: Some(chunk),
+                        message: BYTECODE_REFUSED.to_string(),
+                    });
+                    continue;
+                }
+                if let Err(e) = lua
+                    .load(&src[..])
+                    .set_name(format!("={chunk}"))
+                    .set_mode(ChunkMode::Text)
+                    .into_function()
+                {
+                    let (location, message) = split_location(&root_message(&e));
+                    self.report(ScriptError {
+                        mod_name: m.name.clone(),
+                        location: location.or(Some(chunk)),
+                        message,
+                    });
+                }
+            }
+        }
+        self.take_errors()
+    }
+}
+
+/// Every `.lua`/`.luau` file under `dir`.
+fn script_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() && depth < 16 {
+            script_files(&p, out, depth + 1);
+        } else if p.extension().is_some_and(|x| x == "lua" || x == "luau")
+            && !p.to_string_lossy().ends_with(".d.luau")
+        {
+            // (`.d.luau` files are editor definitions, not scripts.)
+            out.push(p);
+        }
     }
 }
 

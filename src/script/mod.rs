@@ -9,5 +9,5 @@ pub mod plain;
 pub mod watch;
 
 pub use api::{CameraRequest, LogLine};
-pub use host::{discover, HostOptions, ReloadReport, ScriptError, ScriptHost};
+pub use host::{api_surface, discover, HostOptions, ReloadReport, ScriptError, ScriptHost};
 pub use manifest::{Dependency, Manifest};

@@ -1,0 +1,220 @@
+---@meta skitter
+-- skitter Lua API (contract v1 and skitter's additions): definitions for LuaLS
+-- (lua-language-server). Add this folder to "workspace.library"; `skitter new` does.
+-- Every function the runtime registers is declared here, and nothing else
+-- (tests/editor_defs.rs checks it). Angles are degrees; +Y is up; creatures face +Z.
+-- Luau's `vector` type is written `vector` (x, y, z fields).
+
+---@class vector
+---@field x number
+---@field y number
+---@field z number
+
+---@alias CurveLike Curve|number|number[][]
+
+---@class Curve
+local Curve = {}
+
+---@param x number
+---@return number
+function Curve:eval(x) end
+
+---@class Path
+local Path = {}
+
+---@return number
+function Path:length() end
+
+---@param s number
+---@return vector
+function Path:point(s) end
+
+---@param s number
+---@return vector
+function Path:tangent(s) end
+
+---@param v vector
+---@return number s
+---@return vector point
+function Path:closest(v) end
+
+---@param n integer
+---@return vector[]
+function Path:sample(n) end
+
+---@param tolerance number
+---@return Path
+function Path:simplify(tolerance) end
+
+---@class Creature
+---@field id integer
+---@field type string
+---@field params table
+---@field state table kept across hot reloads (plain data only)
+---@field gait table this instance's gait; assigning a field changes it live
+---@field lean table this instance's lean; assigning a field changes it live
+local Creature = {}
+
+---@return vector
+function Creature:position() end
+
+---@return vector
+function Creature:velocity() end
+
+---@return vector
+function Creature:forward() end
+
+---@return number degrees
+function Creature:yaw() end
+
+---@param direction vector
+---@param speed number
+function Creature:move(direction, speed) end
+
+---@param direction vector
+function Creature:face(direction) end
+
+---@param p Path
+---@param opts? { speed?: number, loop?: boolean|string, rotation?: string, speed_curve?: CurveLike }
+function Creature:follow_path(p, opts) end
+
+---@param direction vector
+---@param strength number
+function Creature:hit(direction, strength) end
+
+---@return { name: string, position: vector, grounded: boolean }[]
+function Creature:feet() end
+
+---@param name string
+---@param params? table
+function Creature:set_behaviour(name, params) end
+
+--- Not available yet.
+---@param v vector
+function Creature:set_destination(v) end
+
+--- Not available yet.
+function Creature:clear_destination() end
+
+--- Not available yet.
+---@return boolean
+function Creature:arrived() end
+
+--- Not available yet.
+---@return vector[]
+function Creature:path() end
+
+--- Not available yet.
+---@param opts? { muscle?: number }
+function Creature:ragdoll(opts) end
+
+--- Not available yet.
+function Creature:recover() end
+
+--- Not available yet.
+---@return boolean
+function Creature:is_ragdoll() end
+
+---@param x number
+---@param y number
+---@param z number
+---@return vector
+function vec3(x, y, z) end
+
+---@class CurveLib
+---@overload fun(points: number[][]): Curve
+curve = {}
+
+---@param points number[][]
+---@return Curve
+function curve.linear(points) end
+
+---@return Curve
+function curve.sine_arc() end
+
+---@param x0 number
+---@param x1 number
+---@return Curve
+function curve.smoothstep(x0, x1) end
+
+creature = {}
+
+---@param def table name, body, legs, gait, lean, nav, behaviour and callbacks
+---@return table
+function creature.define(def) end
+
+behaviour = {}
+
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload)
+---@return table
+function behaviour.define(def) end
+
+world = {}
+
+---@param def { size?: vector, position?: vector, heights?: number[][], noise?: { amplitude?: number, scale?: number, seed?: number } }
+function world.ground(def) end
+
+---@param def { position: vector, size: vector, rotation?: vector }
+function world.box(def) end
+
+---@param def { position: vector, yaw?: number, steps: integer, step_height: number, step_depth: number, width: number }
+function world.stairs(def) end
+
+---@param type string|table
+---@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table }
+---@return Creature
+function world.spawn(type, opts) end
+
+---@param type? string
+---@return Creature[]
+function world.creatures(type) end
+
+---@param origin vector
+---@param dir vector
+---@param max_distance number
+---@return { position: vector, normal: vector, distance: number }?
+function world.raycast(origin, dir, max_distance) end
+
+---@return number seconds
+function world.time() end
+
+--- Not available yet.
+---@param near? vector
+---@param radius? number
+---@return vector?
+function world.random_nav_point(near, radius) end
+
+--- Not available yet.
+---@param v vector
+---@return vector?
+function world.nearest_nav_point(v) end
+
+path = {}
+
+---@param def { points: { position: vector, handle_in?: vector, handle_out?: vector }[], closed?: boolean }
+---@return Path
+function path.bezier(def) end
+
+camera = {}
+
+---@param c Creature
+function camera.follow(c) end
+
+---@param p Path
+---@param opts? { duration?: number, ease?: CurveLike, look_at?: Creature|vector }
+function camera.path(p, opts) end
+
+---@param from vector
+---@param at vector
+function camera.look(from, at) end
+
+log = {}
+
+---@param ... any
+function log.info(...) end
+
+---@param ... any
+function log.warn(...) end
+
+---@param ... any
+function log.error(...) end

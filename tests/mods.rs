@@ -1,0 +1,106 @@
+//! Mod tooling from the command line: `skitter new` scaffolds a mod that checks clean and
+//! runs; `skitter check` reports every error in every mod, not just the first.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+use common::*;
+
+#[test]
+fn a_new_mod_checks_clean_and_runs() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("bugs");
+    let ms = m.display().to_string();
+    let out = skitter(&["new", &ms]);
+    assert!(out.status.success(), "{}", text(&out));
+    for f in [
+        "mod.toml",
+        "main.lua",
+        "brains/roam.lua",
+        "defs/skitter.d.luau",
+        "defs/skitter.lua",
+        ".luarc.json",
+        ".vscode/settings.json",
+    ] {
+        assert!(m.join(f).is_file(), "{f} missing");
+    }
+    let out = skitter(&["check", &ms]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("ok: 1 mod(s) (bugs), 1 creature type(s), 3 creature(s)"),
+        "{}",
+        text(&out)
+    );
+    let (out, t) = run_trace(dir.path(), 300, std::slice::from_ref(&m), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let q = assert_walks_well("new mod", &t, &[("bugs/critter", 3)]);
+    assert!(
+        q.displacement.values().all(|d| *d > 0.5),
+        "{:?}",
+        q.displacement
+    );
+    // Never over an existing folder; never with a name a mod cannot have.
+    assert!(!skitter(&["new", &ms]).status.success());
+    let bad = skitter(&["new", &dir.path().join("Bad Name").display().to_string()]);
+    assert!(
+        !bad.status.success() && text(&bad).contains("cannot name a mod"),
+        "{}",
+        text(&bad)
+    );
+}
+
+#[test]
+fn check_reports_every_error_in_every_mod() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let a = temp_mod(
+        dir.path(),
+        "a",
+        &[
+            (
+                "main.lua",
+                "creature.define { name = 'x', legs = {}, body = { height = -1 } }\ncreature.define { name = 'y', legs = {}, gait = { step_height = 0 } }\nworld.box { position = vec3(0, 0, 0), size = vec3(1, -1, 1) }\nbehaviour.define { name = 'ok' }\n",
+            ),
+            ("brains/broken.lua", "local x = = 1\n"),
+            ("mod.toml", "name = \"a\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let b = temp_mod(
+        dir.path(),
+        "b",
+        &[
+            ("main.lua", "log.info('b')\n"),
+            (
+                "mod.toml",
+                "name = \"b\"\nversion = \"0.1.0\"\ndepends = [\"missing >= 1\"]\n",
+            ),
+        ],
+    );
+    let c = temp_mod(
+        dir.path(),
+        "c",
+        &[
+            ("main.lua", "local = 1\n"),
+            ("mod.toml", "name = \"c\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let out = skitter(&[
+        "check",
+        &a.display().to_string(),
+        &b.display().to_string(),
+        &c.display().to_string(),
+    ]);
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    for needle in [
+        "a/main.lua:1: creature.define: field 'body.height' must be > 0",
+        "a/main.lua:2: creature.define: field 'gait.step_height' must be > 0",
+        "a/main.lua:3: world.box: field 'size' must have every component > 0",
+        "a/brains/broken.lua:1:",
+        "missing",
+        "c/main.lua:1:",
+        "6 error(s)",
+    ] {
+        assert!(log.contains(needle), "missing {needle:?} in\n{log}");
+    }
+}
