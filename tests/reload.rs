@@ -265,3 +265,46 @@ fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
     }
     let _ = text; // (common helpers are shared with the CLI tests)
 }
+
+#[test]
+fn a_clean_save_lifts_a_budget_suspension() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = |body: &str| {
+        format!(
+            "world.ground {{ size = vec3(20, 0, 20) }}\nbehaviour.define {{ name = 'b', on_update = function(self, dt)\n  {body}\nend }}\ncreature.define {{ name = 'bug', legs = {{}}, body = {{ hover = 0.5 }} }}\nworld.spawn('bug', {{ position = vec3(0, 0, 0), behaviour = 'b' }})\n"
+        )
+    };
+    let m = temp_mod(
+        dir.path(),
+        "hang",
+        &[
+            ("main.lua", &src("while true do end")),
+            ("mod.toml", "name = \"hang\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions {
+        cpu_per_tick: std::time::Duration::from_millis(5),
+        ..HostOptions::default()
+    });
+    host.load(std::slice::from_ref(&m));
+    ticks(&mut host, 3);
+    assert_eq!(host.suspended_mods().len(), 1, "the runaway was suspended");
+    let e = host.take_errors();
+    assert!(
+        e.iter().any(|e| e.message.contains("CPU budget exceeded")),
+        "{e:?}"
+    );
+    std::fs::write(m.join("main.lua"), src("self:move(vec3(1, 0, 0), 1)")).expect("write");
+    let r = host.reload(&BTreeMap::from([(
+        "hang".to_string(),
+        vec![PathBuf::from("main.lua")],
+    )]));
+    assert!(r[0].ok, "{r:?}");
+    assert!(
+        host.suspended_mods().is_empty(),
+        "a clean save lifts the suspension"
+    );
+    ticks(&mut host, 60);
+    let x = host.world().creatures()[0].loco.position.x;
+    assert!(x > 0.3, "the fixed brain runs: x = {x}");
+}
