@@ -107,7 +107,12 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
         num(w, l.target_pitch)?;
         w.write_all(b",\"yaw_rate\":")?;
         num(w, l.yaw_rate)?;
-        w.write_all(b"},\"dest\":null,\"ragdoll\":false,\"feet\":[")?;
+        w.write_all(b"},\"dest\":")?;
+        match c.nav.as_ref().map(|g| g.target.unwrap_or(g.dest)) {
+            Some(d) => vec3(w, d)?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"ragdoll\":false,\"feet\":[")?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
@@ -350,8 +355,23 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         let t0 = Instant::now();
         let events = host.tick();
         tape.after_tick(&mut host)?;
+        if let Some(t) = trace.as_mut() {
+            let frame = host.world().frame();
+            for e in &events {
+                if let crate::sim::WorldEvent::Arrive { id } = e {
+                    writeln!(
+                        t,
+                        "{{\"frame\":{frame},\"event\":\"arrive\",\"id\":{}}}",
+                        id.0
+                    )?;
+                }
+            }
+        }
         tick_time += t0.elapsed();
-        steps_this_second += events.len();
+        steps_this_second += events
+            .iter()
+            .filter(|e| matches!(e, crate::sim::WorldEvent::Step { .. }))
+            .count();
         frame += 1;
         flush(&mut host, &mut trace, console, &mut report)?;
         if let Some(t) = trace.as_mut() {

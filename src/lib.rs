@@ -8,6 +8,7 @@ pub mod app;
 pub mod headless;
 pub mod locomotion;
 pub mod math;
+pub mod nav;
 pub mod path;
 pub mod render;
 pub mod scaffold;

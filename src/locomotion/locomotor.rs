@@ -470,11 +470,22 @@ impl Locomotor {
                     st.last_hit = Some(point);
                 }
                 None => {
-                    st.target_hit = false;
-                    st.target = match st.last_hit {
-                        Some(p) if horizontal(p - probe).length() < leg.length => p,
+                    // No ground there (a wall, a drop): look for a foothold on the way back
+                    // toward the body, so the target still moves with it and the foot steps.
+                    let centre = Vec3::new(self.position.x, probe.y, self.position.z);
+                    let inward = [0.35f32, 0.6, 0.85].iter().find_map(|t| {
+                        let q = probe.lerp(centre, *t);
+                        ground.cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                    });
+                    st.target_hit = inward.is_some();
+                    st.target = match (inward, st.last_hit) {
+                        (Some(q), _) => q,
+                        (None, Some(p)) if horizontal(p - probe).length() < leg.length => p,
                         _ => probe,
                     };
+                    if let Some(q) = inward {
+                        st.last_hit = Some(q);
+                    }
                 }
             }
         }

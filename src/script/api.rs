@@ -904,15 +904,38 @@ fn install_world(lua: &Lua, g: &Table) -> mlua::Result<()> {
         "time",
         lua.create_function(|lua, ()| Ok(ctx(lua)?.world.borrow().time()))?,
     )?;
-    for name in ["random_nav_point", "nearest_nav_point"] {
-        let what = format!("world.{name}");
-        world.raw_set(
-            name,
-            lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
-                Err(not_yet(lua, &what))
-            })?,
-        )?;
-    }
+    world.raw_set(
+        "random_nav_point",
+        lua.create_function(|lua, (near, radius): (Option<Value>, Option<f64>)| {
+            let near = match near {
+                None | Some(Value::Nil) => None,
+                Some(v) => {
+                    let c = arg_vec(lua, "world.random_nav_point: near", &v)?;
+                    let r = radius.unwrap_or(5.0) as f32;
+                    if !(r > 0.0) || !r.is_finite() {
+                        return Err(located(
+                            lua,
+                            format!("world.random_nav_point: radius must be > 0, got {r}"),
+                        ));
+                    }
+                    Some((c, r))
+                }
+            };
+            let p = ctx(lua)?.world.borrow_mut().random_nav_point(near);
+            Ok(p.map(to_vector))
+        })?,
+    )?;
+    world.raw_set(
+        "nearest_nav_point",
+        lua.create_function(|lua, v: Value| {
+            let p = arg_vec(lua, "world.nearest_nav_point: point", &v)?;
+            Ok(ctx(lua)?
+                .world
+                .borrow_mut()
+                .nearest_nav_point(p)
+                .map(to_vector))
+        })?,
+    )?;
     g.raw_set("world", world)
 }
 
@@ -1237,15 +1260,63 @@ fn install_handles(lua: &Lua) -> mlua::Result<()> {
             },
         )?,
     )?;
-    for name in [
+    m.raw_set(
         "set_destination",
+        lua.create_function(|lua, (this, v): (Table, Value)| {
+            let id = handle_id(lua, &this)?;
+            let p = arg_vec(lua, "c:set_destination: point", &v)?;
+            let c = ctx(lua)?;
+            let mut w = c.world.borrow_mut();
+            if w.creature(id).is_none() {
+                return Err(located(lua, format!("creature {} no longer exists", id.0)));
+            }
+            w.push(Command::SetDestination(id, p));
+            Ok(())
+        })?,
+    )?;
+    m.raw_set(
         "clear_destination",
+        lua.create_function(|lua, this: Table| {
+            let id = handle_id(lua, &this)?;
+            ctx(lua)?
+                .world
+                .borrow_mut()
+                .push(Command::ClearDestination(id));
+            Ok(())
+        })?,
+    )?;
+    m.raw_set(
         "arrived",
+        lua.create_function(|lua, this: Table| {
+            let id = handle_id(lua, &this)?;
+            let c = ctx(lua)?;
+            let w = c.world.borrow();
+            // A destination given this tick is not reached yet.
+            if w.pending_destination(id) {
+                return Ok(false);
+            }
+            Ok(w.creature(id)
+                .and_then(|c| c.nav.as_ref())
+                .is_some_and(|g| g.arrived))
+        })?,
+    )?;
+    m.raw_set(
         "path",
-        "ragdoll",
-        "recover",
-        "is_ragdoll",
-    ] {
+        lua.create_function(|lua, this: Table| {
+            let id = handle_id(lua, &this)?;
+            let pts = ctx(lua)?
+                .world
+                .borrow_mut()
+                .nav_path(id)
+                .unwrap_or_default();
+            let t = lua.create_table_with_capacity(pts.len(), 0)?;
+            for (i, p) in pts.into_iter().enumerate() {
+                t.raw_set(i + 1, to_vector(p))?;
+            }
+            Ok(t)
+        })?,
+    )?;
+    for name in ["ragdoll", "recover", "is_ragdoll"] {
         let what = format!("c:{name}");
         m.raw_set(
             name,

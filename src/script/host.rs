@@ -123,6 +123,7 @@ struct Brain {
     on_update: Option<Function>,
     on_step: Option<Function>,
     on_hit: Option<Function>,
+    on_arrive: Option<Function>,
     on_spawn: Option<Function>,
     spawn_pending: bool,
 }
@@ -563,6 +564,7 @@ impl ScriptHost {
                     on_update: f("on_update")?,
                     on_step: f("on_step")?,
                     on_hit: f("on_hit")?,
+                    on_arrive: f("on_arrive")?,
                     on_spawn: f("on_spawn")?,
                     spawn_pending: true,
                 })
@@ -752,6 +754,25 @@ impl ScriptHost {
         for ev in events {
             let (id, leg, position) = match ev {
                 WorldEvent::Step { id, leg, position } => (id, leg, position),
+                WorldEvent::Arrive { id } => {
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
+                        self.call(*id, &f, Value::Nil);
+                    }
+                    continue;
+                }
+                WorldEvent::NavWarning { id, message } => {
+                    let mod_name = self
+                        .brains
+                        .get(id)
+                        .map(|b| self.mods[b.mod_idx].manifest.name.clone())
+                        .unwrap_or_else(|| "world".into());
+                    self.shared.borrow_mut().logs.push(LogLine {
+                        mod_name,
+                        level: "warn",
+                        text: format!("creature {}: {message}", id.0),
+                    });
+                    continue;
+                }
                 WorldEvent::Hit { id, dir, strength } => {
                     let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
                         continue;

@@ -267,6 +267,38 @@ pub struct Level {
 }
 
 impl Level {
+    /// The level as triangles for a navmesh bake: the ground's cells and every box.
+    pub fn nav_input(&self) -> crate::nav::NavInput {
+        let mut input = crate::nav::NavInput::default();
+        if let Some(g) = &self.ground {
+            let at = |ix: usize, iz: usize| {
+                g.origin
+                    + Vec3::new(
+                        ix as f32 * g.dx,
+                        g.heights[iz * g.nx + ix],
+                        iz as f32 * g.dz,
+                    )
+            };
+            for iz in 0..g.nz.saturating_sub(1) {
+                for ix in 0..g.nx.saturating_sub(1) {
+                    input.quad(
+                        [
+                            at(ix, iz),
+                            at(ix + 1, iz),
+                            at(ix + 1, iz + 1),
+                            at(ix, iz + 1),
+                        ],
+                        Vec3::Y,
+                    );
+                }
+            }
+        }
+        for b in &self.boxes {
+            input.cuboid(b.position, b.size * 0.5, b.quat());
+        }
+        input
+    }
+
     /// Rebuilds `colliders` from the level.
     pub fn build_colliders(&self, colliders: &mut ColliderSet) {
         if let Some(g) = &self.ground {

@@ -2,6 +2,7 @@
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
 pub mod level;
+pub mod navigation;
 pub mod record;
 pub mod snapshot;
 pub mod world;

@@ -7,11 +7,15 @@ use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
 use super::level::{BoxDesc, GroundDesc, GroundGrid, Level, StairsDesc};
+use super::navigation::{settings_of, NavGoal, NavWorld, Status};
 use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
 use crate::locomotion::{
     DefError, GaitParams, GroundQuery, Intent, LeanDef, Locomotor, ValidCreatureDef,
 };
+
+/// Extra radius agents keep from each other in avoidance, metres.
+const AVOID_MARGIN: f32 = 0.1;
 
 /// The fixed simulation step: 60 Hz.
 pub const TICK_DT: f32 = 1.0 / 60.0;
@@ -51,6 +55,8 @@ pub struct Creature {
     pub lean: LeanDef,
     /// Locomotion state.
     pub loco: Locomotor,
+    /// Its destination on the navmesh, if it has one.
+    pub nav: Option<NavGoal>,
 }
 
 /// A write from outside the sim (scripts, input), applied at the start of the next tick.
@@ -64,6 +70,10 @@ pub enum Command {
     SetLean(CreatureId, Box<LeanDef>),
     /// A blow: pushes along `dir` (world space) with `strength` (lean and push).
     Hit(CreatureId, Vec3, f32),
+    /// Walk to a point along the navmesh (replaces the movement intent).
+    SetDestination(CreatureId, Vec3),
+    /// Forget the destination and stop.
+    ClearDestination(CreatureId),
     /// Follow a path (replaces the movement intent until `SetIntent`).
     FollowPath(CreatureId, Box<crate::path::PathFollower>),
     /// Remove a creature.
@@ -81,6 +91,19 @@ pub enum WorldEvent {
         leg: usize,
         /// Where it landed.
         position: Vec3,
+    },
+    /// A creature reached its destination.
+    Arrive {
+        /// Who.
+        id: CreatureId,
+    },
+    /// Something about a creature's destination it should know (off the navmesh,
+    /// unreachable, no navmesh).
+    NavWarning {
+        /// Who.
+        id: CreatureId,
+        /// What.
+        message: String,
     },
     /// A creature was hit.
     Hit {
@@ -213,6 +236,12 @@ pub struct World {
     scratch: Scratch,
     /// Inputs received since recording started (taken by the recorder each tick).
     recording: Option<Vec<Entry>>,
+    /// Navmeshes and agents.
+    nav: NavWorld,
+    /// The level version the agents were placed on.
+    nav_version: u64,
+    /// Random numbers for queries (`random_nav_point`), from the seed.
+    rng: u64,
 }
 
 impl World {
@@ -234,6 +263,9 @@ impl World {
             events: Vec::new(),
             scratch: Scratch::default(),
             recording: None,
+            nav: NavWorld::default(),
+            nav_version: 0,
+            rng: seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
         }
     }
 
@@ -393,6 +425,17 @@ impl World {
         self.creatures = cp.creatures;
         self.next_id = cp.next_id;
         self.commands = cp.commands;
+        self.replace_agents();
+    }
+
+    /// Drops every agent; creatures with a destination become agents again next tick.
+    fn replace_agents(&mut self) {
+        self.nav.clear_agents();
+        for c in self.creatures.iter_mut() {
+            if let Some(g) = c.nav.as_mut() {
+                g.pending = !g.arrived;
+            }
+        }
     }
 
     /// Puts every creature back on the ground under it (after the level changed): same
@@ -441,6 +484,9 @@ impl World {
                 c.loco = c.loco.regrounded(&c.def, &ground);
             }
             moved.push(c.id);
+        }
+        if !moved.is_empty() {
+            self.replace_agents();
         }
         moved
     }
@@ -519,6 +565,7 @@ impl World {
             lean: def.lean.clone(),
             def,
             loco,
+            nav: None,
         });
         Some(id)
     }
@@ -566,6 +613,13 @@ impl World {
         self.creature(id).map(|c| &c.gait)
     }
 
+    /// Whether a destination command for `id` waits for the next tick.
+    pub fn pending_destination(&self, id: CreatureId) -> bool {
+        self.commands
+            .iter()
+            .any(|c| matches!(c, Command::SetDestination(i, _) if *i == id))
+    }
+
     /// The lean settings a creature will have at the next tick (pending overrides included).
     pub fn pending_lean(&self, id: CreatureId) -> Option<&LeanDef> {
         for cmd in self.commands.iter().rev() {
@@ -583,15 +637,39 @@ impl World {
         for cmd in &commands {
             match cmd {
                 Command::SetIntent(id, intent) => {
+                    self.drop_agent(*id);
                     if let Some(c) = self.creature_mut(*id) {
                         c.loco.intent = *intent;
                         c.loco.follow = None;
+                        c.nav = None;
                     }
                 }
                 Command::FollowPath(id, f) => {
+                    self.drop_agent(*id);
                     if let Some(c) = self.creature_mut(*id) {
                         c.loco.intent = Intent::Idle;
                         c.loco.follow = Some((**f).clone());
+                        c.nav = None;
+                    }
+                }
+                Command::SetDestination(id, dest) => {
+                    self.drop_agent(*id);
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.loco.follow = None;
+                        c.nav = Some(NavGoal {
+                            dest: *dest,
+                            target: None,
+                            arrived: false,
+                            pending: true,
+                        });
+                    }
+                }
+                Command::ClearDestination(id) => {
+                    self.drop_agent(*id);
+                    if let Some(c) = self.creature_mut(*id) {
+                        if c.nav.take().is_some() {
+                            c.loco.intent = Intent::Idle;
+                        }
                     }
                 }
                 Command::SetGait(id, gait) => {
@@ -621,6 +699,7 @@ impl World {
                     });
                 }
                 Command::Despawn(id) => {
+                    self.drop_agent(*id);
                     if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
                         self.creatures.remove(i);
                     }
@@ -635,6 +714,7 @@ impl World {
     pub fn step(&mut self, dt: f32) {
         self.refresh_level();
         self.apply_commands();
+        self.step_nav(dt);
         let ground = RapierGround {
             query: self.physics.query_pipeline(),
         };
@@ -651,6 +731,286 @@ impl World {
         }
         self.frame += 1;
         self.time += dt as f64;
+    }
+
+    fn drop_agent(&mut self, id: CreatureId) {
+        for n in self.nav.ready() {
+            n.remove_agent(id.0);
+        }
+    }
+
+    /// Bake navmeshes on worker threads (the tick never waits; creatures with a destination
+    /// stand until theirs is ready). Off by default: a bake then blocks the tick that needs
+    /// it, which keeps runs deterministic.
+    pub fn set_background_bakes(&mut self, on: bool) {
+        self.nav.background = on;
+    }
+
+    /// The navmeshes baked so far (for drawing and reports), with each bake's duration.
+    pub fn nav_meshes(&self) -> Vec<(Arc<crate::nav::NavMesh>, Option<std::time::Duration>)> {
+        self.nav.meshes()
+    }
+
+    /// Where a creature's agent stands: its body's ground point.
+    fn agent_point(c: &Creature) -> Vec3 {
+        let ride = if c.def.legs.is_empty() {
+            c.def.body.hover.unwrap_or(c.def.body.height)
+        } else {
+            c.def.body.height
+        };
+        c.loco.position - Vec3::Y * ride
+    }
+
+    /// Navigation: agents follow their paths (with avoidance); each creature's movement
+    /// intent comes from its agent's desired velocity, within its `nav` limits.
+    fn step_nav(&mut self, dt: f32) {
+        if !self.creatures.iter().any(|c| c.nav.is_some()) {
+            return;
+        }
+        self.refresh_level();
+        let version = self.level_version;
+        if self.nav_version != version {
+            self.nav_version = version;
+            for c in self.creatures.iter_mut() {
+                if let Some(g) = c.nav.as_mut() {
+                    g.pending = !g.arrived;
+                }
+            }
+        }
+        let World {
+            nav,
+            creatures,
+            level,
+            events,
+            ..
+        } = self;
+        let input = || level.nav_input();
+        let mut failed: Vec<(usize, String)> = Vec::new();
+        for (i, c) in creatures.iter_mut().enumerate() {
+            let here = Self::agent_point(c);
+            let Some(goal) = c.nav.as_mut() else { continue };
+            if goal.arrived {
+                continue;
+            }
+            let n = match nav.get(settings_of(&c.def.nav), version, &input) {
+                Status::Ready(n) => n,
+                Status::Baking => {
+                    // Stand while the navmesh bakes.
+                    c.loco.intent = Intent::Idle;
+                    continue;
+                }
+                Status::Failed(e) => {
+                    failed.push((i, e));
+                    continue;
+                }
+            };
+            let v = crate::math::frame::horizontal(c.loco.velocity);
+            if goal.pending {
+                goal.pending = false;
+                let Some(on_mesh) = n.nearest(goal.dest, 1.0e4) else {
+                    failed.push((i, "the navmesh is empty".into()));
+                    continue;
+                };
+                let mut target = on_mesh;
+                let off = crate::math::frame::horizontal(on_mesh - goal.dest).length();
+                if off > 0.25 || (on_mesh.y - goal.dest.y).abs() > 1.5 {
+                    events.push(WorldEvent::NavWarning {
+                        id: c.id,
+                        message: format!(
+                            "destination ({:.2}, {:.2}, {:.2}) is off the navmesh: going to the nearest point on it ({:.2}, {:.2}, {:.2})",
+                            goal.dest.x, goal.dest.y, goal.dest.z, on_mesh.x, on_mesh.y, on_mesh.z
+                        ),
+                    });
+                }
+                if n.find_path(here, target).is_none() {
+                    if let Some(q) = n.closest_reachable(here, target) {
+                        events.push(WorldEvent::NavWarning {
+                            id: c.id,
+                            message: format!(
+                                "destination ({:.2}, {:.2}, {:.2}) cannot be reached from here: going to the closest reachable point ({:.2}, {:.2}, {:.2})",
+                                target.x, target.y, target.z, q.x, q.y, q.z
+                            ),
+                        });
+                        target = q;
+                    }
+                }
+                goal.target = Some(target);
+                let nv = &c.def.nav;
+                n.add_agent(
+                    c.id.0,
+                    here,
+                    v,
+                    // Avoidance keeps a margin: bodies follow their desired velocity
+                    // within acceleration and turn limits, not exactly.
+                    nv.radius + AVOID_MARGIN,
+                    nv.speed,
+                    nv.stopping_distance,
+                    target,
+                );
+            }
+            n.set_body(c.id.0, here, v);
+        }
+        for (i, why) in failed {
+            let c = &mut creatures[i];
+            c.nav = None;
+            c.loco.intent = Intent::Idle;
+            events.push(WorldEvent::NavWarning {
+                id: c.id,
+                message: format!("no navigation: {why}"),
+            });
+        }
+        for n in nav.ready() {
+            if n.agent_keys().next().is_some() {
+                n.update(dt);
+            }
+        }
+        for c in creatures.iter_mut() {
+            let here = Self::agent_point(c);
+            let Some(goal) = c.nav.as_mut() else { continue };
+            if goal.arrived || goal.pending {
+                continue;
+            }
+            let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) else {
+                continue;
+            };
+            let Some(a) = n.agent(c.id.0) else { continue };
+            let target = goal.target.unwrap_or(goal.dest);
+            let nv = &c.def.nav;
+            use crate::nav::NavAgentState as S;
+            let desired = match a.state {
+                S::Arrived => {
+                    goal.arrived = true;
+                    n.remove_agent(c.id.0);
+                    c.loco.intent = Intent::Idle;
+                    events.push(WorldEvent::Arrive { id: c.id });
+                    continue;
+                }
+                S::Moving | S::Idle => a.desired,
+                // Pushed off the mesh: head back onto it.
+                S::OffMesh => match n.nearest(here, 5.0) {
+                    Some(q) => (q - here).normalize_or_zero() * nv.speed * 0.5,
+                    None => Vec3::ZERO,
+                },
+                S::NoPath => {
+                    goal.pending = true;
+                    n.remove_agent(c.id.0);
+                    Vec3::ZERO
+                }
+            };
+            let mut desired = crate::math::frame::horizontal(desired);
+            let mut top = nv.speed;
+            if nv.auto_brake {
+                // Slow down to stop at the stopping distance, at `nav.acceleration`.
+                let left = (crate::math::frame::horizontal(target - here).length()
+                    - nv.stopping_distance)
+                    .max(0.0);
+                top = top.min((2.0 * nv.acceleration * left).sqrt() + 0.05);
+            }
+            desired = desired.clamp_length_max(top);
+            let speed = desired.length();
+            c.loco.intent = if speed > 1e-3 {
+                Intent::Move {
+                    dir: desired / speed,
+                    speed,
+                }
+            } else {
+                Intent::Idle
+            };
+        }
+    }
+
+    /// The navmesh used for queries that name no creature (`world.random_nav_point`,
+    /// `world.nearest_nav_point`): that of the first registered legged type, else the
+    /// default `nav` settings.
+    fn query_navigator(&mut self) -> Option<&mut crate::nav::Navigator> {
+        self.refresh_level();
+        let nav_def = self
+            .types
+            .iter()
+            .find(|t| !t.def.legs.is_empty())
+            .map(|t| t.def.nav.clone())
+            .unwrap_or_default();
+        let version = self.level_version;
+        let level = &self.level;
+        let input = || level.nav_input();
+        // Queries wait for their bake (they answer now or never).
+        let background = std::mem::replace(&mut self.nav.background, false);
+        let ready = matches!(
+            self.nav.get(settings_of(&nav_def), version, &input),
+            Status::Ready(_)
+        );
+        self.nav.background = background;
+        if !ready {
+            return None;
+        }
+        match self.nav.get(settings_of(&nav_def), version, &input) {
+            Status::Ready(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The nearest point on the navmesh to `p`, if any within 10 m.
+    pub fn nearest_nav_point(&mut self, p: Vec3) -> Option<Vec3> {
+        self.query_navigator()?.nearest(p, 10.0)
+    }
+
+    /// A random point on the navmesh (deterministic from the seed), within `radius` of
+    /// `near` when given.
+    pub fn random_nav_point(&mut self, near: Option<(Vec3, f32)>) -> Option<Vec3> {
+        let mut rng = self.rng;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            ((rng >> 40) as f32 / (1u64 << 24) as f32, rng)
+        };
+        let mut pick = || [next().0, next().0, next().0];
+        let mut found = None;
+        let mut tries: Vec<[f32; 3]> = Vec::new();
+        for _ in 0..64 {
+            tries.push(pick());
+        }
+        let state = next().1;
+        let n = self.query_navigator()?;
+        for u in tries {
+            let Some(p) = n.point_at(u) else { break };
+            match near {
+                Some((c, r)) if crate::math::frame::horizontal(p - c).length() > r => continue,
+                _ => {
+                    found = Some(p);
+                    break;
+                }
+            }
+        }
+        if found.is_none() {
+            // Within a small radius: a point in the disc, put on the mesh.
+            if let Some((c, r)) = near {
+                found = n.nearest(c, r.max(0.5));
+            }
+        }
+        self.rng = state;
+        found
+    }
+
+    /// The corners of the path a creature is walking (from where it is), if it has one.
+    pub fn nav_path(&mut self, id: CreatureId) -> Option<Vec<Vec3>> {
+        let version = self.level_version;
+        let c = self.creature(id)?;
+        let goal = c.nav.as_ref()?;
+        if goal.arrived {
+            return Some(Vec::new());
+        }
+        let (s, here, to) = (
+            settings_of(&c.def.nav),
+            Self::agent_point(c),
+            goal.target.unwrap_or(goal.dest),
+        );
+        let level = &self.level;
+        let input = || level.nav_input();
+        match self.nav.get(s, version, &input) {
+            Status::Ready(n) => n.find_path(here, to),
+            _ => None,
+        }
     }
 
     /// Takes the events of the ticks since the last call.

@@ -1,0 +1,364 @@
+//! Agents on a navmesh through `landmass`: one [`Navigator`] per baked navmesh (one per set
+//! of agent settings); each creature with a destination is an agent. The World feeds each
+//! agent its body's real position and velocity every tick and reads back the desired
+//! velocity (path following plus avoidance between agents).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use glam::Vec3;
+use landmass::{
+    Agent, AgentId, AgentState, Archipelago, ArchipelagoOptions, CoordinateSystem, FromAgentRadius,
+    Island, NavigationMesh, PathStep, PermittedAnimationLinks, PointSampleDistance3d,
+    TargetReachedCondition, Transform,
+};
+
+use super::mesh::NavMesh;
+
+/// skitter's coordinates (+Y up) for landmass (+Z up): a proper rotation about X.
+pub struct YUp;
+
+impl CoordinateSystem for YUp {
+    type Coordinate = Vec3;
+    type SampleDistance = PointSampleDistance3d;
+    const FLIP_POLYGONS: bool = false;
+
+    fn to_landmass(v: &Vec3) -> landmass::Vec3 {
+        landmass::Vec3::new(v.x, -v.z, v.y)
+    }
+
+    fn from_landmass(v: &landmass::Vec3) -> Vec3 {
+        Vec3::new(v.x, v.z, -v.y)
+    }
+}
+
+/// Where an agent stands with its destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NavAgentState {
+    /// No destination.
+    Idle,
+    /// Walking its path.
+    Moving,
+    /// Within its stopping distance of the destination.
+    Arrived,
+    /// Its body is off the navmesh.
+    OffMesh,
+    /// No path to the destination.
+    NoPath,
+}
+
+/// What the navigator says about one agent after an update.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NavAgent {
+    /// The velocity the agent wants (path and avoidance), world space.
+    pub desired: Vec3,
+    /// Its state.
+    pub state: NavAgentState,
+}
+
+/// Agents and queries on one navmesh.
+pub struct Navigator {
+    /// The navmesh.
+    pub mesh: Arc<NavMesh>,
+    arch: Archipelago<YUp>,
+    agents: BTreeMap<u32, AgentId>,
+    sample: PointSampleDistance3d,
+}
+
+/// How far a point may be from the mesh and still sample onto it (m).
+fn sample_distance(radius: f32, horizontal: f32) -> PointSampleDistance3d {
+    PointSampleDistance3d {
+        horizontal_distance: horizontal,
+        distance_above: 1.0 + radius,
+        distance_below: 1.5 + radius,
+        vertical_preference_ratio: 2.0,
+        animation_link_max_vertical_distance: 0.5 * radius,
+    }
+}
+
+impl Navigator {
+    /// Agents on `mesh` (whose settings give the agent radius).
+    pub fn new(mesh: Arc<NavMesh>) -> Result<Navigator, String> {
+        let radius = mesh.settings.map(|s| s.radius).unwrap_or(0.5);
+        let nav = NavigationMesh::<YUp> {
+            vertices: mesh.vertices.clone(),
+            polygons: mesh.polygons.clone(),
+            polygon_type_indices: vec![0; mesh.polygons.len()],
+            height_mesh: None,
+        };
+        let valid = nav
+            .validate()
+            .map_err(|e| format!("the baked navmesh is not valid: {e}"))?;
+        let mut arch = Archipelago::new(ArchipelagoOptions {
+            point_sample_distance: sample_distance(radius, radius + 0.3),
+            ..ArchipelagoOptions::from_agent_radius(radius)
+        });
+        arch.add_island(Island::new(
+            Transform {
+                translation: Vec3::ZERO,
+                rotation: 0.0,
+            },
+            Arc::new(valid),
+        ));
+        // Islands join the queries at the next update.
+        arch.update(0.0);
+        Ok(Navigator {
+            mesh,
+            arch,
+            agents: BTreeMap::new(),
+            sample: sample_distance(radius, 1.0e4),
+        })
+    }
+
+    /// Adds (or replaces) agent `key`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_agent(
+        &mut self,
+        key: u32,
+        position: Vec3,
+        velocity: Vec3,
+        radius: f32,
+        speed: f32,
+        stopping_distance: f32,
+        target: Vec3,
+    ) {
+        self.remove_agent(key);
+        let mut a = Agent::create(position, velocity, radius, speed, speed * 1.25);
+        a.current_target = Some(target);
+        a.target_reached_condition =
+            TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
+        a.permitted_animation_links = PermittedAnimationLinks::All;
+        let id = self.arch.add_agent(a);
+        self.agents.insert(key, id);
+    }
+
+    /// Removes agent `key`.
+    pub fn remove_agent(&mut self, key: u32) {
+        if let Some(id) = self.agents.remove(&key) {
+            self.arch.remove_agent(id);
+        }
+    }
+
+    /// Whether `key` is an agent here.
+    pub fn has_agent(&self, key: u32) -> bool {
+        self.agents.contains_key(&key)
+    }
+
+    /// Agents here.
+    pub fn agent_keys(&self) -> impl Iterator<Item = u32> + '_ {
+        self.agents.keys().copied()
+    }
+
+    /// Feeds agent `key` its body's real position (on the ground) and velocity.
+    pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
+        if let Some(a) = self
+            .agents
+            .get(&key)
+            .and_then(|id| self.arch.get_agent_mut(*id))
+        {
+            a.position = position;
+            a.velocity = velocity;
+        }
+    }
+
+    /// Steps path following and avoidance.
+    pub fn update(&mut self, dt: f32) {
+        self.arch.update(dt);
+    }
+
+    /// What agent `key` wants.
+    pub fn agent(&self, key: u32) -> Option<NavAgent> {
+        let a = self.arch.get_agent(*self.agents.get(&key)?)?;
+        let state = match a.state() {
+            AgentState::Idle | AgentState::Paused => NavAgentState::Idle,
+            AgentState::ReachedTarget => NavAgentState::Arrived,
+            AgentState::Moving
+            | AgentState::ReachedAnimationLink
+            | AgentState::UsingAnimationLink => NavAgentState::Moving,
+            AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
+            AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
+        };
+        Some(NavAgent {
+            desired: *a.get_desired_velocity(),
+            state,
+        })
+    }
+
+    /// The nearest point on the mesh to `p` within `horizontal` metres (any height within
+    /// a metre or so), if any.
+    pub fn nearest(&self, p: Vec3, horizontal: f32) -> Option<Vec3> {
+        let d = PointSampleDistance3d {
+            horizontal_distance: horizontal,
+            ..self.sample.clone()
+        };
+        self.arch.sample_point(p, &d).ok().map(|s| s.point())
+    }
+
+    /// The corners of the shortest path from `from` to `to` (both sampled onto the mesh),
+    /// start and end included; `None` when there is none.
+    pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
+        let a = self.arch.sample_point(from, &self.sample).ok()?;
+        let b = self.arch.sample_point(to, &self.sample).ok()?;
+        let steps = self
+            .arch
+            .find_path(&a, &b, &HashMap::new(), PermittedAnimationLinks::All)
+            .ok()?;
+        let mut out = vec![a.point()];
+        for s in steps {
+            match s {
+                PathStep::Waypoint(p) => out.push(p),
+                PathStep::AnimationLink {
+                    start_point,
+                    end_point,
+                    ..
+                } => out.extend([start_point, end_point]),
+            }
+        }
+        if out.last().is_none_or(|l| l.distance(b.point()) > 1e-4) {
+            out.push(b.point());
+        }
+        Some(out)
+    }
+
+    /// The point reachable from `from` that is closest to `to` (for an unreachable
+    /// destination): over the polygons connected to the one under `from`.
+    pub fn closest_reachable(&self, from: Vec3, to: Vec3) -> Option<Vec3> {
+        let start = self.nearest(from, 2.0)?;
+        let poly = self.mesh.polygon_at(start, 1.5)?;
+        let reach = self.mesh.connected(poly);
+        let mut best: Option<(f32, Vec3)> = None;
+        for (i, ok) in reach.iter().enumerate() {
+            if !ok {
+                continue;
+            }
+            let q = self.mesh.closest_in_polygon(i, to);
+            let d = q.distance_squared(to);
+            if best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, q));
+            }
+        }
+        best.map(|(_, q)| q)
+    }
+
+    /// A point on the mesh, chosen by `u` (three uniform numbers in [0, 1)): a polygon
+    /// weighted by area, then a point inside it.
+    pub fn point_at(&self, u: [f32; 3]) -> Option<Vec3> {
+        let n = self.mesh.polygons.len();
+        if n == 0 {
+            return None;
+        }
+        let total = self.mesh.total_area();
+        let mut pick = u[0] * total;
+        let mut poly = n - 1;
+        for i in 0..n {
+            let a = self.mesh.area(i);
+            if pick < a {
+                poly = i;
+                break;
+            }
+            pick -= a;
+        }
+        // A fan triangle of the polygon by area, then a uniform point in it.
+        let pts: Vec<Vec3> = self.mesh.polygon(poly).collect();
+        let tri_area = |k: usize| {
+            let (a, b, c) = (pts[0], pts[k], pts[k + 1]);
+            ((b - a).cross(c - a)).length() * 0.5
+        };
+        let areas: Vec<f32> = (1..pts.len() - 1).map(tri_area).collect();
+        let sum: f32 = areas.iter().sum();
+        let mut t = u[1] * sum;
+        let mut k = areas.len();
+        for (j, a) in areas.iter().enumerate() {
+            if t < *a || j + 1 == areas.len() {
+                k = j + 1;
+                break;
+            }
+            t -= a;
+        }
+        // What is left of u[1] inside the chosen triangle is uniform too.
+        let (mut r1, mut r2) = ((t / areas[k - 1].max(1e-9)).clamp(0.0, 1.0), u[2]);
+        if r1 + r2 > 1.0 {
+            r1 = 1.0 - r1;
+            r2 = 1.0 - r2;
+        }
+        let (a, b, c) = (pts[0], pts[k], pts[k + 1]);
+        Some(a + (b - a) * r1 + (c - a) * r2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nav::mesh::{tests::floor_with_wall, NavSettings};
+
+    fn nav() -> Navigator {
+        let s = NavSettings {
+            radius: 0.4,
+            height: 0.5,
+            max_slope: 45.0,
+            step_height: 0.3,
+        };
+        Navigator::new(Arc::new(
+            NavMesh::bake(&floor_with_wall(), s).expect("bake"),
+        ))
+        .expect("nav")
+    }
+
+    #[test]
+    fn paths_go_round_the_wall_and_agents_get_there() {
+        let mut n = nav();
+        let (a, b) = (Vec3::new(-6.0, 0.0, -4.0), Vec3::new(-6.0, 0.0, 4.0));
+        let path = n.find_path(a, b).expect("a path");
+        let len: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
+        // Round the wall's end at x = 6 (plus the agent radius): about 2 × √(12.4² + 4²).
+        assert!(len > 24.0 && len < 29.0, "length {len}: {path:?}");
+        assert!(
+            path.iter().any(|p| p.x > 6.0),
+            "goes round the end: {path:?}"
+        );
+        // An agent walked by its desired velocity reaches the other side.
+        let mut p = a;
+        let mut v = Vec3::ZERO;
+        n.add_agent(1, p, v, 0.4, 2.0, 0.3, b);
+        let mut arrived = false;
+        for _ in 0..60 * 30 {
+            n.set_body(1, p, v);
+            n.update(1.0 / 60.0);
+            let s = n.agent(1).expect("agent");
+            if s.state == NavAgentState::Arrived {
+                arrived = true;
+                break;
+            }
+            v = s.desired;
+            p += v / 60.0;
+            assert!(
+                !(p.z.abs() < 0.5 && p.x < 6.0),
+                "walked through the wall at {p}"
+            );
+        }
+        assert!(arrived, "stuck at {p}");
+        assert!(p.distance(b) < 0.5);
+    }
+
+    #[test]
+    fn off_mesh_points_snap_and_random_points_are_on_the_mesh() {
+        let n = nav();
+        let q = n
+            .nearest(Vec3::new(0.0, 0.0, 0.1), 5.0)
+            .expect("near the wall");
+        assert!(q.z.abs() > 0.5, "snapped off the wall: {q}");
+        assert!(n.nearest(Vec3::new(100.0, 0.0, 0.0), 5.0).is_none());
+        for i in 0..200 {
+            let u = [
+                (i as f32 * 0.618_034).fract(),
+                (i as f32 * 0.414_214).fract(),
+                (i as f32 * 0.732_051).fract(),
+            ];
+            let p = n.point_at(u).expect("point");
+            assert!(
+                n.mesh.polygon_at(p, 0.5).is_some(),
+                "{p} is not on the mesh"
+            );
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! Navigation end to end, from traces of `skitter run --headless`: a spider walks round a
+//! wall to a point behind it on a path at most 10 % longer than the shortest on the mesh;
+//! stairs under `step_height` are climbed and a slope over `max_slope` is never walked; ten
+//! agents cross in a corridor without deadlock or bodies overlapping; feet stay good.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+use common::*;
+
+fn horizontal_length(points: &[[f64; 3]]) -> f64 {
+    points
+        .windows(2)
+        .map(|w| ((w[1][0] - w[0][0]).powi(2) + (w[1][2] - w[0][2]).powi(2)).sqrt())
+        .sum()
+}
+
+fn arrivals(t: &Trace) -> Vec<(u64, u64)> {
+    t.events
+        .iter()
+        .filter(|e| e["event"] == "arrive")
+        .map(|e| (e["id"].as_u64().unwrap(), e["frame"].as_u64().unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_spider_walks_round_a_wall_on_a_near_shortest_path() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(-4.5, 1, 0), size = vec3(21, 2, 1) }   -- a wall from x = -15 to 6
+behaviour.define {
+  name = "goer",
+  on_spawn = function(self)
+    self:set_destination(vec3(-6, 0, 5))
+  end,
+  on_update = function(self, dt)
+    if not self.state.logged then
+      local p = self:path()
+      if #p > 1 then
+        local len = 0
+        for i = 2, #p do len += vector.magnitude(p[i] - p[i - 1]) end
+        log.info(string.format("path %d corners %.3f m", #p, len))
+        self.state.logged = true
+      end
+    end
+  end,
+  on_arrive = function(self)
+    log.info("arrived " .. tostring(self:arrived()))
+  end,
+}
+world.spawn("spider/spider", { position = vec3(-6, 0, -5), behaviour = "goer" })
+"#;
+    let m = temp_mod(dir.path(), "wall", &[("main.lua", src)]);
+    let (out, t) = run_trace(
+        dir.path(),
+        40 * 60,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    let shortest: f64 = log
+        .lines()
+        .find_map(|l| {
+            l.split(" corners ")
+                .nth(1)?
+                .trim_end_matches(" m")
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no path logged: {log}"));
+    // Round the wall's end (x = 6, plus the radius) and back: about 2 × √(12.5² + 5²).
+    assert!(shortest > 25.0 && shortest < 30.0, "shortest {shortest}");
+    assert!(log.contains("arrived true"), "{log}");
+    let arr = arrivals(&t);
+    assert_eq!(arr.len(), 1, "{arr:?}");
+    let recs = t.of(arr[0].0);
+    let walked: Vec<[f64; 3]> = recs
+        .iter()
+        .filter(|r| r.frame <= arr[0].1)
+        .map(|r| r.pos.unwrap())
+        .collect();
+    let len = horizontal_length(&walked);
+    assert!(
+        len <= shortest * 1.10,
+        "walked {len:.2} m for a shortest path of {shortest:.2} m"
+    );
+    let end = walked.last().unwrap();
+    assert!(
+        ((end[0] + 6.0).powi(2) + (end[2] - 5.0).powi(2)).sqrt() < 0.6,
+        "{end:?}"
+    );
+    assert!(
+        walked.iter().all(|p| !(p[2].abs() < 0.5 && p[0] < 6.0)),
+        "walked through the wall"
+    );
+    assert_eq!(recs.last().unwrap().frame, 40 * 60);
+    assert_walks_well("wall", &t, &[("spider/spider", 4)]);
+}
+
+#[test]
+fn stairs_are_climbed_and_a_too_steep_slope_is_never_walked() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(40, 0, 40) }
+-- East: 20 cm stairs up to a platform (under nav.step_height 0.3).
+world.stairs { position = vec3(6, 0, -3), yaw = 0, steps = 4, step_height = 0.2, step_depth = 0.5, width = 3 }
+world.box { position = vec3(6, 0.4, 2), size = vec3(3, 0.8, 6) }
+-- West: a platform 1.5 m up whose only way up is a 55-degree ramp (over nav.max_slope 45).
+world.box { position = vec3(-8, 0.75, 4), size = vec3(4, 1.5, 4) }
+world.box { position = vec3(-8, 0.75, 1.47), size = vec3(3, 0.15, 1.9), rotation = vec3(-55, 0, 0) }
+behaviour.define {
+  name = "to",
+  on_spawn = function(self) self:set_destination(self.params.dest) end,
+  on_arrive = function(self) log.info(self.params.tag .. " arrived") end,
+}
+world.spawn("spider/spider", { position = vec3(6, 0, -8), behaviour = "to", params = { dest = vec3(6, 0.8, 4), tag = "stairs" } })
+world.spawn("spider/spider", { position = vec3(-8, 0, -6), behaviour = "to", params = { dest = vec3(-8, 1.5, 4.5), tag = "ramp" } })
+"#;
+    let m = temp_mod(dir.path(), "climb", &[("main.lua", src)]);
+    let (out, t) = run_trace(
+        dir.path(),
+        30 * 60,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("stairs arrived"), "{log}");
+    assert!(
+        log.contains("cannot be reached from here: going to the closest reachable point"),
+        "the ramp platform is unreachable and said so: {log}"
+    );
+    let ids = t.ids();
+    let up = t.of(ids[0]);
+    let top = up.last().unwrap().pos.unwrap();
+    assert!(top[1] > 0.8 + 0.25, "on the platform: {top:?}");
+    // The ramp walker never set foot on the ramp or the platform.
+    let ramp = t.of(ids[1]);
+    for r in &ramp {
+        for f in &r.feet {
+            let p = f.pos.unwrap();
+            assert!(
+                p[1] < 0.35,
+                "frame {}: a foot at {p:?} is up the ramp",
+                r.frame
+            );
+        }
+    }
+    assert_walks_well("climb", &t, &[("spider/spider", 4)]);
+}
+
+#[test]
+fn ten_agents_cross_in_a_corridor_without_overlap_or_deadlock() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(40, 0, 40) }
+-- A corridor along z, 4.4 m wide, 16 m long.
+world.box { position = vec3(-2.7, 0.6, 0), size = vec3(1, 1.2, 16) }
+world.box { position = vec3( 2.7, 0.6, 0), size = vec3(1, 1.2, 16) }
+behaviour.define {
+  name = "cross",
+  on_spawn = function(self) self:set_destination(self.params.dest) end,
+  on_arrive = function(self) log.info("arrived " .. self.id) end,
+}
+-- Five at each end, two metres apart, each bound for the same place at the other end:
+-- all ten funnel through the corridor at once, from both ends.
+for i = 0, 4 do
+  local x = -4 + i * 2
+  world.spawn("spider/spider", { position = vec3(x, 0, -12), behaviour = "cross", params = { dest = vec3(x, 0, 12) } })
+  world.spawn("spider/spider", { position = vec3(x, 0, 12), yaw = 180, behaviour = "cross", params = { dest = vec3(x, 0, -12) } })
+end
+"#;
+    let m = temp_mod(dir.path(), "corridor", &[("main.lua", src)]);
+    let frames = 60 * 60;
+    let (out, t) = run_trace(
+        dir.path(),
+        frames,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    let arr = arrivals(&t);
+    assert_eq!(
+        arr.len(),
+        10,
+        "all arrive within {} s: {arr:?}",
+        frames / 60
+    );
+    // Bodies never closer than the sum of their radii (nav.radius 0.5) minus 5 cm.
+    let mut by_frame: std::collections::BTreeMap<u64, Vec<[f64; 3]>> = Default::default();
+    for r in &t.recs {
+        by_frame.entry(r.frame).or_default().push(r.pos.unwrap());
+    }
+    let mut closest = f64::MAX;
+    for (f, ps) in &by_frame {
+        for i in 0..ps.len() {
+            for j in i + 1..ps.len() {
+                let d = ((ps[i][0] - ps[j][0]).powi(2) + (ps[i][2] - ps[j][2]).powi(2)).sqrt();
+                closest = closest.min(d);
+                assert!(d >= 1.0 - 0.05, "frame {f}: bodies {d:.3} m apart");
+            }
+        }
+    }
+    eprintln!(
+        "closest approach {closest:.3} m; last arrival at frame {}",
+        arr.iter().map(|a| a.1).max().unwrap()
+    );
+    assert_walks_well("corridor", &t, &[("spider/spider", 4)]);
+}
