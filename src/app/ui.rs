@@ -89,6 +89,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("4", "debug: fitted body plane"),
     ("5", "debug: paths and click destinations"),
     ("6", "debug: lean axes (leaned up cyan, unleaned grey)"),
+    ("7", "debug: navmesh (teal) and each agent's path (pink)"),
     (
         "K",
         "kick the selected creature (a hit of strength 1 along the view)",
@@ -159,6 +160,7 @@ pub fn overlay(
                 ui.checkbox(&mut d.plane, "plane");
                 ui.checkbox(&mut d.paths, "paths");
                 ui.checkbox(&mut d.lean, "lean");
+                ui.checkbox(&mut d.nav, "nav");
             });
             if d != view.debug {
                 actions.push(Action::Debug(d));

@@ -222,6 +222,42 @@ impl View {
             &host.destinations(),
             &paths,
         );
+        if self.debug.nav {
+            self.add_nav_lines(host);
+        }
+    }
+
+    /// The navmeshes (polygon edges, lifted a little) and each agent's remaining path.
+    fn add_nav_lines(&mut self, host: &ScriptHost) {
+        let w = host.world();
+        let lift = Vec3::Y * 0.04;
+        for (mesh, _) in w.nav_meshes() {
+            let mut segs = Vec::new();
+            for (i, poly) in mesh.polygons.iter().enumerate() {
+                for k in 0..poly.len() {
+                    // Each shared edge once; border edges always.
+                    let nb = mesh.neighbours[i][k];
+                    if nb.is_some_and(|j| j < i) {
+                        continue;
+                    }
+                    let (a, b) = (
+                        mesh.vertices[poly[k]],
+                        mesh.vertices[poly[(k + 1) % poly.len()]],
+                    );
+                    segs.push((a + lift, b + lift));
+                }
+            }
+            self.frame.add_lines(segs, [0.2, 0.85, 0.75, 0.8]);
+        }
+        for c in w.creatures() {
+            if let Some(path) = w.nav_path(c.id) {
+                let segs: Vec<(Vec3, Vec3)> = path
+                    .windows(2)
+                    .map(|p| (p[0] + lift * 2.0, p[1] + lift * 2.0))
+                    .collect();
+                self.frame.add_lines(segs, [1.0, 0.35, 0.9, 1.0]);
+            }
+        }
     }
 
     /// Paths to draw: those creatures follow, and the camera's.

@@ -103,6 +103,8 @@ struct App {
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
     let mut host = ScriptHost::new(opts.host.clone());
+    // Navmeshes bake on worker threads: frames never wait for them.
+    host.world_mut().set_background_bakes(opts.replay.is_none());
     host.load(&opts.mods);
     if let Err(e) = tape.start(&mut host, &mut std::io::stderr()) {
         eprintln!("skitter: record/replay: {e}");
@@ -461,6 +463,7 @@ impl App {
                 "4" => self.view.debug.plane ^= true,
                 "5" => self.view.debug.paths ^= true,
                 "6" => self.view.debug.lean ^= true,
+                "7" => self.view.debug.nav ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

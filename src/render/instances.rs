@@ -54,6 +54,8 @@ pub struct DebugFlags {
     pub paths: bool,
     /// Lean axes on every body (the selected one always shows its own).
     pub lean: bool,
+    /// The navmesh and each agent's path.
+    pub nav: bool,
 }
 
 impl DebugFlags {
@@ -68,6 +70,7 @@ impl DebugFlags {
                 "plane" => f.plane = true,
                 "paths" => f.paths = true,
                 "lean" => f.lean = true,
+                "nav" => f.nav = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -76,11 +79,12 @@ impl DebugFlags {
                         plane: true,
                         paths: true,
                         lean: true,
+                        nav: true,
                     }
                 }
                 other => {
                     return Err(format!(
-                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, lean, all)"
+                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, lean, nav, all)"
                 ))
                 }
             }
@@ -90,7 +94,13 @@ impl DebugFlags {
 
     /// Whether any layer is on.
     pub fn any(&self) -> bool {
-        self.targets || self.casts || self.contacts || self.plane || self.paths || self.lean
+        self.targets
+            || self.casts
+            || self.contacts
+            || self.plane
+            || self.paths
+            || self.lean
+            || self.nav
     }
 }
 
@@ -323,6 +333,15 @@ impl FrameInstances {
                     );
                 }
             }
+        }
+    }
+}
+
+impl FrameInstances {
+    /// Adds debug line segments (drawn after [`FrameInstances::build`]).
+    pub fn add_lines(&mut self, segs: impl IntoIterator<Item = (Vec3, Vec3)>, color: [f32; 4]) {
+        for (a, b) in segs {
+            line(&mut self.lines, a, b, color);
         }
     }
 }

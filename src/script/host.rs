@@ -295,6 +295,7 @@ impl ScriptHost {
             }
         }
         self.apply_brain_requests();
+        self.world.borrow_mut().prebake();
     }
 
     fn roots_for(
@@ -655,12 +656,11 @@ impl ScriptHost {
         match dest {
             Some(d) => {
                 self.manual.insert(id, d);
+                self.world.borrow_mut().push(Command::SetDestination(id, d));
             }
             None => {
                 if self.manual.remove(&id).is_some() {
-                    self.world
-                        .borrow_mut()
-                        .push(Command::SetIntent(id, Intent::Idle));
+                    self.world.borrow_mut().push(Command::ClearDestination(id));
                 }
             }
         }
@@ -671,33 +671,16 @@ impl ScriptHost {
         self.manual.iter().map(|(id, d)| (*id, *d)).collect()
     }
 
-    /// Steers hand-sent creatures; drops those that arrived or are gone.
-    fn steer_manual(&mut self) {
-        let mut arrived = Vec::new();
-        {
-            let mut w = self.world.borrow_mut();
-            for (id, dest) in &self.manual {
-                let Some(c) = w.creature(*id) else {
-                    arrived.push(*id);
-                    continue;
-                };
-                let to = Vec3::new(dest.x - c.loco.position.x, 0.0, dest.z - c.loco.position.z);
-                let dist = to.length();
-                let intent = if dist < c.def.nav.stopping_distance.max(0.25) {
-                    arrived.push(*id);
-                    Intent::Idle
-                } else {
-                    Intent::Move {
-                        dir: to / dist,
-                        speed: c.def.nav.speed.min(0.4 + dist),
-                    }
-                };
-                w.push(Command::SetIntent(*id, intent));
-            }
-        }
-        for id in arrived {
-            self.manual.remove(&id);
-        }
+    /// Forgets hand-sent creatures that arrived, were given another order, or are gone:
+    /// their brains run again.
+    fn release_manual(&mut self, events: &[WorldEvent]) {
+        let w = self.world.borrow();
+        self.manual.retain(|id, _| {
+            let arrived = events
+                .iter()
+                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if a == id));
+            !arrived && w.creature(*id).is_some_and(|c| c.nav.is_some())
+        });
     }
 
     /// One tick: on_spawn for new brains, on_update for all, `World::step`, then on_step for
@@ -714,10 +697,10 @@ impl ScriptHost {
             m.budget.reset(self.opts.cpu_per_tick);
         }
         self.run_updates();
-        self.steer_manual();
         self.apply_brain_requests();
         self.world.borrow_mut().step(TICK_DT);
         let events = self.world.borrow_mut().drain_events();
+        self.release_manual(&events);
         self.dispatch_steps(&events);
         self.forget_gone();
         events
@@ -1352,6 +1335,7 @@ impl ScriptHost {
         }
         if self.world.borrow().level_pieces() != pieces_before.as_slice() {
             self.world.borrow_mut().reground_all();
+            self.world.borrow_mut().prebake();
         }
         self.mods[idx].budget.reset(self.opts.cpu_per_tick);
         for id in reloaded {

@@ -127,6 +127,18 @@ impl NavWorld {
         }
     }
 
+    /// The navigator for `s` if it is baked for the level at `version` (never bakes).
+    pub fn peek(&self, s: NavSettings, version: u64) -> Option<&Navigator> {
+        let slot = self
+            .slots
+            .get(&s.key())
+            .filter(|sl| sl.version == version)?;
+        match &slot.entry {
+            Entry::Ready(n) => Some(n),
+            _ => None,
+        }
+    }
+
     /// Every ready navigator.
     pub fn ready(&mut self) -> impl Iterator<Item = &mut Navigator> {
         self.slots.values_mut().filter_map(|s| match &mut s.entry {

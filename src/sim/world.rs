@@ -992,24 +992,37 @@ impl World {
         found
     }
 
-    /// The corners of the path a creature is walking (from where it is), if it has one.
-    pub fn nav_path(&mut self, id: CreatureId) -> Option<Vec<Vec3>> {
-        let version = self.level_version;
+    /// The corners of the path a creature is walking (from where it is), if it has one
+    /// (empty once arrived; `None` while its navmesh is not baked yet).
+    pub fn nav_path(&self, id: CreatureId) -> Option<Vec<Vec3>> {
         let c = self.creature(id)?;
         let goal = c.nav.as_ref()?;
         if goal.arrived {
             return Some(Vec::new());
         }
-        let (s, here, to) = (
-            settings_of(&c.def.nav),
-            Self::agent_point(c),
-            goal.target.unwrap_or(goal.dest),
-        );
+        self.nav
+            .peek(settings_of(&c.def.nav), self.level_version)?
+            .find_path(Self::agent_point(c), goal.target.unwrap_or(goal.dest))
+    }
+
+    /// Starts baking the navmesh of every registered type's settings (on worker threads
+    /// when bakes run in the background; otherwise they wait until first needed).
+    pub fn prebake(&mut self) {
+        if !self.nav.background {
+            return;
+        }
+        self.refresh_level();
+        let version = self.level_version;
+        let settings: Vec<_> = self
+            .types
+            .iter()
+            .filter(|t| !t.def.legs.is_empty())
+            .map(|t| settings_of(&t.def.nav))
+            .collect();
         let level = &self.level;
         let input = || level.nav_input();
-        match self.nav.get(s, version, &input) {
-            Status::Ready(n) => n.find_path(here, to),
-            _ => None,
+        for s in settings {
+            let _ = self.nav.get(s, version, &input);
         }
     }
 
@@ -1105,6 +1118,50 @@ mod tests {
         w.push(Command::Despawn(id));
         w.step(TICK_DT);
         assert!(w.creature(id).is_none());
+    }
+
+    #[test]
+    fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
+        let mut w = World::new(1);
+        w.set_background_bakes(true);
+        w.set_ground(&GroundDesc {
+            position: Vec3::ZERO,
+            width: 40.0,
+            depth: 40.0,
+            heights: HeightSource::Flat,
+        })
+        .expect("ground");
+        let t = w.register_type("test/spider", spider().validate().expect("valid"));
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
+        w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 6.0)));
+        w.step(TICK_DT);
+        let c = w.creature(id).expect("exists");
+        assert_eq!(
+            c.loco.intent,
+            Intent::Idle,
+            "stands while the navmesh bakes"
+        );
+        let start = std::time::Instant::now();
+        let mut frames = 1;
+        while w.creature(id).is_some_and(|c| c.loco.speed() < 0.1) {
+            assert!(start.elapsed().as_secs() < 20, "the bake never finished");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            w.step(TICK_DT);
+            frames += 1;
+        }
+        assert!(frames >= 2);
+        for _ in 0..60 * 12 {
+            w.step(TICK_DT);
+        }
+        let ev = w.drain_events();
+        assert!(
+            ev.iter()
+                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if *a == id)),
+            "arrived"
+        );
+        let p = w.creature(id).expect("exists").loco.position;
+        assert!((p.z - 6.0).abs() < 0.5 && p.x.abs() < 0.5, "{p}");
+        assert_eq!(w.nav_meshes().len(), 1);
     }
 
     #[test]
