@@ -89,18 +89,17 @@ function Creature:feet() end
 ---@param params? table
 function Creature:set_behaviour(name, params) end
 
---- Not available yet.
+--- Walk to a point along the navmesh (avoiding other agents); on_arrive when there.
 ---@param v vector
 function Creature:set_destination(v) end
 
---- Not available yet.
+--- Forget the destination and stop.
 function Creature:clear_destination() end
 
---- Not available yet.
 ---@return boolean
 function Creature:arrived() end
 
---- Not available yet.
+--- Corner points from where the creature is to where it goes (empty once arrived).
 ---@return vector[]
 function Creature:path() end
 
@@ -178,13 +177,13 @@ function world.raycast(origin, dir, max_distance) end
 ---@return number seconds
 function world.time() end
 
---- Not available yet.
+--- A random point on the navmesh, within `radius` (default 5) of `near` when given.
 ---@param near? vector
 ---@param radius? number
 ---@return vector?
 function world.random_nav_point(near, radius) end
 
---- Not available yet.
+--- The closest point on the navmesh within 10 m.
 ---@param v vector
 ---@return vector?
 function world.nearest_nav_point(v) end

@@ -210,3 +210,58 @@ end
     );
     assert_walks_well("corridor", &t, &[("spider/spider", 4)]);
 }
+
+#[test]
+fn bad_destinations_are_moved_onto_the_mesh_with_one_warning_and_never_a_nan() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(20, 0, 20) }
+world.box { position = vec3(0, 1, 4), size = vec3(6, 2, 1) }
+behaviour.define {
+  name = "to",
+  on_spawn = function(self)
+    self:set_destination(self.params.dest)
+    local ok, err = pcall(function() self:set_destination(vec3(0 / 0, 0, 0)) end)
+    log.info("nan refused " .. tostring(not ok) .. " " .. tostring(err):sub(1, 80))
+  end,
+  on_arrive = function(self) log.info(self.params.tag .. " arrived at " .. tostring(self:position())) end,
+}
+-- Into the middle of a wall, and far outside the level.
+world.spawn("spider/spider", { position = vec3(0, 0, -3), behaviour = "to", params = { dest = vec3(0, 0, 4), tag = "wall" } })
+world.spawn("spider/spider", { position = vec3(4, 0, -4), behaviour = "to", params = { dest = vec3(500, 0, -4), tag = "far" } })
+log.info("nearest " .. tostring(world.nearest_nav_point(vec3(0, 0, 4)) ~= nil))
+log.info("random near " .. tostring(world.random_nav_point(vec3(5, 0, 5), 2) ~= nil))
+"#;
+    let m = temp_mod(dir.path(), "bad", &[("main.lua", src)]);
+    let (out, t) = run_trace(
+        dir.path(),
+        20 * 60,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert_eq!(
+        log.matches("is off the navmesh").count(),
+        2,
+        "one warning each: {log}"
+    );
+    assert!(
+        log.contains("wall arrived") && log.contains("far arrived"),
+        "{log}"
+    );
+    assert!(
+        log.contains("nan refused true") && log.contains("finite"),
+        "{log}"
+    );
+    assert!(
+        log.contains("nearest true") && log.contains("random near true"),
+        "{log}"
+    );
+    let q = quality(&t);
+    assert_eq!(q.nan, 0, "no NaN anywhere in the trace");
+    // The far one stopped at the level's edge (x = 10, less the radius).
+    let far = t.of(t.ids()[1]);
+    let end = far.last().unwrap().pos.unwrap();
+    assert!(end[0] > 8.0 && end[0] < 10.0, "{end:?}");
+}

@@ -761,6 +761,12 @@ impl World {
         c.loco.position - Vec3::Y * ride
     }
 
+    /// The navigation half of [`World::step`] alone (benches measure it): agents follow
+    /// their paths (with avoidance) and set each creature's movement intent.
+    pub fn nav_tick(&mut self, dt: f32) {
+        self.step_nav(dt);
+    }
+
     /// Navigation: agents follow their paths (with avoidance); each creature's movement
     /// intent comes from its agent's desired velocity, within its `nav` limits.
     fn step_nav(&mut self, dt: f32) {
