@@ -65,7 +65,7 @@ fn nav(c: &mut Criterion) {
     g.finish();
 
     // 1 000 spiders on the arena, each walking to a random point of the mesh.
-    let mut host = arena();
+    let host = arena();
     {
         let mut w = host.world_mut();
         let t = w.type_by_name("spider/spider").expect("spider");
@@ -75,9 +75,8 @@ fn nav(c: &mut Criterion) {
             let p = Vec3::new(-17.0 + gx * 1.1, 0.0, -17.0 + gz * 1.1);
             ids.push(w.spawn(t, p, 0.0).expect("spawn"));
         }
-        for (i, id) in ids.iter().enumerate() {
+        for id in &ids {
             let goal = w.random_nav_point(None).expect("point");
-            let _ = i;
             w.push(Command::SetDestination(*id, goal));
         }
     }

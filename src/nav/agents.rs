@@ -91,6 +91,9 @@ impl Navigator {
             .map_err(|e| format!("the baked navmesh is not valid: {e}"))?;
         let mut arch = Archipelago::new(ArchipelagoOptions {
             point_sample_distance: sample_distance(radius, radius + 0.3),
+            // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
+            // in a crowd each one costs.
+            neighbourhood: 5.0 * radius,
             ..ArchipelagoOptions::from_agent_radius(radius)
         });
         arch.add_island(Island::new(
