@@ -103,8 +103,10 @@ struct App {
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
     let mut host = ScriptHost::new(opts.host.clone());
-    // Navmeshes bake on worker threads: frames never wait for them.
-    host.world_mut().set_background_bakes(opts.replay.is_none());
+    // Navmeshes bake on worker threads: frames never wait for them (but a run being
+    // recorded or replayed bakes in the tick, so the replay matches).
+    host.world_mut()
+        .set_background_bakes(opts.replay.is_none() && opts.record.is_none());
     host.load(&opts.mods);
     if let Err(e) = tape.start(&mut host, &mut std::io::stderr()) {
         eprintln!("skitter: record/replay: {e}");
