@@ -71,6 +71,9 @@ pub struct LeanState {
     prev_yaw: Option<f32>,
     prev_forward_speed: f32,
     fall_speed: f32,
+    /// The spring step and low-pass factor for the last (response, damping, filter, dt):
+    /// they change only when a setting does, so the exponentials run once, not every tick.
+    cache: Option<([u32; 4], SpringStep, f32)>,
 }
 
 fn smoothstep01(x: f32) -> f32 {
@@ -96,8 +99,24 @@ impl LeanState {
             None => 0.0,
         };
         self.prev_yaw = Some(input.yaw);
-        // One low-pass coefficient for both filtered inputs.
-        let alpha = low_pass_alpha(p.filter_hz, dt);
+        let key = [
+            p.response.to_bits(),
+            p.damping.to_bits(),
+            p.filter_hz.to_bits(),
+            dt.to_bits(),
+        ];
+        let (step, alpha) = match self.cache {
+            Some((k, step, alpha)) if k == key => (Some(step), alpha),
+            _ => {
+                let step = SpringStep::new(p.response, p.damping, dt);
+                // One low-pass coefficient for both filtered inputs.
+                let alpha = low_pass_alpha(p.filter_hz, dt);
+                if let Some(st) = step {
+                    self.cache = Some((key, st, alpha));
+                }
+                (step, alpha)
+            }
+        };
         self.yaw_rate += (raw_rate - self.yaw_rate) * alpha;
         // Moving backwards flips the lean; moving sideways blends through zero.
         let direction = if speed > 1e-4 {
@@ -137,7 +156,7 @@ impl LeanState {
         }
 
         // One propagation step shared by every channel's spring.
-        if let Some(k) = SpringStep::new(p.response, p.damping, dt) {
+        if let Some(k) = step {
             self.turn.step_ramp_with(&k, self.last_turn, turn_target);
             self.accel_pitch
                 .step_ramp_with(&k, self.last_accel, accel_target);
@@ -185,8 +204,16 @@ impl LeanState {
         Spring::settle_time(p.response, p.damping, HIT_SETTLE_FRACTION)
     }
 
+    /// Whether the body is leaning at all (below a thousandth of a degree it is not).
+    pub fn is_leaning(&self) -> bool {
+        self.roll.abs() > 1e-3 || self.pitch.abs() > 1e-3
+    }
+
     /// The lean as a body-space rotation (applied after the posture's).
     pub fn rotation(&self) -> Quat {
+        if !self.is_leaning() {
+            return Quat::IDENTITY;
+        }
         Quat::from_rotation_z(self.roll.to_radians())
             * Quat::from_rotation_x(self.pitch.to_radians())
     }

@@ -36,6 +36,8 @@ const URGENT_DRIFT: f32 = 0.3;
 const HOLD_FROM: f32 = 0.92;
 /// Reach at which the body stops moving until that foot steps.
 const HOLD_TO: f32 = 0.99;
+/// Head aim smoothing time constant (s).
+const HEAD_TAU: f32 = 0.08;
 
 /// What the body has been told to do (by `c:move` / `c:face`).
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -102,6 +104,30 @@ pub struct Scratch {
     joints: Vec<Vec3>,
     /// Feet that landed during the last update.
     pub events: Vec<StepEvent>,
+    /// Smoothing factors for the last step size (height, tilt, head): every creature of a
+    /// world steps by the same `dt`, so the exponentials run once per size, not per body.
+    alphas: Option<(u32, [f32; 3])>,
+}
+
+impl Scratch {
+    /// The smoothing factors (height, tilt, head) for `dt` (1 when `dt` is 0: snap).
+    fn alphas(&mut self, dt: f32) -> [f32; 3] {
+        if dt == 0.0 {
+            return [1.0; 3];
+        }
+        match self.alphas {
+            Some((bits, a)) if bits == dt.to_bits() => a,
+            _ => {
+                let a = [
+                    smoothing_alpha(dt, HEIGHT_TAU),
+                    smoothing_alpha(dt, TILT_TAU),
+                    smoothing_alpha(dt, HEAD_TAU),
+                ];
+                self.alphas = Some((dt.to_bits(), a));
+                a
+            }
+        }
+    }
 }
 
 /// The locomotion state of one creature. Plain data; the World owns it.
@@ -278,9 +304,15 @@ impl Locomotor {
                 dt,
             },
         );
-        let posed = rot * self.lean.rotation();
-        self.sink = Self::sink_for(def, rot, posed);
-        self.aim_head(def, dt);
+        let (posed, sink) = if self.lean.is_leaning() {
+            let posed = rot * self.lean.rotation();
+            (posed, Self::sink_for(def, rot, posed))
+        } else {
+            (rot, 0.0)
+        };
+        self.sink = sink;
+        let head_alpha = scratch.alphas(dt)[2];
+        self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
     }
 
@@ -296,7 +328,7 @@ impl Locomotor {
 
     /// Turns the head toward where the creature is going (its heading goal, plus the turn
     /// it is in, looked 0.25 s ahead), by the head's `counter_yaw` share.
-    fn aim_head(&mut self, def: &ValidCreatureDef, dt: f32) {
+    fn aim_head(&mut self, def: &ValidCreatureDef, alpha: f32) {
         let Some(head) = def.body.head.as_ref().filter(|h| h.counter_yaw > 0.0) else {
             self.head_yaw = 0.0;
             return;
@@ -315,7 +347,7 @@ impl Locomotor {
         .unwrap_or(self.yaw);
         let ahead = wrap_angle(goal - self.yaw) + self.lean.yaw_rate.to_radians() * 0.25;
         let want = head.counter_yaw * ahead.clamp(-1.05, 1.05);
-        self.head_yaw += (want - self.head_yaw) * smoothing_alpha(dt, 0.08);
+        self.head_yaw += (want - self.head_yaw) * alpha;
     }
 
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
@@ -346,9 +378,11 @@ impl Locomotor {
         }
         // The body's own velocity: what it has minus what is left of a hit's push.
         let v = horizontal(self.velocity) - self.push;
-        self.push *= (-dt / PUSH_TAU).exp();
-        if self.push.length_squared() < 1e-8 {
-            self.push = Vec3::ZERO;
+        if self.push != Vec3::ZERO {
+            self.push *= (-dt / PUSH_TAU).exp();
+            if self.push.length_squared() < 1e-8 {
+                self.push = Vec3::ZERO;
+            }
         }
         let dv = (desired - v).clamp_length_max(def.nav.acceleration * dt);
         // The body cannot outrun its legs: while a planted foot is near the end of its reach,
@@ -470,13 +504,23 @@ impl Locomotor {
                     st.last_hit = Some(point);
                 }
                 None => {
-                    // No ground there (a wall, a drop): look for a foothold on the way back
-                    // toward the body, so the target still moves with it and the foot steps.
+                    // No ground there (a wall, a drop). The last good spot will do while
+                    // it is in reach; once the foot is stretched (or there is none), look
+                    // for a foothold on the way back toward the body, so the target moves
+                    // with it and the foot steps instead of holding the body for ever.
+                    let usable = st
+                        .last_hit
+                        .is_some_and(|p| horizontal(p - probe).length() < leg.length);
+                    let stretched = st.grounded && st.reach > HOLD_FROM;
                     let centre = Vec3::new(self.position.x, probe.y, self.position.z);
-                    let inward = [0.35f32, 0.6, 0.85].iter().find_map(|t| {
-                        let q = probe.lerp(centre, *t);
-                        ground.cast_down(Vec3::new(q.x, origin.y, q.z), max)
-                    });
+                    let inward = if usable && !stretched {
+                        None
+                    } else {
+                        [0.35f32, 0.6, 0.85].iter().find_map(|t| {
+                            let q = probe.lerp(centre, *t);
+                            ground.cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                        })
+                    };
                     st.target_hit = inward.is_some();
                     st.target = match (inward, st.last_hit) {
                         (Some(q), _) => q,
@@ -620,16 +664,7 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         };
-        let a = if dt == 0.0 {
-            1.0
-        } else {
-            smoothing_alpha(dt, HEIGHT_TAU)
-        };
-        let b = if dt == 0.0 {
-            1.0
-        } else {
-            smoothing_alpha(dt, TILT_TAU)
-        };
+        let [a, b, _] = scratch.alphas(dt);
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
         let rising = height > self.position.y;
