@@ -275,9 +275,8 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     let mut host = ScriptHost::new(host_opts);
     // Paced runs (hot reload on) never wait for a navmesh bake; unpaced ones bake in the
     // tick that needs it, so their traces are the same every time.
-    host.world_mut().set_background_bakes(
-        opts.realtime && opts.replay.is_none() && opts.record.is_none(),
-    );
+    host.world_mut()
+        .set_background_bakes(opts.realtime && opts.replay.is_none() && opts.record.is_none());
     host.load(&opts.mods);
     tape.start(&mut host, console)?;
     if opts.realtime && !host.replaying() {
