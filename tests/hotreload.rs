@@ -41,7 +41,7 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
         ],
     );
     let trace = dir.path().join("t.jsonl");
-    let frames = 7 * 60;
+    let frames = 8 * 60;
     let child = Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args([
             "run",
@@ -57,6 +57,16 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("skitter runs");
+    // The clock starts once the run is under way (its trace has its first lines), so a
+    // slow start cannot make a save land before the folders are watched.
+    let t0 = Instant::now();
+    while std::fs::metadata(&trace).map(|m| m.len()).unwrap_or(0) == 0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let start = Instant::now();
     let at = |s: f64| {
         let due = start + Duration::from_secs_f64(s);
@@ -65,20 +75,20 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
         }
     };
     let save = |l: &Live| std::fs::write(m.join("main.lua"), l.source()).expect("write");
-    at(1.2);
+    at(1.0);
     live.step = 0.25; // 1. a gait value
     save(&live);
-    at(2.2);
+    at(2.0);
     live.broken = true; // 2. a syntax error
     save(&live);
-    at(3.2);
+    at(3.0);
     live.broken = false; // 3. fixed, with a third spawn
     live.spawns = 3;
     save(&live);
-    at(4.2);
+    at(4.0);
     live.spawns = 2; // 4. a spawn removed
     save(&live);
-    at(5.2);
+    at(5.0);
     live.ground_y = 0.4; // 5. the level
     save(&live);
     let out = child.wait_with_output().expect("finished");
