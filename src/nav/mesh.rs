@@ -107,8 +107,16 @@ pub enum BakeError {
 }
 
 impl NavMesh {
-    /// Bakes `input` for `settings`.
+    /// Bakes `input` for `settings`. A failure anywhere in the pipeline, a panic included,
+    /// is an error, never a crash.
     pub fn bake(input: &NavInput, settings: NavSettings) -> Result<NavMesh, BakeError> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            Self::bake_inner(input, settings)
+        }))
+        .unwrap_or_else(|_| Err(BakeError::Pipeline("the bake panicked".into())))
+    }
+
+    fn bake_inner(input: &NavInput, settings: NavSettings) -> Result<NavMesh, BakeError> {
         if input.triangles.is_empty() {
             return Err(BakeError::Empty);
         }
@@ -136,6 +144,17 @@ impl NavMesh {
             ..ConfigBuilder::default()
         }
         .build();
+        // Recast counts cells in u16: refuse a level too wide for this agent's cells.
+        let cells =
+            ((aabb.max.x - aabb.min.x).max(aabb.max.z - aabb.min.z) / config.cell_size).ceil();
+        if !(cells < 30_000.0) {
+            return Err(BakeError::Pipeline(format!(
+                "the level is {:.0} m across: too wide for cells of {:.3} m (an agent of radius {})",
+                (aabb.max.x - aabb.min.x).max(aabb.max.z - aabb.min.z),
+                config.cell_size,
+                settings.radius
+            )));
+        }
         trimesh.mark_walkable_triangles(config.walkable_slope_angle);
         let mut hf = HeightfieldBuilder {
             aabb,
@@ -358,5 +377,18 @@ pub(crate) mod tests {
             "no floor under the wall"
         );
         assert!(NavMesh::bake(&NavInput::default(), s).is_err());
+        // A level far too wide for the cells is an error, not a crash.
+        let mut huge = NavInput::default();
+        let w = 20_000.0;
+        huge.quad(
+            [
+                Vec3::new(-w, 0.0, -w),
+                Vec3::new(w, 0.0, -w),
+                Vec3::new(w, 0.0, w),
+                Vec3::new(-w, 0.0, w),
+            ],
+            Vec3::Y,
+        );
+        assert!(NavMesh::bake(&huge, s).is_err());
     }
 }
