@@ -57,14 +57,20 @@ fn num(w: &mut impl Write, x: f32) -> io::Result<()> {
     }
 }
 
-fn vec3(w: &mut impl Write, v: Vec3) -> io::Result<()> {
+/// A JSON array of trace numbers.
+fn nums(w: &mut impl Write, xs: &[f32]) -> io::Result<()> {
     w.write_all(b"[")?;
-    num(w, v.x)?;
-    w.write_all(b",")?;
-    num(w, v.y)?;
-    w.write_all(b",")?;
-    num(w, v.z)?;
+    for (i, x) in xs.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        num(w, *x)?;
+    }
     w.write_all(b"]")
+}
+
+fn vec3(w: &mut impl Write, v: Vec3) -> io::Result<()> {
+    nums(w, &v.to_array())
 }
 
 /// Writes one trace line per creature for the world's current tick.
@@ -84,29 +90,27 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
             json_str(type_name)
         )?;
         vec3(w, c.loco.body_position())?;
-        let q = c.loco.rotation();
-        w.write_all(b",\"rot\":[")?;
-        for (i, v) in [q.x, q.y, q.z, q.w].iter().enumerate() {
-            if i > 0 {
-                w.write_all(b",")?;
-            }
-            num(w, *v)?;
-        }
-        w.write_all(b"],\"vel\":")?;
+        w.write_all(b",\"rot\":")?;
+        nums(w, &c.loco.rotation().to_array())?;
+        w.write_all(b",\"vel\":")?;
         vec3(w, c.loco.velocity)?;
         w.write_all(b",\"fwd\":")?;
         vec3(w, forward_from_yaw(c.loco.yaw))?;
         let l = &c.loco.lean;
-        w.write_all(b",\"lean\":{\"roll\":")?;
-        num(w, l.roll)?;
-        w.write_all(b",\"pitch\":")?;
-        num(w, l.pitch)?;
-        w.write_all(b",\"target_roll\":")?;
-        num(w, l.target_roll)?;
-        w.write_all(b",\"target_pitch\":")?;
-        num(w, l.target_pitch)?;
-        w.write_all(b",\"yaw_rate\":")?;
-        num(w, l.yaw_rate)?;
+        w.write_all(b",\"lean\":{")?;
+        for (i, (k, v)) in [
+            ("roll", l.roll),
+            ("pitch", l.pitch),
+            ("target_roll", l.target_roll),
+            ("target_pitch", l.target_pitch),
+            ("yaw_rate", l.yaw_rate),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            write!(w, "{}\"{k}\":", if i > 0 { "," } else { "" })?;
+            num(w, v)?;
+        }
         w.write_all(b"},\"dest\":")?;
         match c.nav.as_ref().map(|g| g.target.unwrap_or(g.dest)) {
             Some(d) => vec3(w, d)?,

@@ -26,20 +26,11 @@ fn step_peak(t: &Trace, id: u64, a: u64, b: u64) -> f64 {
 fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
     let dir = tempfile::tempdir().expect("tmp");
     let mut live = Live {
-        ground_y: 0.0,
         speed: 0.6,
         step: 0.08,
-        spawns: 2,
-        broken: false,
+        ..Live::default()
     };
-    let m = temp_mod(
-        dir.path(),
-        "live",
-        &[
-            ("main.lua", &live.source()),
-            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
-        ],
-    );
+    let m = live_mod(dir.path(), &live);
     let trace = dir.path().join("t.jsonl");
     let frames = 8 * 60;
     let child = Command::new(env!("CARGO_BIN_EXE_skitter"))

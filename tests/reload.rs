@@ -59,21 +59,8 @@ fn logs(host: &mut ScriptHost) -> String {
 #[test]
 fn a_save_swaps_code_in_and_keeps_ids_positions_overrides_and_state() {
     let dir = tempfile::tempdir().expect("tmp");
-    let mut live = Live {
-        ground_y: 0.0,
-        speed: 0.8,
-        step: 0.12,
-        spawns: 2,
-        broken: false,
-    };
-    let m = temp_mod(
-        dir.path(),
-        "live",
-        &[
-            ("main.lua", &live.source()),
-            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
-        ],
-    );
+    let mut live = Live::default();
+    let m = live_mod(dir.path(), &live);
     let mut host = host_with(&m);
     ticks(&mut host, 60);
     let before = bugs(&host);
@@ -187,21 +174,8 @@ fn a_save_swaps_code_in_and_keeps_ids_positions_overrides_and_state() {
 #[test]
 fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
     let dir = tempfile::tempdir().expect("tmp");
-    let mut live = Live {
-        ground_y: 0.0,
-        speed: 0.8,
-        step: 0.12,
-        spawns: 2,
-        broken: false,
-    };
-    let m = temp_mod(
-        dir.path(),
-        "live",
-        &[
-            ("main.lua", &live.source()),
-            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
-        ],
-    );
+    let mut live = Live::default();
+    let m = live_mod(dir.path(), &live);
     let mut host = host_with(&m);
     // A small deterministic generator: the test is the same on every run.
     let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -263,7 +237,6 @@ fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
         assert_eq!(x.gait, y.gait);
         assert_eq!(x.def.body, y.def.body);
     }
-    let _ = text; // (common helpers are shared with the CLI tests)
 }
 
 #[test]

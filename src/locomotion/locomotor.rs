@@ -716,6 +716,18 @@ mod tests {
     use crate::locomotion::def::tests::spider;
     use crate::locomotion::ground::FlatGround;
 
+    /// One 60 Hz update on flat ground at 0, with the type's own gait and lean.
+    fn tick(loco: &mut Locomotor, def: &ValidCreatureDef, scratch: &mut Scratch) {
+        loco.update(
+            def,
+            &def.gait,
+            &def.lean,
+            &FlatGround(0.0),
+            1.0 / 60.0,
+            scratch,
+        );
+    }
+
     #[test]
     fn walks_on_flat_ground_without_sliding_or_losing_support() {
         let def = spider().validate().expect("valid");
@@ -729,14 +741,7 @@ mod tests {
         let mut scratch = Scratch::default();
         let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
         for _ in 0..600 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
             let grounded = loco.legs.iter().filter(|l| l.grounded).count();
             assert!(grounded >= def.gait.min_grounded);
             for (l, (was, p)) in loco.legs.iter().zip(prev.iter()) {
@@ -766,14 +771,7 @@ mod tests {
         let mut path: Vec<(Vec3, Vec3)> = Vec::new();
         let mut lifted = false;
         for _ in 0..300 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
             let l = &loco.legs[0];
             if !l.grounded {
                 lifted = true;
@@ -809,14 +807,7 @@ mod tests {
             speed: 0.8,
         };
         for _ in 0..120 {
-            loco.update(
-                &flat,
-                &flat.gait,
-                &flat.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &flat, &mut scratch);
             assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));
         }
     }
@@ -836,26 +827,12 @@ mod tests {
         let mut scratch = Scratch::default();
         let mut led = false;
         for _ in 0..20 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
             led |= loco.head_yaw < -0.3;
         }
         assert!(led, "the head never led the turn: {}", loco.head_yaw);
         for _ in 0..120 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
         }
         assert!(loco.head_yaw.abs() < 0.05, "settled: {}", loco.head_yaw);
         // With counter_yaw 1 the head stays level however the body leans.
@@ -871,14 +848,7 @@ mod tests {
         let mut worst_reach = 0.0f32;
         let mut max_roll = 0.0f32;
         for _ in 0..6 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
             max_roll = max_roll.max(loco.lean.roll.abs());
             for (l, f) in loco.legs.iter().zip(&feet) {
                 if l.grounded {
@@ -900,14 +870,7 @@ mod tests {
         loco.intent = Intent::Face { dir: Vec3::NEG_Z };
         let mut scratch = Scratch::default();
         for _ in 0..120 {
-            loco.update(
-                &def,
-                &def.gait,
-                &def.lean,
-                &ground,
-                1.0 / 60.0,
-                &mut scratch,
-            );
+            tick(&mut loco, &def, &mut scratch);
         }
         assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
         assert!(

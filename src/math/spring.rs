@@ -97,7 +97,9 @@ impl Spring {
     }
 
     /// One step with a prepared [`SpringStep`] toward a target moving linearly from `from`
-    /// to `to` across it (exact: a ramp has a closed-form particular solution).
+    /// to `to` across it (exact: a ramp has a closed-form particular solution). Feeding
+    /// sampled targets this way removes the half-step lag of holding each sample, so curves
+    /// agree across tick rates.
     #[inline]
     pub fn step_ramp_with(&mut self, k: &SpringStep, from: f32, to: f32) {
         if from == to {
@@ -117,16 +119,6 @@ impl Spring {
 }
 
 impl Spring {
-    /// Advances `dt` seconds toward a target that moves linearly from `from` to `to` over
-    /// the step, exactly (a ramp has a closed-form particular solution). Feeding sampled
-    /// targets this way removes the half-step lag of holding each sample, so curves agree
-    /// across tick rates.
-    pub fn step_ramp(&mut self, from: f32, to: f32, response: f32, damping: f32, dt: f32) {
-        if let Some(k) = SpringStep::new(response, damping, dt) {
-            self.step_ramp_with(&k, from, to);
-        }
-    }
-
     /// The kick (added velocity) that makes a spring at rest swing out to `peak` and back:
     /// an impulse response scaled so its first extremum is exactly `peak`.
     pub fn kick_for_peak(peak: f32, response: f32, damping: f32) -> f32 {
@@ -186,12 +178,6 @@ pub fn low_pass_alpha(hz: f32, dt: f32) -> f32 {
         return 1.0;
     }
     1.0 - (-std::f32::consts::TAU * hz * dt).exp()
-}
-
-/// A first-order low-pass filter with cutoff `hz`, frame-rate independent.
-#[inline]
-pub fn low_pass(current: f32, input: f32, hz: f32, dt: f32) -> f32 {
-    current + (input - current) * low_pass_alpha(hz, dt)
 }
 
 #[cfg(test)]
@@ -260,11 +246,12 @@ mod tests {
         let target = |t: f32| (t / 0.3).min(1.0);
         let run = |hz: f32| {
             let dt = 1.0 / hz;
+            let step = SpringStep::new(0.1, 0.8, dt).expect("valid");
             let mut s = Spring::default();
             let mut out = Vec::new();
             for i in 0..hz as usize {
                 let (a, b) = (target(i as f32 * dt), target((i + 1) as f32 * dt));
-                s.step_ramp(a, b, 0.1, 0.8, dt);
+                s.step_ramp_with(&step, a, b);
                 out.push(s.value);
             }
             out
@@ -312,12 +299,12 @@ mod tests {
         let run = |hz: f32| {
             let mut y = 0.0;
             for _ in 0..(hz as usize / 4) {
-                y = low_pass(y, 1.0, 8.0, 1.0 / hz);
+                y += (1.0 - y) * low_pass_alpha(8.0, 1.0 / hz);
             }
             y
         };
         assert!((run(30.0) - run(120.0)).abs() < 1e-4);
         assert!(run(60.0) > 0.99);
-        assert_eq!(low_pass(0.3, 0.7, 0.0, 0.1), 0.7);
+        assert_eq!(low_pass_alpha(0.0, 0.1), 1.0, "no filter: the input itself");
     }
 }

@@ -142,11 +142,6 @@ impl Navigator {
         }
     }
 
-    /// Whether `key` is an agent here.
-    pub fn has_agent(&self, key: u32) -> bool {
-        self.agents.contains_key(&key)
-    }
-
     /// Agents here.
     pub fn agent_keys(&self) -> impl Iterator<Item = u32> + '_ {
         self.agents.keys().copied()

@@ -128,6 +128,19 @@ struct Brain {
     spawn_pending: bool,
 }
 
+/// The Luau libraries a mod's state opens (no `io`, no `debug`, no `package`).
+fn mod_libs() -> StdLib {
+    StdLib::COROUTINE
+        | StdLib::TABLE
+        | StdLib::STRING
+        | StdLib::UTF8
+        | StdLib::BIT
+        | StdLib::MATH
+        | StdLib::BUFFER
+        | StdLib::VECTOR
+        | StdLib::OS
+}
+
 /// Loads mods and runs their callbacks around `World::step`.
 pub struct ScriptHost {
     world: Rc<RefCell<World>>,
@@ -326,16 +339,7 @@ impl ScriptHost {
         m: &Manifest,
         all: &BTreeMap<String, Manifest>,
     ) -> mlua::Result<(Lua, Rc<Budget>)> {
-        let libs = StdLib::COROUTINE
-            | StdLib::TABLE
-            | StdLib::STRING
-            | StdLib::UTF8
-            | StdLib::BIT
-            | StdLib::MATH
-            | StdLib::BUFFER
-            | StdLib::VECTOR
-            | StdLib::OS;
-        let lua = Lua::new_with(libs, LuaOptions::default())?;
+        let lua = Lua::new_with(mod_libs(), LuaOptions::default())?;
         let budget = Rc::new(Budget::new(self.opts.cpu_at_load, self.opts.memory_limit));
         let ctx = Rc::new(ModCtx::new(
             &m.name,
@@ -819,22 +823,13 @@ impl ScriptHost {
 /// (`Curve:eval`, `Path:length`). Luau's own libraries are left out. The editor definitions
 /// shipped in `defs/` are tested against this list.
 pub fn api_surface() -> mlua::Result<BTreeSet<String>> {
-    let libs = StdLib::COROUTINE
-        | StdLib::TABLE
-        | StdLib::STRING
-        | StdLib::UTF8
-        | StdLib::BIT
-        | StdLib::MATH
-        | StdLib::BUFFER
-        | StdLib::VECTOR
-        | StdLib::OS;
-    let plain = Lua::new_with(libs, LuaOptions::default())?;
+    let plain = Lua::new_with(mod_libs(), LuaOptions::default())?;
     let builtin: BTreeSet<String> = plain
         .globals()
         .pairs::<String, Value>()
         .filter_map(|p| p.ok().map(|(k, _)| k))
         .collect();
-    let lua = Lua::new_with(libs, LuaOptions::default())?;
+    let lua = Lua::new_with(mod_libs(), LuaOptions::default())?;
     let ctx = Rc::new(ModCtx::new(
         "surface",
         BTreeMap::new(),
@@ -904,8 +899,14 @@ impl ScriptHost {
         }
         let known: Vec<Manifest> = self.known.values().cloned().collect();
         for m in known {
-            let mut files = Vec::new();
-            script_files(&m.dir, &mut files, 0);
+            // Scripts only: not the manifest, not `.d.luau` editor definitions.
+            let mut files: Vec<PathBuf> = super::watch::mod_files(&m.dir)
+                .into_iter()
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "lua" || x == "luau")
+                        && !p.to_string_lossy().ends_with(".d.luau")
+                })
+                .collect();
             files.sort();
             let lua = Lua::new();
             for f in files {
@@ -950,22 +951,12 @@ impl ScriptHost {
     }
 }
 
-/// Every `.lua`/`.luau` file under `dir`.
-fn script_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() && depth < 16 {
-            script_files(&p, out, depth + 1);
-        } else if p.extension().is_some_and(|x| x == "lua" || x == "luau")
-            && !p.to_string_lossy().ends_with(".d.luau")
-        {
-            // (`.d.luau` files are editor definitions, not scripts.)
-            out.push(p);
-        }
-    }
+/// The files of `name` that changed, as the reload report and trace list them.
+fn changed_files(changed: &BTreeMap<String, Vec<PathBuf>>, name: &str) -> Vec<String> {
+    changed
+        .get(name)
+        .map(|f| f.iter().map(|p| p.display().to_string()).collect())
+        .unwrap_or_default()
 }
 
 /// Hot reload: watching, and the per-mod reload transaction.
@@ -1109,10 +1100,7 @@ impl ScriptHost {
                     .unwrap_or(0.0),
                 None => started.elapsed().as_secs_f64() * 1e3,
             };
-            let files = changed
-                .get(&m.name)
-                .map(|f| f.iter().map(|p| p.display().to_string()).collect())
-                .unwrap_or_default();
+            let files = changed_files(changed, &m.name);
             let frame = self.world.borrow().frame();
             match outcome {
                 Ok(()) => reports.push(ReloadReport {
@@ -1156,10 +1144,7 @@ impl ScriptHost {
         ReloadReport {
             mod_name: name.to_string(),
             ok: false,
-            files: changed
-                .get(name)
-                .map(|f| f.iter().map(|p| p.display().to_string()).collect())
-                .unwrap_or_default(),
+            files: changed_files(changed, name),
             ms: 0.0,
             error: Some(e),
             frame: self.world.borrow().frame(),

@@ -29,22 +29,24 @@ fn stamp(p: &Path) -> Option<(std::time::SystemTime, u64)> {
     Some((m.modified().ok()?, m.len()))
 }
 
-fn scan(
-    dir: &Path,
-    out: &mut BTreeMap<PathBuf, Option<(std::time::SystemTime, u64)>>,
-    depth: usize,
-) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() && depth < 16 {
-            scan(&p, out, depth + 1);
-        } else if is_mod_file(&p) {
-            out.insert(p.clone(), stamp(&p));
+/// Every mod file ([`is_mod_file`]) under `dir`, 16 folders deep at most.
+pub fn mod_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && depth < 16 {
+                walk(&p, out, depth + 1);
+            } else if is_mod_file(&p) {
+                out.push(p);
+            }
         }
     }
+    let mut out = Vec::new();
+    walk(dir, &mut out, 0);
+    out
 }
 
 /// Whether a changed path is part of a mod (scripts and the manifest; not editor temp files).
@@ -72,10 +74,14 @@ impl ModWatcher {
             dirs.push((name.clone(), canon));
         }
         dirs.sort_by_key(|(_, d)| std::cmp::Reverse(d.as_os_str().len()));
-        let mut seen = BTreeMap::new();
-        for (_, d) in &dirs {
-            scan(d, &mut seen, 0);
-        }
+        let seen = dirs
+            .iter()
+            .flat_map(|(_, d)| mod_files(d))
+            .map(|p| {
+                let st = stamp(&p);
+                (p, st)
+            })
+            .collect();
         Ok(ModWatcher {
             _debouncer: d,
             rx,
@@ -95,6 +101,12 @@ impl ModWatcher {
                 }
                 let path = e.path.canonicalize().unwrap_or(e.path.clone());
                 let now = stamp(&path);
+                // An empty file is a save in progress (truncated, not yet written): saving
+                // it would reload an empty mod and despawn its creatures. Its content's
+                // write comes as a change of its own.
+                if now.is_some_and(|(_, len)| len == 0) {
+                    continue;
+                }
                 let mut seen = self.seen.borrow_mut();
                 if seen.get(&path) == Some(&now) {
                     continue;
@@ -134,6 +146,18 @@ mod tests {
         }
     }
 
+    /// Polls until the watcher reports something (two seconds at most).
+    fn first_change(w: &ModWatcher) -> BTreeMap<String, Vec<PathBuf>> {
+        for _ in 0..200 {
+            let got = w.poll();
+            if !got.is_empty() {
+                return got;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        BTreeMap::new()
+    }
+
     #[test]
     fn a_save_is_reported_for_its_mod() {
         let dir = tempfile::tempdir().expect("tmp");
@@ -145,17 +169,21 @@ mod tests {
         std::fs::write(m.join("notes.txt"), "x").expect("write");
         // Reading a file is not a change.
         std::fs::read_to_string(m.join("main.lua")).expect("read");
-        let mut got = BTreeMap::new();
-        for _ in 0..200 {
-            got = w.poll();
-            if !got.is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        assert_eq!(got.get("m"), Some(&vec![PathBuf::from("brains/b.lua")]));
+        assert_eq!(
+            first_change(&w).get("m"),
+            Some(&vec![PathBuf::from("brains/b.lua")])
+        );
         std::thread::sleep(Duration::from_millis(60));
         let later = w.poll();
         assert!(later.is_empty(), "only changes count: {later:?}");
+        // A save caught half-way (truncated, still empty) is not a change; its content is.
+        std::fs::write(m.join("main.lua"), "").expect("truncate");
+        std::thread::sleep(Duration::from_millis(60));
+        assert!(w.poll().is_empty(), "an empty file is a save in progress");
+        std::fs::write(m.join("main.lua"), "return 2").expect("write");
+        assert_eq!(
+            first_change(&w).get("m"),
+            Some(&vec![PathBuf::from("main.lua")])
+        );
     }
 }

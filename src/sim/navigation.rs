@@ -72,12 +72,35 @@ pub enum Status<'a> {
 }
 
 impl NavWorld {
-    /// The navigator for `s` on the level at `version`, baking it if needed.
+    /// The navigator for `s` on the level at `version`, baking it if needed: on a worker
+    /// thread when bakes run in the background (then `Baking` until it is done), else here.
     pub fn get(
         &mut self,
         s: NavSettings,
         version: u64,
         input: &dyn Fn() -> NavInput,
+    ) -> Status<'_> {
+        let wait = !self.background;
+        self.fetch(s, version, input, wait)
+    }
+
+    /// The navigator for `s` now: baked here if missing, or waited for if a background
+    /// bake is running (queries that must answer at once).
+    pub fn get_now(
+        &mut self,
+        s: NavSettings,
+        version: u64,
+        input: &dyn Fn() -> NavInput,
+    ) -> Status<'_> {
+        self.fetch(s, version, input, true)
+    }
+
+    fn fetch(
+        &mut self,
+        s: NavSettings,
+        version: u64,
+        input: &dyn Fn() -> NavInput,
+        wait: bool,
     ) -> Status<'_> {
         let key = s.key();
         let stale = self
@@ -86,13 +109,13 @@ impl NavWorld {
             .is_none_or(|slot| slot.version != version);
         if stale {
             let started = std::time::Instant::now();
-            let entry = if self.background {
-                let input = input();
-                Entry::Baking(std::thread::spawn(move || NavMesh::bake(&input, s)))
+            let (entry, took) = if wait {
+                (finish(NavMesh::bake(&input(), s)), Some(started.elapsed()))
             } else {
-                finish(NavMesh::bake(&input(), s))
+                let input = input();
+                let h = std::thread::spawn(move || NavMesh::bake(&input, s));
+                (Entry::Baking(h), None)
             };
-            let took = (!matches!(entry, Entry::Baking(_))).then(|| started.elapsed());
             self.slots.insert(
                 key,
                 Slot {
@@ -106,10 +129,7 @@ impl NavWorld {
         let Some(slot) = self.slots.get_mut(&key) else {
             return Status::Failed("no navmesh".into());
         };
-        if let Entry::Baking(h) = &slot.entry {
-            if !h.is_finished() {
-                return Status::Baking;
-            }
+        if matches!(&slot.entry, Entry::Baking(h) if wait || h.is_finished()) {
             let Entry::Baking(h) = std::mem::replace(&mut slot.entry, Entry::Failed(String::new()))
             else {
                 return Status::Baking;

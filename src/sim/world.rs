@@ -592,25 +592,17 @@ impl World {
 
     /// Queues a command for the start of the next tick.
     pub fn push(&mut self, cmd: Command) {
-        if let Some(r) = self.recording.as_mut() {
-            r.push(Entry {
-                frame: self.frame,
-                input: Input::Command { cmd: cmd.clone() },
-            });
-        }
+        self.log(|| Input::Command { cmd: cmd.clone() });
         self.commands.push(cmd);
     }
 
     /// The gait a creature will have at the next tick (pending overrides included).
     pub fn pending_gait(&self, id: CreatureId) -> Option<&GaitParams> {
-        for cmd in self.commands.iter().rev() {
-            if let Command::SetGait(cid, g) = cmd {
-                if *cid == id {
-                    return Some(g);
-                }
-            }
-        }
-        self.creature(id).map(|c| &c.gait)
+        let queued = self.commands.iter().rev().find_map(|c| match c {
+            Command::SetGait(cid, g) if *cid == id => Some(&**g),
+            _ => None,
+        });
+        queued.or_else(|| self.creature(id).map(|c| &c.gait))
     }
 
     /// Whether a destination command for `id` waits for the next tick.
@@ -622,14 +614,11 @@ impl World {
 
     /// The lean settings a creature will have at the next tick (pending overrides included).
     pub fn pending_lean(&self, id: CreatureId) -> Option<&LeanDef> {
-        for cmd in self.commands.iter().rev() {
-            if let Command::SetLean(cid, l) = cmd {
-                if *cid == id {
-                    return Some(l);
-                }
-            }
-        }
-        self.creature(id).map(|c| &c.lean)
+        let queued = self.commands.iter().rev().find_map(|c| match c {
+            Command::SetLean(cid, l) if *cid == id => Some(&**l),
+            _ => None,
+        });
+        queued.or_else(|| self.creature(id).map(|c| &c.lean))
     }
 
     fn apply_commands(&mut self) {
@@ -793,11 +782,11 @@ impl World {
         let input = || level.nav_input();
         let mut failed: Vec<(usize, String)> = Vec::new();
         for (i, c) in creatures.iter_mut().enumerate() {
-            let here = Self::agent_point(c);
-            let Some(goal) = c.nav.as_mut() else { continue };
-            if goal.arrived {
+            if c.nav.as_ref().is_none_or(|g| g.arrived) {
                 continue;
             }
+            let here = Self::agent_point(c);
+            let Some(goal) = c.nav.as_mut() else { continue };
             let n = match nav.get(settings_of(&c.def.nav), version, &input) {
                 Status::Ready(n) => n,
                 Status::Baking => {
@@ -871,11 +860,11 @@ impl World {
             }
         }
         for c in creatures.iter_mut() {
-            let here = Self::agent_point(c);
-            let Some(goal) = c.nav.as_mut() else { continue };
-            if goal.arrived || goal.pending {
+            if c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
                 continue;
             }
+            let here = Self::agent_point(c);
+            let Some(goal) = c.nav.as_mut() else { continue };
             let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) else {
                 continue;
             };
@@ -936,20 +925,13 @@ impl World {
             .find(|t| !t.def.legs.is_empty())
             .map(|t| t.def.nav.clone())
             .unwrap_or_default();
-        let version = self.level_version;
         let level = &self.level;
         let input = || level.nav_input();
-        // Queries wait for their bake (they answer now or never).
-        let background = std::mem::replace(&mut self.nav.background, false);
-        let ready = matches!(
-            self.nav.get(settings_of(&nav_def), version, &input),
-            Status::Ready(_)
-        );
-        self.nav.background = background;
-        if !ready {
-            return None;
-        }
-        match self.nav.get(settings_of(&nav_def), version, &input) {
+        // Queries answer now: they bake, or wait for a bake under way.
+        match self
+            .nav
+            .get_now(settings_of(&nav_def), self.level_version, &input)
+        {
             Status::Ready(n) => Some(n),
             _ => None,
         }
@@ -964,37 +946,26 @@ impl World {
     /// `near` when given.
     pub fn random_nav_point(&mut self, near: Option<(Vec3, f32)>) -> Option<Vec3> {
         let mut rng = self.rng;
-        let mut next = move || {
+        let n = self.query_navigator()?;
+        let mut unit = || {
             rng ^= rng << 13;
             rng ^= rng >> 7;
             rng ^= rng << 17;
-            ((rng >> 40) as f32 / (1u64 << 24) as f32, rng)
+            (rng >> 40) as f32 / (1u64 << 24) as f32
         };
-        let mut pick = || [next().0, next().0, next().0];
         let mut found = None;
-        let mut tries: Vec<[f32; 3]> = Vec::new();
         for _ in 0..64 {
-            tries.push(pick());
-        }
-        let state = next().1;
-        let n = self.query_navigator()?;
-        for u in tries {
-            let Some(p) = n.point_at(u) else { break };
-            match near {
-                Some((c, r)) if crate::math::frame::horizontal(p - c).length() > r => continue,
-                _ => {
-                    found = Some(p);
-                    break;
-                }
+            let Some(p) = n.point_at([unit(), unit(), unit()]) else {
+                break;
+            };
+            if near.is_none_or(|(c, r)| crate::math::frame::horizontal(p - c).length() <= r) {
+                found = Some(p);
+                break;
             }
         }
-        if found.is_none() {
-            // Within a small radius: a point in the disc, put on the mesh.
-            if let Some((c, r)) = near {
-                found = n.nearest(c, r.max(0.5));
-            }
-        }
-        self.rng = state;
+        // Within a small radius: the mesh point nearest the centre.
+        let found = found.or_else(|| near.and_then(|(c, r)| n.nearest(c, r.max(0.5))));
+        self.rng = rng;
         found
     }
 

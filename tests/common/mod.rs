@@ -373,6 +373,30 @@ pub struct Live {
     pub broken: bool,
 }
 
+impl Default for Live {
+    fn default() -> Live {
+        Live {
+            ground_y: 0.0,
+            speed: 0.8,
+            step: 0.12,
+            spawns: 2,
+            broken: false,
+        }
+    }
+}
+
+/// The mod `live` under `dir`, its main.lua written from `live`.
+pub fn live_mod(dir: &Path, live: &Live) -> PathBuf {
+    temp_mod(
+        dir,
+        "live",
+        &[
+            ("main.lua", &live.source()),
+            ("mod.toml", "name = \"live\"\nversion = \"0.1.0\"\n"),
+        ],
+    )
+}
+
 impl Live {
     /// The mod's main.lua for these settings.
     pub fn source(&self) -> String {
