@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use glam::Vec3;
 
 use crate::math::frame::forward_from_yaw;
-use crate::script::{HostOptions, ReloadReport, ScriptError, ScriptHost};
+use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
 use crate::sim::{Header, Recorder, Replay, World, TICK_DT};
 
@@ -305,44 +305,22 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
                  report: &mut RunReport|
      -> io::Result<()> {
         let frame = host.world().frame();
-        for r in host.take_reloads() {
-            match &r.error {
-                None => writeln!(
-                    console,
-                    "[{}] reloaded in {:.1} ms ({})",
-                    r.mod_name,
-                    r.ms,
-                    r.files.join(", ")
-                )?,
-                Some(_) => writeln!(
-                    console,
-                    "[{}] reload failed: running the last good version",
-                    r.mod_name
-                )?,
-            }
-            if let Some(t) = trace.as_mut() {
-                write_reload(t, &r)?;
-            }
-        }
-        for l in host.take_logs() {
-            writeln!(
-                console,
-                "[{}] {}{}",
-                l.mod_name,
-                if l.level == "info" { "" } else { l.level },
-                if l.level == "info" {
-                    l.text
-                } else {
-                    format!(": {}", l.text)
+        for out in host.drain_output() {
+            writeln!(console, "{out}")?;
+            match out {
+                HostOutput::Reload(r) => {
+                    if let Some(t) = trace.as_mut() {
+                        write_reload(t, &r)?;
+                    }
                 }
-            )?;
-        }
-        for e in host.take_errors() {
-            writeln!(console, "error: {e}")?;
-            if let Some(t) = trace.as_mut() {
-                write_error(t, frame, &e)?;
+                HostOutput::Error(e) => {
+                    if let Some(t) = trace.as_mut() {
+                        write_error(t, frame, &e)?;
+                    }
+                    report.errors.push(e);
+                }
+                HostOutput::Log(_) => {}
             }
-            report.errors.push(e);
         }
         Ok(())
     };

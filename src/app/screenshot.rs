@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::view::View;
 use crate::render::offscreen::{write_png, Offscreen};
 use crate::render::DebugFlags;
-use crate::script::{HostOptions, ScriptError, ScriptHost};
+use crate::script::{HostOptions, HostOutput, ScriptError, ScriptHost};
 
 /// What to shoot.
 #[derive(Clone, Debug)]
@@ -64,12 +64,11 @@ pub fn shoot(
                  report: &mut ShotReport,
                  console: &mut dyn std::io::Write|
      -> std::io::Result<()> {
-        for l in host.take_logs() {
-            writeln!(console, "[{}] {}", l.mod_name, l.text)?;
-        }
-        for e in host.take_errors() {
-            writeln!(console, "error: {e}")?;
-            report.errors.push(e);
+        for out in host.drain_output() {
+            writeln!(console, "{out}")?;
+            if let HostOutput::Error(e) = out {
+                report.errors.push(e);
+            }
         }
         Ok(())
     };

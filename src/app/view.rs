@@ -9,8 +9,7 @@ use crate::math::bezier::BezierPath;
 use crate::math::Curve;
 use crate::render::instances::PathView;
 use crate::render::{DebugFlags, FrameInstances, OrbitCamera};
-use crate::script::api::LookAt;
-use crate::script::{CameraRequest, ScriptHost};
+use crate::script::{CameraRequest, LookAt, ScriptHost};
 use crate::sim::{CreatureId, Snapshot, World};
 
 /// A camera flying a path (`camera.path`), timed in simulation seconds.

@@ -17,7 +17,7 @@ use super::view::View;
 use crate::headless::Tape;
 use crate::render::gpu::open_device;
 use crate::render::{DebugFlags, Renderer};
-use crate::script::{HostOptions, ScriptHost};
+use crate::script::{HostOptions, HostOutput, ScriptHost};
 use crate::sim::{Command, TICK_DT};
 
 /// What to open.
@@ -227,40 +227,31 @@ impl App {
     }
 
     fn drain_host(&mut self) {
-        for l in self.host.take_logs() {
-            println!("[{}] {}", l.mod_name, l.text);
-        }
-        for e in self.host.take_errors() {
-            eprintln!("error: {e}");
-            self.errors.push(e.to_string());
+        for out in self.host.drain_output() {
+            if out.is_error() {
+                eprintln!("{out}");
+            } else {
+                println!("{out}");
+            }
+            match out {
+                HostOutput::Error(e) => self.errors.push(e.to_string()),
+                HostOutput::Reload(r) => self.toasts.push(super::ui::Toast {
+                    text: match &r.error {
+                        None => format!("{} reloaded in {:.0} ms", r.mod_name, r.ms),
+                        Some(e) => format!("{} did not reload: {e}", r.mod_name),
+                    },
+                    ok: r.ok,
+                    at: Instant::now(),
+                }),
+                HostOutput::Log(_) => {}
+            }
         }
         self.view.apply(self.host.take_camera_requests());
     }
 
     fn step(&mut self) {
-        for r in self.host.poll_reloads() {
-            let text = match &r.error {
-                None => format!("{} reloaded in {:.0} ms", r.mod_name, r.ms),
-                Some(e) => format!("{} did not reload: {e}", r.mod_name),
-            };
-            match &r.error {
-                None => println!(
-                    "[{}] reloaded in {:.1} ms ({})",
-                    r.mod_name,
-                    r.ms,
-                    r.files.join(", ")
-                ),
-                Some(_) => eprintln!(
-                    "[{}] reload failed: running the last good version",
-                    r.mod_name
-                ),
-            }
-            self.toasts.push(super::ui::Toast {
-                text,
-                ok: r.ok,
-                at: Instant::now(),
-            });
-        }
+        self.host.poll_reloads();
+        self.drain_host();
         self.toasts
             .retain(|t| t.at.elapsed() < super::ui::Toast::SHOWN);
         let now = Instant::now();

@@ -89,43 +89,17 @@ pub struct LegDef {
     pub knee: Option<Vec3>,
 }
 
-/// Gait settings as written in a script.
-#[derive(Clone, Debug, PartialEq)]
+/// Gait settings as written in a script: the per-instance parameters (defaults in
+/// [`GaitParams::default`]) plus what only a type fixes.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GaitDef {
-    /// Drift (m) of a planted foot's target that starts a step. Default 0.25.
-    pub step_trigger: f32,
-    /// Step duration (s) at speed 0. Default 0.2.
-    pub step_duration: f32,
-    /// Peak lift (m), scaled by `step_arc`. Default 0.12.
-    pub step_height: f32,
-    /// Lift over step progress 0..1. Default `curve.sine_arc()`.
-    pub step_arc: Curve,
-    /// Multiplier on step duration over body speed (m/s). Default `curve{{0,1},{2,0.6}}`.
-    pub speed_scale: Curve,
+    /// `step_trigger`, `step_duration`, `step_height`, `step_arc`, `speed_scale`, `lead`
+    /// (see [`super::tuning::GAIT`]); its `min_grounded` is replaced by the one below.
+    pub params: GaitParams,
     /// Legs that may lift together. Default: two alternating groups (tripod/tetrapod order).
     pub groups: Option<Vec<Vec<String>>>,
     /// Feet that must stay planted. Default: half the legs, rounded down.
     pub min_grounded: Option<f32>,
-    /// Landing prediction: land ahead by `lead · velocity · step_duration`. Default 0.5.
-    pub lead: f32,
-}
-
-impl Default for GaitDef {
-    fn default() -> Self {
-        GaitDef {
-            step_trigger: 0.25,
-            step_duration: 0.2,
-            step_height: 0.12,
-            step_arc: Curve::SineArc,
-            speed_scale: Curve::Linear {
-                xs: vec![0.0, 2.0],
-                ys: vec![1.0, 0.6],
-            },
-            groups: None,
-            min_grounded: None,
-            lead: 0.5,
-        }
-    }
 }
 
 /// Lean settings (applied by the lean layer; validated and kept now).
@@ -188,33 +162,7 @@ impl Default for LeanDef {
 impl LeanDef {
     /// Checks every field (the same rules for a type's `lean` table and for `c.lean` edits).
     pub fn validate(&self) -> Result<(), DefError> {
-        let l = self;
-        for (f, v) in [
-            ("lean.turn.gain", l.turn_gain),
-            ("lean.accel.gain", l.accel_gain),
-            ("lean.hit.gain", l.hit_gain),
-        ] {
-            finite(f, v)?;
-        }
-        for (f, v) in [
-            ("lean.turn.max", l.turn_max),
-            ("lean.accel.max", l.accel_max),
-            ("lean.hit.max", l.hit_max),
-        ] {
-            non_negative(f, v)?;
-        }
-        for (f, v) in [
-            ("lean.vertical.rise", l.rise),
-            ("lean.vertical.fall", l.fall),
-            ("lean.vertical.land", l.land),
-        ] {
-            finite(f, v)?;
-        }
-        positive("lean.response", l.response)?;
-        positive("lean.damping", l.damping)?;
-        positive("lean.filter_hz", l.filter_hz)?;
-        non_negative("lean.hit.push", l.hit_push)?;
-        Ok(())
+        super::tuning::check_all(super::tuning::LEAN, "lean", self)
     }
 }
 
@@ -522,13 +470,8 @@ impl CreatureDef {
             }
         };
         let gait = GaitParams {
-            step_trigger: self.gait.step_trigger,
-            step_duration: self.gait.step_duration,
-            step_height: self.gait.step_height,
-            step_arc: self.gait.step_arc.clone(),
-            speed_scale: self.gait.speed_scale.clone(),
             min_grounded,
-            lead: self.gait.lead,
+            ..self.gait.params.clone()
         };
         gait.validate(n)?;
 
@@ -620,7 +563,7 @@ pub(crate) mod tests {
         d.gait.groups = Some(vec![vec!["L1".into(), "X9".into()]]);
         assert_eq!(err_field(&d), "gait.groups[1][2]");
         let mut d = spider();
-        d.gait.step_height = f32::NAN;
+        d.gait.params.step_height = f32::NAN;
         assert_eq!(err_field(&d), "gait.step_height");
         let mut d = spider();
         d.gait.min_grounded = Some(8.0);
@@ -636,7 +579,7 @@ pub(crate) mod tests {
         assert_eq!(err_field(&d), "nav.max_slope");
         let e = {
             let mut d = spider();
-            d.gait.step_height = 0.0;
+            d.gait.params.step_height = 0.0;
             d.validate().err().map(|e| e.to_string())
         };
         assert_eq!(

@@ -2,7 +2,7 @@
 //! planted feet lift this tick — never fewer than `min_grounded` on the ground, groups
 //! alternating, the most urgent leg first.
 
-use super::def::{non_negative, positive, DefError};
+use super::def::DefError;
 use crate::math::Curve;
 
 /// Stepping parameters of one creature instance (the type's, plus the instance's overrides).
@@ -24,19 +24,29 @@ pub struct GaitParams {
     pub lead: f32,
 }
 
-impl GaitParams {
-    /// Checks every value for a creature with `legs` legs.
-    pub fn validate(&self, legs: usize) -> Result<(), DefError> {
-        positive("gait.step_trigger", self.step_trigger)?;
-        positive("gait.step_duration", self.step_duration)?;
-        positive("gait.step_height", self.step_height)?;
-        non_negative("gait.lead", self.lead)?;
-        if self.lead > 4.0 {
-            return Err(DefError::new(
-                "gait.lead",
-                format!("must be <= 4, got {}", self.lead),
-            ));
+impl Default for GaitParams {
+    /// The documented defaults; `min_grounded` 0 (a definition sets it from its legs).
+    fn default() -> Self {
+        GaitParams {
+            step_trigger: 0.25,
+            step_duration: 0.2,
+            step_height: 0.12,
+            step_arc: Curve::SineArc,
+            speed_scale: Curve::Linear {
+                xs: vec![0.0, 2.0],
+                ys: vec![1.0, 0.6],
+            },
+            min_grounded: 0,
+            lead: 0.5,
         }
+    }
+}
+
+impl GaitParams {
+    /// Checks every value for a creature with `legs` legs: each field's own check (see
+    /// [`super::tuning::GAIT`]), then the rules across fields.
+    pub fn validate(&self, legs: usize) -> Result<(), DefError> {
+        super::tuning::check_all(super::tuning::GAIT, "gait", self)?;
         if legs > 0 && self.min_grounded >= legs {
             return Err(DefError::new(
                 "gait.min_grounded",

@@ -8,6 +8,7 @@ pub mod ground;
 pub mod lean;
 pub mod locomotor;
 pub mod posture;
+pub mod tuning;
 
 pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;

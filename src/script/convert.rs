@@ -6,6 +6,7 @@ use mlua::{AnyUserData, Table, UserData, UserDataMethods, Value};
 
 use crate::locomotion::def::{BodyDef, CreatureDef, GaitDef, HeadDef, LeanDef, LegDef, NavDef};
 use crate::locomotion::DefError;
+use crate::locomotion::{tuning, GaitParams};
 use crate::math::Curve;
 use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
@@ -78,16 +79,16 @@ fn lev(a: &str, b: &str) -> usize {
 pub struct Reader {
     table: Table,
     prefix: String,
-    known: &'static [&'static str],
+    known: Vec<&'static str>,
 }
 
 impl Reader {
     /// A reader for `table`, whose fields are named `prefix` + key; `known` lists every key allowed.
-    pub fn new(table: Table, prefix: &str, known: &'static [&'static str]) -> Reader {
+    pub fn new(table: Table, prefix: &str, known: &[&'static str]) -> Reader {
         Reader {
             table,
             prefix: prefix.to_string(),
-            known,
+            known: known.to_vec(),
         }
     }
 
@@ -128,12 +129,6 @@ impl Reader {
     /// A number with a default.
     pub fn num_or(&self, key: &str, default: f32) -> Result<f32, DefError> {
         Ok(self.num(key)?.unwrap_or(default))
-    }
-
-    /// A required number.
-    pub fn num_req(&self, key: &str) -> Result<f32, DefError> {
-        self.num(key)?
-            .ok_or_else(|| DefError::new(self.field(key), "is required (a number)"))
     }
 
     /// An optional vector.
@@ -202,7 +197,7 @@ impl Reader {
     pub fn sub(
         &self,
         key: &str,
-        known: &'static [&'static str],
+        known: &[&'static str],
         lua: &mlua::Lua,
     ) -> Result<Reader, DefError> {
         let t = match self.table(key)? {
@@ -334,6 +329,36 @@ pub const CALLBACKS: &[&str] = &[
     "on_reload",
 ];
 
+/// Reads the numbers and curves of `fields` into `into` (left at their values when absent):
+/// a plain name from `top`, a dotted `part.key` from that part's reader in `parts`. Whole
+/// numbers are read by the caller (a definition's default depends on its legs).
+fn read_fields<T>(
+    top: &Reader,
+    parts: &[(&str, Reader)],
+    fields: &[tuning::Field<T>],
+    into: &mut T,
+) -> Result<(), DefError> {
+    for f in fields {
+        let (r, key) = match f.name.split_once('.') {
+            None => (top, f.name),
+            Some((p, k)) => match parts.iter().find(|(q, _)| *q == p) {
+                Some((_, r)) => (r, k),
+                None => continue,
+            },
+        };
+        match (f.slot)(into) {
+            tuning::FieldMut::Num(x) => *x = r.num_or(key, *x)?,
+            tuning::FieldMut::Curve(c) => {
+                if let Some(v) = r.curve(key)? {
+                    *c = v;
+                }
+            }
+            tuning::FieldMut::Count(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Reads a `creature.define` table. Returns the definition and the default behaviour name.
 pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<String>), DefError> {
     let r = Reader::new(t, "", CREATURE_KEYS);
@@ -453,21 +478,9 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
         }
     }
 
-    let g = r.sub(
-        "gait",
-        &[
-            "step_trigger",
-            "step_duration",
-            "step_height",
-            "step_arc",
-            "speed_scale",
-            "groups",
-            "min_grounded",
-            "lead",
-        ],
-        lua,
-    )?;
-    let d = GaitDef::default();
+    let mut gait_keys = tuning::keys(tuning::GAIT, None);
+    gait_keys.push("groups");
+    let g = r.sub("gait", &gait_keys, lua)?;
     let groups = match g.table("groups")? {
         None => None,
         Some(gt) => {
@@ -497,54 +510,23 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
             Some(groups)
         }
     };
+    let mut params = GaitParams::default();
+    read_fields(&g, &[], tuning::GAIT, &mut params)?;
     let gait = GaitDef {
-        step_trigger: g.num_or("step_trigger", d.step_trigger)?,
-        step_duration: g.num_or("step_duration", d.step_duration)?,
-        step_height: g.num_or("step_height", d.step_height)?,
-        step_arc: g.curve("step_arc")?.unwrap_or(d.step_arc),
-        speed_scale: g.curve("speed_scale")?.unwrap_or(d.speed_scale),
+        params,
         groups,
         min_grounded: g.num("min_grounded")?,
-        lead: g.num_or("lead", d.lead)?,
     };
     g.finish()?;
 
-    let l = r.sub(
-        "lean",
-        &[
-            "turn",
-            "accel",
-            "vertical",
-            "hit",
-            "response",
-            "damping",
-            "filter_hz",
-        ],
-        lua,
-    )?;
-    let d = LeanDef::default();
-    let turn = l.sub("turn", &["gain", "max", "speed"], lua)?;
-    let accel = l.sub("accel", &["gain", "max", "speed"], lua)?;
-    let vertical = l.sub("vertical", &["rise", "fall", "land"], lua)?;
-    let hit = l.sub("hit", &["gain", "max", "push"], lua)?;
-    let lean = LeanDef {
-        turn_gain: turn.num_or("gain", d.turn_gain)?,
-        turn_max: turn.num_or("max", d.turn_max)?,
-        turn_speed: turn.curve("speed")?.unwrap_or(d.turn_speed),
-        accel_gain: accel.num_or("gain", d.accel_gain)?,
-        accel_speed: accel.curve("speed")?.unwrap_or(d.accel_speed),
-        accel_max: accel.num_or("max", d.accel_max)?,
-        rise: vertical.num_or("rise", d.rise)?,
-        fall: vertical.num_or("fall", d.fall)?,
-        land: vertical.num_or("land", d.land)?,
-        hit_gain: hit.num_or("gain", d.hit_gain)?,
-        hit_max: hit.num_or("max", d.hit_max)?,
-        hit_push: hit.num_or("push", d.hit_push)?,
-        response: l.num_or("response", d.response)?,
-        damping: l.num_or("damping", d.damping)?,
-        filter_hz: l.num_or("filter_hz", d.filter_hz)?,
-    };
-    for sub in [turn, accel, vertical, hit] {
+    let l = r.sub("lean", &tuning::keys(tuning::LEAN, None), lua)?;
+    let subs = tuning::parts(tuning::LEAN)
+        .into_iter()
+        .map(|p| Ok((p, l.sub(p, &tuning::keys(tuning::LEAN, Some(p)), lua)?)))
+        .collect::<Result<Vec<_>, DefError>>()?;
+    let mut lean = LeanDef::default();
+    read_fields(&l, &subs, tuning::LEAN, &mut lean)?;
+    for (_, sub) in subs {
         sub.finish()?;
     }
     l.finish()?;

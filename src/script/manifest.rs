@@ -7,6 +7,45 @@ use std::path::{Path, PathBuf};
 use semver::{Version, VersionReq};
 use serde::Deserialize;
 
+/// Why a dependency string does not parse.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DependencyError {
+    /// No mod name at the start.
+    #[error("dependency \"{0}\" does not start with a mod name")]
+    NoName(String),
+    /// The version requirement is not semver.
+    #[error("dependency \"{dep}\": bad version requirement \"{req}\": {message}")]
+    BadRequirement {
+        /// The dependency as written.
+        dep: String,
+        /// Its requirement part.
+        req: String,
+        /// What semver said.
+        message: String,
+    },
+}
+
+/// Why a `mod.toml` cannot be used: the file, and what is wrong.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ManifestError {
+    /// The file could not be read.
+    #[error("{dir}: cannot read mod.toml: {message}")]
+    Read {
+        /// The mod folder.
+        dir: String,
+        /// What the file system said.
+        message: String,
+    },
+    /// The file says something wrong.
+    #[error("{file}: {message}")]
+    Invalid {
+        /// The manifest's path.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
 /// A dependency: a mod name and a semver requirement; optional ones start with `?`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dependency {
@@ -20,7 +59,7 @@ pub struct Dependency {
 
 impl Dependency {
     /// Parses `"arena >= 0.1"`, `"?decor >= 1"` or a bare `"arena"` (any version).
-    pub fn parse(s: &str) -> Result<Dependency, String> {
+    pub fn parse(s: &str) -> Result<Dependency, DependencyError> {
         let s = s.trim();
         let (optional, rest) = match s.strip_prefix('?') {
             Some(r) => (true, r.trim_start()),
@@ -31,14 +70,16 @@ impl Dependency {
             .unwrap_or(rest.len());
         let name = &rest[..end];
         if name.is_empty() {
-            return Err(format!("dependency \"{s}\" does not start with a mod name"));
+            return Err(DependencyError::NoName(s.to_string()));
         }
         let req_text = rest[end..].trim();
         let req = if req_text.is_empty() {
             VersionReq::STAR
         } else {
-            VersionReq::parse(req_text).map_err(|e| {
-                format!("dependency \"{s}\": bad version requirement \"{req_text}\": {e}")
+            VersionReq::parse(req_text).map_err(|e| DependencyError::BadRequirement {
+                dep: s.to_string(),
+                req: req_text.to_string(),
+                message: e.to_string(),
             })?
         };
         Ok(Dependency {
@@ -81,43 +122,46 @@ pub struct Manifest {
 
 impl Manifest {
     /// Reads `dir/mod.toml`. Errors name the file.
-    pub fn load(dir: &Path) -> Result<Manifest, String> {
+    pub fn load(dir: &Path) -> Result<Manifest, ManifestError> {
         let path = dir.join("mod.toml");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("{}: cannot read mod.toml: {e}", dir.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| ManifestError::Read {
+            dir: dir.display().to_string(),
+            message: e.to_string(),
+        })?;
         Self::parse(&text, dir)
     }
 
     /// Parses manifest text for the mod in `dir`.
-    pub fn parse(text: &str, dir: &Path) -> Result<Manifest, String> {
-        let shown = dir.join("mod.toml");
+    pub fn parse(text: &str, dir: &Path) -> Result<Manifest, ManifestError> {
+        let invalid = |message: String| ManifestError::Invalid {
+            file: dir.join("mod.toml").display().to_string(),
+            message,
+        };
         let raw: RawManifest =
-            toml::from_str(text).map_err(|e| format!("{}: {}", shown.display(), e.message()))?;
+            toml::from_str(text).map_err(|e| invalid(e.message().to_string()))?;
         if raw.name.is_empty()
             || !raw
                 .name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         {
-            return Err(format!(
-                "{}: name \"{}\" must be letters, digits, '_' or '-'",
-                shown.display(),
+            return Err(invalid(format!(
+                "name \"{}\" must be letters, digits, '_' or '-'",
                 raw.name
-            ));
+            )));
         }
         let version = Version::parse(&raw.version)
-            .map_err(|e| format!("{}: version \"{}\": {e}", shown.display(), raw.version))?;
+            .map_err(|e| invalid(format!("version \"{}\": {e}", raw.version)))?;
         let depends = raw
             .depends
             .iter()
-            .map(|d| Dependency::parse(d).map_err(|e| format!("{}: {e}", shown.display())))
+            .map(|d| Dependency::parse(d).map_err(|e| invalid(e.to_string())))
             .collect::<Result<Vec<_>, _>>()?;
         let entry = raw.entry.unwrap_or_else(|| "main.lua".to_string());
         if entry.contains("..") || Path::new(&entry).is_absolute() {
-            return Err(format!(
-                "{}: entry \"{entry}\" must be a path inside the mod folder",
-                shown.display()
-            ));
+            return Err(invalid(format!(
+                "entry \"{entry}\" must be a path inside the mod folder"
+            )));
         }
         Ok(Manifest {
             name: raw.name,

@@ -1,13 +1,25 @@
 //! Layer 3: scripting — one sandboxed Luau state per mod, the Lua API bindings, mod
 //! manifests and load order, budgets. Errors stop at this boundary, named `mod/file.lua:LINE`.
+//!
+//! Outside this module only the host and its plain outputs are visible: everything else is
+//! the host's business.
 
-pub mod api;
-pub mod convert;
-pub mod host;
-pub mod manifest;
-pub mod plain;
-pub mod watch;
+mod api;
+mod budget;
+pub(crate) mod convert;
+mod error;
+mod host;
+mod manifest;
+mod output;
+mod plain;
+mod shared;
+mod source;
+mod watch;
 
-pub use api::{CameraRequest, LogLine};
-pub use host::{api_surface, discover, HostOptions, ReloadReport, ScriptError, ScriptHost};
-pub use manifest::{Dependency, Manifest};
+pub use error::ScriptError;
+pub use host::{api_surface, discover, HostOptions, ReloadReport, ScriptHost};
+pub use manifest::{Dependency, DependencyError, Manifest, ManifestError};
+pub use output::HostOutput;
+pub use shared::{CameraRequest, LogLevel, LogLine, LookAt};
+pub use source::{read_script, SourceError, MAX_SCRIPT_BYTES};
+pub use watch::WatchError;

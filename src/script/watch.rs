@@ -58,19 +58,37 @@ pub fn is_mod_file(p: &Path) -> bool {
     name == "mod.toml" || name.ends_with(".lua") || name.ends_with(".luau")
 }
 
+/// Why the mod folders cannot be watched.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// The OS watcher would not start.
+    #[error("{0}")]
+    Start(notify_debouncer_mini::notify::Error),
+    /// A mod folder could not be found or watched.
+    #[error("{}: {message}", .dir.display())]
+    Folder {
+        /// The folder.
+        dir: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
 impl ModWatcher {
     /// Watches each `(mod, folder)`.
-    pub fn new(mods: &[(String, PathBuf)]) -> Result<ModWatcher, String> {
+    pub fn new(mods: &[(String, PathBuf)]) -> Result<ModWatcher, WatchError> {
         let (tx, rx) = std::sync::mpsc::channel();
-        let mut d = new_debouncer(DEBOUNCE, tx).map_err(|e| e.to_string())?;
+        let mut d = new_debouncer(DEBOUNCE, tx).map_err(WatchError::Start)?;
         let mut dirs = Vec::new();
         for (name, dir) in mods {
-            let canon = dir
-                .canonicalize()
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+            let folder = |e: &dyn std::fmt::Display| WatchError::Folder {
+                dir: dir.clone(),
+                message: e.to_string(),
+            };
+            let canon = dir.canonicalize().map_err(|e| folder(&e))?;
             d.watcher()
                 .watch(&canon, RecursiveMode::Recursive)
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
+                .map_err(|e| folder(&e))?;
             dirs.push((name.clone(), canon));
         }
         dirs.sort_by_key(|(_, d)| std::cmp::Reverse(d.as_os_str().len()));

@@ -1,7 +1,8 @@
 //! The World's navigation: a navmesh per distinct set of agent settings, baked from the
 //! level when first needed and again after the level changes (on a worker thread when the
 //! World is told to, so the tick never waits; creatures with a destination stand until it
-//! is ready), and each creature with a destination as a landmass agent.
+//! is ready), and each creature with a destination as a landmass agent. The second half of
+//! this file is the World's side: agents placed and stepped in the tick, nav queries.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,9 +11,15 @@ use std::time::Duration;
 
 use glam::Vec3;
 
+use super::world::{Creature, CreatureId, World, WorldEvent};
 use crate::locomotion::def::NavDef;
+use crate::locomotion::Intent;
+use crate::math::frame::horizontal;
 use crate::nav::mesh::BakeError;
-use crate::nav::{NavInput, NavMesh, NavSettings, Navigator};
+use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
+
+/// Extra radius agents keep from each other in avoidance, metres.
+const AVOID_MARGIN: f32 = 0.1;
 
 /// A creature's destination.
 #[derive(Clone, Debug, PartialEq)]
@@ -197,4 +204,326 @@ fn finish(r: Result<NavMesh, BakeError>) -> Entry {
         Ok(n) => Entry::Ready(Box::new(n)),
         Err(e) => Entry::Failed(e),
     }
+}
+
+impl World {
+    /// Drops every agent; creatures with a destination become agents again next tick.
+    pub(super) fn replace_agents(&mut self) {
+        self.nav.clear_agents();
+        for c in self.creatures.iter_mut() {
+            if let Some(g) = c.nav.as_mut() {
+                g.pending = !g.arrived;
+            }
+        }
+    }
+
+    pub(super) fn drop_agent(&mut self, id: CreatureId) {
+        for n in self.nav.ready() {
+            n.remove_agent(id.0);
+        }
+    }
+
+    /// Bake navmeshes on worker threads (the tick never waits; creatures with a destination
+    /// stand until theirs is ready). Off by default: a bake then blocks the tick that needs
+    /// it, which keeps runs deterministic.
+    pub fn set_background_bakes(&mut self, on: bool) {
+        self.nav.background = on;
+    }
+
+    /// The navmeshes baked so far (for drawing and reports), with each bake's duration.
+    pub fn nav_meshes(&self) -> Vec<(Arc<crate::nav::NavMesh>, Option<std::time::Duration>)> {
+        self.nav.meshes()
+    }
+
+    /// Where a creature's agent stands: its body's ground point.
+    pub(super) fn agent_point(c: &Creature) -> Vec3 {
+        let ride = if c.def.legs.is_empty() {
+            c.def.body.hover.unwrap_or(c.def.body.height)
+        } else {
+            c.def.body.height
+        };
+        c.loco.position - Vec3::Y * ride
+    }
+
+    /// The navigation half of [`World::step`] alone (benches measure it): agents follow
+    /// their paths (with avoidance) and set each creature's movement intent.
+    pub fn nav_tick(&mut self, dt: f32) {
+        self.step_nav(dt);
+    }
+
+    /// Navigation: agents follow their paths (with avoidance); each creature's movement
+    /// intent comes from its agent's desired velocity, within its `nav` limits.
+    pub(super) fn step_nav(&mut self, dt: f32) {
+        if !self.creatures.iter().any(|c| c.nav.is_some()) {
+            return;
+        }
+        self.refresh_level();
+        let version = self.level_version;
+        if self.nav_version != version {
+            self.nav_version = version;
+            for c in self.creatures.iter_mut() {
+                if let Some(g) = c.nav.as_mut() {
+                    g.pending = !g.arrived;
+                }
+            }
+        }
+        let World {
+            nav,
+            creatures,
+            level,
+            events,
+            ..
+        } = self;
+        let input = || level.nav_input();
+        place_agents(nav, creatures, events, version, &input);
+        for n in nav.ready() {
+            if n.agent_keys().next().is_some() {
+                n.update(dt);
+            }
+        }
+        for c in creatures.iter_mut() {
+            if c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
+                continue;
+            }
+            if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
+                steer(n, c, events);
+            }
+        }
+    }
+
+    /// The navmesh used for queries that name no creature (`world.random_nav_point`,
+    /// `world.nearest_nav_point`): that of the first registered legged type, else the
+    /// default `nav` settings.
+    fn query_navigator(&mut self) -> Option<&mut crate::nav::Navigator> {
+        self.refresh_level();
+        let nav_def = self
+            .types
+            .iter()
+            .find(|t| !t.def.legs.is_empty())
+            .map(|t| t.def.nav.clone())
+            .unwrap_or_default();
+        let level = &self.level;
+        let input = || level.nav_input();
+        // Queries answer now: they bake, or wait for a bake under way.
+        match self
+            .nav
+            .get_now(settings_of(&nav_def), self.level_version, &input)
+        {
+            Status::Ready(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The nearest point on the navmesh to `p`, if any within 10 m.
+    pub fn nearest_nav_point(&mut self, p: Vec3) -> Option<Vec3> {
+        self.query_navigator()?.nearest(p, 10.0)
+    }
+
+    /// A random point on the navmesh (deterministic from the seed), within `radius` of
+    /// `near` when given.
+    pub fn random_nav_point(&mut self, near: Option<(Vec3, f32)>) -> Option<Vec3> {
+        let mut rng = self.rng;
+        let n = self.query_navigator()?;
+        let mut unit = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut found = None;
+        for _ in 0..64 {
+            let Some(p) = n.point_at([unit(), unit(), unit()]) else {
+                break;
+            };
+            if near.is_none_or(|(c, r)| horizontal(p - c).length() <= r) {
+                found = Some(p);
+                break;
+            }
+        }
+        // Within a small radius: the mesh point nearest the centre.
+        let found = found.or_else(|| near.and_then(|(c, r)| n.nearest(c, r.max(0.5))));
+        self.rng = rng;
+        found
+    }
+
+    /// The corners of the path a creature is walking (from where it is), if it has one
+    /// (empty once arrived; `None` while its navmesh is not baked yet).
+    pub fn nav_path(&self, id: CreatureId) -> Option<Vec<Vec3>> {
+        let c = self.creature(id)?;
+        let goal = c.nav.as_ref()?;
+        if goal.arrived {
+            return Some(Vec::new());
+        }
+        self.nav
+            .peek(settings_of(&c.def.nav), self.level_version)?
+            .find_path(Self::agent_point(c), goal.target.unwrap_or(goal.dest))
+    }
+
+    /// Starts baking the navmesh of every registered type's settings (on worker threads
+    /// when bakes run in the background; otherwise they wait until first needed).
+    pub fn prebake(&mut self) {
+        if !self.nav.background {
+            return;
+        }
+        self.refresh_level();
+        let version = self.level_version;
+        let settings: Vec<_> = self
+            .types
+            .iter()
+            .filter(|t| !t.def.legs.is_empty())
+            .map(|t| settings_of(&t.def.nav))
+            .collect();
+        let level = &self.level;
+        let input = || level.nav_input();
+        for s in settings {
+            let _ = self.nav.get(s, version, &input);
+        }
+    }
+}
+
+/// Makes every creature with a new destination an agent (its target moved onto the mesh,
+/// or to the closest reachable point, with a warning saying so), and tells every agent
+/// where its body is. Creatures whose navmesh failed lose their destination.
+fn place_agents(
+    nav: &mut NavWorld,
+    creatures: &mut [Creature],
+    events: &mut Vec<WorldEvent>,
+    version: u64,
+    input: &dyn Fn() -> NavInput,
+) {
+    let mut failed: Vec<(usize, String)> = Vec::new();
+    for (i, c) in creatures.iter_mut().enumerate() {
+        if c.nav.as_ref().is_none_or(|g| g.arrived) {
+            continue;
+        }
+        let here = World::agent_point(c);
+        let n = match nav.get(settings_of(&c.def.nav), version, input) {
+            Status::Ready(n) => n,
+            Status::Baking => {
+                // Stand while the navmesh bakes.
+                c.loco.intent = Intent::Idle;
+                continue;
+            }
+            Status::Failed(e) => {
+                failed.push((i, e));
+                continue;
+            }
+        };
+        let v = horizontal(c.loco.velocity);
+        let Some(goal) = c.nav.as_mut() else { continue };
+        if goal.pending {
+            goal.pending = false;
+            let Some(target) = agent_target(n, c.id, goal.dest, here, events) else {
+                failed.push((i, "the navmesh is empty".into()));
+                continue;
+            };
+            goal.target = Some(target);
+            let nv = &c.def.nav;
+            n.add_agent(
+                c.id.0,
+                here,
+                v,
+                // Avoidance keeps a margin: bodies follow their desired velocity within
+                // acceleration and turn limits, not exactly.
+                nv.radius + AVOID_MARGIN,
+                nv.speed,
+                nv.stopping_distance,
+                target,
+            );
+        }
+        n.set_body(c.id.0, here, v);
+    }
+    for (i, why) in failed {
+        let c = &mut creatures[i];
+        c.nav = None;
+        c.loco.intent = Intent::Idle;
+        events.push(WorldEvent::NavWarning {
+            id: c.id,
+            message: format!("no navigation: {why}"),
+        });
+    }
+}
+
+/// Where an agent at `here` asked to go to `dest` really goes: the nearest point on the
+/// mesh, or the closest point reachable from `here`, with a warning for each move. `None`
+/// when the mesh is empty.
+fn agent_target(
+    n: &Navigator,
+    id: CreatureId,
+    dest: Vec3,
+    here: Vec3,
+    events: &mut Vec<WorldEvent>,
+) -> Option<Vec3> {
+    let on_mesh = n.nearest(dest, 1.0e4)?;
+    let mut target = on_mesh;
+    let off = horizontal(on_mesh - dest).length();
+    if off > 0.25 || (on_mesh.y - dest.y).abs() > 1.5 {
+        events.push(WorldEvent::NavWarning {
+            id,
+            message: format!(
+                "destination ({:.2}, {:.2}, {:.2}) is off the navmesh: going to the nearest point on it ({:.2}, {:.2}, {:.2})",
+                dest.x, dest.y, dest.z, on_mesh.x, on_mesh.y, on_mesh.z
+            ),
+        });
+    }
+    if n.find_path(here, target).is_none() {
+        if let Some(q) = n.closest_reachable(here, target) {
+            events.push(WorldEvent::NavWarning {
+                id,
+                message: format!(
+                    "destination ({:.2}, {:.2}, {:.2}) cannot be reached from here: going to the closest reachable point ({:.2}, {:.2}, {:.2})",
+                    target.x, target.y, target.z, q.x, q.y, q.z
+                ),
+            });
+            target = q;
+        }
+    }
+    Some(target)
+}
+
+/// One agent's creature after the avoidance update: arrives, or takes the agent's desired
+/// velocity (braking to stop at its stopping distance) as its movement intent.
+fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>) {
+    let here = World::agent_point(c);
+    let Some(goal) = c.nav.as_mut() else { return };
+    let Some(a) = n.agent(c.id.0) else { return };
+    let target = goal.target.unwrap_or(goal.dest);
+    let nv = &c.def.nav;
+    let desired = match a.state {
+        NavAgentState::Arrived => {
+            goal.arrived = true;
+            n.remove_agent(c.id.0);
+            c.loco.intent = Intent::Idle;
+            events.push(WorldEvent::Arrive { id: c.id });
+            return;
+        }
+        NavAgentState::Moving | NavAgentState::Idle => a.desired,
+        // Pushed off the mesh: head back onto it.
+        NavAgentState::OffMesh => match n.nearest(here, 5.0) {
+            Some(q) => (q - here).normalize_or_zero() * nv.speed * 0.5,
+            None => Vec3::ZERO,
+        },
+        NavAgentState::NoPath => {
+            goal.pending = true;
+            n.remove_agent(c.id.0);
+            Vec3::ZERO
+        }
+    };
+    let mut desired = horizontal(desired);
+    let mut top = nv.speed;
+    if nv.auto_brake {
+        // Slow down to stop at the stopping distance, at `nav.acceleration`.
+        let left = (horizontal(target - here).length() - nv.stopping_distance).max(0.0);
+        top = top.min((2.0 * nv.acceleration * left).sqrt() + 0.05);
+    }
+    desired = desired.clamp_length_max(top);
+    let speed = desired.length();
+    c.loco.intent = if speed > 1e-3 {
+        Intent::Move {
+            dir: desired / speed,
+            speed,
+        }
+    } else {
+        Intent::Idle
+    };
 }

@@ -1,0 +1,121 @@
+//! What every API function starts from: the calling mod's context, and the helpers that turn
+//! bad arguments into `mod/file.lua:LINE: fn: what` errors.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use glam::Vec3;
+use mlua::{Lua, Value};
+
+use crate::locomotion::DefError;
+use crate::script::convert::{as_vec3, type_name};
+pub(crate) use crate::script::error::{caller_location, located};
+use crate::script::shared::Shared;
+use crate::sim::World;
+
+/// Folders code may be required from: mod name → (folder, the mod names it may require from).
+pub(crate) type Roots = BTreeMap<String, (PathBuf, BTreeSet<String>)>;
+
+/// A mod's context, reachable from every API function through the state's app data.
+pub(crate) struct ModCtx {
+    /// Mod name.
+    pub name: String,
+    /// Where `require` may look.
+    pub roots: Roots,
+    /// The world. Never borrowed across a call back into Lua.
+    pub world: Rc<RefCell<World>>,
+    /// Host-wide plain state.
+    pub shared: Rc<RefCell<Shared>>,
+    /// Where each type / behaviour name was defined in this mod (duplicates are errors).
+    pub defined: RefCell<BTreeMap<String, String>>,
+}
+
+impl ModCtx {
+    /// A context for mod `name`.
+    pub fn new(
+        name: &str,
+        roots: Roots,
+        world: Rc<RefCell<World>>,
+        shared: Rc<RefCell<Shared>>,
+    ) -> ModCtx {
+        ModCtx {
+            name: name.to_string(),
+            roots,
+            world,
+            shared,
+            defined: RefCell::new(BTreeMap::new()),
+        }
+    }
+}
+
+/// The calling mod's context.
+pub(crate) fn ctx(lua: &Lua) -> mlua::Result<Rc<ModCtx>> {
+    lua.app_data_ref::<Rc<ModCtx>>()
+        .map(|c| c.clone())
+        .ok_or_else(|| mlua::Error::runtime("skitter: no mod context"))
+}
+
+/// A definition error raised by `what`, at the calling line.
+pub(crate) fn def_err(lua: &Lua, what: &str, e: DefError) -> mlua::Error {
+    located(lua, format!("{what}: {e}"))
+}
+
+/// The error for a part of contract v1 not built yet.
+pub(crate) fn not_yet(lua: &Lua, what: &str) -> mlua::Error {
+    located(lua, format!("{what} is not available yet in skitter {} (it is part of contract v1 and will land in a later release)", env!("CARGO_PKG_VERSION")))
+}
+
+/// The error for a handle whose creature is gone.
+pub(crate) fn gone(lua: &Lua, id: crate::sim::CreatureId) -> mlua::Error {
+    located(lua, format!("creature {} no longer exists", id.0))
+}
+
+/// In `skitter check` a definition error is noted and the script goes on (so one run
+/// reports every bad definition); otherwise it is raised as usual.
+pub(crate) fn soft<T>(lua: &Lua, r: mlua::Result<T>, fallback: T) -> mlua::Result<T> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let c = ctx(lua)?;
+            let mut sh = c.shared.borrow_mut();
+            if !sh.check_mode {
+                return Err(e);
+            }
+            let text = match &e {
+                mlua::Error::RuntimeError(s) => s.clone(),
+                other => other.to_string(),
+            };
+            sh.check_errors.push((c.name.clone(), text));
+            Ok(fallback)
+        }
+    }
+}
+
+/// A finite vector argument, or an error naming `what`.
+pub(crate) fn arg_vec(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Vec3> {
+    match as_vec3(v) {
+        Some(p) if p.is_finite() => Ok(p),
+        Some(_) => Err(located(lua, format!("{what} must have finite components"))),
+        None => Err(located(
+            lua,
+            format!(
+                "{what} must be a vector (vec3(x, y, z)), got {}",
+                type_name(v)
+            ),
+        )),
+    }
+}
+
+/// A finite number argument, or an error naming `what`.
+pub(crate) fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
+    if x.is_finite() {
+        Ok(x as f32)
+    } else {
+        Err(located(
+            lua,
+            format!("{what} must be a finite number, got {x}"),
+        ))
+    }
+}

@@ -1,0 +1,152 @@
+//! `creature.define` and `behaviour.define`: validate a table, register it with the world
+//! and the host, keep the table (its callbacks) in this state's registry.
+
+use mlua::{Lua, Value};
+
+use super::context::{caller_location, ctx, def_err, located, soft};
+use super::registry;
+use crate::locomotion::DefError;
+use crate::script::convert::{self, type_name, Reader, CALLBACKS};
+use crate::script::shared::TypeMeta;
+
+/// `creature.define{...}` (in `skitter check`, an error is noted and the table returned).
+pub(super) fn creature(lua: &Lua, v: Value) -> mlua::Result<Value> {
+    let fallback = v.clone();
+    soft(lua, define_creature(lua, v), fallback)
+}
+
+/// `behaviour.define{...}` (in `skitter check`, an error is noted and the table returned).
+pub(super) fn behaviour(lua: &Lua, v: Value) -> mlua::Result<Value> {
+    let fallback = v.clone();
+    soft(lua, define_behaviour(lua, v), fallback)
+}
+
+/// `creature.define`.
+fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
+    let Value::Table(t) = t else {
+        return Err(located(
+            lua,
+            format!("creature.define: expects a table, got {}", type_name(&t)),
+        ));
+    };
+    let c = ctx(lua)?;
+    let (def, behaviour) =
+        convert::creature_def(lua, t.clone()).map_err(|e| def_err(lua, "creature.define", e))?;
+    let valid = def
+        .validate()
+        .map_err(|e| def_err(lua, "creature.define", e))?;
+    let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
+    let key = format!("type:{}", def.name);
+    if let Some(prev) = c.defined.borrow().get(&key) {
+        return Err(located(
+            lua,
+            format!(
+                "creature.define: creature type \"{}\" is already defined in this mod (at {prev})",
+                def.name
+            ),
+        ));
+    }
+    let qualified = format!("{}/{}", c.name, def.name);
+    {
+        let shared = c.shared.borrow();
+        if let Some(other) = shared
+            .types
+            .values()
+            .find(|m| m.bare == def.name && m.mod_name != c.name)
+        {
+            return Err(located(
+                        lua,
+                        format!(
+                            "creature.define: creature type \"{}\" is also defined by mod \"{}\"; a bare name must be unique among loaded mods",
+                            def.name, other.mod_name
+                        ),
+                    ));
+        }
+    }
+    c.defined.borrow_mut().insert(key, here);
+    let has_callbacks = CALLBACKS
+        .iter()
+        .any(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))));
+    c.world.borrow_mut().register_type(&qualified, valid);
+    c.shared.borrow_mut().types.insert(
+        qualified.clone(),
+        TypeMeta {
+            mod_name: c.name.clone(),
+            bare: def.name.clone(),
+            default_behaviour: behaviour,
+            has_callbacks,
+        },
+    );
+    registry::types(lua)?.raw_set(qualified, t.clone())?;
+    Ok(Value::Table(t))
+}
+
+/// `behaviour.define`.
+fn define_behaviour(lua: &Lua, t: Value) -> mlua::Result<Value> {
+    let Value::Table(t) = t else {
+        return Err(located(
+            lua,
+            format!("behaviour.define: expects a table, got {}", type_name(&t)),
+        ));
+    };
+    let c = ctx(lua)?;
+    const KEYS: &[&str] = &[
+        "name",
+        "params",
+        "on_spawn",
+        "on_update",
+        "on_arrive",
+        "on_step",
+        "on_hit",
+        "on_reload",
+    ];
+    let r = Reader::new(t.clone(), "", KEYS);
+    let check = || -> Result<String, DefError> {
+        let name = r
+            .string("name")?
+            .ok_or_else(|| DefError::new("name", "is required (a string)"))?;
+        if name.is_empty() || name.contains('/') {
+            return Err(DefError::new(
+                "name",
+                format!("must be a non-empty name without '/', got \"{name}\""),
+            ));
+        }
+        r.table("params")?;
+        for cb in CALLBACKS {
+            r.function(cb)?;
+        }
+        Ok(name)
+    };
+    let name = check().map_err(|e| def_err(lua, "behaviour.define", e))?;
+    r.finish()
+        .map_err(|e| def_err(lua, "behaviour.define", e))?;
+    let key = format!("behaviour:{name}");
+    if let Some(prev) = c.defined.borrow().get(&key) {
+        return Err(located(
+            lua,
+            format!(
+                "behaviour.define: behaviour \"{name}\" is already defined in this mod (at {prev})"
+            ),
+        ));
+    }
+    if let Some((other, _)) = c
+        .shared
+        .borrow()
+        .behaviours
+        .iter()
+        .find(|(m, n)| *n == name && *m != c.name)
+    {
+        return Err(located(
+                    lua,
+                    format!("behaviour.define: behaviour \"{name}\" is also defined by mod \"{other}\"; a bare name must be unique among loaded mods"),
+                ));
+    }
+    let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
+    c.defined.borrow_mut().insert(key, here);
+    c.shared
+        .borrow_mut()
+        .behaviours
+        .insert((c.name.clone(), name.clone()));
+    registry::behaviours(lua)?.raw_set(name, t.clone())?;
+    Ok(Value::Table(t))
+}

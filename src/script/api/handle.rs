@@ -1,0 +1,286 @@
+//! Creature handles: one table per creature per state (`id`, `type`, `params`, `state`,
+//! `gait`, `lean`), sharing a metatable whose methods read the World or queue commands.
+//! Every method on a creature that is gone fails with "creature N no longer exists".
+
+use glam::Vec3;
+use mlua::{Lua, MultiValue, Table, Value};
+
+use super::context::{arg_vec, ctx, gone, located, not_yet};
+use super::registry;
+use super::resolve::resolve_behaviour;
+use super::tuning::{GaitProxy, LeanProxy};
+use super::Ctor;
+use crate::locomotion::Intent;
+use crate::math::frame::{forward_from_yaw, horizontal, yaw_of};
+use crate::script::convert::{as_number, to_vector, type_name};
+use crate::script::plain::Plain;
+use crate::script::shared::{BrainKind, BrainRequest};
+use crate::sim::{Command, Creature, CreatureId};
+
+/// The handle table of creature `id` in this state (created once, then cached).
+pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result<Table> {
+    let handles = registry::handles(lua)?;
+    if let Value::Table(t) = handles.raw_get::<Value>(id.0)? {
+        return Ok(t);
+    }
+    let t = lua.create_table_with_capacity(0, 6)?;
+    t.raw_set("id", id.0)?;
+    t.raw_set("type", type_name)?;
+    t.raw_set("params", lua.create_table()?)?;
+    t.raw_set("state", lua.create_table()?)?;
+    t.raw_set("gait", GaitProxy::new(id, None))?;
+    t.raw_set("lean", LeanProxy::new(id, None))?;
+    t.set_metatable(Some(registry::handle_mt(lua)?))?;
+    handles.raw_set(id.0, t.clone())?;
+    Ok(t)
+}
+
+/// Forgets a handle (the creature is gone).
+pub(crate) fn drop_handle(lua: &Lua, id: CreatureId) -> mlua::Result<()> {
+    registry::handles(lua)?.raw_set(id.0, Value::Nil)
+}
+
+/// The id a handle carries (whether or not the creature still lives).
+pub(super) fn handle_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
+    match this.raw_get::<Value>("id")? {
+        v @ (Value::Number(_) | Value::Integer(_)) => {
+            Ok(CreatureId(as_number(&v).unwrap_or(0.0) as u32))
+        }
+        _ => Err(located(
+            lua,
+            "expected a creature handle (call methods with ':', e.g. c:position())",
+        )),
+    }
+}
+
+/// The id of a handle whose creature is alive.
+fn live_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
+    let id = handle_id(lua, this)?;
+    if ctx(lua)?.world.borrow().creature(id).is_none() {
+        return Err(gone(lua, id));
+    }
+    Ok(id)
+}
+
+/// Reads creature `id` through `f`, or fails with "no longer exists".
+fn with_creature<R>(lua: &Lua, this: &Table, f: impl FnOnce(&Creature) -> R) -> mlua::Result<R> {
+    let id = handle_id(lua, this)?;
+    let c = ctx(lua)?;
+    let w = c.world.borrow();
+    match w.creature(id) {
+        Some(cr) => Ok(f(cr)),
+        None => Err(gone(lua, id)),
+    }
+}
+
+/// Queues `cmd` for a live creature.
+fn command(lua: &Lua, this: &Table, cmd: impl FnOnce(CreatureId) -> Command) -> mlua::Result<()> {
+    let id = live_id(lua, this)?;
+    ctx(lua)?.world.borrow_mut().push(cmd(id));
+    Ok(())
+}
+
+pub(super) fn position(lua: &Lua, this: Table) -> mlua::Result<mlua::Vector> {
+    with_creature(lua, &this, |c| to_vector(c.loco.position))
+}
+
+pub(super) fn velocity(lua: &Lua, this: Table) -> mlua::Result<mlua::Vector> {
+    with_creature(lua, &this, |c| to_vector(c.loco.velocity))
+}
+
+pub(super) fn forward(lua: &Lua, this: Table) -> mlua::Result<mlua::Vector> {
+    with_creature(lua, &this, |c| to_vector(forward_from_yaw(c.loco.yaw)))
+}
+
+pub(super) fn yaw(lua: &Lua, this: Table) -> mlua::Result<f64> {
+    with_creature(lua, &this, |c| c.loco.yaw.to_degrees() as f64)
+}
+
+/// `c:move(direction [, speed])`: walk that way (speed 0 or no horizontal part: face or stop).
+pub(super) fn move_to(
+    lua: &Lua,
+    (this, dir, speed): (Table, Value, Option<f64>),
+) -> mlua::Result<()> {
+    let d = arg_vec(lua, "c:move: direction", &dir)?;
+    let speed = speed.unwrap_or(1.0);
+    if !(speed.is_finite() && speed >= 0.0) {
+        return Err(located(
+            lua,
+            format!("c:move: speed must be a finite number >= 0, got {speed}"),
+        ));
+    }
+    let h = horizontal(d);
+    let intent = if speed == 0.0 || h.length_squared() < 1e-12 {
+        if yaw_of(h).is_some() {
+            Intent::Face { dir: h.normalize() }
+        } else {
+            Intent::Idle
+        }
+    } else {
+        Intent::Move {
+            dir: h.normalize(),
+            speed: speed as f32,
+        }
+    };
+    command(lua, &this, |id| Command::SetIntent(id, intent))
+}
+
+/// `c:face(direction)`.
+pub(super) fn face(lua: &Lua, (this, dir): (Table, Value)) -> mlua::Result<()> {
+    let d = horizontal(arg_vec(lua, "c:face: direction", &dir)?);
+    if d.length_squared() < 1e-12 {
+        return Err(located(
+            lua,
+            "c:face: direction must have a horizontal part",
+        ));
+    }
+    command(lua, &this, |id| {
+        Command::SetIntent(id, Intent::Face { dir: d.normalize() })
+    })
+}
+
+/// `c:feet()`: `{ name, position, grounded }` per leg.
+pub(super) fn feet(lua: &Lua, this: Table) -> mlua::Result<Table> {
+    let feet: Vec<(String, Vec3, bool)> = with_creature(lua, &this, |c| {
+        c.def
+            .legs
+            .iter()
+            .zip(c.loco.legs.iter())
+            .map(|(d, s)| (d.name.clone(), s.foot, s.grounded))
+            .collect()
+    })?;
+    let out = lua.create_table_with_capacity(feet.len(), 0)?;
+    for (i, (name, p, g)) in feet.into_iter().enumerate() {
+        let f = lua.create_table_with_capacity(0, 3)?;
+        f.raw_set("name", name)?;
+        f.raw_set("position", to_vector(p))?;
+        f.raw_set("grounded", g)?;
+        out.raw_set(i + 1, f)?;
+    }
+    Ok(out)
+}
+
+/// `c:set_behaviour(name [, params])`.
+pub(super) fn set_behaviour(
+    lua: &Lua,
+    (this, name, params): (Table, String, Option<Table>),
+) -> mlua::Result<()> {
+    let id = live_id(lua, &this)?;
+    let c = ctx(lua)?;
+    let mut shared = c.shared.borrow_mut();
+    let (mod_name, n) = resolve_behaviour(&shared, &c.name, &name)
+        .map_err(|e| located(lua, format!("c:set_behaviour: {e}")))?;
+    let params = params
+        .map(|t| Plain::from_lua(&Value::Table(t)))
+        .unwrap_or(Plain::Nil);
+    shared.brain_requests.push(BrainRequest {
+        id,
+        mod_name,
+        kind: BrainKind::Behaviour(n),
+        params,
+    });
+    Ok(())
+}
+
+/// `c:set_destination(point)`: walk there along the navmesh.
+pub(super) fn set_destination(lua: &Lua, (this, v): (Table, Value)) -> mlua::Result<()> {
+    let p = arg_vec(lua, "c:set_destination: point", &v)?;
+    command(lua, &this, |id| Command::SetDestination(id, p))
+}
+
+/// `c:clear_destination()`.
+pub(super) fn clear_destination(lua: &Lua, this: Table) -> mlua::Result<()> {
+    command(lua, &this, Command::ClearDestination)
+}
+
+/// `c:arrived()`: a destination was given and reached.
+pub(super) fn arrived(lua: &Lua, this: Table) -> mlua::Result<bool> {
+    let id = handle_id(lua, &this)?;
+    let c = ctx(lua)?;
+    let w = c.world.borrow();
+    // A destination given this tick is not reached yet.
+    if w.pending_destination(id) {
+        return Ok(false);
+    }
+    Ok(w.creature(id)
+        .and_then(|c| c.nav.as_ref())
+        .is_some_and(|g| g.arrived))
+}
+
+/// `c:path()`: the corners of the navmesh path being walked.
+pub(super) fn path(lua: &Lua, this: Table) -> mlua::Result<Table> {
+    let id = handle_id(lua, &this)?;
+    let pts = ctx(lua)?
+        .world
+        .borrow_mut()
+        .nav_path(id)
+        .unwrap_or_default();
+    let t = lua.create_table_with_capacity(pts.len(), 0)?;
+    for (i, p) in pts.into_iter().enumerate() {
+        t.raw_set(i + 1, to_vector(p))?;
+    }
+    Ok(t)
+}
+
+/// `c:hit(direction, strength)`: a blow (lean, push, `on_hit`).
+pub(super) fn hit(lua: &Lua, (this, dir, strength): (Table, Value, Value)) -> mlua::Result<()> {
+    let d = arg_vec(lua, "c:hit: direction", &dir)?;
+    if horizontal(d).length_squared() < 1e-12 {
+        return Err(located(lua, "c:hit: direction must have a horizontal part"));
+    }
+    let k = match as_number(&strength) {
+        Some(k) if k.is_finite() && k >= 0.0 => k as f32,
+        _ => {
+            return Err(located(
+                lua,
+                format!(
+                    "c:hit: strength must be a number >= 0, got {}",
+                    type_name(&strength)
+                ),
+            ))
+        }
+    };
+    command(lua, &this, |id| Command::Hit(id, d, k))
+}
+
+/// `c:follow_path(path [, opts])`.
+pub(super) fn follow_path(
+    lua: &Lua,
+    (this, p, opts): (Table, Value, Option<Table>),
+) -> mlua::Result<()> {
+    let id = handle_id(lua, &this)?;
+    super::path::follow_path(lua, id, p, opts)
+}
+
+pub(super) fn ragdoll(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
+    Err(not_yet(lua, "c:ragdoll"))
+}
+
+pub(super) fn recover(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
+    Err(not_yet(lua, "c:recover"))
+}
+
+pub(super) fn is_ragdoll(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
+    Err(not_yet(lua, "c:is_ragdoll"))
+}
+
+fn to_string(_: &Lua, this: Table) -> mlua::Result<String> {
+    Ok(format!(
+        "creature {} ({})",
+        this.raw_get::<Value>("id")?.to_string()?,
+        this.raw_get::<Value>("type")?.to_string()?
+    ))
+}
+
+/// Builds the handle metatable from `methods`.
+pub(super) fn install(lua: &Lua, methods: &[(&str, Ctor)]) -> mlua::Result<()> {
+    let m = lua.create_table()?;
+    for (name, make) in methods {
+        m.raw_set(*name, make(lua)?)?;
+    }
+    let mt = lua.create_table()?;
+    mt.raw_set("__index", m)?;
+    mt.raw_set("__tostring", lua.create_function(to_string)?)?;
+    mt.raw_set("__metatable", "creature")?;
+    registry::set_handle_mt(lua, mt)
+}

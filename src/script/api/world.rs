@@ -1,0 +1,302 @@
+//! `world.*`: level building, spawning (with the per-mod creature cap and a reload's
+//! reuse of load-time creatures), queries.
+
+use glam::Vec3;
+use mlua::{Lua, Table, Value};
+
+use super::context::{arg_vec, ctx, def_err, located, soft, ModCtx};
+use super::handle::handle;
+use super::resolve::{brain_for, resolve_type};
+use crate::locomotion::DefError;
+use crate::script::convert::{self, to_vector, type_name, Reader};
+use crate::script::plain::Plain;
+use crate::script::shared::BrainRequest;
+use crate::sim::{CreatureId, World};
+
+/// A level-building call: reads its table and changes the level, any error named
+/// `what: field '...' ...` at the calling line.
+fn level(
+    lua: &Lua,
+    t: Table,
+    what: &str,
+    build: impl FnOnce(Table, &str, &mut World) -> Result<(), DefError>,
+) -> mlua::Result<()> {
+    let c = ctx(lua)?;
+    let r = build(t, &c.name, &mut c.world.borrow_mut());
+    soft(lua, r.map_err(|e| def_err(lua, what, e)), ())
+}
+
+/// `world.ground{...}`.
+pub(super) fn ground(lua: &Lua, t: Table) -> mlua::Result<()> {
+    level(lua, t, "world.ground", |t, owner, w| {
+        let desc = convert::ground_desc(t, w.seed() as u32)?;
+        w.set_ground_for(owner, &desc)
+    })
+}
+
+/// `world.box{...}`.
+pub(super) fn add_box(lua: &Lua, t: Table) -> mlua::Result<()> {
+    level(lua, t, "world.box", |t, owner, w| {
+        w.add_box_for(owner, convert::box_desc(t)?)
+    })
+}
+
+/// `world.stairs{...}`.
+pub(super) fn stairs(lua: &Lua, t: Table) -> mlua::Result<()> {
+    level(lua, t, "world.stairs", |t, owner, w| {
+        w.add_stairs_for(owner, convert::stairs_desc(t)?)
+    })
+}
+
+/// `world.creatures([type])`: handles, in id order.
+pub(super) fn creatures(lua: &Lua, filter: Option<Value>) -> mlua::Result<Table> {
+    let c = ctx(lua)?;
+    let want = match filter {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(type_arg(lua, &c, &v, "world.creatures")?),
+    };
+    let ids: Vec<(CreatureId, String)> = {
+        let w = c.world.borrow();
+        w.creatures()
+            .iter()
+            .filter_map(|cr| {
+                let name = w
+                    .creature_type(cr.type_id)
+                    .map(|t| t.name.clone())
+                    .unwrap_or_default();
+                want.as_ref()
+                    .is_none_or(|t| *t == name)
+                    .then_some((cr.id, name))
+            })
+            .collect()
+    };
+    let out = lua.create_table_with_capacity(ids.len(), 0)?;
+    for (i, (id, name)) in ids.into_iter().enumerate() {
+        out.raw_set(i + 1, handle(lua, id, &name)?)?;
+    }
+    Ok(out)
+}
+
+/// `world.raycast(origin, direction [, max_distance])`.
+pub(super) fn raycast(lua: &Lua, (o, d, max): (Value, Value, Option<f64>)) -> mlua::Result<Value> {
+    let c = ctx(lua)?;
+    let o = arg_vec(lua, "world.raycast: origin", &o)?;
+    let d = arg_vec(lua, "world.raycast: direction", &d)?;
+    let max = max.unwrap_or(1000.0);
+    if !(max >= 0.0 && max.is_finite()) {
+        return Err(located(
+            lua,
+            "world.raycast: max_distance must be a finite number >= 0",
+        ));
+    }
+    let hit = c.world.borrow_mut().raycast(o, d, max as f32);
+    match hit {
+        None => Ok(Value::Nil),
+        Some(h) => {
+            let t = lua.create_table()?;
+            t.raw_set("position", to_vector(h.position))?;
+            t.raw_set("normal", to_vector(h.normal))?;
+            t.raw_set("distance", h.distance as f64)?;
+            Ok(Value::Table(t))
+        }
+    }
+}
+
+/// `world.time()`: simulation seconds.
+pub(super) fn time(lua: &Lua, (): ()) -> mlua::Result<f64> {
+    Ok(ctx(lua)?.world.borrow().time())
+}
+
+/// `world.random_nav_point([near [, radius]])`.
+pub(super) fn random_nav_point(
+    lua: &Lua,
+    (near, radius): (Option<Value>, Option<f64>),
+) -> mlua::Result<Option<mlua::Vector>> {
+    let near = match near {
+        None | Some(Value::Nil) => None,
+        Some(v) => {
+            let c = arg_vec(lua, "world.random_nav_point: near", &v)?;
+            let r = radius.unwrap_or(5.0) as f32;
+            if !(r > 0.0) || !r.is_finite() {
+                return Err(located(
+                    lua,
+                    format!("world.random_nav_point: radius must be > 0, got {r}"),
+                ));
+            }
+            Some((c, r))
+        }
+    };
+    let p = ctx(lua)?.world.borrow_mut().random_nav_point(near);
+    Ok(p.map(to_vector))
+}
+
+/// `world.nearest_nav_point(point)`.
+pub(super) fn nearest_nav_point(lua: &Lua, v: Value) -> mlua::Result<Option<mlua::Vector>> {
+    let p = arg_vec(lua, "world.nearest_nav_point: point", &v)?;
+    Ok(ctx(lua)?
+        .world
+        .borrow_mut()
+        .nearest_nav_point(p)
+        .map(to_vector))
+}
+
+/// A creature type argument (a name or a type table), resolved as the calling mod sees it.
+fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String> {
+    let name = match v {
+        Value::String(s) => s.to_string_lossy(),
+        Value::Table(t) => match t.raw_get::<Value>("name")? {
+            Value::String(s) => s.to_string_lossy(),
+            _ => return Err(located(lua, format!("{what}: the type table has no name"))),
+        },
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{what}: the type must be a name or a creature type, got {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    resolve_type(&c.shared.borrow(), &c.name, &name)
+        .map_err(|e| located(lua, format!("{what}: {e}")))
+}
+
+/// What `world.spawn`'s options table says.
+struct SpawnOpts {
+    position: Vec3,
+    yaw: f32,
+    behaviour: Option<String>,
+    params: Plain,
+}
+
+fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
+    let Some(t) = opts else {
+        return Ok(SpawnOpts {
+            position: Vec3::ZERO,
+            yaw: 0.0,
+            behaviour: None,
+            params: Plain::Nil,
+        });
+    };
+    let r = Reader::new(t, "", &["position", "yaw", "behaviour", "params"]);
+    let read = || -> Result<SpawnOpts, DefError> {
+        let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
+        if !position.is_finite() {
+            return Err(DefError::new("position", "must have finite components"));
+        }
+        let yaw = r.num_or("yaw", 0.0)?;
+        if !yaw.is_finite() {
+            return Err(DefError::new("yaw", "must be a finite number"));
+        }
+        let behaviour = r.string("behaviour")?;
+        let params = r
+            .table("params")?
+            .map(|t| Plain::from_lua(&Value::Table(t)))
+            .unwrap_or(Plain::Nil);
+        Ok(SpawnOpts {
+            position,
+            yaw,
+            behaviour,
+            params,
+        })
+    };
+    let v = read().map_err(|e| def_err(lua, "world.spawn", e))?;
+    r.finish().map_err(|e| def_err(lua, "world.spawn", e))?;
+    Ok(v)
+}
+
+/// During a reload: the previous version's next load-time creature of this type, if alive.
+fn reused(c: &ModCtx, qualified: &str) -> Option<CreatureId> {
+    let mut shared = c.shared.borrow_mut();
+    let w = c.world.borrow();
+    let q = shared.reuse.get_mut(qualified)?;
+    while let Some(id) = q.pop_front() {
+        if w.creature(id).is_some() {
+            return Some(id);
+        }
+    }
+    None
+}
+
+/// `world.spawn(type [, { position, yaw, behaviour, params }])`.
+pub(super) fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Result<Table> {
+    let c = ctx(lua)?;
+    let qualified = type_arg(lua, &c, &ty, "world.spawn")?;
+    let o = spawn_opts(lua, opts)?;
+    let brain = brain_for(
+        &c.shared.borrow(),
+        &c.name,
+        &qualified,
+        o.behaviour.as_deref(),
+    )
+    .map_err(|e| located(lua, format!("world.spawn: {e}")))?;
+    // A reload: the previous version's n-th load-time spawn of this type is the creature.
+    let kept = reused(&c, &qualified);
+    let id = match kept {
+        Some(id) => {
+            c.shared.borrow_mut().kept.push(id);
+            id
+        }
+        None => {
+            check_creature_cap(lua, &c)?;
+            let mut w = c.world.borrow_mut();
+            let t = w.type_by_name(&qualified).ok_or_else(|| {
+                located(
+                    lua,
+                    format!("world.spawn: unknown creature type \"{qualified}\""),
+                )
+            })?;
+            w.spawn(t, o.position, o.yaw.to_radians())
+                .ok_or_else(|| located(lua, "world.spawn: spawn failed"))?
+        }
+    };
+    {
+        let mut shared = c.shared.borrow_mut();
+        if kept.is_none() {
+            shared.spawned.push((c.name.clone(), id));
+            *shared.spawn_count.entry(c.name.clone()).or_default() += 1;
+        }
+        if shared.loading.as_deref() == Some(c.name.as_str()) {
+            shared
+                .load_spawns
+                .push((c.name.clone(), qualified.clone(), id));
+        }
+        if let Some((mod_name, kind)) = brain {
+            shared.brain_requests.push(BrainRequest {
+                id,
+                mod_name,
+                kind,
+                params: o.params,
+            });
+        }
+    }
+    handle(lua, id, &qualified)
+}
+
+/// Fails when the calling mod already has as many creatures alive as the user allows.
+fn check_creature_cap(lua: &Lua, c: &ModCtx) -> mlua::Result<()> {
+    let mut shared = c.shared.borrow_mut();
+    let max = shared.max_creatures;
+    if max == 0 || shared.spawn_count.get(&c.name).copied().unwrap_or(0) < max {
+        return Ok(());
+    }
+    // Recount: only creatures still alive count against the cap.
+    let w = c.world.borrow();
+    let shared = &mut *shared;
+    shared
+        .spawned
+        .retain(|(m, id)| m != &c.name || w.creature(*id).is_some());
+    let alive = shared.spawned.iter().filter(|(m, _)| m == &c.name).count();
+    shared.spawn_count.insert(c.name.clone(), alive);
+    if alive >= max {
+        return Err(located(
+            lua,
+            format!(
+                "world.spawn: mod \"{}\" already has {alive} creatures, its limit (--max-creatures {max})",
+                c.name
+            ),
+        ));
+    }
+    Ok(())
+}

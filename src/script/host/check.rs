@@ -1,0 +1,127 @@
+//! `skitter check` (every error in every mod, without running the world) and the API
+//! surface the editor definitions are tested against.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use mlua::{Lua, LuaOptions, Table, Value};
+
+use super::load::mod_libs;
+use super::ScriptHost;
+use crate::script::api::{self, ModCtx};
+use crate::script::convert::LuaCurve;
+use crate::script::error::{root_message, ScriptError};
+use crate::script::manifest::Manifest;
+use crate::script::shared::Shared;
+use crate::script::source::{self, read_script, SourceError};
+use crate::sim::World;
+
+/// Every function the Lua API registers, by name: globals (`world.spawn`, `vec3`, callable
+/// tables such as `curve`), creature handle methods (`Creature:move`) and userdata methods
+/// (`Curve:eval`, `Path:length`). Luau's own libraries are left out. The editor definitions
+/// shipped in `defs/` are tested against this list.
+pub fn api_surface() -> mlua::Result<BTreeSet<String>> {
+    let plain = Lua::new_with(mod_libs(), LuaOptions::default())?;
+    let builtin: BTreeSet<String> = plain
+        .globals()
+        .pairs::<String, Value>()
+        .filter_map(|p| p.ok().map(|(k, _)| k))
+        .collect();
+    let lua = Lua::new_with(mod_libs(), LuaOptions::default())?;
+    let ctx = Rc::new(ModCtx::new(
+        "surface",
+        BTreeMap::new(),
+        Rc::new(RefCell::new(World::new(0))),
+        Rc::new(RefCell::new(Shared::default())),
+    ));
+    api::install(&lua, ctx, 0)?;
+    let mut out = BTreeSet::new();
+    let methods = |t: &Table, prefix: &str, sep: &str, out: &mut BTreeSet<String>| {
+        for (k, v) in t.pairs::<String, Value>().flatten() {
+            if matches!(v, Value::Function(_)) && !k.starts_with("__") {
+                out.insert(format!("{prefix}{sep}{k}"));
+            }
+        }
+    };
+    for (k, v) in lua.globals().pairs::<String, Value>().flatten() {
+        if builtin.contains(&k) {
+            continue;
+        }
+        match v {
+            Value::Function(_) => {
+                out.insert(k);
+            }
+            Value::Table(t) => {
+                methods(&t, &k, ".", &mut out);
+                if let Some(mt) = t.metatable() {
+                    if matches!(mt.raw_get::<Value>("__call")?, Value::Function(_)) {
+                        out.insert(k.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let handle_mt: Table = api::handle_mt(&lua)?;
+    if let Value::Table(t) = handle_mt.raw_get::<Value>("__index")? {
+        methods(&t, "Creature", ":", &mut out);
+    }
+    let curve = lua.create_userdata(LuaCurve(crate::math::Curve::Constant(0.0)))?;
+    let path = api::sample_path_userdata(&lua)?;
+    for (name, ud) in [("Curve", curve), ("Path", path)] {
+        let mt = ud.metatable()?;
+        if let Ok(Value::Table(t)) = mt.get::<Value>("__index") {
+            methods(&t, name, ":", &mut out);
+        }
+    }
+    Ok(out)
+}
+
+/// `skitter check`: every error in every mod.
+impl ScriptHost {
+    /// Loads `paths` as [`ScriptHost::load`] does, but a bad definition does not stop its
+    /// script (each one is reported), and every script file of every mod is compiled, so
+    /// syntax errors in files the entry never reaches show too. Returns every error.
+    pub fn check(&mut self, paths: &[PathBuf]) -> Vec<ScriptError> {
+        self.shared.borrow_mut().check_mode = true;
+        self.load(paths);
+        self.shared.borrow_mut().check_mode = false;
+        let collected = std::mem::take(&mut self.shared.borrow_mut().check_errors);
+        for (m, text) in collected {
+            self.report(ScriptError::from_text(&m, &text));
+        }
+        let known: Vec<Manifest> = self.known.values().cloned().collect();
+        for m in known {
+            // Scripts only: not the manifest, not `.d.luau` editor definitions.
+            let mut files: Vec<PathBuf> = crate::script::watch::mod_files(&m.dir)
+                .into_iter()
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "lua" || x == "luau")
+                        && !p.to_string_lossy().ends_with(".d.luau")
+                })
+                .collect();
+            files.sort();
+            let lua = Lua::new();
+            for f in files {
+                let rel = f.strip_prefix(&m.dir).unwrap_or(&f).display().to_string();
+                let chunk = format!("{}/{}", m.name, rel);
+                let src = match read_script(&f) {
+                    Ok(src) => src,
+                    Err(SourceError::Io(_)) => continue,
+                    Err(e) => {
+                        self.report(ScriptError::at(&m.name, chunk, e.to_string()));
+                        continue;
+                    }
+                };
+                if let Err(e) = source::chunk(&lua, src.as_bytes(), &chunk).into_function() {
+                    let mut err = ScriptError::from_text(&m.name, &root_message(&e));
+                    err.location = err.location.or(Some(chunk));
+                    self.report(err);
+                }
+            }
+        }
+        self.take_errors()
+    }
+}

@@ -1,0 +1,226 @@
+//! Loading: discovery, manifests, load order, fresh sandboxed states, and the transaction
+//! every load and reload runs in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use mlua::{Lua, LuaOptions, StdLib};
+
+use super::{ModRuntime, ScriptHost};
+use crate::script::api::{self, ModCtx, Roots};
+use crate::script::budget::Budget;
+use crate::script::error::ScriptError;
+use crate::script::manifest::{load_order, Manifest};
+use crate::script::source::{self, read_script, SourceError, BYTECODE_REFUSED};
+
+/// The Luau libraries a mod's state opens (no `io`, no `debug`, no `package`).
+pub(super) fn mod_libs() -> StdLib {
+    StdLib::COROUTINE
+        | StdLib::TABLE
+        | StdLib::STRING
+        | StdLib::UTF8
+        | StdLib::BIT
+        | StdLib::MATH
+        | StdLib::BUFFER
+        | StdLib::VECTOR
+        | StdLib::OS
+}
+
+/// Expands each path: a folder with `mod.toml` is a mod; any other folder is searched one
+/// level down for mod folders (so `scripts/` means every bundled mod).
+pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    for p in paths {
+        if p.join("mod.toml").is_file() {
+            out.push(p.clone());
+        } else if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.path())
+                        .filter(|d| d.join("mod.toml").is_file())
+                        .collect()
+                })
+                .unwrap_or_default();
+            found.sort();
+            if found.is_empty() {
+                errors.push(format!(
+                    "{}: no mod.toml here (a mod is a folder with a mod.toml)",
+                    p.display()
+                ));
+            }
+            out.extend(found);
+        } else {
+            errors.push(format!("{}: no such mod folder", p.display()));
+        }
+    }
+    (out, errors)
+}
+
+impl ScriptHost {
+    /// Loads every mod found under `paths` in dependency order. Failures are recorded (see
+    /// [`ScriptHost::take_errors`]); the mods that loaded keep running.
+    pub fn load(&mut self, paths: &[PathBuf]) {
+        let (dirs, errs) = discover(paths);
+        for e in errs {
+            self.report(ScriptError::in_mod("-", e));
+        }
+        let mut manifests = Vec::new();
+        for d in dirs {
+            match Manifest::load(&d) {
+                Ok(m) => {
+                    self.known.insert(m.name.clone(), m.clone());
+                    manifests.push(m)
+                }
+                Err(e) => {
+                    let name = d
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    self.report(ScriptError::in_mod(&name, e.to_string()));
+                }
+            }
+        }
+        let (order, errs) = load_order(manifests);
+        for (m, e) in errs {
+            self.report(ScriptError::in_mod(&m, e));
+        }
+        let all: BTreeMap<String, Manifest> =
+            order.iter().map(|m| (m.name.clone(), m.clone())).collect();
+        let mut failed: BTreeSet<String> = BTreeSet::new();
+        for m in order {
+            if let Some(dep) = m.depends.iter().find(|d| failed.contains(&d.name)) {
+                self.report(ScriptError::in_mod(
+                    &m.name,
+                    format!("not loaded: its dependency \"{}\" failed to load", dep.name),
+                ));
+                failed.insert(m.name.clone());
+                continue;
+            }
+            if let Err(e) = self.load_mod(&m, &all) {
+                self.broken.insert(m.name.clone(), e.clone());
+                self.report(e);
+                failed.insert(m.name.clone());
+            }
+        }
+        self.apply_brain_requests();
+        self.world.borrow_mut().prebake();
+    }
+
+    /// The folders mod `m` may `require` from: its own and its dependencies', transitively.
+    fn roots_for(m: &Manifest, all: &BTreeMap<String, Manifest>) -> Roots {
+        let mut roots = BTreeMap::new();
+        let mut todo = vec![m.name.clone()];
+        while let Some(n) = todo.pop() {
+            if roots.contains_key(&n) {
+                continue;
+            }
+            let Some(mm) = all.get(&n) else { continue };
+            let deps: BTreeSet<String> = mm
+                .depends
+                .iter()
+                .filter(|d| all.contains_key(&d.name))
+                .map(|d| d.name.clone())
+                .collect();
+            todo.extend(deps.iter().cloned());
+            roots.insert(n, (mm.dir.clone(), deps));
+        }
+        roots
+    }
+
+    /// A fresh sandboxed state for `m` with the API installed, its budget and memory cap set.
+    fn new_state(
+        &self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> mlua::Result<(Lua, Rc<Budget>)> {
+        let lua = Lua::new_with(mod_libs(), LuaOptions::default())?;
+        let budget = Rc::new(Budget::new(self.opts.cpu_at_load, self.opts.memory_limit));
+        let ctx = Rc::new(ModCtx::new(
+            &m.name,
+            Self::roots_for(m, all),
+            self.world.clone(),
+            self.shared.clone(),
+        ));
+        api::install(&lua, ctx, self.opts.seed)?;
+        lua.sandbox(true)?;
+        let b = budget.clone();
+        lua.set_interrupt(move |lua| b.check_interrupt(lua));
+        lua.set_memory_limit(self.opts.memory_limit)?;
+        Ok((lua, budget))
+    }
+
+    /// Loads one mod as a transaction: a failed load leaves no trace of it.
+    fn load_mod(
+        &mut self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> Result<(), ScriptError> {
+        let rt = self.transaction(|h| h.run_entry(m, all))?;
+        self.mods.push(rt);
+        Ok(())
+    }
+
+    /// Runs `f` as a transaction: on failure the world and the shared state are put back
+    /// as they were (the log lines printed meanwhile are kept), so a broken mod changes
+    /// nothing. Load and reload both run through here.
+    pub(super) fn transaction<R>(
+        &mut self,
+        f: impl FnOnce(&mut ScriptHost) -> Result<R, ScriptError>,
+    ) -> Result<R, ScriptError> {
+        let cp = self.world.borrow().checkpoint();
+        let shared_cp = self.shared.borrow().clone();
+        let r = f(self);
+        if r.is_err() {
+            self.world.borrow_mut().restore(cp);
+            let mut sh = self.shared.borrow_mut();
+            let logs = std::mem::take(&mut sh.logs);
+            *sh = shared_cp;
+            sh.logs = logs;
+        }
+        r
+    }
+
+    /// Builds a fresh state for `m` and runs its entry script under the load budget.
+    pub(super) fn run_entry(
+        &mut self,
+        m: &Manifest,
+        all: &BTreeMap<String, Manifest>,
+    ) -> Result<ModRuntime, ScriptError> {
+        let (lua, budget) = self.new_state(m, all).map_err(|e| {
+            ScriptError::in_mod(&m.name, format!("cannot create the Lua state: {e}"))
+        })?;
+        let chunk = format!("{}/{}", m.name, m.entry);
+        let src = read_script(&m.dir.join(&m.entry)).map_err(|e: SourceError| {
+            ScriptError::at(
+                &m.name,
+                &chunk,
+                format!("cannot read the entry script: {e}"),
+            )
+        })?;
+        self.shared.borrow_mut().loading = Some(m.name.clone());
+        budget.reset(self.opts.cpu_at_load);
+        budget.begin();
+        let r = source::chunk(&lua, src.as_bytes(), &chunk).exec();
+        budget.end();
+        self.shared.borrow_mut().loading = None;
+        if let Err(e) = r {
+            let mut err = self.error_from(&m.name, &budget, &e);
+            if err.location.is_none() {
+                if source::is_binary_chunk_error(&e) {
+                    err.message = BYTECODE_REFUSED.to_string();
+                }
+                err.location = Some(chunk.clone());
+            }
+            return Err(err);
+        }
+        Ok(ModRuntime {
+            manifest: m.clone(),
+            lua,
+            budget,
+            suspended: None,
+        })
+    }
+}

@@ -1,0 +1,266 @@
+//! The script host: discovers and loads mods (one sandboxed Luau state each), runs their
+//! callbacks every tick under CPU and memory budgets, and contains their failures.
+//!
+//! - `load`: discovery, manifests, load order, the per-mod transaction, fresh states;
+//! - `tick`: brains, callbacks under budgets, events to callbacks;
+//! - `check`: `skitter check` and the API surface listing;
+//! - `reload`: watching and hot reload, one transaction per mod.
+
+mod check;
+mod load;
+mod reload;
+mod tick;
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::rc::Rc;
+use std::time::Duration;
+
+use glam::Vec3;
+use mlua::{Function, Lua, Table};
+
+pub use check::api_surface;
+pub use load::discover;
+pub use reload::ReloadReport;
+
+use super::budget::{Budget, Overrun};
+use super::error::{root_message, ScriptError};
+use super::manifest::Manifest;
+use super::output::HostOutput;
+use super::shared::{BrainKind, CameraRequest, LogLine, Shared};
+use crate::sim::{Command, CreatureId, World};
+
+/// Limits and seed for a host.
+#[derive(Clone, Debug)]
+pub struct HostOptions {
+    /// Seed for the world and for every mod's `math.random`.
+    pub seed: u64,
+    /// CPU time each mod may use per tick, across all its callbacks.
+    pub cpu_per_tick: Duration,
+    /// CPU time a mod's load (its entry script) may take.
+    pub cpu_at_load: Duration,
+    /// Memory each mod's Lua state may use, bytes.
+    pub memory_limit: usize,
+    /// Most creatures one mod may have alive (0: no limit).
+    pub max_creatures: usize,
+}
+
+impl Default for HostOptions {
+    fn default() -> Self {
+        HostOptions {
+            seed: 0,
+            cpu_per_tick: Duration::from_millis(4),
+            cpu_at_load: Duration::from_secs(2),
+            memory_limit: 64 << 20,
+            max_creatures: 4096,
+        }
+    }
+}
+
+/// One loaded mod: its state and budget.
+struct ModRuntime {
+    manifest: Manifest,
+    lua: Lua,
+    budget: Rc<Budget>,
+    suspended: Option<String>,
+}
+
+/// A creature's callbacks, in the state of the mod that runs them.
+struct Brain {
+    mod_idx: usize,
+    kind: BrainKind,
+    handle: Table,
+    on_reload: Option<Function>,
+    on_update: Option<Function>,
+    on_step: Option<Function>,
+    on_hit: Option<Function>,
+    on_arrive: Option<Function>,
+    on_spawn: Option<Function>,
+    spawn_pending: bool,
+}
+
+/// Loads mods and runs their callbacks around `World::step`.
+pub struct ScriptHost {
+    world: Rc<RefCell<World>>,
+    shared: Rc<RefCell<Shared>>,
+    mods: Vec<ModRuntime>,
+    brains: BTreeMap<CreatureId, Brain>,
+    /// Creatures sent somewhere by hand (a click in the window): their brains wait.
+    manual: BTreeMap<CreatureId, Vec3>,
+    errors: Vec<ScriptError>,
+    reported: BTreeSet<String>,
+    opts: HostOptions,
+    /// Replaying a record: no callbacks run; the record feeds the world instead.
+    replaying: bool,
+    /// Every mod discovered (valid manifest), by name, whether or not it loaded.
+    known: BTreeMap<String, Manifest>,
+    /// Mods running their last good version (or not running) because their latest files
+    /// failed: the error that says why.
+    broken: BTreeMap<String, ScriptError>,
+    /// Reloads since the last `take_reloads`.
+    reloads: Vec<ReloadReport>,
+    /// Watches the mod folders (after `watch`).
+    watcher: Option<super::watch::ModWatcher>,
+}
+
+impl ScriptHost {
+    /// A host over an empty world.
+    pub fn new(opts: HostOptions) -> ScriptHost {
+        ScriptHost {
+            world: Rc::new(RefCell::new(World::new(opts.seed))),
+            shared: Rc::new(RefCell::new(Shared {
+                max_creatures: opts.max_creatures,
+                ..Shared::default()
+            })),
+            mods: Vec::new(),
+            brains: BTreeMap::new(),
+            manual: BTreeMap::new(),
+            errors: Vec::new(),
+            reported: BTreeSet::new(),
+            replaying: false,
+            known: BTreeMap::new(),
+            broken: BTreeMap::new(),
+            reloads: Vec::new(),
+            watcher: None,
+            opts,
+        }
+    }
+
+    /// Replay mode: ticks step the world without running any callback (a
+    /// [`crate::sim::Replay`] feeds the world what the scripts and the user did).
+    pub fn set_replaying(&mut self, on: bool) {
+        self.replaying = on;
+    }
+
+    /// Whether callbacks are off for a replay.
+    pub fn replaying(&self) -> bool {
+        self.replaying
+    }
+
+    /// The error a failed call into `budget`'s state turns into: the overrun, if the budget
+    /// stopped it, else the script's own message and place.
+    fn error_from(&self, mod_name: &str, budget: &Budget, e: &mlua::Error) -> ScriptError {
+        if let Some(o) = budget.overrun.take() {
+            let at = budget.overrun_at.borrow_mut().take();
+            return ScriptError {
+                mod_name: mod_name.to_string(),
+                location: at,
+                message: budget.overrun_message(o),
+            };
+        }
+        if let mlua::Error::MemoryError(_) = e {
+            return ScriptError::in_mod(mod_name, budget.overrun_message(Overrun::Memory));
+        }
+        ScriptError::from_text(mod_name, &root_message(e))
+    }
+
+    /// Records an error to report, once per distinct text.
+    fn report(&mut self, e: ScriptError) {
+        let key = e.to_string();
+        if self.reported.insert(key) {
+            self.errors.push(e);
+        }
+    }
+
+    /// Errors since the last call (each distinct error once).
+    pub fn take_errors(&mut self) -> Vec<ScriptError> {
+        std::mem::take(&mut self.errors)
+    }
+
+    /// Log lines since the last call.
+    pub fn take_logs(&mut self) -> Vec<LogLine> {
+        std::mem::take(&mut self.shared.borrow_mut().logs)
+    }
+
+    /// Reloads since the last call (for toasts and trace events).
+    pub fn take_reloads(&mut self) -> Vec<ReloadReport> {
+        std::mem::take(&mut self.reloads)
+    }
+
+    /// Everything the host has to say since the last call, in the order a console shows it:
+    /// reloads, then log lines, then errors. Every driver (headless, window, screenshot)
+    /// drains it the same way.
+    pub fn drain_output(&mut self) -> Vec<HostOutput> {
+        let mut out: Vec<HostOutput> = self
+            .take_reloads()
+            .into_iter()
+            .map(HostOutput::Reload)
+            .collect();
+        out.extend(self.take_logs().into_iter().map(HostOutput::Log));
+        out.extend(self.take_errors().into_iter().map(HostOutput::Error));
+        out
+    }
+
+    /// Camera requests from scripts since the last call.
+    pub fn take_camera_requests(&mut self) -> Vec<CameraRequest> {
+        std::mem::take(&mut self.shared.borrow_mut().camera)
+    }
+
+    /// Names of the mods running (loaded and not suspended), in load order.
+    pub fn running_mods(&self) -> Vec<String> {
+        self.mods
+            .iter()
+            .filter(|m| m.suspended.is_none())
+            .map(|m| m.manifest.name.clone())
+            .collect()
+    }
+
+    /// Names of all loaded mods, in load order.
+    pub fn loaded_mods(&self) -> Vec<String> {
+        self.mods.iter().map(|m| m.manifest.name.clone()).collect()
+    }
+
+    /// Mods whose latest files failed, with why: they run their last good version (or, if
+    /// they never loaded, nothing) until a save loads cleanly.
+    pub fn broken_mods(&self) -> &BTreeMap<String, ScriptError> {
+        &self.broken
+    }
+
+    /// Mods stopped for going over budget, with why (a clean reload lifts it).
+    pub fn suspended_mods(&self) -> Vec<(String, String)> {
+        self.mods
+            .iter()
+            .filter_map(|m| m.suspended.clone().map(|s| (m.manifest.name.clone(), s)))
+            .collect()
+    }
+
+    /// The folder of a loaded mod.
+    pub fn mod_dir(&self, name: &str) -> Option<&Path> {
+        self.mods
+            .iter()
+            .find(|m| m.manifest.name == name)
+            .map(|m| m.manifest.dir.as_path())
+    }
+
+    /// Read access to the world.
+    pub fn world(&self) -> std::cell::Ref<'_, World> {
+        self.world.borrow()
+    }
+
+    /// Write access to the world (not while a script runs).
+    pub fn world_mut(&self) -> std::cell::RefMut<'_, World> {
+        self.world.borrow_mut()
+    }
+
+    /// Sends creature `id` to `dest` by hand: it walks there (`c:move` at its cruise speed),
+    /// its brain paused, and resumes its brain on arrival. `None` cancels.
+    pub fn send_to(&mut self, id: CreatureId, dest: Option<Vec3>) {
+        match dest {
+            Some(d) => {
+                self.manual.insert(id, d);
+                self.world.borrow_mut().push(Command::SetDestination(id, d));
+            }
+            None => {
+                if self.manual.remove(&id).is_some() {
+                    self.world.borrow_mut().push(Command::ClearDestination(id));
+                }
+            }
+        }
+    }
+
+    /// Creatures walking to a destination given by hand.
+    pub fn destinations(&self) -> Vec<(CreatureId, Vec3)> {
+        self.manual.iter().map(|(id, d)| (*id, *d)).collect()
+    }
+}

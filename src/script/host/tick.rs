@@ -1,0 +1,304 @@
+//! The script half of a tick: brains attached, `on_spawn`/`on_update` before the world
+//! steps, `on_step`/`on_hit`/`on_arrive` after, each call under its mod's budget. No borrow
+//! of the World is held across a call into Lua.
+
+use mlua::{Function, Value};
+
+use super::{Brain, ScriptHost};
+use crate::locomotion::Intent;
+use crate::script::api;
+use crate::script::convert::to_vector;
+use crate::script::error::ScriptError;
+use crate::script::plain::Plain;
+use crate::script::shared::{BrainKind, BrainRequest, LogLevel, LogLine};
+use crate::sim::{Command, CreatureId, WorldEvent, TICK_DT};
+
+impl ScriptHost {
+    /// One tick: on_spawn for new brains, on_update for all, `World::step`, then on_step for
+    /// every landed foot. Returns the world events of the tick.
+    pub fn tick(&mut self) -> Vec<WorldEvent> {
+        if self.replaying {
+            self.world.borrow_mut().step(TICK_DT);
+            let events = self.world.borrow_mut().drain_events();
+            self.forget_gone();
+            return events;
+        }
+        self.apply_brain_requests();
+        for m in &self.mods {
+            m.budget.reset(self.opts.cpu_per_tick);
+        }
+        self.run_updates();
+        self.apply_brain_requests();
+        self.world.borrow_mut().step(TICK_DT);
+        let events = self.world.borrow_mut().drain_events();
+        self.release_manual(&events);
+        self.dispatch_steps(&events);
+        self.forget_gone();
+        events
+    }
+
+    /// The script half of a tick: `on_spawn` for new brains, then `on_update` for every brain,
+    /// in creature id order. (`tick` calls this; benches call it alone.)
+    pub fn run_updates(&mut self) {
+        let ids: Vec<CreatureId> = self.brains.keys().copied().collect();
+        for id in &ids {
+            let Some(b) = self.brains.get_mut(id) else {
+                continue;
+            };
+            if b.spawn_pending {
+                b.spawn_pending = false;
+                if let Some(f) = b.on_spawn.clone() {
+                    self.call(*id, &f, Value::Nil);
+                }
+            }
+        }
+        for id in &ids {
+            if self.manual.contains_key(id) {
+                continue;
+            }
+            let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else {
+                continue;
+            };
+            self.call(*id, &f, Value::Number(TICK_DT as f64));
+        }
+    }
+
+    /// Calls `on_step` for every landed foot and `on_hit` for every hit.
+    fn dispatch_steps(&mut self, events: &[WorldEvent]) {
+        for ev in events {
+            let (id, leg, position) = match ev {
+                WorldEvent::Step { id, leg, position } => (id, leg, position),
+                WorldEvent::Arrive { id } => {
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
+                        self.call(*id, &f, Value::Nil);
+                    }
+                    continue;
+                }
+                WorldEvent::NavWarning { id, message } => {
+                    let mod_name = self
+                        .brains
+                        .get(id)
+                        .map(|b| self.mods[b.mod_idx].manifest.name.clone())
+                        .unwrap_or_else(|| "world".into());
+                    self.shared.borrow_mut().logs.push(LogLine {
+                        mod_name,
+                        level: LogLevel::Warn,
+                        text: format!("creature {}: {message}", id.0),
+                    });
+                    continue;
+                }
+                WorldEvent::Hit { id, dir, strength } => {
+                    let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
+                        continue;
+                    };
+                    let args = (to_vector(*dir), *strength as f64);
+                    self.call_with(*id, &f, args);
+                    continue;
+                }
+            };
+            let Some(b) = self.brains.get(id) else {
+                continue;
+            };
+            let Some(f) = b.on_step.clone() else { continue };
+            let lua = &self.mods[b.mod_idx].lua;
+            let leg_name = self
+                .world
+                .borrow()
+                .creature(*id)
+                .and_then(|c| c.def.legs.get(*leg).map(|l| l.name.clone()))
+                .unwrap_or_default();
+            let arg = (|| -> mlua::Result<Value> {
+                let t = lua.create_table_with_capacity(0, 2)?;
+                t.raw_set("name", leg_name)?;
+                t.raw_set("position", to_vector(*position))?;
+                Ok(Value::Table(t))
+            })();
+            if let Ok(arg) = arg {
+                self.call(*id, &f, arg);
+            }
+        }
+    }
+
+    /// Forgets the brains of creatures that are gone.
+    fn forget_gone(&mut self) {
+        let gone: Vec<CreatureId> = {
+            let w = self.world.borrow();
+            self.brains
+                .keys()
+                .filter(|id| w.creature(**id).is_none())
+                .copied()
+                .collect()
+        };
+        for id in gone {
+            if let Some(b) = self.brains.remove(&id) {
+                let _ = api::drop_handle(&self.mods[b.mod_idx].lua, id);
+            }
+        }
+    }
+
+    /// Attaches the brains scripts asked for (spawns, `c:set_behaviour`, reloads).
+    pub(super) fn apply_brain_requests(&mut self) {
+        let requests = std::mem::take(&mut self.shared.borrow_mut().brain_requests);
+        for req in requests {
+            let Some(mod_idx) = self
+                .mods
+                .iter()
+                .position(|m| m.manifest.name == req.mod_name)
+            else {
+                continue;
+            };
+            let type_name = {
+                let w = self.world.borrow();
+                match w.creature(req.id) {
+                    Some(c) => w
+                        .creature_type(c.type_id)
+                        .map(|t| t.name.clone())
+                        .unwrap_or_default(),
+                    None => continue,
+                }
+            };
+            match build_brain(&self.mods[mod_idx].lua, mod_idx, &req, &type_name) {
+                Ok(b) => {
+                    self.brains.insert(req.id, b);
+                }
+                Err(e) => {
+                    let err = self.error_from(&req.mod_name, &self.mods[mod_idx].budget, &e);
+                    self.report(err);
+                }
+            }
+        }
+    }
+
+    /// Calls `f(handle, arg)` in mod `mod_idx` under its budget. On failure: a budget overrun
+    /// suspends the mod (its creatures stop); any other error detaches this creature's brain.
+    pub(super) fn call(&mut self, id: CreatureId, f: &Function, arg: Value) {
+        self.call_with(id, f, arg);
+    }
+
+    /// Calls `f(self_handle, args...)` for creature `id` under its mod's budget.
+    pub(super) fn call_with(
+        &mut self,
+        id: CreatureId,
+        f: &Function,
+        args: impl mlua::IntoLuaMulti,
+    ) {
+        let Some(brain) = self.brains.get(&id) else {
+            return;
+        };
+        let mod_idx = brain.mod_idx;
+        let rt = &self.mods[mod_idx];
+        if rt.suspended.is_some() {
+            return;
+        }
+        let mut argv = match args.into_lua_multi(&rt.lua) {
+            Ok(a) => a,
+            Err(_) => return,
+        };
+        argv.push_front(Value::Table(brain.handle.clone()));
+        rt.budget.begin();
+        let r = f.call::<()>(argv);
+        rt.budget.end();
+        let Err(e) = r else { return };
+        let overrun = rt.budget.overrun.get().is_some() || matches!(e, mlua::Error::MemoryError(_));
+        let err = self.error_from(
+            &self.mods[mod_idx].manifest.name.clone(),
+            &self.mods[mod_idx].budget,
+            &e,
+        );
+        if overrun {
+            let name = self.mods[mod_idx].manifest.name.clone();
+            self.mods[mod_idx].suspended = Some(err.to_string());
+            let ids: Vec<CreatureId> = self
+                .brains
+                .iter()
+                .filter(|(_, b)| b.mod_idx == mod_idx)
+                .map(|(id, _)| *id)
+                .collect();
+            let mut w = self.world.borrow_mut();
+            for cid in ids {
+                w.push(Command::SetIntent(cid, Intent::Idle));
+            }
+            drop(w);
+            self.report(ScriptError {
+                message: format!(
+                    "{} (mod \"{name}\" suspended; the world goes on)",
+                    err.message
+                ),
+                ..err
+            });
+            // Free what a memory bomb left behind.
+            let _ = self.mods[mod_idx].lua.gc_collect();
+        } else {
+            self.brains.remove(&id);
+            self.world
+                .borrow_mut()
+                .push(Command::SetIntent(id, Intent::Idle));
+            self.report(err);
+        }
+    }
+
+    /// Forgets hand-sent creatures that arrived, were given another order, or are gone:
+    /// their brains run again.
+    fn release_manual(&mut self, events: &[WorldEvent]) {
+        let w = self.world.borrow();
+        self.manual.retain(|id, _| {
+            let arrived = events
+                .iter()
+                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if a == id));
+            !arrived && w.creature(*id).is_some_and(|c| c.nav.is_some())
+        });
+    }
+}
+
+/// A brain for `req` in mod `mod_idx`'s state: its handle (with `params` = the behaviour's
+/// defaults overlaid with the given ones) and its callbacks.
+fn build_brain(
+    lua: &mlua::Lua,
+    mod_idx: usize,
+    req: &BrainRequest,
+    type_name: &str,
+) -> mlua::Result<Brain> {
+    let handle = api::handle(lua, req.id, type_name)?;
+    let Some(table) = api::brain_table(lua, &req.kind)? else {
+        let (what, key) = match &req.kind {
+            BrainKind::Behaviour(n) => ("behaviour", n),
+            BrainKind::Type(t) => ("creature type", t),
+        };
+        return Err(mlua::Error::runtime(format!(
+            "{what} \"{key}\" no longer exists in mod \"{}\": creature {} stands without a brain",
+            req.mod_name, req.id.0
+        )));
+    };
+    let params = lua.create_table()?;
+    if let Value::Table(defaults) = table.raw_get::<Value>("params")? {
+        if let Value::Table(copy) = Plain::from_lua(&Value::Table(defaults)).to_lua(lua)? {
+            for (k, v) in copy.pairs::<Value, Value>().flatten() {
+                params.raw_set(k, v)?;
+            }
+        }
+    }
+    if let Value::Table(given) = req.params.to_lua(lua)? {
+        for (k, v) in given.pairs::<Value, Value>().flatten() {
+            params.raw_set(k, v)?;
+        }
+    }
+    handle.raw_set("params", params)?;
+    let f = |name: &str| -> mlua::Result<Option<Function>> {
+        Ok(match table.raw_get::<Value>(name)? {
+            Value::Function(f) => Some(f),
+            _ => None,
+        })
+    };
+    Ok(Brain {
+        mod_idx,
+        kind: req.kind.clone(),
+        handle: handle.clone(),
+        on_reload: f("on_reload")?,
+        on_update: f("on_update")?,
+        on_step: f("on_step")?,
+        on_hit: f("on_hit")?,
+        on_arrive: f("on_arrive")?,
+        on_spawn: f("on_spawn")?,
+        spawn_pending: true,
+    })
+}

@@ -1,0 +1,150 @@
+//! Plain data the host and every mod's API share: types and behaviours registered, brain
+//! requests, log lines, camera requests, spawn bookkeeping for reloads. Never a Lua value.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use super::plain::Plain;
+use crate::math::bezier::BezierPath;
+use crate::math::Curve;
+use crate::sim::CreatureId;
+
+/// How loud a log line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogLevel {
+    /// `log.info`, `print`.
+    Info,
+    /// `log.warn`, and the host's warnings about a mod.
+    Warn,
+    /// `log.error`.
+    Error,
+}
+
+impl LogLevel {
+    /// "info", "warn" or "error".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
+/// A log line from a mod (`log.info/warn/error`, `print`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// Mod name.
+    pub mod_name: String,
+    /// How loud.
+    pub level: LogLevel,
+    /// The text.
+    pub text: String,
+}
+
+/// Where a creature's callbacks come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrainKind {
+    /// A behaviour defined with `behaviour.define` (by its unqualified name).
+    Behaviour(String),
+    /// The callbacks carried by the creature type itself (by its qualified name).
+    Type(String),
+}
+
+/// A request to (re)attach a brain, applied by the host between callbacks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BrainRequest {
+    /// The creature.
+    pub id: CreatureId,
+    /// The mod whose state runs the brain.
+    pub mod_name: String,
+    /// Which callbacks.
+    pub kind: BrainKind,
+    /// Params given at spawn / set_behaviour (merged over the behaviour's defaults).
+    pub params: Plain,
+}
+
+/// What the host knows about a registered creature type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeMeta {
+    /// Mod that defined it.
+    pub mod_name: String,
+    /// Unqualified name.
+    pub bare: String,
+    /// Default brain (`behaviour = "..."`), unresolved.
+    pub default_behaviour: Option<String>,
+    /// Whether the type table carries callbacks.
+    pub has_callbacks: bool,
+}
+
+/// What a camera on a path looks at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LookAt {
+    /// A creature.
+    Creature(CreatureId),
+    /// A point.
+    Point(Vec3),
+}
+
+/// What a script asked of the camera (`camera.follow`, `camera.look`, `camera.path`); the
+/// window applies it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CameraRequest {
+    /// Fly along a path over `duration` seconds of simulation time, eased by `ease`.
+    Path {
+        /// The path.
+        path: Arc<BezierPath>,
+        /// Seconds from start to end.
+        duration: f32,
+        /// Progress 0..1 over time 0..1.
+        ease: Curve,
+        /// Look at this (else along the path).
+        look_at: Option<LookAt>,
+    },
+    /// Keep this creature in view.
+    Follow(CreatureId),
+    /// Look from a point at a point.
+    Look {
+        /// Eye position.
+        from: Vec3,
+        /// Point looked at.
+        at: Vec3,
+    },
+}
+
+/// State shared by all mods of one host (plain data only: never a Lua value).
+#[derive(Clone, Debug, Default)]
+pub struct Shared {
+    /// Behaviours: (mod, name).
+    pub behaviours: BTreeSet<(String, String)>,
+    /// Creature types by qualified name.
+    pub types: BTreeMap<String, TypeMeta>,
+    /// Brain changes to apply.
+    pub brain_requests: Vec<BrainRequest>,
+    /// Log lines to show.
+    pub logs: Vec<LogLine>,
+    /// Creatures spawned, with the mod that spawned them.
+    pub spawned: Vec<(String, CreatureId)>,
+    /// Camera requests, oldest first.
+    pub camera: Vec<CameraRequest>,
+    /// The mod whose entry script is running (load or reload), if any.
+    pub loading: Option<String>,
+    /// Spawns made by entry scripts: (mod, qualified type, id), in call order. A reload
+    /// matches the new version's spawns against these by (type, order).
+    pub load_spawns: Vec<(String, String, CreatureId)>,
+    /// During a reload: the previous version's load-time creatures still to be matched, by
+    /// type, in call order. A matching `world.spawn` returns the kept creature.
+    pub reuse: BTreeMap<String, VecDeque<CreatureId>>,
+    /// Creatures a reload kept (matched), for the host to carry their state over.
+    pub kept: Vec<CreatureId>,
+    /// Most creatures one mod may have alive (a user setting, never a mod's).
+    pub max_creatures: usize,
+    /// Spawns per mod since its alive count was last taken (for the cap).
+    pub spawn_count: BTreeMap<String, usize>,
+    /// `skitter check`: definition errors are collected and scripts go on.
+    pub check_mode: bool,
+    /// Errors collected in check mode: (mod, "mod/file.lua:LINE: message").
+    pub check_errors: Vec<(String, String)>,
+}

@@ -1,0 +1,102 @@
+//! Checkpoints of the World (what a failed load or reload puts back), and what a reload
+//! does to the creatures it keeps: new type definitions with instance overrides merged,
+//! re-grounding after the level changed.
+
+use std::sync::Arc;
+
+use super::ground::RapierGround;
+use super::level_edits::LevelPiece;
+use super::world::{Command, Creature, CreatureId, CreatureType};
+use super::World;
+use crate::locomotion::tuning::{self, merge};
+
+/// What [`World::restore`] puts back.
+#[derive(Clone, Debug)]
+pub struct WorldCheckpoint {
+    pieces: Vec<(String, LevelPiece)>,
+    types: Vec<CreatureType>,
+    creatures: Vec<Creature>,
+    next_id: u32,
+    commands: Vec<Command>,
+}
+
+impl World {
+    /// Everything a failed reload must be able to undo: the level, types, creatures and
+    /// queued commands (events and the physics world are derived or transient).
+    pub fn checkpoint(&self) -> WorldCheckpoint {
+        WorldCheckpoint {
+            pieces: self.pieces.clone(),
+            types: self.types.clone(),
+            creatures: self.creatures.clone(),
+            next_id: self.next_id,
+            commands: self.commands.clone(),
+        }
+    }
+
+    /// Puts the world back as it was at `cp` (the tick count and time go on).
+    pub fn restore(&mut self, cp: WorldCheckpoint) {
+        let level_differs = cp.pieces != self.pieces;
+        self.pieces = cp.pieces;
+        if level_differs {
+            self.rebuild_level();
+        }
+        self.types = cp.types;
+        self.creatures = cp.creatures;
+        self.next_id = cp.next_id;
+        self.commands = cp.commands;
+        self.replace_agents();
+    }
+
+    /// Puts every creature back on the ground under it (after the level changed): same
+    /// place, heading, motion and overrides; feet and height from the new ground.
+    pub fn reground_all(&mut self) {
+        self.refresh_level();
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
+        for c in self.creatures.iter_mut() {
+            c.loco = c.loco.regrounded(&c.def, &ground);
+        }
+    }
+
+    /// Points every creature of a replaced type at its type's new definition. Per-instance
+    /// overrides (fields where the creature's gait or lean differ from its old type's) are
+    /// kept; the other fields take the new type's values. A creature whose legs changed in
+    /// number or names is re-stood on the ground at its place. Returns the ids migrated.
+    pub fn retype(&mut self) -> Vec<CreatureId> {
+        self.refresh_level();
+        let ground = RapierGround {
+            query: self.physics.query_pipeline(),
+        };
+        let mut moved = Vec::new();
+        for c in self.creatures.iter_mut() {
+            let Some(t) = self.types.get(c.type_id.0 as usize) else {
+                continue;
+            };
+            if Arc::ptr_eq(&t.def, &c.def) {
+                continue;
+            }
+            let (old, new) = (c.def.clone(), t.def.clone());
+            c.gait = merge(tuning::GAIT, &old.gait, &c.gait, &new.gait);
+            if c.gait.validate(new.legs.len()).is_err() {
+                c.gait = new.gait.clone();
+            }
+            c.lean = merge(tuning::LEAN, &old.lean, &c.lean, &new.lean);
+            let same_legs = old.legs.len() == new.legs.len()
+                && old
+                    .legs
+                    .iter()
+                    .zip(new.legs.iter())
+                    .all(|(a, b)| a.name == b.name && a.segments.len() == b.segments.len());
+            c.def = new;
+            if !same_legs {
+                c.loco = c.loco.regrounded(&c.def, &ground);
+            }
+            moved.push(c.id);
+        }
+        if !moved.is_empty() {
+            self.replace_agents();
+        }
+        moved
+    }
+}
