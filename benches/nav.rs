@@ -11,8 +11,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use glam::Vec3;
 use skitter::nav::{NavMesh, Navigator};
 use skitter::script::{HostOptions, ScriptHost};
-use skitter::sim::navigation::settings_of;
-use skitter::sim::{Command, TICK_DT};
+use skitter::sim::{settings_of, Command, TICK_DT};
 
 fn arena() -> ScriptHost {
     let scripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts");

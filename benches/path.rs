@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
-use skitter::math::bezier::{BezierPath, ControlPoint};
+use skitter::math::{BezierPath, ControlPoint};
 
 fn points(n: usize) -> Vec<ControlPoint> {
     (0..n)

@@ -9,8 +9,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
 use skitter::locomotion::Intent;
-use skitter::render::offscreen::Offscreen;
-use skitter::render::{DebugFlags, FrameInstances, OrbitCamera};
+use skitter::render::{DebugFlags, FrameInstances, Offscreen, OrbitCamera};
 use skitter::script::{HostOptions, ScriptHost};
 use skitter::sim::{Command, Snapshot, TICK_DT};
 

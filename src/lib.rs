@@ -3,6 +3,7 @@
 //! Layers (each imports only those below it): [`math`] → [`locomotion`] → [`sim`] →
 //! [`script`], [`headless`] and [`scaffold`] → [`render`] and [`app`]. See `ARCHITECTURE.md`.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod app;
 pub mod headless;

@@ -118,9 +118,9 @@ fn windowed_or_headless(
     stdout: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
     let (record, replay) = tape;
-    use skitter::app::window;
-    let why = if window::display_available() {
-        match window::run(window::WindowOptions {
+    use skitter::app;
+    let why = if app::display_available() {
+        match app::run_window(app::WindowOptions {
             mods: mods.clone(),
             frames,
             host: host.clone(),
@@ -224,9 +224,9 @@ fn real_main() -> anyhow::Result<ExitCode> {
             limits,
             mods,
         }) => {
-            let debug = skitter::render::DebugFlags::parse(&debug).map_err(anyhow::Error::msg)?;
+            let debug = skitter::render::DebugFlags::parse(&debug)?;
             if let Some(out) = screenshot {
-                let opts = skitter::app::screenshot::ShotOptions {
+                let opts = skitter::app::ShotOptions {
                     mods: default_mods(mods),
                     frames: frames.unwrap_or(60),
                     size,
@@ -234,7 +234,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     bench: bench_frames,
                     host: limits.host()?,
                 };
-                let report = skitter::app::screenshot::shoot(&opts, &out, &mut stdout)?;
+                let report = skitter::app::shoot(&opts, &out, &mut stdout)?;
                 eprintln!(
                     "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, adapter: {})",
                     out.display(),
@@ -285,7 +285,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Some(Cmd::New { path }) => {
-            let files = skitter::scaffold::new_mod(&path).map_err(anyhow::Error::msg)?;
+            let files = skitter::scaffold::new_mod(&path)?;
             println!("created {} ({} files)", path.display(), files.len());
             println!(
                 "  skitter run {}      # see it; save a file to change it live",

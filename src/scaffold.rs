@@ -31,40 +31,63 @@ pub fn valid_mod_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
+/// Why `skitter new` cannot create a mod there.
+#[derive(Debug, thiserror::Error)]
+pub enum NewModError {
+    /// The path ends in no name.
+    #[error("{}: no mod name at the end of the path", .0.display())]
+    NoName(PathBuf),
+    /// The name is not a mod name.
+    #[error("\"{0}\" cannot name a mod: use a lowercase letter, then lowercase letters, digits, '_' or '-'")]
+    BadName(String),
+    /// Something is already there.
+    #[error("{}: already exists and is not empty", .0.display())]
+    NotEmpty(PathBuf),
+    /// Writing failed.
+    #[error("{}: {source}", .path.display())]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+}
+
 /// Creates the mod folder `dir` (its last component is the mod's name). Refuses a bad name
 /// or a folder that exists and is not empty. Returns the files written.
-pub fn new_mod(dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn new_mod(dir: &Path) -> Result<Vec<PathBuf>, NewModError> {
     let name = dir
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("{}: no mod name at the end of the path", dir.display()))?;
+        .ok_or_else(|| NewModError::NoName(dir.to_path_buf()))?;
     if !valid_mod_name(name) {
-        return Err(format!(
-            "\"{name}\" cannot name a mod: use a lowercase letter, then lowercase letters, digits, '_' or '-'"
-        ));
+        return Err(NewModError::BadName(name.to_string()));
     }
     if dir.exists()
         && std::fs::read_dir(dir)
             .map(|mut d| d.next().is_some())
             .unwrap_or(true)
     {
-        return Err(format!(
-            "{}: already exists and is not empty",
-            dir.display()
-        ));
+        return Err(NewModError::NotEmpty(dir.to_path_buf()));
     }
     let mut written = Vec::new();
     for (rel, text) in FILES {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| NewModError::Write {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
         let text = if rel.starts_with("defs/") {
             text.to_string()
         } else {
             text.replace("NAME", name)
         };
-        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, text).map_err(|source| NewModError::Write {
+            path: path.clone(),
+            source,
+        })?;
         written.push(path);
     }
     Ok(written)

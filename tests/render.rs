@@ -347,8 +347,7 @@ fn a_real_window_opens_renders_and_closes_under_xvfb() {
 
 #[test]
 fn shader_reload_swaps_good_wgsl_and_keeps_the_last_good_on_error() {
-    use skitter::render::offscreen::Offscreen;
-    use skitter::render::{FrameInstances, OrbitCamera, SCENE_WGSL};
+    use skitter::render::{FrameInstances, Offscreen, OrbitCamera, SCENE_WGSL};
     let mut off = match Offscreen::new(64, 36, SCENE_WGSL) {
         Ok(o) => o,
         Err(e) => {
@@ -357,7 +356,7 @@ fn shader_reload_swaps_good_wgsl_and_keeps_the_last_good_on_error() {
             return;
         }
     };
-    let level = skitter::sim::level::Level::default();
+    let level = skitter::sim::Level::default();
     let frame = FrameInstances::default();
     let cam = OrbitCamera::default();
     let draw = |off: &mut Offscreen| {
@@ -375,7 +374,7 @@ fn shader_reload_swaps_good_wgsl_and_keeps_the_last_good_on_error() {
         .reload_shader(&broken)
         .expect_err("must not compile");
     assert!(
-        err.contains("scene.wgsl:"),
+        err.to_string().contains("scene.wgsl:"),
         "error names the file and line: {err}"
     );
     assert!(off.renderer.shader_error.is_some());
@@ -402,7 +401,7 @@ fn saving_a_watched_shader_is_seen() {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("scene.wgsl");
     std::fs::write(&path, "// v1").expect("write");
-    let watch = skitter::app::shader_watch::ShaderWatch::new(&path).expect("watch");
+    let watch = skitter::app::ShaderWatch::new(&path).expect("watch");
     assert!(watch.poll().is_none());
     std::thread::sleep(std::time::Duration::from_millis(100));
     std::fs::write(&path, "// v2").expect("write");

@@ -1,11 +1,15 @@
 //! Layer 4: the application — the winit window with its egui overlay, input and camera
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
-pub mod screenshot;
-pub mod shader_watch;
-pub mod ui;
-pub mod view;
-pub mod window;
+pub(crate) mod screenshot;
+pub(crate) mod shader_watch;
+pub(crate) mod ui;
+pub(crate) mod view;
+pub(crate) mod window;
+
+pub use screenshot::{shoot, ShotOptions, ShotReport};
+pub use shader_watch::{ShaderWatch, ShaderWatchError};
+pub use window::{display_available, run as run_window, WindowOptions};
 
 /// Where the WGSL lives on disk (for hot reload): `./shaders`, else the source tree's.
 pub fn shader_dir() -> std::path::PathBuf {

@@ -3,6 +3,7 @@
 //! validated per-instance override as `c.gait`, lean fields the same way as `c.lean`), the
 //! lean plot of the selected creature, script and shader errors, and key help.
 
+use crate::locomotion::tuning;
 use crate::locomotion::{GaitParams, LeanDef};
 use crate::render::gpu::FrameStats;
 use crate::render::DebugFlags;
@@ -13,7 +14,7 @@ use super::view::View;
 
 /// Something the overlay asked for, applied after the frame.
 #[derive(Clone, Debug)]
-pub enum Action {
+pub(crate) enum Action {
     /// New gait for a creature (validated before it is sent).
     SetGait(CreatureId, Box<GaitParams>),
     /// New lean settings for a creature (validated before they are sent).
@@ -28,7 +29,7 @@ pub enum Action {
 
 /// A short message after a hot reload (ok, or the error), shown for a few seconds.
 #[derive(Clone, Debug)]
-pub struct Toast {
+pub(crate) struct Toast {
     /// What happened ("spider reloaded in 14 ms", or the error).
     pub text: String,
     /// Whether the reload went in.
@@ -39,11 +40,11 @@ pub struct Toast {
 
 impl Toast {
     /// How long a toast stays.
-    pub const SHOWN: std::time::Duration = std::time::Duration::from_secs(4);
+    pub(crate) const SHOWN: std::time::Duration = std::time::Duration::from_secs(4);
 }
 
 /// Draws the reload toasts, newest at the bottom, centred low on the screen.
-pub fn toasts(ctx: &egui::Context, toasts: &[Toast]) {
+pub(crate) fn toasts(ctx: &egui::Context, toasts: &[Toast]) {
     if toasts.is_empty() {
         return;
     }
@@ -71,7 +72,7 @@ pub fn toasts(ctx: &egui::Context, toasts: &[Toast]) {
 }
 
 /// The keys, as the help window lists them.
-pub const HELP: &[(&str, &str)] = &[
+pub(crate) const HELP: &[(&str, &str)] = &[
     ("H", "show or hide this help"),
     (
         "left click",
@@ -99,7 +100,7 @@ pub const HELP: &[(&str, &str)] = &[
 
 /// Draws the overlay; what the user changed comes back in `actions`.
 #[allow(clippy::too_many_arguments)]
-pub fn overlay(
+pub(crate) fn overlay(
     ctx: &egui::Context,
     host: &ScriptHost,
     view: &View,
@@ -194,19 +195,8 @@ pub fn overlay(
                         .cloned()
                         .unwrap_or_else(|| c.gait.clone());
                     let mut g = cur.clone();
-                    ui.add(egui::Slider::new(&mut g.step_trigger, 0.05..=1.0).text("step_trigger"));
-                    ui.add(
-                        egui::Slider::new(&mut g.step_duration, 0.05..=1.0).text("step_duration"),
-                    );
-                    ui.add(egui::Slider::new(&mut g.step_height, 0.01..=0.5).text("step_height"));
-                    ui.add(egui::Slider::new(&mut g.lead, 0.0..=2.0).text("lead"));
                     let legs = c.def.legs.len();
-                    if legs > 1 {
-                        ui.add(
-                            egui::Slider::new(&mut g.min_grounded, 0..=legs - 1)
-                                .text("min_grounded"),
-                        );
-                    }
+                    tuning_sliders(ui, tuning::GAIT, &mut g, legs.saturating_sub(1));
                     if g != cur && g.validate(legs).is_ok() {
                         actions.push(Action::SetGait(id, Box::new(g)));
                     }
@@ -217,11 +207,7 @@ pub fn overlay(
                         .cloned()
                         .unwrap_or_else(|| c.lean.clone());
                     let mut l = cur.clone();
-                    ui.add(egui::Slider::new(&mut l.turn_gain, 0.0..=0.5).text("turn.gain"));
-                    ui.add(egui::Slider::new(&mut l.accel_gain, 0.0..=8.0).text("accel.gain"));
-                    ui.add(egui::Slider::new(&mut l.response, 0.02..=0.5).text("response"));
-                    ui.add(egui::Slider::new(&mut l.damping, 0.2..=1.5).text("damping"));
-                    ui.add(egui::Slider::new(&mut l.filter_hz, 0.5..=30.0).text("filter_hz"));
+                    tuning_sliders(ui, tuning::LEAN, &mut l, 0);
                     if l != cur && l.validate().is_ok() {
                         actions.push(Action::SetLean(id, Box::new(l)));
                     }
@@ -357,12 +343,35 @@ fn lean_plot(ctx: &egui::Context, view: &View) {
 }
 
 /// Applies an overlay action.
-pub fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
+pub(crate) fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
     match a {
         Action::SetGait(id, g) => host.world_mut().push(Command::SetGait(id, g)),
         Action::SetLean(id, l) => host.world_mut().push(Command::SetLean(id, l)),
         Action::Debug(d) => view.debug = d,
         Action::Follow(f) => view.follow = f,
         Action::Stop(id) => super::window::stop(host, id),
+    }
+}
+
+/// A slider per tunable field that has an inspector range (whole numbers: 0..=`max_count`,
+/// shown when that is above 0).
+fn tuning_sliders<T>(
+    ui: &mut egui::Ui,
+    fields: &[tuning::Field<T>],
+    value: &mut T,
+    max_count: usize,
+) {
+    for f in fields {
+        match (f.slot)(value) {
+            tuning::FieldMut::Num(x) => {
+                if let Some((lo, hi)) = f.slider {
+                    ui.add(egui::Slider::new(x, lo..=hi).text(f.name));
+                }
+            }
+            tuning::FieldMut::Count(n) if max_count > 0 => {
+                ui.add(egui::Slider::new(n, 0..=max_count).text(f.name));
+            }
+            _ => {}
+        }
     }
 }

@@ -14,7 +14,7 @@ use crate::sim::{CreatureId, Snapshot, World};
 
 /// A camera flying a path (`camera.path`), timed in simulation seconds.
 #[derive(Clone, Debug)]
-pub struct CameraFlight {
+pub(crate) struct CameraFlight {
     /// The path.
     pub path: Arc<BezierPath>,
     /// Seconds from start to end.
@@ -29,7 +29,7 @@ pub struct CameraFlight {
 
 /// View state.
 #[derive(Debug, Default)]
-pub struct View {
+pub(crate) struct View {
     /// A camera path in progress.
     pub flight: Option<CameraFlight>,
     /// The camera.
@@ -56,7 +56,7 @@ pub struct View {
 
 /// One tick of a creature's lean, for plotting.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LeanSample {
+pub(crate) struct LeanSample {
     /// Simulation time, seconds.
     pub t: f64,
     /// Target roll, degrees.
@@ -73,7 +73,7 @@ pub struct LeanSample {
 
 /// The last [`LeanHistory::SECONDS`] of one creature's lean.
 #[derive(Clone, Debug, Default)]
-pub struct LeanHistory {
+pub(crate) struct LeanHistory {
     /// Whose.
     pub id: Option<CreatureId>,
     /// Oldest first.
@@ -82,10 +82,10 @@ pub struct LeanHistory {
 
 impl LeanHistory {
     /// Seconds kept.
-    pub const SECONDS: f64 = 8.0;
+    pub(crate) const SECONDS: f64 = 8.0;
 
     /// Records `id`'s lean after a tick (a new creature starts a new history).
-    pub fn record(&mut self, world: &World, id: Option<CreatureId>) {
+    pub(crate) fn record(&mut self, world: &World, id: Option<CreatureId>) {
         if self.id != id {
             self.id = id;
             self.samples.clear();
@@ -114,7 +114,7 @@ impl LeanHistory {
 
 impl View {
     /// A view framing `world`'s level.
-    pub fn new(world: &World) -> View {
+    pub(crate) fn new(world: &World) -> View {
         let mut camera = OrbitCamera::default();
         if let Some(g) = &world.level().ground {
             let w = g.dx * (g.nx - 1) as f32;
@@ -133,7 +133,7 @@ impl View {
     }
 
     /// Applies camera requests from scripts.
-    pub fn apply(&mut self, requests: Vec<CameraRequest>) {
+    pub(crate) fn apply(&mut self, requests: Vec<CameraRequest>) {
         for r in requests {
             match r {
                 CameraRequest::Follow(id) => self.follow = Some(id),
@@ -163,7 +163,7 @@ impl View {
     }
 
     /// After a tick: shift snapshots and take the new one.
-    pub fn after_tick(&mut self, world: &World) {
+    pub(crate) fn after_tick(&mut self, world: &World) {
         std::mem::swap(&mut self.prev, &mut self.cur);
         self.cur.capture(world);
         if let Some(id) = self.selected {
@@ -176,7 +176,7 @@ impl View {
 
     /// Builds this frame's instances at `alpha` (0..1) between the last two ticks; moves a
     /// following camera along (eased by `dt` seconds of wall time).
-    pub fn prepare_frame(&mut self, alpha: f32, dt: f32, host: &ScriptHost) {
+    pub(crate) fn prepare_frame(&mut self, alpha: f32, dt: f32, host: &ScriptHost) {
         self.draw.interpolate(&self.prev, &self.cur, alpha);
         if let Some(id) = self.follow {
             match self.draw.creatures.iter().find(|c| c.id == id) {
@@ -281,7 +281,7 @@ impl View {
     }
 
     /// The creature under pixel (`x`, `y`) of a `w`×`h` view, nearest first.
-    pub fn pick_creature(&self, x: f32, y: f32, w: u32, h: u32) -> Option<CreatureId> {
+    pub(crate) fn pick_creature(&self, x: f32, y: f32, w: u32, h: u32) -> Option<CreatureId> {
         let (o, d) = self.camera.ray(x, y, w, h);
         let mut best: Option<(f32, CreatureId)> = None;
         for c in &self.draw.creatures {

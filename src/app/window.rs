@@ -220,7 +220,11 @@ impl App {
         let Some(src) = watch.poll() else { return };
         let path = watch.path().display().to_string();
         let Some(gfx) = self.gfx.as_mut() else { return };
-        match src.and_then(|src| gfx.renderer.reload_shader(&src)) {
+        let reloaded = match src {
+            Ok(src) => gfx.renderer.reload_shader(&src).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        match reloaded {
             Ok(()) => eprintln!("skitter: reloaded {path}"),
             Err(e) => eprintln!("skitter: {path}: keeping the last good pipelines:\n{e}"),
         }
@@ -560,7 +564,7 @@ impl ApplicationHandler for App {
 }
 
 /// Stops a creature the user sent somewhere (used by the inspector).
-pub fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
+pub(crate) fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
     host.send_to(id, None);
     host.world_mut()
         .push(Command::SetIntent(id, crate::locomotion::Intent::Idle));

@@ -77,7 +77,7 @@ impl GaitParams {
 
 /// What the scheduler needs to know about one leg.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LegView {
+pub(crate) struct LegView {
     /// Foot on the ground.
     pub grounded: bool,
     /// Drift of the foot's target divided by the step trigger: ≥ 1 wants to step.
@@ -98,7 +98,7 @@ pub struct LegView {
 /// grounded (when that many were grounded before); outside emergencies only legs of one group
 /// swing at a time; a leg steps at most once per phase; the group that stepped last yields
 /// to another group that also wants to step.
-pub fn choose_steps(
+pub(crate) fn choose_steps(
     legs: &[LegView],
     min_grounded: usize,
     last_group: Option<usize>,

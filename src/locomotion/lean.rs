@@ -21,16 +21,16 @@ use crate::math::frame::{forward_from_yaw, horizontal, wrap_angle};
 use crate::math::spring::{low_pass_alpha, Spring, SpringStep};
 
 /// Excess vertical speed (m/s) at which the rise / fall pitch is full.
-pub const VERTICAL_FULL: f32 = 1.0;
+pub(crate) const VERTICAL_FULL: f32 = 1.0;
 /// Descent faster than this (m/s, beyond what the slope explains) counts as falling.
-pub const FALL_FROM: f32 = 0.8;
+pub(crate) const FALL_FROM: f32 = 0.8;
 /// Descent speed (m/s) at which the landing kick reaches `vertical.land`.
-pub const LAND_FULL: f32 = 3.0;
+pub(crate) const LAND_FULL: f32 = 3.0;
 /// Time constant of the push a hit gives the body, seconds.
-pub const PUSH_TAU: f32 = 0.15;
+pub(crate) const PUSH_TAU: f32 = 0.15;
 /// The hit decay bound: a hit lean stays below this share of its peak after
 /// [`LeanState::hit_settle_time`].
-pub const HIT_SETTLE_FRACTION: f32 = 0.05;
+pub(crate) const HIT_SETTLE_FRACTION: f32 = 0.05;
 
 /// What the lean layer reads from the body each tick.
 #[derive(Clone, Copy, Debug)]

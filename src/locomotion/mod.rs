@@ -2,13 +2,13 @@
 //! scheduler, foot placement and stepping, leg IK and body posture. Asks the ground through
 //! [`GroundQuery`]; knows nothing of physics engines, scripts or rendering.
 
-pub mod def;
-pub mod gait;
-pub mod ground;
-pub mod lean;
-pub mod locomotor;
-pub mod posture;
-pub mod tuning;
+pub(crate) mod def;
+pub(crate) mod gait;
+pub(crate) mod ground;
+pub(crate) mod lean;
+pub(crate) mod locomotor;
+pub(crate) mod posture;
+pub(crate) mod tuning;
 
 pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;

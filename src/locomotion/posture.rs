@@ -5,7 +5,7 @@ use glam::Vec3;
 
 /// A fitted support plane, expressed at a reference point.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SupportPlane {
+pub(crate) struct SupportPlane {
     /// Plane height directly at the reference point's x, z.
     pub height: f32,
     /// Unit normal, pointing up.
@@ -16,7 +16,7 @@ pub struct SupportPlane {
 /// Fewer than three points, or points on a line, give a level plane at their mean height.
 /// `None` only when there are no points.
 #[inline]
-pub fn fit_plane(points: &[Vec3], at: Vec3) -> Option<SupportPlane> {
+pub(crate) fn fit_plane(points: &[Vec3], at: Vec3) -> Option<SupportPlane> {
     if points.is_empty() {
         return None;
     }
@@ -58,7 +58,7 @@ pub fn fit_plane(points: &[Vec3], at: Vec3) -> Option<SupportPlane> {
 }
 
 /// Limits `normal` to at most `max_tilt` radians away from +Y.
-pub fn clamp_tilt(normal: Vec3, max_tilt: f32) -> Vec3 {
+pub(crate) fn clamp_tilt(normal: Vec3, max_tilt: f32) -> Vec3 {
     let cos = normal.y.clamp(-1.0, 1.0);
     if cos >= max_tilt.cos() {
         return normal;

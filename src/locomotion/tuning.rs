@@ -9,7 +9,7 @@ use crate::math::Curve;
 
 /// A field's value, owned.
 #[derive(Clone, Debug, PartialEq)]
-pub enum FieldValue {
+pub(crate) enum FieldValue {
     /// A number.
     Num(f32),
     /// A whole number.
@@ -19,7 +19,7 @@ pub enum FieldValue {
 }
 
 /// A field of a value, to write through.
-pub enum FieldMut<'a> {
+pub(crate) enum FieldMut<'a> {
     /// A number.
     Num(&'a mut f32),
     /// A whole number.
@@ -30,7 +30,7 @@ pub enum FieldMut<'a> {
 
 /// The check a number must pass on its own (checks across fields live in `validate`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Check {
+pub(crate) enum Check {
     /// Anything, curves and counts included (checked elsewhere).
     Any,
     /// Finite.
@@ -44,7 +44,7 @@ pub enum Check {
 }
 
 /// One tunable field of `T`.
-pub struct Field<T> {
+pub(crate) struct Field<T> {
     /// Name inside its table: `step_trigger`, `turn.gain`.
     pub name: &'static str,
     /// Reads the field.
@@ -70,7 +70,7 @@ macro_rules! field {
 }
 
 /// `gait.*` / `c.gait.*` (`groups` is fixed by the type and not listed).
-pub const GAIT: &[Field<GaitParams>] = &[
+pub(crate) const GAIT: &[Field<GaitParams>] = &[
     field!(
         "step_trigger",
         Num,
@@ -99,7 +99,7 @@ pub const GAIT: &[Field<GaitParams>] = &[
 ];
 
 /// `lean.*` / `c.lean.*`: parts (`turn`, `accel`, `vertical`, `hit`) as dotted names.
-pub const LEAN: &[Field<LeanDef>] = &[
+pub(crate) const LEAN: &[Field<LeanDef>] = &[
     field!("turn.gain", Num, turn_gain, Check::Finite, Some((0.0, 0.5))),
     field!("turn.max", Num, turn_max, Check::NonNegative, None),
     field!("turn.speed", Curve, turn_speed, Check::Any, None),
@@ -136,12 +136,12 @@ pub const LEAN: &[Field<LeanDef>] = &[
 ];
 
 /// The field called `name`.
-pub fn find<T>(fields: &'static [Field<T>], name: &str) -> Option<&'static Field<T>> {
+pub(crate) fn find<T>(fields: &'static [Field<T>], name: &str) -> Option<&'static Field<T>> {
     fields.iter().find(|f| f.name == name)
 }
 
 /// The part names (`turn`, ...) in declaration order.
-pub fn parts<T>(fields: &[Field<T>]) -> Vec<&'static str> {
+pub(crate) fn parts<T>(fields: &[Field<T>]) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for f in fields {
         if let Some((p, _)) = f.name.split_once('.') {
@@ -154,7 +154,7 @@ pub fn parts<T>(fields: &[Field<T>]) -> Vec<&'static str> {
 }
 
 /// The keys directly inside `part` (`None`: the top level, parts included), in order.
-pub fn keys<T>(fields: &[Field<T>], part: Option<&str>) -> Vec<&'static str> {
+pub(crate) fn keys<T>(fields: &[Field<T>], part: Option<&str>) -> Vec<&'static str> {
     match part {
         None => fields
             .iter()
@@ -171,7 +171,7 @@ pub fn keys<T>(fields: &[Field<T>], part: Option<&str>) -> Vec<&'static str> {
 }
 
 /// Runs each number's own check; `table` prefixes the field name in errors (`gait`).
-pub fn check_all<T>(fields: &[Field<T>], table: &str, value: &T) -> Result<(), DefError> {
+pub(crate) fn check_all<T>(fields: &[Field<T>], table: &str, value: &T) -> Result<(), DefError> {
     for f in fields {
         let FieldValue::Num(v) = (f.get)(value) else {
             continue;
@@ -201,7 +201,7 @@ pub fn check_all<T>(fields: &[Field<T>], table: &str, value: &T) -> Result<(), D
 
 /// `new`, with every field where `current` differs from `old` (an instance's override)
 /// taken from `current`: how a reload keeps live edits while the type changes.
-pub fn merge<T: Clone>(fields: &[Field<T>], old: &T, current: &T, new: &T) -> T {
+pub(crate) fn merge<T: Clone>(fields: &[Field<T>], old: &T, current: &T, new: &T) -> T {
     let mut out = new.clone();
     for f in fields {
         let cur = (f.get)(current);
@@ -214,7 +214,7 @@ pub fn merge<T: Clone>(fields: &[Field<T>], old: &T, current: &T, new: &T) -> T 
 
 impl<T> Field<T> {
     /// Writes `v` into the field; a value of another kind is ignored.
-    pub fn set(&self, t: &mut T, v: FieldValue) {
+    pub(crate) fn set(&self, t: &mut T, v: FieldValue) {
         match ((self.slot)(t), v) {
             (FieldMut::Num(x), FieldValue::Num(v)) => *x = v,
             (FieldMut::Count(x), FieldValue::Count(v)) => *x = v,

@@ -7,19 +7,19 @@ use glam::{Quat, Vec3};
 
 /// Rotation about +Y by `yaw` radians (yaw π/2 maps +Z to +X).
 #[inline]
-pub fn yaw_rotation(yaw: f32) -> Quat {
+pub(crate) fn yaw_rotation(yaw: f32) -> Quat {
     Quat::from_rotation_y(yaw)
 }
 
 /// The horizontal forward direction of a body with this yaw.
 #[inline]
-pub fn forward_from_yaw(yaw: f32) -> Vec3 {
+pub(crate) fn forward_from_yaw(yaw: f32) -> Vec3 {
     Vec3::new(yaw.sin(), 0.0, yaw.cos())
 }
 
 /// Yaw (radians) of a horizontal direction; `None` when the direction has no horizontal part.
 #[inline]
-pub fn yaw_of(dir: Vec3) -> Option<f32> {
+pub(crate) fn yaw_of(dir: Vec3) -> Option<f32> {
     let h = Vec3::new(dir.x, 0.0, dir.z);
     if h.length_squared() < 1e-12 {
         None
@@ -30,7 +30,7 @@ pub fn yaw_of(dir: Vec3) -> Option<f32> {
 
 /// Wraps an angle in radians to (-π, π].
 #[inline]
-pub fn wrap_angle(a: f32) -> f32 {
+pub(crate) fn wrap_angle(a: f32) -> f32 {
     use std::f32::consts::{PI, TAU};
     // Angles are nearly always within a turn of the range: a branch beats a float modulo.
     let mut r = if a > -3.0 * PI && a < 3.0 * PI {
@@ -49,7 +49,7 @@ pub fn wrap_angle(a: f32) -> f32 {
 /// Blend factor of an exponential smoother with time constant `tau` over `dt`
 /// (`1 − e^(−dt/τ)`): frame-rate independent; `tau <= 0` snaps.
 #[inline]
-pub fn smoothing_alpha(dt: f32, tau: f32) -> f32 {
+pub(crate) fn smoothing_alpha(dt: f32, tau: f32) -> f32 {
     if tau <= 0.0 {
         1.0
     } else {
@@ -59,13 +59,13 @@ pub fn smoothing_alpha(dt: f32, tau: f32) -> f32 {
 
 /// The horizontal part of a vector.
 #[inline]
-pub fn horizontal(v: Vec3) -> Vec3 {
+pub(crate) fn horizontal(v: Vec3) -> Vec3 {
     Vec3::new(v.x, 0.0, v.z)
 }
 
 /// Euler angles in degrees `(pitch, yaw, roll)` to a rotation that applies yaw, then pitch, then roll
 /// (lua-api.md's `rotation = vec3(pitch, yaw, roll)`).
-pub fn rotation_from_pitch_yaw_roll_deg(pyr: Vec3) -> Quat {
+pub(crate) fn rotation_from_pitch_yaw_roll_deg(pyr: Vec3) -> Quat {
     let (p, y, r) = (pyr.x.to_radians(), pyr.y.to_radians(), pyr.z.to_radians());
     Quat::from_rotation_y(y) * Quat::from_rotation_x(p) * Quat::from_rotation_z(r)
 }

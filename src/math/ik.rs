@@ -59,7 +59,13 @@ pub fn two_bone(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBon
 /// Solves a chain of any number of segments with FABRIK, seeded from a pole-bent pose so
 /// the joints bend toward `pole`. `joints` receives `lengths.len() + 1` points (hip first).
 /// Returns the reach ratio (as [`TwoBone::reach`]).
-pub fn fabrik(hip: Vec3, target: Vec3, lengths: &[f32], pole: Vec3, joints: &mut Vec<Vec3>) -> f32 {
+pub(crate) fn fabrik(
+    hip: Vec3,
+    target: Vec3,
+    lengths: &[f32],
+    pole: Vec3,
+    joints: &mut Vec<Vec3>,
+) -> f32 {
     joints.clear();
     let total: f32 = lengths.iter().sum();
     let to = target - hip;

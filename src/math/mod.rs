@@ -1,11 +1,12 @@
 //! Layer 0: pure math on glam — IK, curves, noise and frame helpers. No state, no I/O.
 
-pub mod bezier;
-pub mod curve;
-pub mod frame;
-pub mod ik;
-pub mod noise;
-pub mod spring;
+pub(crate) mod bezier;
+pub(crate) mod curve;
+pub(crate) mod frame;
+pub(crate) mod ik;
+pub(crate) mod noise;
+pub(crate) mod spring;
 
+pub use bezier::{BezierPath, ControlPoint};
 pub use curve::{Curve, CurveError};
 pub use ik::{two_bone, TwoBone};

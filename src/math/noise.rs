@@ -20,7 +20,7 @@ fn lattice(ix: i32, iz: i32, seed: u32) -> f32 {
 }
 
 /// Smooth value noise in [-1, 1] at (x, z), unit lattice.
-pub fn value(x: f32, z: f32, seed: u32) -> f32 {
+pub(crate) fn value(x: f32, z: f32, seed: u32) -> f32 {
     let (fx, fz) = (x.floor(), z.floor());
     let (ix, iz) = (fx as i32, fz as i32);
     let (tx, tz) = (x - fx, z - fz);
@@ -37,7 +37,7 @@ pub fn value(x: f32, z: f32, seed: u32) -> f32 {
 
 /// Fractal value noise: 4 octaves, each half the amplitude and twice the frequency,
 /// normalised to about [-1, 1]. `scale` is the feature size of the first octave in metres.
-pub fn fractal(x: f32, z: f32, scale: f32, seed: u32) -> f32 {
+pub(crate) fn fractal(x: f32, z: f32, scale: f32, seed: u32) -> f32 {
     let mut sum = 0.0;
     let mut amp = 1.0;
     let mut freq = 1.0 / scale.max(1e-3);

@@ -5,7 +5,7 @@
 
 /// A value chasing a target like a mass on a damped spring.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Spring {
+pub(crate) struct Spring {
     /// Current value.
     pub value: f32,
     /// Current rate of change, per second.
@@ -16,7 +16,7 @@ pub struct Spring {
 /// matrix taking (offset from target, velocity) across `dt`. Build it once per tick and apply
 /// it to every spring sharing those settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SpringStep {
+pub(crate) struct SpringStep {
     m: [[f64; 2]; 2],
     /// 2ζτ: how far a spring lags a target moving at unit speed.
     lag: f64,
@@ -25,7 +25,7 @@ pub struct SpringStep {
 
 impl SpringStep {
     /// The step for `response` τ (s), `damping` ζ and `dt` (s); `None` unless all are > 0.
-    pub fn new(response: f32, damping: f32, dt: f32) -> Option<SpringStep> {
+    pub(crate) fn new(response: f32, damping: f32, dt: f32) -> Option<SpringStep> {
         if !(dt > 0.0) || !(response > 0.0) || !(damping > 0.0) {
             return None;
         }
@@ -74,7 +74,7 @@ impl SpringStep {
 
 impl Spring {
     /// Advances `dt` seconds toward `target` (held constant over the step), exactly.
-    pub fn step(&mut self, target: f32, response: f32, damping: f32, dt: f32) {
+    pub(crate) fn step(&mut self, target: f32, response: f32, damping: f32, dt: f32) {
         if let Some(k) = SpringStep::new(response, damping, dt) {
             self.step_with(&k, target);
         }
@@ -82,7 +82,7 @@ impl Spring {
 
     /// One step with a prepared [`SpringStep`] toward a constant `target`.
     #[inline]
-    pub fn step_with(&mut self, k: &SpringStep, target: f32) {
+    pub(crate) fn step_with(&mut self, k: &SpringStep, target: f32) {
         // At rest on its target (most channels, most of the time): nothing to integrate.
         // A spring that has decayed to within a millionth is put to rest there.
         let x = self.value - target;
@@ -101,7 +101,7 @@ impl Spring {
     /// sampled targets this way removes the half-step lag of holding each sample, so curves
     /// agree across tick rates.
     #[inline]
-    pub fn step_ramp_with(&mut self, k: &SpringStep, from: f32, to: f32) {
+    pub(crate) fn step_ramp_with(&mut self, k: &SpringStep, from: f32, to: f32) {
         if from == to {
             self.step_with(k, to);
             return;
@@ -121,7 +121,7 @@ impl Spring {
 impl Spring {
     /// The kick (added velocity) that makes a spring at rest swing out to `peak` and back:
     /// an impulse response scaled so its first extremum is exactly `peak`.
-    pub fn kick_for_peak(peak: f32, response: f32, damping: f32) -> f32 {
+    pub(crate) fn kick_for_peak(peak: f32, response: f32, damping: f32) -> f32 {
         if !(response > 0.0) || !(damping > 0.0) {
             return 0.0;
         }
@@ -144,7 +144,7 @@ impl Spring {
 
     /// Seconds after a kick until the swing stays below `fraction` of its peak (a bound
     /// from the decay envelope; documented as the hit decay time).
-    pub fn settle_time(response: f32, damping: f32, fraction: f32) -> f32 {
+    pub(crate) fn settle_time(response: f32, damping: f32, fraction: f32) -> f32 {
         let z = damping.max(1e-3) as f64;
         let f = fraction.clamp(1e-6, 1.0) as f64;
         let tau = response as f64;
@@ -173,7 +173,7 @@ impl Spring {
 /// The blend factor of a first-order low-pass with cutoff `hz` over `dt` seconds (1 when
 /// the filter is off): `current += (input − current) × alpha`.
 #[inline]
-pub fn low_pass_alpha(hz: f32, dt: f32) -> f32 {
+pub(crate) fn low_pass_alpha(hz: f32, dt: f32) -> f32 {
     if !(hz > 0.0) {
         return 1.0;
     }

@@ -13,10 +13,10 @@ use landmass::{
     TargetReachedCondition, Transform,
 };
 
-use super::mesh::NavMesh;
+use super::mesh::{BakeError, NavMesh};
 
 /// skitter's coordinates (+Y up) for landmass (+Z up): a proper rotation about X.
-pub struct YUp;
+pub(crate) struct YUp;
 
 impl CoordinateSystem for YUp {
     type Coordinate = Vec3;
@@ -78,7 +78,7 @@ fn sample_distance(radius: f32, horizontal: f32) -> PointSampleDistance3d {
 
 impl Navigator {
     /// Agents on `mesh` (whose settings give the agent radius).
-    pub fn new(mesh: Arc<NavMesh>) -> Result<Navigator, String> {
+    pub fn new(mesh: Arc<NavMesh>) -> Result<Navigator, BakeError> {
         let radius = mesh.settings.map(|s| s.radius).unwrap_or(0.5);
         let nav = NavigationMesh::<YUp> {
             vertices: mesh.vertices.clone(),
@@ -88,7 +88,7 @@ impl Navigator {
         };
         let valid = nav
             .validate()
-            .map_err(|e| format!("the baked navmesh is not valid: {e}"))?;
+            .map_err(|e| BakeError::Invalid(e.to_string()))?;
         let mut arch = Archipelago::new(ArchipelagoOptions {
             point_sample_distance: sample_distance(radius, radius + 0.3),
             // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and

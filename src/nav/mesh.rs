@@ -104,6 +104,9 @@ pub enum BakeError {
     /// A step of the pipeline failed.
     #[error("navmesh bake failed: {0}")]
     Pipeline(String),
+    /// The mesh came out in a shape agents cannot use.
+    #[error("the baked navmesh is not valid: {0}")]
+    Invalid(String),
 }
 
 impl NavMesh {

@@ -1,8 +1,8 @@
 //! Layer 1: navigation — navmesh bake (`rerecast`) and agents, paths and avoidance
 //! (`landmass`). Knows nothing of the World: it is given triangles and agent states.
 
-pub mod agents;
-pub mod mesh;
+pub(crate) mod agents;
+pub(crate) mod mesh;
 
 pub use agents::{NavAgent, NavAgentState, Navigator};
 pub use mesh::{NavInput, NavMesh, NavSettings};

@@ -56,11 +56,13 @@ mod shared_path {
     use super::{Arc, BezierPath};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    pub fn serialize<S: Serializer>(p: &Arc<BezierPath>, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(p: &Arc<BezierPath>, s: S) -> Result<S::Ok, S::Error> {
         p.as_ref().serialize(s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<BezierPath>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<BezierPath>, D::Error> {
         BezierPath::deserialize(d).map(Arc::new)
     }
 }

@@ -3,11 +3,11 @@
 use glam::{Mat4, Vec3, Vec4Swizzles};
 
 /// Vertical field of view, degrees (documented: tests project with it).
-pub const FOV_Y_DEG: f32 = 50.0;
+pub(crate) const FOV_Y_DEG: f32 = 50.0;
 /// Near plane, metres.
-pub const NEAR: f32 = 0.05;
+pub(crate) const NEAR: f32 = 0.05;
 /// Far plane, metres.
-pub const FAR: f32 = 400.0;
+pub(crate) const FAR: f32 = 400.0;
 
 /// Orbit camera around `target`.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -15,7 +15,7 @@ use super::mesh::{self, CapsuleVertex, Vertex};
 use crate::sim::level::Level;
 
 /// Depth format of the main pass.
-pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+pub(crate) const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Side of the square shadow map, texels.
 const SHADOW_SIZE: u32 = 1024;
 
@@ -167,16 +167,21 @@ fn gpu_mesh<V: Pod>(device: &wgpu::Device, label: &str, m: &mesh::Mesh<V>) -> Gp
     }
 }
 
+/// WGSL that does not parse or validate: naga's report, which names file, line and column.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ShaderError(pub String);
+
 /// Checks WGSL with naga; the error names line and column.
-pub fn validate_wgsl(source: &str) -> Result<(), String> {
+pub(crate) fn validate_wgsl(source: &str) -> Result<(), ShaderError> {
     let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| e.emit_to_string_with_path(source, "scene.wgsl"))?;
+        .map_err(|e| ShaderError(e.emit_to_string_with_path(source, "scene.wgsl")))?;
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
         naga::valid::Capabilities::default(),
     )
     .validate(&module)
-    .map_err(|e| e.emit_to_string_with_path(source, "scene.wgsl"))?;
+    .map_err(|e| ShaderError(e.emit_to_string_with_path(source, "scene.wgsl")))?;
     Ok(())
 }
 
@@ -383,7 +388,7 @@ fn pipeline_layouts(
 
 /// Opens a device on the best adapter (a real GPU, else Mesa's software Vulkan), able to
 /// present to `surface` when given.
-pub fn open_device(
+pub(crate) fn open_device(
     instance: &wgpu::Instance,
     surface: Option<&wgpu::Surface<'_>>,
 ) -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), RenderError> {
@@ -515,7 +520,7 @@ impl Renderer {
             pipeline_layouts(&device, &bind_layout, &shadow_layout);
         let (source, shader_error) = match validate_wgsl(source) {
             Ok(()) => (source, None),
-            Err(e) => (super::SCENE_WGSL, Some(e)),
+            Err(e) => (super::SCENE_WGSL, Some(e.0)),
         };
         let pipelines = build_pipelines(&device, &layout, &shadow_pipeline_layout, format, source);
         let usage = wgpu::BufferUsages::VERTEX;
@@ -565,9 +570,9 @@ impl Renderer {
 
     /// Rebuilds every pipeline from new WGSL. On an error the last good pipelines stay and
     /// the error is kept in [`Renderer::shader_error`].
-    pub fn reload_shader(&mut self, source: &str) -> Result<(), String> {
+    pub fn reload_shader(&mut self, source: &str) -> Result<(), ShaderError> {
         if let Err(e) = validate_wgsl(source) {
-            self.shader_error = Some(e.clone());
+            self.shader_error = Some(e.0.clone());
             return Err(e);
         }
         let (layout, shadow_layout) =

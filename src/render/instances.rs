@@ -58,9 +58,14 @@ pub struct DebugFlags {
     pub nav: bool,
 }
 
+/// A debug layer name `DebugFlags::parse` does not know.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, all)")]
+pub struct UnknownLayer(pub String);
+
 impl DebugFlags {
     /// Parses a comma list: `targets,casts,contacts,plane,paths` or `all`.
-    pub fn parse(s: &str) -> Result<DebugFlags, String> {
+    pub fn parse(s: &str) -> Result<DebugFlags, UnknownLayer> {
         let mut f = DebugFlags::default();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             match part {
@@ -82,11 +87,7 @@ impl DebugFlags {
                         nav: true,
                     }
                 }
-                other => {
-                    return Err(format!(
-                    "unknown debug layer \"{other}\" (targets, casts, contacts, plane, paths, lean, nav, all)"
-                ))
-                }
+                other => return Err(UnknownLayer(other.to_string())),
             }
         }
         Ok(f)
@@ -347,7 +348,7 @@ impl FrameInstances {
 }
 
 /// Instances for the level's boxes (built once per level version).
-pub fn box_instances(level: &Level) -> Vec<MeshInstance> {
+pub(crate) fn box_instances(level: &Level) -> Vec<MeshInstance> {
     level
         .boxes
         .iter()

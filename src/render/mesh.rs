@@ -8,7 +8,7 @@ use crate::sim::level::GroundGrid;
 /// Position and normal.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-pub struct Vertex {
+pub(crate) struct Vertex {
     /// Position.
     pub pos: [f32; 3],
     /// Normal.
@@ -18,7 +18,7 @@ pub struct Vertex {
 /// A capsule template vertex: unit offset direction (y along the axis) and which end.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-pub struct CapsuleVertex {
+pub(crate) struct CapsuleVertex {
     /// Unit direction from the axis.
     pub offset: [f32; 3],
     /// 0 at end a, 1 at end b.
@@ -27,7 +27,7 @@ pub struct CapsuleVertex {
 
 /// Indexed triangles.
 #[derive(Clone, Debug, Default)]
-pub struct Mesh<V> {
+pub(crate) struct Mesh<V> {
     /// Vertices.
     pub vertices: Vec<V>,
     /// Triangle indices.
@@ -35,7 +35,7 @@ pub struct Mesh<V> {
 }
 
 /// A UV sphere of radius 1.
-pub fn sphere(rings: u32, segments: u32) -> Mesh<Vertex> {
+pub(crate) fn sphere(rings: u32, segments: u32) -> Mesh<Vertex> {
     let mut m = Mesh::default();
     for r in 0..=rings {
         let phi = std::f32::consts::PI * r as f32 / rings as f32;
@@ -56,7 +56,7 @@ pub fn sphere(rings: u32, segments: u32) -> Mesh<Vertex> {
 }
 
 /// A cube from −0.5 to 0.5.
-pub fn cube() -> Mesh<Vertex> {
+pub(crate) fn cube() -> Mesh<Vertex> {
     let mut m = Mesh::default();
     let faces = [
         (Vec3::X, Vec3::Y, Vec3::Z),
@@ -89,7 +89,7 @@ pub fn cube() -> Mesh<Vertex> {
 }
 
 /// A capsule template: two hemispheres (t = 0 below, t = 1 above) joined by a tube.
-pub fn capsule(rings_per_cap: u32, segments: u32) -> Mesh<CapsuleVertex> {
+pub(crate) fn capsule(rings_per_cap: u32, segments: u32) -> Mesh<CapsuleVertex> {
     let mut m = Mesh::default();
     // Rows from the bottom pole (phi = π) to the top pole (phi = 0); the equator row is doubled
     // (once for each end) to make the tube.
@@ -126,7 +126,7 @@ pub fn capsule(rings_per_cap: u32, segments: u32) -> Mesh<CapsuleVertex> {
 }
 
 /// The ground heightfield as triangles, with smooth normals.
-pub fn ground(g: &GroundGrid) -> Mesh<Vertex> {
+pub(crate) fn ground(g: &GroundGrid) -> Mesh<Vertex> {
     let mut m = Mesh::default();
     let h = |ix: usize, iz: usize| g.heights[iz.min(g.nz - 1) * g.nx + ix.min(g.nx - 1)];
     for iz in 0..g.nz {

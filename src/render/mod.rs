@@ -2,16 +2,18 @@
 //! the live World. CPU-side instance building (`instances`), the camera, procedural meshes,
 //! the wgpu renderer (`gpu`), and offscreen rendering to PNG (`offscreen`).
 
-pub mod camera;
-pub mod gpu;
-pub mod instances;
+pub(crate) mod camera;
+pub(crate) mod gpu;
+pub(crate) mod instances;
 
-pub mod mesh;
-pub mod offscreen;
+pub(crate) mod mesh;
+pub(crate) mod offscreen;
 
 pub use camera::OrbitCamera;
+pub use gpu::ShaderError;
 pub use gpu::{RenderError, Renderer};
-pub use instances::{DebugFlags, FrameInstances};
+pub use instances::{DebugFlags, FrameInstances, UnknownLayer};
+pub use offscreen::Offscreen;
 
 /// The WGSL of the scene, built in: used when `shaders/scene.wgsl` cannot be read.
 pub const SCENE_WGSL: &str = include_str!("../../shaders/scene.wgsl");

@@ -9,7 +9,7 @@ use super::instances::FrameInstances;
 use crate::sim::level::Level;
 
 /// Colour format of offscreen frames (sRGB, so the bytes are ready for a PNG).
-pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub(crate) const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 /// A renderer with its own device and a `width`×`height` target.
 pub struct Offscreen {
@@ -165,7 +165,12 @@ impl Offscreen {
 }
 
 /// Writes RGBA8 pixels as a PNG.
-pub fn write_png(path: &Path, width: u32, height: u32, rgba: &[u8]) -> Result<(), RenderError> {
+pub(crate) fn write_png(
+    path: &Path,
+    width: u32,
+    height: u32,
+    rgba: &[u8],
+) -> Result<(), RenderError> {
     let file = std::fs::File::create(path)
         .map_err(|e| RenderError::Io(format!("{}: {e}", path.display())))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);

@@ -9,7 +9,7 @@ use super::error::caller_location;
 
 /// Why a mod's callback was stopped from outside.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Overrun {
+pub(super) enum Overrun {
     /// Ran past its CPU budget.
     Cpu,
     /// Allocated past its memory limit.
@@ -18,7 +18,7 @@ pub enum Overrun {
 
 /// A mod's CPU and memory budget, checked from Luau's interrupt.
 #[derive(Debug)]
-pub struct Budget {
+pub(super) struct Budget {
     /// CPU time allowed in the current window (a tick, or the load).
     pub limit: Cell<Duration>,
     /// CPU time used in the current window.
@@ -38,7 +38,7 @@ pub struct Budget {
 
 impl Budget {
     /// A budget of `limit` per window and `memory_limit` bytes.
-    pub fn new(limit: Duration, memory_limit: usize) -> Budget {
+    pub(super) fn new(limit: Duration, memory_limit: usize) -> Budget {
         Budget {
             limit: Cell::new(limit),
             used: Cell::new(Duration::ZERO),
@@ -52,14 +52,14 @@ impl Budget {
     }
 
     /// Starts a new window of `limit`.
-    pub fn reset(&self, limit: Duration) {
+    pub(super) fn reset(&self, limit: Duration) {
         self.limit.set(limit);
         self.used.set(Duration::ZERO);
         self.cpu_start.set(None);
     }
 
     /// Starts timing a call.
-    pub fn begin(&self) {
+    pub(super) fn begin(&self) {
         self.started.set(Some(Instant::now()));
     }
 
@@ -86,14 +86,14 @@ impl Budget {
     }
 
     /// Stops timing a call.
-    pub fn end(&self) {
+    pub(super) fn end(&self) {
         if let Some(s) = self.started.take() {
             self.used.set(self.used.get() + s.elapsed());
         }
     }
 
     /// The interrupt check: fails once the budget is spent, and on every call after.
-    pub fn check_interrupt(&self, lua: &Lua) -> mlua::Result<VmState> {
+    pub(super) fn check_interrupt(&self, lua: &Lua) -> mlua::Result<VmState> {
         if let Some(o) = self.overrun.get() {
             return Err(self.overrun_error(o));
         }
@@ -121,7 +121,7 @@ impl Budget {
     }
 
     /// The error text for an overrun.
-    pub fn overrun_message(&self, o: Overrun) -> String {
+    pub(super) fn overrun_message(&self, o: Overrun) -> String {
         match o {
             Overrun::Cpu => format!(
                 "CPU budget exceeded: more than {:.1} ms",
@@ -135,7 +135,7 @@ impl Budget {
     }
 
     /// The error raised inside the script for an overrun.
-    pub fn overrun_error(&self, o: Overrun) -> mlua::Error {
+    pub(super) fn overrun_error(&self, o: Overrun) -> mlua::Error {
         mlua::Error::runtime(self.overrun_message(o))
     }
 }

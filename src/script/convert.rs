@@ -12,7 +12,7 @@ use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
 /// A curve as a Lua value (`curve{...}`, `curve.sine_arc()`, ...): `c:eval(x)`.
 #[derive(Clone, Debug)]
-pub struct LuaCurve(pub Curve);
+pub(crate) struct LuaCurve(pub Curve);
 
 impl UserData for LuaCurve {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
@@ -24,7 +24,7 @@ impl UserData for LuaCurve {
 }
 
 /// Lua type name of a value, for messages.
-pub fn type_name(v: &Value) -> &'static str {
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Nil => "nil",
         Value::Boolean(_) => "boolean",
@@ -39,7 +39,7 @@ pub fn type_name(v: &Value) -> &'static str {
 }
 
 /// A number value as f64.
-pub fn as_number(v: &Value) -> Option<f64> {
+pub(crate) fn as_number(v: &Value) -> Option<f64> {
     match v {
         Value::Integer(i) => Some(*i as f64),
         Value::Number(n) => Some(*n),
@@ -48,7 +48,7 @@ pub fn as_number(v: &Value) -> Option<f64> {
 }
 
 /// A vector value as Vec3.
-pub fn as_vec3(v: &Value) -> Option<Vec3> {
+pub(crate) fn as_vec3(v: &Value) -> Option<Vec3> {
     match v {
         Value::Vector(v) => Some(Vec3::new(v.x(), v.y(), v.z())),
         _ => None,
@@ -56,7 +56,7 @@ pub fn as_vec3(v: &Value) -> Option<Vec3> {
 }
 
 /// Vec3 to a Lua vector.
-pub fn to_vector(v: Vec3) -> mlua::Vector {
+pub(crate) fn to_vector(v: Vec3) -> mlua::Vector {
     mlua::Vector::new(v.x, v.y, v.z)
 }
 
@@ -76,7 +76,7 @@ fn lev(a: &str, b: &str) -> usize {
 }
 
 /// Reads known fields from a table; `finish` rejects unknown ones.
-pub struct Reader {
+pub(crate) struct Reader {
     table: Table,
     prefix: String,
     known: Vec<&'static str>,
@@ -84,7 +84,7 @@ pub struct Reader {
 
 impl Reader {
     /// A reader for `table`, whose fields are named `prefix` + key; `known` lists every key allowed.
-    pub fn new(table: Table, prefix: &str, known: &[&'static str]) -> Reader {
+    pub(crate) fn new(table: Table, prefix: &str, known: &[&'static str]) -> Reader {
         Reader {
             table,
             prefix: prefix.to_string(),
@@ -111,12 +111,12 @@ impl Reader {
     }
 
     /// The raw value of a known key.
-    pub fn get_value(&self, key: &str) -> Result<Value, DefError> {
+    pub(crate) fn get_value(&self, key: &str) -> Result<Value, DefError> {
         self.get(key)
     }
 
     /// An optional number.
-    pub fn num(&self, key: &str) -> Result<Option<f32>, DefError> {
+    pub(crate) fn num(&self, key: &str) -> Result<Option<f32>, DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
@@ -127,12 +127,12 @@ impl Reader {
     }
 
     /// A number with a default.
-    pub fn num_or(&self, key: &str, default: f32) -> Result<f32, DefError> {
+    pub(crate) fn num_or(&self, key: &str, default: f32) -> Result<f32, DefError> {
         Ok(self.num(key)?.unwrap_or(default))
     }
 
     /// An optional vector.
-    pub fn vec(&self, key: &str) -> Result<Option<Vec3>, DefError> {
+    pub(crate) fn vec(&self, key: &str) -> Result<Option<Vec3>, DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
@@ -143,13 +143,13 @@ impl Reader {
     }
 
     /// A required vector.
-    pub fn vec_req(&self, key: &str) -> Result<Vec3, DefError> {
+    pub(crate) fn vec_req(&self, key: &str) -> Result<Vec3, DefError> {
         self.vec(key)?
             .ok_or_else(|| DefError::new(self.field(key), "is required (a vector, vec3(x, y, z))"))
     }
 
     /// An optional string.
-    pub fn string(&self, key: &str) -> Result<Option<String>, DefError> {
+    pub(crate) fn string(&self, key: &str) -> Result<Option<String>, DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
@@ -159,7 +159,7 @@ impl Reader {
     }
 
     /// An optional boolean.
-    pub fn boolean(&self, key: &str) -> Result<Option<bool>, DefError> {
+    pub(crate) fn boolean(&self, key: &str) -> Result<Option<bool>, DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
@@ -169,7 +169,7 @@ impl Reader {
     }
 
     /// An optional table.
-    pub fn table(&self, key: &str) -> Result<Option<Table>, DefError> {
+    pub(crate) fn table(&self, key: &str) -> Result<Option<Table>, DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil => Ok(None),
@@ -179,7 +179,7 @@ impl Reader {
     }
 
     /// An optional function (kept in the table; only its type is checked).
-    pub fn function(&self, key: &str) -> Result<(), DefError> {
+    pub(crate) fn function(&self, key: &str) -> Result<(), DefError> {
         let v = self.get(key)?;
         match v {
             Value::Nil | Value::Function(_) => Ok(()),
@@ -188,13 +188,13 @@ impl Reader {
     }
 
     /// An optional curve: a `curve` value, a number (constant) or a list of `{x, y}` points.
-    pub fn curve(&self, key: &str) -> Result<Option<Curve>, DefError> {
+    pub(crate) fn curve(&self, key: &str) -> Result<Option<Curve>, DefError> {
         let v = self.get(key)?;
         curve_from_value(&v).map_err(|m| DefError::new(self.field(key), m))
     }
 
     /// A sub-reader for a nested table (absent = empty).
-    pub fn sub(
+    pub(crate) fn sub(
         &self,
         key: &str,
         known: &[&'static str],
@@ -210,7 +210,7 @@ impl Reader {
     }
 
     /// Fails on the first key that is not in the known list (in a stable order).
-    pub fn finish(self) -> Result<(), DefError> {
+    pub(crate) fn finish(self) -> Result<(), DefError> {
         let mut unknown: Vec<String> = Vec::new();
         for pair in self.table.pairs::<Value, Value>() {
             let (k, _) =
@@ -250,7 +250,7 @@ impl Reader {
 }
 
 /// A curve from a Lua value (see [`Reader::curve`]).
-pub fn curve_from_value(v: &Value) -> Result<Option<Curve>, String> {
+pub(crate) fn curve_from_value(v: &Value) -> Result<Option<Curve>, String> {
     match v {
         Value::Nil => Ok(None),
         Value::UserData(ud) => curve_from_userdata(ud).map(Some),
@@ -273,7 +273,7 @@ fn curve_from_userdata(ud: &AnyUserData) -> Result<Curve, String> {
 }
 
 /// Builds a curve from `{ {x0, y0}, {x1, y1}, ... }` (monotone cubic, or straight lines when `linear`).
-pub fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String> {
+pub(crate) fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String> {
     let mut points = Vec::new();
     for (i, p) in t.sequence_values::<Value>().enumerate() {
         let p = p.map_err(|e| e.to_string())?;
@@ -320,7 +320,7 @@ const CREATURE_KEYS: &[&str] = &[
     "on_reload",
 ];
 /// Callback keys a creature type or behaviour may carry.
-pub const CALLBACKS: &[&str] = &[
+pub(crate) const CALLBACKS: &[&str] = &[
     "on_spawn",
     "on_update",
     "on_arrive",
@@ -360,7 +360,10 @@ fn read_fields<T>(
 }
 
 /// Reads a `creature.define` table. Returns the definition and the default behaviour name.
-pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<String>), DefError> {
+pub(crate) fn creature_def(
+    lua: &mlua::Lua,
+    t: Table,
+) -> Result<(CreatureDef, Option<String>), DefError> {
     let r = Reader::new(t, "", CREATURE_KEYS);
     let name = r
         .string("name")?
@@ -574,7 +577,7 @@ pub fn creature_def(lua: &mlua::Lua, t: Table) -> Result<(CreatureDef, Option<St
 }
 
 /// Reads a `world.ground` table; `default_seed` is used when noise has no seed.
-pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> {
+pub(crate) fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> {
     let r = Reader::new(t, "", &["size", "heights", "noise", "position"]);
     let size = r.vec("size")?.unwrap_or(Vec3::new(40.0, 0.0, 40.0));
     let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
@@ -635,7 +638,7 @@ pub fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> 
 }
 
 /// Reads a `world.box` table.
-pub fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
+pub(crate) fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
     let r = Reader::new(t, "", &["position", "size", "rotation"]);
     let b = BoxDesc {
         position: r.vec_req("position")?,
@@ -647,7 +650,7 @@ pub fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
 }
 
 /// Reads a `world.stairs` table.
-pub fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
+pub(crate) fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
     let r = Reader::new(
         t,
         "",

@@ -177,7 +177,7 @@ impl Manifest {
 /// Orders manifests for loading: every mod after its (present) dependencies, ties by name.
 /// Returns the order and the errors of mods that cannot load (they are left out, and so are
 /// the mods that need them).
-pub fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, String)>) {
+pub(super) fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, String)>) {
     let mut errors: Vec<(String, String)> = Vec::new();
     let mut by_name: BTreeMap<String, Manifest> = BTreeMap::new();
     for m in manifests {

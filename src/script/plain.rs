@@ -14,7 +14,7 @@ const MAX_VALUES: usize = 200_000;
 
 /// What a copy left out, by path (`state.brain.f`), with why.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Dropped {
+pub(super) struct Dropped {
     /// `path: reason` for each value left out (the first 8 are listed).
     pub items: Vec<String>,
     /// How many values were left out in all.
@@ -33,7 +33,7 @@ impl Dropped {
 
 /// A Lua value as plain Rust data.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub enum Plain {
+pub(super) enum Plain {
     /// nil (also what functions and userdata become).
     #[default]
     Nil,
@@ -52,12 +52,12 @@ pub enum Plain {
 impl Plain {
     /// Copies a Lua value. Functions, userdata and threads become nil; cycles, tables deeper
     /// than 32 levels and values past the 200 000th are cut.
-    pub fn from_lua(v: &Value) -> Plain {
+    pub(super) fn from_lua(v: &Value) -> Plain {
         Self::from_lua_report(v, "value", &mut Dropped::default())
     }
 
     /// Copies a Lua value, noting in `dropped` what was left out (paths start at `root`).
-    pub fn from_lua_report(v: &Value, root: &str, dropped: &mut Dropped) -> Plain {
+    pub(super) fn from_lua_report(v: &Value, root: &str, dropped: &mut Dropped) -> Plain {
         let mut stack = Vec::new();
         Self::copy(v, &|| root.to_string(), &mut stack, dropped)
     }
@@ -117,7 +117,7 @@ impl Plain {
     }
 
     /// Builds the value in `lua`.
-    pub fn to_lua(&self, lua: &Lua) -> mlua::Result<Value> {
+    pub(super) fn to_lua(&self, lua: &Lua) -> mlua::Result<Value> {
         Ok(match self {
             Plain::Nil => Value::Nil,
             Plain::Bool(b) => Value::Boolean(*b),

@@ -46,7 +46,7 @@ pub struct LogLine {
 
 /// Where a creature's callbacks come from.
 #[derive(Clone, Debug, PartialEq)]
-pub enum BrainKind {
+pub(super) enum BrainKind {
     /// A behaviour defined with `behaviour.define` (by its unqualified name).
     Behaviour(String),
     /// The callbacks carried by the creature type itself (by its qualified name).
@@ -55,7 +55,7 @@ pub enum BrainKind {
 
 /// A request to (re)attach a brain, applied by the host between callbacks.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BrainRequest {
+pub(super) struct BrainRequest {
     /// The creature.
     pub id: CreatureId,
     /// The mod whose state runs the brain.
@@ -68,7 +68,7 @@ pub struct BrainRequest {
 
 /// What the host knows about a registered creature type.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TypeMeta {
+pub(super) struct TypeMeta {
     /// Mod that defined it.
     pub mod_name: String,
     /// Unqualified name.
@@ -116,7 +116,7 @@ pub enum CameraRequest {
 
 /// State shared by all mods of one host (plain data only: never a Lua value).
 #[derive(Clone, Debug, Default)]
-pub struct Shared {
+pub(super) struct Shared {
     /// Behaviours: (mod, name).
     pub behaviours: BTreeSet<(String, String)>,
     /// Creature types by qualified name.

@@ -11,10 +11,10 @@ use notify_debouncer_mini::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_mini::{new_debouncer, DebounceEventResult, Debouncer};
 
 /// Quiet time after the last write before a change is reported.
-pub const DEBOUNCE: Duration = Duration::from_millis(10);
+pub(super) const DEBOUNCE: Duration = Duration::from_millis(10);
 
 /// Watches mod folders.
-pub struct ModWatcher {
+pub(super) struct ModWatcher {
     _debouncer: Debouncer<RecommendedWatcher>,
     rx: Receiver<DebounceEventResult>,
     /// (mod, canonical folder), longest folder first so nested mods match first.
@@ -30,7 +30,7 @@ fn stamp(p: &Path) -> Option<(std::time::SystemTime, u64)> {
 }
 
 /// Every mod file ([`is_mod_file`]) under `dir`, 16 folders deep at most.
-pub fn mod_files(dir: &Path) -> Vec<PathBuf> {
+pub(super) fn mod_files(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
@@ -50,7 +50,7 @@ pub fn mod_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a changed path is part of a mod (scripts and the manifest; not editor temp files).
-pub fn is_mod_file(p: &Path) -> bool {
+pub(super) fn is_mod_file(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name.starts_with('.') || name.ends_with('~') {
         return false;
@@ -76,7 +76,7 @@ pub enum WatchError {
 
 impl ModWatcher {
     /// Watches each `(mod, folder)`.
-    pub fn new(mods: &[(String, PathBuf)]) -> Result<ModWatcher, WatchError> {
+    pub(super) fn new(mods: &[(String, PathBuf)]) -> Result<ModWatcher, WatchError> {
         let (tx, rx) = std::sync::mpsc::channel();
         let mut d = new_debouncer(DEBOUNCE, tx).map_err(WatchError::Start)?;
         let mut dirs = Vec::new();
@@ -109,7 +109,7 @@ impl ModWatcher {
     }
 
     /// Mod files changed since the last call, by mod (paths relative to the mod folder).
-    pub fn poll(&self) -> BTreeMap<String, Vec<PathBuf>> {
+    pub(super) fn poll(&self) -> BTreeMap<String, Vec<PathBuf>> {
         let mut out: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
         while let Ok(ev) = self.rx.try_recv() {
             let Ok(events) = ev else { continue };

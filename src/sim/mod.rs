@@ -3,18 +3,19 @@
 
 mod checkpoint;
 mod ground;
-pub mod level;
+pub(crate) mod level;
 mod level_edits;
-pub mod navigation;
-pub mod record;
-pub mod snapshot;
-pub mod world;
+pub(crate) mod navigation;
+pub(crate) mod record;
+pub(crate) mod snapshot;
+pub(crate) mod world;
 
 pub use checkpoint::WorldCheckpoint;
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
 
-pub use level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
+pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
+pub use navigation::settings_of;
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};
 pub use world::{Command, Creature, CreatureId, CreatureType, TypeId, World, WorldEvent, TICK_DT};

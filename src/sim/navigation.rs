@@ -61,7 +61,7 @@ struct Slot {
 
 /// All navmeshes of a World.
 #[derive(Default)]
-pub struct NavWorld {
+pub(crate) struct NavWorld {
     slots: BTreeMap<[u32; 4], Slot>,
     /// Bake on worker threads (the window, `--realtime`); otherwise bakes block the tick
     /// that needs them, which keeps headless runs deterministic.
@@ -69,7 +69,7 @@ pub struct NavWorld {
 }
 
 /// Whether a navmesh can be used now.
-pub enum Status<'a> {
+pub(crate) enum Status<'a> {
     /// Ready.
     Ready(&'a mut Navigator),
     /// Being baked.
@@ -81,7 +81,7 @@ pub enum Status<'a> {
 impl NavWorld {
     /// The navigator for `s` on the level at `version`, baking it if needed: on a worker
     /// thread when bakes run in the background (then `Baking` until it is done), else here.
-    pub fn get(
+    pub(crate) fn get(
         &mut self,
         s: NavSettings,
         version: u64,
@@ -93,7 +93,7 @@ impl NavWorld {
 
     /// The navigator for `s` now: baked here if missing, or waited for if a background
     /// bake is running (queries that must answer at once).
-    pub fn get_now(
+    pub(crate) fn get_now(
         &mut self,
         s: NavSettings,
         version: u64,
@@ -155,7 +155,7 @@ impl NavWorld {
     }
 
     /// The navigator for `s` if it is baked for the level at `version` (never bakes).
-    pub fn peek(&self, s: NavSettings, version: u64) -> Option<&Navigator> {
+    pub(crate) fn peek(&self, s: NavSettings, version: u64) -> Option<&Navigator> {
         let slot = self
             .slots
             .get(&s.key())
@@ -167,7 +167,7 @@ impl NavWorld {
     }
 
     /// Every ready navigator.
-    pub fn ready(&mut self) -> impl Iterator<Item = &mut Navigator> {
+    pub(crate) fn ready(&mut self) -> impl Iterator<Item = &mut Navigator> {
         self.slots.values_mut().filter_map(|s| match &mut s.entry {
             Entry::Ready(n) => Some(&mut **n),
             _ => None,
@@ -175,7 +175,7 @@ impl NavWorld {
     }
 
     /// Ready navmeshes (for drawing), with how long each bake took.
-    pub fn meshes(&self) -> Vec<(Arc<NavMesh>, Option<Duration>)> {
+    pub(crate) fn meshes(&self) -> Vec<(Arc<NavMesh>, Option<Duration>)> {
         self.slots
             .values()
             .filter_map(|s| match &s.entry {
@@ -186,7 +186,7 @@ impl NavWorld {
     }
 
     /// Drops every agent (after a checkpoint restore or a reload: they are re-added).
-    pub fn clear_agents(&mut self) {
+    pub(crate) fn clear_agents(&mut self) {
         for n in self.ready() {
             let keys: Vec<u32> = n.agent_keys().collect();
             for k in keys {
@@ -197,12 +197,9 @@ impl NavWorld {
 }
 
 fn finish(r: Result<NavMesh, BakeError>) -> Entry {
-    match r
-        .map_err(|e| e.to_string())
-        .and_then(|m| Navigator::new(Arc::new(m)))
-    {
+    match r.and_then(|m| Navigator::new(Arc::new(m))) {
         Ok(n) => Entry::Ready(Box::new(n)),
-        Err(e) => Entry::Failed(e),
+        Err(e) => Entry::Failed(e.to_string()),
     }
 }
 

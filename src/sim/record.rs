@@ -15,7 +15,7 @@ use super::level::{BoxDesc, GroundDesc, StairsDesc};
 use super::world::{Command, CreatureId, World};
 
 /// Format version written in the header.
-pub const RECORD_VERSION: u32 = 1;
+pub(crate) const RECORD_VERSION: u32 = 1;
 
 /// One input, as the World received it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

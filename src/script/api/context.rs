@@ -34,7 +34,7 @@ pub(crate) struct ModCtx {
 
 impl ModCtx {
     /// A context for mod `name`.
-    pub fn new(
+    pub(crate) fn new(
         name: &str,
         roots: Roots,
         world: Rc<RefCell<World>>,
