@@ -10,7 +10,7 @@ use glam::Vec3;
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
-use crate::sim::{Header, Recorder, Replay, World, TICK_DT};
+use crate::sim::{Header, Recorder, Replay, World, WorldEvent, TICK_DT};
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -272,9 +272,12 @@ pub fn write_reload(w: &mut impl Write, r: &ReloadReport) -> io::Result<()> {
     )
 }
 
-/// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
-/// With `realtime`, the mod folders are watched and saves reload (hot reload).
-pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
+/// The trace file being written, if any.
+type TraceOut = Option<io::BufWriter<std::fs::File>>;
+
+/// A host loaded with the run's mods, its tape started and, for paced runs, its mods
+/// watched for hot reload.
+fn start(opts: &RunOptions, console: &mut impl Write) -> io::Result<(ScriptHost, Tape)> {
     let (mut tape, host_opts) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
     let mut host = ScriptHost::new(host_opts);
     // Paced runs (hot reload on) never wait for a navmesh bake; unpaced ones bake in the
@@ -291,38 +294,85 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
             )?;
         }
     }
-    let mut trace = match &opts.trace {
+    Ok((host, tape))
+}
+
+/// Writes what the host has to say to the console, reloads and errors to the trace too.
+fn flush(
+    host: &mut ScriptHost,
+    trace: &mut TraceOut,
+    console: &mut dyn Write,
+    report: &mut RunReport,
+) -> io::Result<()> {
+    let frame = host.world().frame();
+    for out in host.drain_output() {
+        writeln!(console, "{out}")?;
+        match out {
+            HostOutput::Reload(r) => {
+                if let Some(t) = trace.as_mut() {
+                    write_reload(t, &r)?;
+                }
+            }
+            HostOutput::Error(e) => {
+                if let Some(t) = trace.as_mut() {
+                    write_error(t, frame, &e)?;
+                }
+                report.errors.push(e);
+            }
+            HostOutput::Log(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Writes an arrive event line per arrival in `events`.
+fn write_arrivals(t: &mut impl Write, frame: u64, events: &[WorldEvent]) -> io::Result<()> {
+    for e in events {
+        if let WorldEvent::Arrive { id } = e {
+            writeln!(
+                t,
+                "{{\"frame\":{frame},\"event\":\"arrive\",\"id\":{}}}",
+                id.0
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The once-a-second console line of a run.
+fn summary(
+    console: &mut impl Write,
+    host: &ScriptHost,
+    steps: usize,
+    tick_time: Duration,
+) -> io::Result<()> {
+    let w = host.world();
+    let n = w.creatures().len();
+    let mean_speed = if n == 0 {
+        0.0
+    } else {
+        w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32
+    };
+    writeln!(
+        console,
+        "t={:6.1}s  creatures {n:4}  mean speed {mean_speed:4.2} m/s  steps/s {steps:5}  tick {:.3} ms  mods {}",
+        w.time(),
+        tick_time.as_secs_f64() * 1e3 / 60.0,
+        host.running_mods().join(",")
+    )
+}
+
+/// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
+/// With `realtime`, the mod folders are watched and saves reload (hot reload).
+pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
+    let (mut host, mut tape) = start(opts, console)?;
+    let mut trace: TraceOut = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
     };
     let mut report = RunReport {
         mods: host.loaded_mods(),
         ..Default::default()
-    };
-    let flush = |host: &mut ScriptHost,
-                 trace: &mut Option<io::BufWriter<std::fs::File>>,
-                 console: &mut dyn Write,
-                 report: &mut RunReport|
-     -> io::Result<()> {
-        let frame = host.world().frame();
-        for out in host.drain_output() {
-            writeln!(console, "{out}")?;
-            match out {
-                HostOutput::Reload(r) => {
-                    if let Some(t) = trace.as_mut() {
-                        write_reload(t, &r)?;
-                    }
-                }
-                HostOutput::Error(e) => {
-                    if let Some(t) = trace.as_mut() {
-                        write_error(t, frame, &e)?;
-                    }
-                    report.errors.push(e);
-                }
-                HostOutput::Log(_) => {}
-            }
-        }
-        Ok(())
     };
     flush(&mut host, &mut trace, console, &mut report)?;
     if let Some(t) = trace.as_mut() {
@@ -342,21 +392,12 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         let events = host.tick();
         tape.after_tick(&mut host)?;
         if let Some(t) = trace.as_mut() {
-            let frame = host.world().frame();
-            for e in &events {
-                if let crate::sim::WorldEvent::Arrive { id } = e {
-                    writeln!(
-                        t,
-                        "{{\"frame\":{frame},\"event\":\"arrive\",\"id\":{}}}",
-                        id.0
-                    )?;
-                }
-            }
+            write_arrivals(t, host.world().frame(), &events)?;
         }
         tick_time += t0.elapsed();
         steps_this_second += events
             .iter()
-            .filter(|e| matches!(e, crate::sim::WorldEvent::Step { .. }))
+            .filter(|e| matches!(e, WorldEvent::Step { .. }))
             .count();
         frame += 1;
         flush(&mut host, &mut trace, console, &mut report)?;
@@ -364,20 +405,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
             write_tick(t, &host.world())?;
         }
         if opts.summary && frame.is_multiple_of(60) {
-            let w = host.world();
-            let n = w.creatures().len();
-            let mean_speed = if n == 0 {
-                0.0
-            } else {
-                w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32
-            };
-            writeln!(
-                console,
-                "t={:6.1}s  creatures {n:4}  mean speed {mean_speed:4.2} m/s  steps/s {steps_this_second:5}  tick {:.3} ms  mods {}",
-                w.time(),
-                tick_time.as_secs_f64() * 1e3 / 60.0,
-                host.running_mods().join(",")
-            )?;
+            summary(console, &host, steps_this_second, tick_time)?;
             steps_this_second = 0;
             tick_time = Duration::ZERO;
         }

@@ -234,24 +234,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     bench: bench_frames,
                     host: limits.host()?,
                 };
-                let report = skitter::app::shoot(&opts, &out, &mut stdout)?;
-                eprintln!(
-                    "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, adapter: {})",
-                    out.display(),
-                    size.0,
-                    size.1,
-                    report.creatures,
-                    report.draw_calls,
-                    report.adapter
-                );
-                if let (Some(f), Some(c)) = (report.mean_frame, report.mean_cpu) {
-                    println!(
-                        "frame time: {:.2} ms mean (render submit to idle); CPU instances: {:.3} ms",
-                        f.as_secs_f64() * 1e3,
-                        c.as_secs_f64() * 1e3
-                    );
-                }
-                return Ok(ExitCode::SUCCESS);
+                return screenshot_cmd(&opts, &out, &mut stdout);
             }
             if !is_headless {
                 windowed_or_headless(
@@ -284,38 +267,71 @@ fn real_main() -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        Some(Cmd::New { path }) => {
-            let files = skitter::scaffold::new_mod(&path)?;
-            println!("created {} ({} files)", path.display(), files.len());
-            println!(
-                "  skitter run {}      # see it; save a file to change it live",
-                path.display()
-            );
-            println!(
-                "  skitter check {}    # every error, as file:line",
-                path.display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Some(Cmd::Check { limits, mods }) => {
-            let (host, errors) = headless::check(&default_mods(mods), limits.host()?);
-            for e in &errors {
-                println!("{e}");
-            }
-            let w = host.world();
-            if errors.is_empty() {
-                println!(
-                    "ok: {} mod(s) ({}), {} creature type(s), {} creature(s)",
-                    host.loaded_mods().len(),
-                    host.loaded_mods().join(", "),
-                    w.types().len(),
-                    w.creatures().len()
-                );
-                Ok(ExitCode::SUCCESS)
-            } else {
-                println!("{} error(s)", errors.len());
-                Ok(ExitCode::from(1))
-            }
-        }
+        Some(Cmd::New { path }) => new_cmd(&path),
+        Some(Cmd::Check { limits, mods }) => check_cmd(&default_mods(mods), limits.host()?),
+    }
+}
+
+/// `skitter run --screenshot`: runs the mods offscreen and writes the picture.
+fn screenshot_cmd(
+    opts: &skitter::app::ShotOptions,
+    out: &std::path::Path,
+    stdout: &mut impl std::io::Write,
+) -> anyhow::Result<ExitCode> {
+    let size = opts.size;
+    let report = skitter::app::shoot(opts, out, stdout)?;
+    eprintln!(
+        "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, adapter: {})",
+        out.display(),
+        size.0,
+        size.1,
+        report.creatures,
+        report.draw_calls,
+        report.adapter
+    );
+    if let (Some(f), Some(c)) = (report.mean_frame, report.mean_cpu) {
+        println!(
+            "frame time: {:.2} ms mean (render submit to idle); CPU instances: {:.3} ms",
+            f.as_secs_f64() * 1e3,
+            c.as_secs_f64() * 1e3
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skitter new PATH`.
+fn new_cmd(path: &std::path::Path) -> anyhow::Result<ExitCode> {
+    let files = skitter::scaffold::new_mod(path)?;
+    println!("created {} ({} files)", path.display(), files.len());
+    println!(
+        "  skitter run {}      # see it; save a file to change it live",
+        path.display()
+    );
+    println!(
+        "  skitter check {}    # every error, as file:line",
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skitter check`: every error as `mod/file.lua:LINE: ...`; exit 1 when there is one.
+fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
+    let (host, errors) = headless::check(mods, host);
+    for e in &errors {
+        println!("{e}");
+    }
+    let w = host.world();
+    if errors.is_empty() {
+        println!(
+            "ok: {} mod(s) ({}), {} creature type(s), {} creature(s)",
+            host.loaded_mods().len(),
+            host.loaded_mods().join(", "),
+            w.types().len(),
+            w.creatures().len()
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{} error(s)", errors.len());
+        Ok(ExitCode::from(1))
     }
 }

@@ -113,123 +113,153 @@ pub(crate) fn overlay(
     show_help: &mut bool,
     actions: &mut Vec<Action>,
 ) {
-    let world = host.world();
     egui::Window::new("skitter")
         .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
         .resizable(false)
         .collapsible(true)
         .show(ctx, |ui| {
-            ui.label(format!("frame {frame_ms:5.1} ms   tick {tick_ms:5.2} ms"));
-            ui.label(format!(
-                "creatures {}   draw calls {}   t = {:.1} s",
-                world.creatures().len(),
-                draw.draw_calls,
-                world.time()
-            ));
-            ui.label(egui::RichText::new(adapter).small().weak());
-            // A badge per mod whose latest save failed: it runs its last good version.
-            for (name, e) in host.broken_mods() {
-                let running = host.loaded_mods().contains(name);
-                ui.colored_label(
-                    egui::Color32::from_rgb(255, 170, 60),
-                    if running {
-                        format!("{name}: running last good version (latest save failed)")
-                    } else {
-                        format!("{name}: not running (its files have an error)")
-                    },
-                )
-                .on_hover_text(e.to_string());
-            }
-            for (name, why) in host.suspended_mods() {
-                ui.colored_label(
-                    egui::Color32::from_rgb(255, 110, 100),
-                    format!("{name}: suspended (save a fix to reload it)"),
-                )
-                .on_hover_text(why);
-            }
-            if host.replaying() {
-                ui.colored_label(
-                    egui::Color32::from_rgb(255, 200, 80),
-                    "REPLAY: inputs come from the record; clicks only select",
-                );
-            }
-            let mut d = view.debug;
-            ui.horizontal_wrapped(|ui| {
-                ui.checkbox(&mut d.targets, "targets");
-                ui.checkbox(&mut d.casts, "casts");
-                ui.checkbox(&mut d.contacts, "contacts");
-                ui.checkbox(&mut d.plane, "plane");
-                ui.checkbox(&mut d.paths, "paths");
-                ui.checkbox(&mut d.lean, "lean");
-                ui.checkbox(&mut d.nav, "nav");
-            });
-            if d != view.debug {
-                actions.push(Action::Debug(d));
-            }
-            ui.label(egui::RichText::new("H: help").weak());
+            status_panel(ui, host, view, frame_ms, tick_ms, draw, adapter, actions)
         });
-
     if let Some(id) = view.selected {
-        if let Some(c) = world.creature(id) {
-            let type_name = world
-                .creature_type(c.type_id)
-                .map(|t| t.name.clone())
-                .unwrap_or_default();
-            egui::Window::new("inspector")
-                .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
-                .resizable(false)
-                .show(ctx, |ui| {
-                    ui.heading(format!("#{} {type_name}", id.0));
-                    let p = c.loco.position;
-                    ui.label(format!("position ({:.2}, {:.2}, {:.2})", p.x, p.y, p.z));
-                    let grounded = c.loco.legs.iter().filter(|l| l.grounded).count();
-                    ui.label(format!(
-                        "speed {:.2} m/s   feet down {grounded}/{}",
-                        c.loco.speed(),
-                        c.loco.legs.len()
-                    ));
-                    ui.separator();
-                    ui.label("gait (this creature)");
-                    let cur = world
-                        .pending_gait(id)
-                        .cloned()
-                        .unwrap_or_else(|| c.gait.clone());
-                    let mut g = cur.clone();
-                    let legs = c.def.legs.len();
-                    tuning_sliders(ui, tuning::GAIT, &mut g, legs.saturating_sub(1));
-                    if g != cur && g.validate(legs).is_ok() {
-                        actions.push(Action::SetGait(id, Box::new(g)));
-                    }
-                    ui.separator();
-                    ui.label("lean (this creature)");
-                    let cur = world
-                        .pending_lean(id)
-                        .cloned()
-                        .unwrap_or_else(|| c.lean.clone());
-                    let mut l = cur.clone();
-                    tuning_sliders(ui, tuning::LEAN, &mut l, 0);
-                    if l != cur && l.validate().is_ok() {
-                        actions.push(Action::SetLean(id, Box::new(l)));
-                    }
-                    ui.horizontal(|ui| {
-                        let following = view.follow == Some(id);
-                        if ui.selectable_label(following, "follow (F)").clicked() {
-                            actions.push(Action::Follow(if following { None } else { Some(id) }));
-                        }
-                        if host.destinations().iter().any(|(d, _)| *d == id)
-                            && ui.button("stop").clicked()
-                        {
-                            actions.push(Action::Stop(id));
-                        }
-                    });
-                });
-        }
+        inspector(ctx, host, view, id, actions);
     }
-
     if view.selected.is_some() && !view.lean_history.samples.is_empty() {
         lean_plot(ctx, view);
     }
+    errors_panel(ctx, errors, shader_error);
+    help_window(ctx, show_help);
+}
 
+/// Frame and tick times, counts, the adapter, mod badges, the debug layer toggles.
+#[allow(clippy::too_many_arguments)] // one value per line of the panel
+fn status_panel(
+    ui: &mut egui::Ui,
+    host: &ScriptHost,
+    view: &View,
+    frame_ms: f32,
+    tick_ms: f32,
+    draw: FrameStats,
+    adapter: &str,
+    actions: &mut Vec<Action>,
+) {
+    let world = host.world();
+    ui.label(format!("frame {frame_ms:5.1} ms   tick {tick_ms:5.2} ms"));
+    ui.label(format!(
+        "creatures {}   draw calls {}   t = {:.1} s",
+        world.creatures().len(),
+        draw.draw_calls,
+        world.time()
+    ));
+    ui.label(egui::RichText::new(adapter).small().weak());
+    // A badge per mod whose latest save failed: it runs its last good version.
+    for (name, e) in host.broken_mods() {
+        let running = host.loaded_mods().contains(name);
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 170, 60),
+            if running {
+                format!("{name}: running last good version (latest save failed)")
+            } else {
+                format!("{name}: not running (its files have an error)")
+            },
+        )
+        .on_hover_text(e.to_string());
+    }
+    for (name, why) in host.suspended_mods() {
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 110, 100),
+            format!("{name}: suspended (save a fix to reload it)"),
+        )
+        .on_hover_text(why);
+    }
+    if host.replaying() {
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 200, 80),
+            "REPLAY: inputs come from the record; clicks only select",
+        );
+    }
+    let mut d = view.debug;
+    ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut d.targets, "targets");
+        ui.checkbox(&mut d.casts, "casts");
+        ui.checkbox(&mut d.contacts, "contacts");
+        ui.checkbox(&mut d.plane, "plane");
+        ui.checkbox(&mut d.paths, "paths");
+        ui.checkbox(&mut d.lean, "lean");
+        ui.checkbox(&mut d.nav, "nav");
+    });
+    if d != view.debug {
+        actions.push(Action::Debug(d));
+    }
+    ui.label(egui::RichText::new("H: help").weak());
+}
+
+/// The selected creature: where it is, its live gait and lean sliders, follow and stop.
+fn inspector(
+    ctx: &egui::Context,
+    host: &ScriptHost,
+    view: &View,
+    id: crate::sim::CreatureId,
+    actions: &mut Vec<Action>,
+) {
+    let world = host.world();
+    if let Some(c) = world.creature(id) {
+        let type_name = world
+            .creature_type(c.type_id)
+            .map(|t| t.name.clone())
+            .unwrap_or_default();
+        egui::Window::new("inspector")
+            .anchor(egui::Align2::RIGHT_TOP, [-8.0, 8.0])
+            .resizable(false)
+            .show(ctx, |ui| {
+                ui.heading(format!("#{} {type_name}", id.0));
+                let p = c.loco.position;
+                ui.label(format!("position ({:.2}, {:.2}, {:.2})", p.x, p.y, p.z));
+                let grounded = c.loco.legs.iter().filter(|l| l.grounded).count();
+                ui.label(format!(
+                    "speed {:.2} m/s   feet down {grounded}/{}",
+                    c.loco.speed(),
+                    c.loco.legs.len()
+                ));
+                ui.separator();
+                ui.label("gait (this creature)");
+                let cur = world
+                    .pending_gait(id)
+                    .cloned()
+                    .unwrap_or_else(|| c.gait.clone());
+                let mut g = cur.clone();
+                let legs = c.def.legs.len();
+                tuning_sliders(ui, tuning::GAIT, &mut g, legs.saturating_sub(1));
+                if g != cur && g.validate(legs).is_ok() {
+                    actions.push(Action::SetGait(id, Box::new(g)));
+                }
+                ui.separator();
+                ui.label("lean (this creature)");
+                let cur = world
+                    .pending_lean(id)
+                    .cloned()
+                    .unwrap_or_else(|| c.lean.clone());
+                let mut l = cur.clone();
+                tuning_sliders(ui, tuning::LEAN, &mut l, 0);
+                if l != cur && l.validate().is_ok() {
+                    actions.push(Action::SetLean(id, Box::new(l)));
+                }
+                ui.horizontal(|ui| {
+                    let following = view.follow == Some(id);
+                    if ui.selectable_label(following, "follow (F)").clicked() {
+                        actions.push(Action::Follow(if following { None } else { Some(id) }));
+                    }
+                    if host.destinations().iter().any(|(d, _)| *d == id)
+                        && ui.button("stop").clicked()
+                    {
+                        actions.push(Action::Stop(id));
+                    }
+                });
+            });
+    }
+}
+
+/// Script and shader errors, with a button to clear the script ones.
+fn errors_panel(ctx: &egui::Context, errors: &mut Vec<String>, shader_error: Option<&str>) {
     if !errors.is_empty() || shader_error.is_some() {
         egui::Window::new("errors")
             .anchor(egui::Align2::LEFT_BOTTOM, [8.0, -8.0])
@@ -253,7 +283,10 @@ pub(crate) fn overlay(
                 }
             });
     }
+}
 
+/// The key list (`H`).
+fn help_window(ctx: &egui::Context, show_help: &mut bool) {
     if *show_help {
         egui::Window::new("help")
             .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])

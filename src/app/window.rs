@@ -349,51 +349,7 @@ impl App {
                 super::ui::toasts(ctx, toasts);
             })
         };
-        gfx.egui_state
-            .handle_platform_output(&gfx.window, output.platform_output);
-        let ppp = output.pixels_per_point;
-        let jobs = self.egui.tessellate(output.shapes, ppp);
-        let screen = egui_wgpu::ScreenDescriptor {
-            size_in_pixels: [size.0, size.1],
-            pixels_per_point: ppp,
-        };
-        let (device, queue) = (gfx.renderer.device().clone(), gfx.renderer.queue().clone());
-        let mut textures = output.textures_delta;
-        for (id, deltas) in textures.set.drain() {
-            for delta in deltas.iter() {
-                gfx.egui_renderer.update_texture(&device, &queue, id, delta);
-            }
-        }
-        let extra = gfx
-            .egui_renderer
-            .update_buffers(&device, &queue, &mut encoder, &jobs, &screen);
-        {
-            let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("egui"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &target,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Load,
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: None,
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
-            let mut pass = pass.forget_lifetime();
-            gfx.egui_renderer.render(&mut pass, &jobs, &screen);
-        }
-        queue.submit(extra.into_iter().chain([encoder.finish()]));
-        gfx.window.pre_present_notify();
-        queue.present(texture);
-        for id in textures.free.drain() {
-            gfx.egui_renderer.free_texture(&id);
-        }
-        textures.clear();
+        present(&self.egui, gfx, output, encoder, &target, texture, size);
         for a in actions {
             super::ui::apply(a, &mut self.host, &mut self.view);
         }
@@ -568,4 +524,61 @@ pub(crate) fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
     host.send_to(id, None);
     host.world_mut()
         .push(Command::SetIntent(id, crate::locomotion::Intent::Idle));
+}
+
+/// Draws the egui overlay over the frame in `encoder`, submits and presents it.
+fn present(
+    egui: &egui::Context,
+    gfx: &mut Gfx,
+    output: egui::FullOutput,
+    mut encoder: wgpu::CommandEncoder,
+    target: &wgpu::TextureView,
+    texture: wgpu::SurfaceTexture,
+    size: (u32, u32),
+) {
+    gfx.egui_state
+        .handle_platform_output(&gfx.window, output.platform_output);
+    let ppp = output.pixels_per_point;
+    let jobs = egui.tessellate(output.shapes, ppp);
+    let screen = egui_wgpu::ScreenDescriptor {
+        size_in_pixels: [size.0, size.1],
+        pixels_per_point: ppp,
+    };
+    let (device, queue) = (gfx.renderer.device().clone(), gfx.renderer.queue().clone());
+    let mut textures = output.textures_delta;
+    for (id, deltas) in textures.set.drain() {
+        for delta in deltas.iter() {
+            gfx.egui_renderer.update_texture(&device, &queue, id, delta);
+        }
+    }
+    let extra = gfx
+        .egui_renderer
+        .update_buffers(&device, &queue, &mut encoder, &jobs, &screen);
+    {
+        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("egui"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        let mut pass = pass.forget_lifetime();
+        gfx.egui_renderer.render(&mut pass, &jobs, &screen);
+    }
+    queue.submit(extra.into_iter().chain([encoder.finish()]));
+    gfx.window.pre_present_notify();
+    queue.present(texture);
+    for id in textures.free.drain() {
+        gfx.egui_renderer.free_texture(&id);
+    }
+    textures.clear();
 }

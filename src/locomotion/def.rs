@@ -325,6 +325,27 @@ impl CreatureDef {
     /// Checks every field and resolves names; the only way to a [`ValidCreatureDef`].
     pub fn validate(&self) -> Result<ValidCreatureDef, DefError> {
         valid_name("name", &self.name)?;
+        self.validate_body()?;
+        let mut legs = Vec::with_capacity(self.legs.len());
+        for i in 0..self.legs.len() {
+            legs.push(self.valid_leg(i)?);
+        }
+        let group_count = self.assign_groups(&mut legs)?;
+        let gait = self.valid_gait(legs.len())?;
+        self.lean.validate()?;
+        self.validate_nav()?;
+        Ok(ValidCreatureDef {
+            name: self.name.clone(),
+            body: self.body.clone(),
+            legs,
+            group_count,
+            gait,
+            lean: self.lean.clone(),
+            nav: self.nav.clone(),
+        })
+    }
+
+    fn validate_body(&self) -> Result<(), DefError> {
         let b = &self.body;
         let size = finite_vec("body.size", b.size)?;
         if size.min_element() <= 0.0 {
@@ -352,68 +373,74 @@ impl CreatureDef {
             }
         }
 
-        let mut legs = Vec::with_capacity(self.legs.len());
-        for (i, leg) in self.legs.iter().enumerate() {
-            let at = |f: &str| format!("legs[{}].{f}", i + 1);
-            valid_name(&at("name"), &leg.name)?;
-            if let Some(j) = self.legs[..i].iter().position(|l| l.name == leg.name) {
-                return Err(DefError::new(
-                    at("name"),
-                    format!("\"{}\" is already the name of legs[{}]", leg.name, j + 1),
-                ));
-            }
-            let hip = finite_vec(&at("hip"), leg.hip)?;
-            let rest = finite_vec(&at("rest"), leg.rest)?;
-            if leg.segments.len() < 2 {
-                return Err(DefError::new(
-                    at("segments"),
-                    format!("needs at least 2 lengths, got {}", leg.segments.len()),
-                ));
-            }
-            for (k, s) in leg.segments.iter().enumerate() {
-                positive(&format!("legs[{}].segments[{}]", i + 1, k + 1), *s)?;
-            }
-            let length: f32 = leg.segments.iter().sum();
-            let longest = leg.segments.iter().cloned().fold(0.0f32, f32::max);
-            let shortest_reach = (2.0 * longest - length).max(0.0);
-            let d = hip.distance(rest);
-            if d > 0.98 * length {
-                return Err(DefError::new(
-                    at("rest"),
-                    format!("is out of reach: {d:.3} m from the hip, but the leg is {length:.3} m long (keep it under 98%)"),
-                ));
-            }
-            if d < shortest_reach + 0.01 * length {
-                return Err(DefError::new(
-                    at("rest"),
-                    format!("is too close to the hip ({d:.3} m): the leg cannot fold that far"),
-                ));
-            }
-            let knee = match leg.knee {
-                Some(k) => {
-                    let k = finite_vec(&at("knee"), k)?;
-                    if k.length_squared() < 1e-8 {
-                        return Err(DefError::new(at("knee"), "must not be the zero vector"));
-                    }
-                    k.normalize()
-                }
-                None => {
-                    let out = Vec3::new(rest.x - 0.0, 0.0, rest.z).normalize_or_zero();
-                    (Vec3::Y + out).normalize()
-                }
-            };
-            legs.push(ValidLeg {
-                name: leg.name.clone(),
-                hip,
-                rest,
-                segments: leg.segments.clone(),
-                length,
-                knee,
-                group: usize::MAX,
-            });
-        }
+        Ok(())
+    }
 
-        // Groups: explicit names, or two alternating groups in the order legs are listed.
+    /// Leg `i`, checked (its name unique, its rest within reach) with its knee direction.
+    fn valid_leg(&self, i: usize) -> Result<ValidLeg, DefError> {
+        let leg = &self.legs[i];
+        let at = |f: &str| format!("legs[{}].{f}", i + 1);
+        valid_name(&at("name"), &leg.name)?;
+        if let Some(j) = self.legs[..i].iter().position(|l| l.name == leg.name) {
+            return Err(DefError::new(
+                at("name"),
+                format!("\"{}\" is already the name of legs[{}]", leg.name, j + 1),
+            ));
+        }
+        let hip = finite_vec(&at("hip"), leg.hip)?;
+        let rest = finite_vec(&at("rest"), leg.rest)?;
+        if leg.segments.len() < 2 {
+            return Err(DefError::new(
+                at("segments"),
+                format!("needs at least 2 lengths, got {}", leg.segments.len()),
+            ));
+        }
+        for (k, s) in leg.segments.iter().enumerate() {
+            positive(&format!("legs[{}].segments[{}]", i + 1, k + 1), *s)?;
+        }
+        let length: f32 = leg.segments.iter().sum();
+        let longest = leg.segments.iter().cloned().fold(0.0f32, f32::max);
+        let shortest_reach = (2.0 * longest - length).max(0.0);
+        let d = hip.distance(rest);
+        if d > 0.98 * length {
+            return Err(DefError::new(
+                at("rest"),
+                format!("is out of reach: {d:.3} m from the hip, but the leg is {length:.3} m long (keep it under 98%)"),
+            ));
+        }
+        if d < shortest_reach + 0.01 * length {
+            return Err(DefError::new(
+                at("rest"),
+                format!("is too close to the hip ({d:.3} m): the leg cannot fold that far"),
+            ));
+        }
+        let knee = match leg.knee {
+            Some(k) => {
+                let k = finite_vec(&at("knee"), k)?;
+                if k.length_squared() < 1e-8 {
+                    return Err(DefError::new(at("knee"), "must not be the zero vector"));
+                }
+                k.normalize()
+            }
+            None => {
+                let out = Vec3::new(rest.x - 0.0, 0.0, rest.z).normalize_or_zero();
+                (Vec3::Y + out).normalize()
+            }
+        };
+        Ok(ValidLeg {
+            name: leg.name.clone(),
+            hip,
+            rest,
+            segments: leg.segments.clone(),
+            length,
+            knee,
+            group: usize::MAX,
+        })
+    }
+
+    /// Puts each leg in its gait group: the named groups (legs not named get one each), or
+    /// two alternating groups in the order legs are listed. Returns the number of groups.
+    fn assign_groups(&self, legs: &mut [ValidLeg]) -> Result<usize, DefError> {
         let mut group_count = 0;
         match &self.gait.groups {
             Some(groups) => {
@@ -455,7 +482,11 @@ impl CreatureDef {
             }
         }
 
-        let n = legs.len();
+        Ok(group_count)
+    }
+
+    /// The gait parameters for `n` legs (`min_grounded` defaults to half of them).
+    fn valid_gait(&self, n: usize) -> Result<GaitParams, DefError> {
         let min_grounded = match self.gait.min_grounded {
             None => n / 2,
             Some(m) => {
@@ -475,8 +506,10 @@ impl CreatureDef {
         };
         gait.validate(n)?;
 
-        self.lean.validate()?;
+        Ok(gait)
+    }
 
+    fn validate_nav(&self) -> Result<(), DefError> {
         let nv = &self.nav;
         positive("nav.radius", nv.radius)?;
         positive("nav.height", nv.height)?;
@@ -493,15 +526,7 @@ impl CreatureDef {
         positive("nav.turn_rate", nv.turn_rate)?;
         non_negative("nav.stopping_distance", nv.stopping_distance)?;
 
-        Ok(ValidCreatureDef {
-            name: self.name.clone(),
-            body: self.body.clone(),
-            legs,
-            group_count,
-            gait,
-            lean: self.lean.clone(),
-            nav: self.nav.clone(),
-        })
+        Ok(())
     }
 }
 

@@ -217,6 +217,111 @@ fn layouts() -> [wgpu::VertexBufferLayout<'static>; 5] {
     ]
 }
 
+/// A depth test: `write`s depth or not, passing on `compare`.
+fn depth(write: bool, compare: wgpu::CompareFunction) -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(write),
+        depth_compare: Some(compare),
+        stencil: Default::default(),
+        bias: Default::default(),
+    }
+}
+
+/// The shadow map's depth state: biased against acne.
+fn shadow_depth() -> wgpu::DepthStencilState {
+    wgpu::DepthStencilState {
+        bias: wgpu::DepthBiasState {
+            constant: 2,
+            slope_scale: 2.0,
+            clamp: 0.0,
+        },
+        ..depth(true, wgpu::CompareFunction::Less)
+    }
+}
+
+/// What every pipeline of one shader shares.
+struct PipelineKit<'a> {
+    device: &'a wgpu::Device,
+    module: wgpu::ShaderModule,
+    layout: &'a wgpu::PipelineLayout,
+    shadow_layout: &'a wgpu::PipelineLayout,
+    color: [Option<wgpu::ColorTargetState>; 1],
+}
+
+impl<'a> PipelineKit<'a> {
+    fn new(
+        device: &'a wgpu::Device,
+        layout: &'a wgpu::PipelineLayout,
+        shadow_layout: &'a wgpu::PipelineLayout,
+        format: wgpu::TextureFormat,
+        source: &str,
+    ) -> Self {
+        PipelineKit {
+            device,
+            module: device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("scene.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
+            }),
+            layout,
+            shadow_layout,
+            color: [Some(wgpu::ColorTargetState {
+                format,
+                blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }
+    }
+
+    /// One pipeline; no fragment stage (`fs` None) makes a shadow pass.
+    #[allow(clippy::too_many_arguments)] // one per pipeline property, named at each call
+    fn make(
+        &self,
+        label: &str,
+        vs: &str,
+        fs: Option<&str>,
+        buffers: &[Option<wgpu::VertexBufferLayout>],
+        topology: wgpu::PrimitiveTopology,
+        cull: Option<wgpu::Face>,
+        depth_state: wgpu::DepthStencilState,
+    ) -> wgpu::RenderPipeline {
+        // Shadow passes write the shadow map, so they must not bind it: they get the
+        // uniform-only layout.
+        let pipeline_layout = if fs.is_some() {
+            self.layout
+        } else {
+            self.shadow_layout
+        };
+        self.device
+            .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &self.module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    cull_mode: cull,
+                    front_face: wgpu::FrontFace::Ccw,
+                    ..Default::default()
+                },
+                depth_stencil: Some(depth_state),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: fs.map(|fs| wgpu::FragmentState {
+                    module: &self.module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &self.color,
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+    }
+}
+
 fn build_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
@@ -224,71 +329,11 @@ fn build_pipelines(
     format: wgpu::TextureFormat,
     source: &str,
 ) -> Pipelines {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("scene.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(source)),
-    });
+    let kit = PipelineKit::new(device, layout, shadow_layout, format, source);
+    let make = |label, vs, fs, buffers: &[_], topology, cull, depth_state| {
+        kit.make(label, vs, fs, buffers, topology, cull, depth_state)
+    };
     let [v, mi, cv, ci, lv] = layouts();
-    let depth = |write: bool, compare: wgpu::CompareFunction| wgpu::DepthStencilState {
-        format: DEPTH_FORMAT,
-        depth_write_enabled: Some(write),
-        depth_compare: Some(compare),
-        stencil: Default::default(),
-        bias: Default::default(),
-    };
-    let shadow_depth = wgpu::DepthStencilState {
-        format: DEPTH_FORMAT,
-        depth_write_enabled: Some(true),
-        depth_compare: Some(wgpu::CompareFunction::Less),
-        stencil: Default::default(),
-        bias: wgpu::DepthBiasState {
-            constant: 2,
-            slope_scale: 2.0,
-            clamp: 0.0,
-        },
-    };
-    let color = [Some(wgpu::ColorTargetState {
-        format,
-        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-        write_mask: wgpu::ColorWrites::ALL,
-    })];
-    let make = |label: &str,
-                vs: &str,
-                fs: Option<&str>,
-                buffers: &[Option<wgpu::VertexBufferLayout>],
-                topology: wgpu::PrimitiveTopology,
-                cull: Option<wgpu::Face>,
-                depth_state: Option<wgpu::DepthStencilState>| {
-        // Shadow passes write the shadow map, so they must not bind it: they get the
-        // uniform-only layout.
-        let pipeline_layout = if fs.is_some() { layout } else { shadow_layout };
-        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some(label),
-            layout: Some(pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some(vs),
-                compilation_options: Default::default(),
-                buffers,
-            },
-            primitive: wgpu::PrimitiveState {
-                topology,
-                cull_mode: cull,
-                front_face: wgpu::FrontFace::Ccw,
-                ..Default::default()
-            },
-            depth_stencil: depth_state,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: fs.map(|fs| wgpu::FragmentState {
-                module: &module,
-                entry_point: Some(fs),
-                compilation_options: Default::default(),
-                targets: &color,
-            }),
-            multiview_mask: None,
-            cache: None,
-        })
-    };
     let tri = wgpu::PrimitiveTopology::TriangleList;
     let back = Some(wgpu::Face::Back);
     Pipelines {
@@ -299,7 +344,7 @@ fn build_pipelines(
             &[],
             tri,
             None,
-            Some(depth(false, wgpu::CompareFunction::Always)),
+            depth(false, wgpu::CompareFunction::Always),
         ),
         ground: make(
             "ground",
@@ -308,7 +353,7 @@ fn build_pipelines(
             &[Some(v.clone())],
             tri,
             back,
-            Some(depth(true, wgpu::CompareFunction::Less)),
+            depth(true, wgpu::CompareFunction::Less),
         ),
         mesh: make(
             "mesh",
@@ -317,7 +362,7 @@ fn build_pipelines(
             &[Some(v.clone()), Some(mi.clone())],
             tri,
             back,
-            Some(depth(true, wgpu::CompareFunction::Less)),
+            depth(true, wgpu::CompareFunction::Less),
         ),
         capsule: make(
             "capsule",
@@ -326,7 +371,7 @@ fn build_pipelines(
             &[Some(cv.clone()), Some(ci.clone())],
             tri,
             back,
-            Some(depth(true, wgpu::CompareFunction::Less)),
+            depth(true, wgpu::CompareFunction::Less),
         ),
         lines: make(
             "lines",
@@ -335,7 +380,7 @@ fn build_pipelines(
             &[Some(lv)],
             wgpu::PrimitiveTopology::LineList,
             None,
-            Some(depth(false, wgpu::CompareFunction::LessEqual)),
+            depth(false, wgpu::CompareFunction::LessEqual),
         ),
         ground_shadow: make(
             "ground shadow",
@@ -344,7 +389,7 @@ fn build_pipelines(
             &[Some(v.clone())],
             tri,
             None,
-            Some(shadow_depth.clone()),
+            shadow_depth(),
         ),
         mesh_shadow: make(
             "mesh shadow",
@@ -353,7 +398,7 @@ fn build_pipelines(
             &[Some(v), Some(mi)],
             tri,
             None,
-            Some(shadow_depth.clone()),
+            shadow_depth(),
         ),
         capsule_shadow: make(
             "capsule shadow",
@@ -362,7 +407,7 @@ fn build_pipelines(
             &[Some(cv), Some(ci)],
             tri,
             None,
-            Some(shadow_depth),
+            shadow_depth(),
         ),
     }
 }
@@ -409,6 +454,130 @@ pub(crate) fn open_device(
     Ok((adapter, device, queue))
 }
 
+/// The uniforms, the shadow map and the bind groups that expose them to the passes.
+struct Bindings {
+    bind_layout: wgpu::BindGroupLayout,
+    bind_group: wgpu::BindGroup,
+    shadow_layout: wgpu::BindGroupLayout,
+    shadow_bind_group: wgpu::BindGroup,
+    globals: wgpu::Buffer,
+    shadow_view: wgpu::TextureView,
+}
+
+/// The scene passes' bindings: uniforms, the shadow map and its comparison sampler.
+fn scene_bind_layout(device: &wgpu::Device) -> wgpu::BindGroupLayout {
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("globals"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 1,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+            wgpu::BindGroupLayoutEntry {
+                binding: 2,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
+                count: None,
+            },
+        ],
+    })
+}
+
+fn bindings(device: &wgpu::Device) -> Bindings {
+    let bind_layout = scene_bind_layout(device);
+    let globals = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("globals"),
+        size: std::mem::size_of::<Globals>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let shadow = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("shadow map"),
+        size: wgpu::Extent3d {
+            width: SHADOW_SIZE,
+            height: SHADOW_SIZE,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: DEPTH_FORMAT,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
+        view_formats: &[],
+    });
+    let shadow_view = shadow.create_view(&Default::default());
+    let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("shadow"),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        compare: Some(wgpu::CompareFunction::LessEqual),
+        ..Default::default()
+    });
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("globals"),
+        layout: &bind_layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: globals.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&shadow_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(&sampler),
+            },
+        ],
+    });
+    let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("shadow globals"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let shadow_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("shadow globals"),
+        layout: &shadow_layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: globals.as_entire_binding(),
+        }],
+    });
+    Bindings {
+        bind_layout,
+        bind_group,
+        shadow_layout,
+        shadow_bind_group,
+        globals,
+        shadow_view,
+    }
+}
+
 impl Renderer {
     /// A renderer drawing into targets of `format`, with the given WGSL (falls back to the
     /// built-in shader if `source` does not validate).
@@ -418,104 +587,14 @@ impl Renderer {
         format: wgpu::TextureFormat,
         source: &str,
     ) -> Renderer {
-        let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("globals"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 1,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Depth,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison),
-                    count: None,
-                },
-            ],
-        });
-        let globals = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("globals"),
-            size: std::mem::size_of::<Globals>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let shadow = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("shadow map"),
-            size: wgpu::Extent3d {
-                width: SHADOW_SIZE,
-                height: SHADOW_SIZE,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        });
-        let shadow_view = shadow.create_view(&Default::default());
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("shadow"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            compare: Some(wgpu::CompareFunction::LessEqual),
-            ..Default::default()
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("globals"),
-            layout: &bind_layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: globals.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&shadow_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(&sampler),
-                },
-            ],
-        });
-        let shadow_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("shadow globals"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let shadow_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("shadow globals"),
-            layout: &shadow_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: globals.as_entire_binding(),
-            }],
-        });
+        let Bindings {
+            bind_layout,
+            bind_group,
+            shadow_layout,
+            shadow_bind_group,
+            globals,
+            shadow_view,
+        } = bindings(&device);
         let (layout, shadow_pipeline_layout) =
             pipeline_layouts(&device, &bind_layout, &shadow_layout);
         let (source, shader_error) = match validate_wgsl(source) {

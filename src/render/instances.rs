@@ -5,7 +5,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::sim::level::Level;
-use crate::sim::{CreatureId, Snapshot};
+use crate::sim::{CreatureId, CreatureView, LegPose, Snapshot};
 
 /// A mesh instance: model matrix (columns) and colour (rgb albedo, a = emissive).
 #[repr(C)]
@@ -200,139 +200,164 @@ impl FrameInstances {
         self.lines.clear();
         for c in &snap.creatures {
             let sel = Some(c.id) == selected;
-            let body = Mat4::from_scale_rotation_translation(c.size * 0.5, c.rotation, c.position);
-            self.spheres.push(MeshInstance {
-                model: body.to_cols_array_2d(),
-                color: if sel { BODY_SELECTED } else { BODY },
-            });
-            // A head at the front shows which way the creature faces.
-            self.spheres.push(MeshInstance {
-                model: Mat4::from_scale_rotation_translation(
-                    c.head_size * 0.5,
-                    c.head_rotation,
-                    c.head_position,
-                )
-                .to_cols_array_2d(),
-                color: HEAD,
-            });
-            let r = c.leg_radius;
+            self.body(c, sel);
             for leg in snap.legs_of(c) {
-                self.capsules.push(CapsuleInstance {
-                    a: leg.hip.extend(r).to_array(),
-                    b: leg.knee.extend(0.0).to_array(),
-                    color: LEG,
-                });
-                self.capsules.push(CapsuleInstance {
-                    a: leg.knee.extend(r * 0.75).to_array(),
-                    b: leg.foot.extend(0.0).to_array(),
-                    color: LEG,
-                });
-                self.joints.push(MeshInstance {
-                    model: Mat4::from_scale_rotation_translation(
-                        Vec3::splat(r * 1.35),
-                        Quat::IDENTITY,
-                        leg.knee,
-                    )
-                    .to_cols_array_2d(),
-                    color: JOINT,
-                });
-                if debug.targets {
-                    cross(&mut self.lines, leg.target, 0.06, [0.2, 0.9, 1.0, 1.0]);
-                    line(&mut self.lines, leg.foot, leg.target, [0.2, 0.9, 1.0, 0.6]);
-                }
-                if debug.casts {
-                    let top = Vec3::new(leg.target.x, c.position.y + 0.5, leg.target.z);
-                    line(&mut self.lines, top, leg.target, [1.0, 1.0, 0.3, 0.8]);
-                }
-                if debug.contacts {
-                    let col = if leg.grounded {
-                        [0.2, 1.0, 0.3, 1.0]
-                    } else {
-                        [1.0, 0.55, 0.1, 1.0]
-                    };
-                    cross(&mut self.lines, leg.foot + Vec3::Y * 0.01, 0.09, col);
-                    line(&mut self.lines, leg.foot, leg.foot + Vec3::Y * 0.15, col);
-                }
+                self.leg(c, leg, debug);
             }
             if debug.plane {
-                let n = c.up.normalize_or(Vec3::Y);
-                let fwd = (c.rotation * Vec3::Z).reject_from(n).normalize_or(Vec3::Z);
-                let side = n.cross(fwd);
-                let centre = c.position - n * (c.size.y * 0.5 + 0.02);
-                let (a, b) = (fwd * c.size.z * 0.9, side * c.size.x * 1.4);
-                let col = [0.9, 0.3, 1.0, 1.0];
-                let q = [
-                    centre + a + b,
-                    centre + a - b,
-                    centre - a - b,
-                    centre - a + b,
-                ];
-                for i in 0..4 {
-                    line(&mut self.lines, q[i], q[(i + 1) % 4], col);
-                }
-                line(&mut self.lines, centre, centre + n * 0.4, col);
+                self.support_plane(c);
             }
             if debug.lean || sel {
-                // The lean axis: the body's up with the lean (cyan) beside the up it would
-                // have without it (grey), from the body centre.
-                let base = c.up.normalize_or(Vec3::Y);
-                let leaned = c.rotation * Vec3::Y;
-                let len = c.size.y * 0.5 + 0.45;
-                line(
-                    &mut self.lines,
-                    c.position,
-                    c.position + base * len,
-                    [0.6, 0.6, 0.6, 0.8],
-                );
-                line(
-                    &mut self.lines,
-                    c.position,
-                    c.position + leaned * len,
-                    [0.2, 1.0, 1.0, 1.0],
-                );
-                cross(
-                    &mut self.lines,
-                    c.position + leaned * len,
-                    0.04,
-                    [0.2, 1.0, 1.0, 1.0],
-                );
+                self.lean_axis(c);
             }
             if sel {
-                circle(
-                    &mut self.lines,
-                    c.position
-                        - Vec3::Y
-                            * (c.position.y
-                                - snap
-                                    .legs_of(c)
-                                    .first()
-                                    .map(|l| l.foot.y)
-                                    .unwrap_or(c.position.y)),
-                    c.size.z.max(c.size.x) * 1.3,
-                    [1.0, 0.8, 0.2, 1.0],
-                );
+                let ground = snap.legs_of(c).first().map(|l| l.foot.y);
+                self.selection_ring(c, ground);
             }
         }
         if debug.paths {
-            for p in paths {
-                for w in p.points.windows(2) {
-                    line(&mut self.lines, w[0], w[1], [1.0, 0.85, 0.2, 1.0]);
-                }
-                for (a, h) in &p.handles {
-                    line(&mut self.lines, *a, *h, [0.6, 0.6, 1.0, 0.9]);
-                    cross(&mut self.lines, *h, 0.08, [0.6, 0.6, 1.0, 1.0]);
-                }
+            self.paths(snap, destinations, paths);
+        }
+    }
+
+    /// The body and the head.
+    fn body(&mut self, c: &CreatureView, sel: bool) {
+        let body = Mat4::from_scale_rotation_translation(c.size * 0.5, c.rotation, c.position);
+        self.spheres.push(MeshInstance {
+            model: body.to_cols_array_2d(),
+            color: if sel { BODY_SELECTED } else { BODY },
+        });
+        // A head at the front shows which way the creature faces.
+        self.spheres.push(MeshInstance {
+            model: Mat4::from_scale_rotation_translation(
+                c.head_size * 0.5,
+                c.head_rotation,
+                c.head_position,
+            )
+            .to_cols_array_2d(),
+            color: HEAD,
+        });
+    }
+
+    /// A leg's two capsules and knee, and its debug marks (targets, casts, contacts).
+    fn leg(&mut self, c: &CreatureView, leg: &LegPose, debug: DebugFlags) {
+        let r = c.leg_radius;
+        self.capsules.push(CapsuleInstance {
+            a: leg.hip.extend(r).to_array(),
+            b: leg.knee.extend(0.0).to_array(),
+            color: LEG,
+        });
+        self.capsules.push(CapsuleInstance {
+            a: leg.knee.extend(r * 0.75).to_array(),
+            b: leg.foot.extend(0.0).to_array(),
+            color: LEG,
+        });
+        self.joints.push(MeshInstance {
+            model: Mat4::from_scale_rotation_translation(
+                Vec3::splat(r * 1.35),
+                Quat::IDENTITY,
+                leg.knee,
+            )
+            .to_cols_array_2d(),
+            color: JOINT,
+        });
+        if debug.targets {
+            cross(&mut self.lines, leg.target, 0.06, [0.2, 0.9, 1.0, 1.0]);
+            line(&mut self.lines, leg.foot, leg.target, [0.2, 0.9, 1.0, 0.6]);
+        }
+        if debug.casts {
+            let top = Vec3::new(leg.target.x, c.position.y + 0.5, leg.target.z);
+            line(&mut self.lines, top, leg.target, [1.0, 1.0, 0.3, 0.8]);
+        }
+        if debug.contacts {
+            let col = if leg.grounded {
+                [0.2, 1.0, 0.3, 1.0]
+            } else {
+                [1.0, 0.55, 0.1, 1.0]
+            };
+            cross(&mut self.lines, leg.foot + Vec3::Y * 0.01, 0.09, col);
+            line(&mut self.lines, leg.foot, leg.foot + Vec3::Y * 0.15, col);
+        }
+    }
+
+    /// The fitted support plane under the body.
+    fn support_plane(&mut self, c: &CreatureView) {
+        let n = c.up.normalize_or(Vec3::Y);
+        let fwd = (c.rotation * Vec3::Z).reject_from(n).normalize_or(Vec3::Z);
+        let side = n.cross(fwd);
+        let centre = c.position - n * (c.size.y * 0.5 + 0.02);
+        let (a, b) = (fwd * c.size.z * 0.9, side * c.size.x * 1.4);
+        let col = [0.9, 0.3, 1.0, 1.0];
+        let q = [
+            centre + a + b,
+            centre + a - b,
+            centre - a - b,
+            centre - a + b,
+        ];
+        for i in 0..4 {
+            line(&mut self.lines, q[i], q[(i + 1) % 4], col);
+        }
+        line(&mut self.lines, centre, centre + n * 0.4, col);
+    }
+
+    /// The lean axis: the body's up with the lean (cyan) beside the up it would have
+    /// without it (grey), from the body centre.
+    fn lean_axis(&mut self, c: &CreatureView) {
+        // The lean axis: the body's up with the lean (cyan) beside the up it would
+        // have without it (grey), from the body centre.
+        let base = c.up.normalize_or(Vec3::Y);
+        let leaned = c.rotation * Vec3::Y;
+        let len = c.size.y * 0.5 + 0.45;
+        line(
+            &mut self.lines,
+            c.position,
+            c.position + base * len,
+            [0.6, 0.6, 0.6, 0.8],
+        );
+        line(
+            &mut self.lines,
+            c.position,
+            c.position + leaned * len,
+            [0.2, 1.0, 1.0, 1.0],
+        );
+        cross(
+            &mut self.lines,
+            c.position + leaned * len,
+            0.04,
+            [0.2, 1.0, 1.0, 1.0],
+        );
+    }
+
+    /// A ring on the ground (at `ground`, the first foot's height) round the selection.
+    fn selection_ring(&mut self, c: &CreatureView, ground: Option<f32>) {
+        circle(
+            &mut self.lines,
+            c.position - Vec3::Y * (c.position.y - ground.unwrap_or(c.position.y)),
+            c.size.z.max(c.size.x) * 1.3,
+            [1.0, 0.8, 0.2, 1.0],
+        );
+    }
+
+    /// Paths with their handles, and each hand-given destination.
+    fn paths(&mut self, snap: &Snapshot, destinations: &[(CreatureId, Vec3)], paths: &[PathView]) {
+        for p in paths {
+            for w in p.points.windows(2) {
+                line(&mut self.lines, w[0], w[1], [1.0, 0.85, 0.2, 1.0]);
             }
-            for (id, dest) in destinations {
-                if let Some(c) = snap.creatures.iter().find(|c| c.id == *id) {
-                    line(&mut self.lines, c.position, *dest, [1.0, 0.3, 0.3, 1.0]);
-                    circle(
-                        &mut self.lines,
-                        *dest + Vec3::Y * 0.02,
-                        0.25,
-                        [1.0, 0.3, 0.3, 1.0],
-                    );
-                }
+            for (a, h) in &p.handles {
+                line(&mut self.lines, *a, *h, [0.6, 0.6, 1.0, 0.9]);
+                cross(&mut self.lines, *h, 0.08, [0.6, 0.6, 1.0, 1.0]);
+            }
+        }
+        for (id, dest) in destinations {
+            if let Some(c) = snap.creatures.iter().find(|c| c.id == *id) {
+                line(&mut self.lines, c.position, *dest, [1.0, 0.3, 0.3, 1.0]);
+                circle(
+                    &mut self.lines,
+                    *dest + Vec3::Y * 0.02,
+                    0.25,
+                    [1.0, 0.3, 0.3, 1.0],
+                );
             }
         }
     }

@@ -372,7 +372,30 @@ pub(crate) fn creature_def(
         r.function(cb)?;
     }
     let behaviour = r.string("behaviour")?;
+    let body = body_def(&r, lua)?;
+    let legs = match r.table("legs")? {
+        Some(lt) => leg_defs(lt)?,
+        None => Vec::new(),
+    };
+    let gait = gait_def(&r, lua)?;
+    let lean = lean_def(&r, lua)?;
+    let nav = nav_def(&r, lua)?;
+    r.finish()?;
+    Ok((
+        CreatureDef {
+            name,
+            body,
+            legs,
+            gait,
+            lean,
+            nav,
+        },
+        behaviour,
+    ))
+}
 
+/// `body = { size, height, mass, hover, head }`.
+fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
     let b = r.sub("body", &["size", "height", "mass", "hover", "head"], lua)?;
     let d = BodyDef::default();
     let size = b.vec("size")?.unwrap_or(d.size);
@@ -418,69 +441,78 @@ pub(crate) fn creature_def(
     };
     b.finish()?;
 
+    Ok(body)
+}
+
+/// `legs = { {name, hip, rest, segments, knee}, ... }`: a plain list only.
+fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
     let mut legs = Vec::new();
-    if let Some(lt) = r.table("legs")? {
-        let n = lt.raw_len();
-        // Only a plain list is allowed.
-        let mut extra = Vec::new();
-        for pair in lt.pairs::<Value, Value>() {
-            let (k, _) = pair.map_err(|e| DefError::new("legs", e.to_string()))?;
-            let ok = as_number(&k).is_some_and(|i| i >= 1.0 && i <= n as f64 && i.fract() == 0.0);
-            if !ok {
-                extra.push(k);
-            }
-        }
-        if !extra.is_empty() {
-            return Err(DefError::new("legs", "must be a list of leg tables ({ {name=..., hip=..., rest=..., segments={...}}, ... })"));
-        }
-        for i in 1..=n {
-            let v: Value = lt
-                .raw_get(i)
-                .map_err(|e| DefError::new(format!("legs[{i}]"), e.to_string()))?;
-            let Value::Table(leg) = v else {
-                return Err(DefError::new(
-                    format!("legs[{i}]"),
-                    format!("must be a table, got {}", type_name(&v)),
-                ));
-            };
-            let lr = Reader::new(
-                leg,
-                &format!("legs[{i}]."),
-                &["name", "hip", "rest", "segments", "knee"],
-            );
-            let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
-            let hip = lr.vec_req("hip")?;
-            let rest = lr.vec_req("rest")?;
-            let seg_t = lr.table("segments")?.ok_or_else(|| {
-                DefError::new(
-                    format!("legs[{i}].segments"),
-                    "is required (a list of lengths)",
-                )
-            })?;
-            let mut segments = Vec::new();
-            for (k, s) in seg_t.sequence_values::<Value>().enumerate() {
-                let s =
-                    s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
-                let n = as_number(&s).ok_or_else(|| {
-                    DefError::new(
-                        format!("legs[{i}].segments[{}]", k + 1),
-                        format!("must be a number, got {}", type_name(&s)),
-                    )
-                })?;
-                segments.push(n as f32);
-            }
-            let knee = lr.vec("knee")?;
-            lr.finish()?;
-            legs.push(LegDef {
-                name,
-                hip,
-                rest,
-                segments,
-                knee,
-            });
+    let n = lt.raw_len();
+    // Only a plain list is allowed.
+    let mut extra = Vec::new();
+    for pair in lt.pairs::<Value, Value>() {
+        let (k, _) = pair.map_err(|e| DefError::new("legs", e.to_string()))?;
+        let ok = as_number(&k).is_some_and(|i| i >= 1.0 && i <= n as f64 && i.fract() == 0.0);
+        if !ok {
+            extra.push(k);
         }
     }
+    if !extra.is_empty() {
+        return Err(DefError::new(
+            "legs",
+            "must be a list of leg tables ({ {name=..., hip=..., rest=..., segments={...}}, ... })",
+        ));
+    }
+    for i in 1..=n {
+        let v: Value = lt
+            .raw_get(i)
+            .map_err(|e| DefError::new(format!("legs[{i}]"), e.to_string()))?;
+        let Value::Table(leg) = v else {
+            return Err(DefError::new(
+                format!("legs[{i}]"),
+                format!("must be a table, got {}", type_name(&v)),
+            ));
+        };
+        let lr = Reader::new(
+            leg,
+            &format!("legs[{i}]."),
+            &["name", "hip", "rest", "segments", "knee"],
+        );
+        let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
+        let hip = lr.vec_req("hip")?;
+        let rest = lr.vec_req("rest")?;
+        let seg_t = lr.table("segments")?.ok_or_else(|| {
+            DefError::new(
+                format!("legs[{i}].segments"),
+                "is required (a list of lengths)",
+            )
+        })?;
+        let mut segments = Vec::new();
+        for (k, s) in seg_t.sequence_values::<Value>().enumerate() {
+            let s = s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
+            let n = as_number(&s).ok_or_else(|| {
+                DefError::new(
+                    format!("legs[{i}].segments[{}]", k + 1),
+                    format!("must be a number, got {}", type_name(&s)),
+                )
+            })?;
+            segments.push(n as f32);
+        }
+        let knee = lr.vec("knee")?;
+        lr.finish()?;
+        legs.push(LegDef {
+            name,
+            hip,
+            rest,
+            segments,
+            knee,
+        });
+    }
+    Ok(legs)
+}
 
+/// `gait = { ..., groups, min_grounded }` (the tunable fields from [`tuning::GAIT`]).
+fn gait_def(r: &Reader, lua: &mlua::Lua) -> Result<GaitDef, DefError> {
     let mut gait_keys = tuning::keys(tuning::GAIT, None);
     gait_keys.push("groups");
     let g = r.sub("gait", &gait_keys, lua)?;
@@ -522,6 +554,12 @@ pub(crate) fn creature_def(
     };
     g.finish()?;
 
+    Ok(gait)
+}
+
+/// `lean = { turn = {...}, accel = {...}, vertical = {...}, hit = {...}, ... }` (the fields
+/// of [`tuning::LEAN`]).
+fn lean_def(r: &Reader, lua: &mlua::Lua) -> Result<LeanDef, DefError> {
     let l = r.sub("lean", &tuning::keys(tuning::LEAN, None), lua)?;
     let subs = tuning::parts(tuning::LEAN)
         .into_iter()
@@ -534,6 +572,12 @@ pub(crate) fn creature_def(
     }
     l.finish()?;
 
+    Ok(lean)
+}
+
+/// `nav = { radius, height, max_slope, step_height, speed, acceleration, turn_rate,
+/// stopping_distance, auto_brake }`.
+fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
     let nv = r.sub(
         "nav",
         &[
@@ -562,18 +606,7 @@ pub(crate) fn creature_def(
         auto_brake: nv.boolean("auto_brake")?.unwrap_or(d.auto_brake),
     };
     nv.finish()?;
-    r.finish()?;
-    Ok((
-        CreatureDef {
-            name,
-            body,
-            legs,
-            gait,
-            lean,
-            nav,
-        },
-        behaviour,
-    ))
+    Ok(nav)
 }
 
 /// Reads a `world.ground` table; `default_seed` is used when noise has no seed.

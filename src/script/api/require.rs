@@ -17,8 +17,9 @@ fn calling_file(lua: &Lua) -> Option<(String, PathBuf)> {
     Some((m.to_string(), PathBuf::from(rel)))
 }
 
-/// `require("./x")`, `require("x/y")` (inside the calling file's mod), `require("@dep/x")`.
-pub(super) fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
+/// Where `spec` leads from the calling file: (chunk name `mod/path.lua`, the file's
+/// canonical path), refusing anything outside the allowed mod folders.
+fn resolve(lua: &Lua, spec: &str) -> mlua::Result<(String, PathBuf)> {
     let c = ctx(lua)?;
     let (from_mod, from_file) =
         calling_file(lua).unwrap_or_else(|| (c.name.clone(), PathBuf::from("main.lua")));
@@ -47,10 +48,10 @@ pub(super) fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let p = spec.strip_prefix("./").unwrap_or(&spec);
+        let p = spec.strip_prefix("./").unwrap_or(spec);
         (from_mod.clone(), base.join(p))
     };
-    if Path::new(&spec).is_absolute() || spec.contains('\\') {
+    if Path::new(spec).is_absolute() || spec.contains('\\') {
         return Err(located(lua, format!("require(\"{spec}\"): absolute paths are not allowed; require inside the mod or \"@dep/module\"")));
     }
     // Normalise, refusing to climb out of the mod folder.
@@ -114,7 +115,12 @@ pub(super) fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
             format!("require(\"{spec}\"): the module resolves outside the mod folder"),
         ));
     }
-    let chunk = format!("{target_mod}/{rel_name}");
+    Ok((format!("{target_mod}/{rel_name}"), canon))
+}
+
+/// `require("./x")`, `require("x/y")` (inside the calling file's mod), `require("@dep/x")`.
+pub(super) fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
+    let (chunk, canon) = resolve(lua, &spec)?;
     let modules: Table = registry::modules(lua)?;
     match modules.raw_get::<Value>(chunk.as_str())? {
         Value::Nil => {}
