@@ -714,3 +714,146 @@ pub(crate) fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
     r.finish()?;
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mlua::Lua;
+
+    /// A Lua table from source (`return { ... }`).
+    fn table(lua: &Lua, src: &str) -> Table {
+        lua.load(format!("vec3 = vector.create return {src}"))
+            .eval()
+            .expect("a table")
+    }
+
+    fn err(r: Result<impl std::fmt::Debug, DefError>) -> String {
+        r.expect_err("an error").to_string()
+    }
+
+    #[test]
+    fn readers_name_wrong_types_and_unknown_fields_with_a_hint() {
+        let lua = Lua::new();
+        let r = Reader::new(table(&lua, "{ speed = 'fast' }"), "nav.", &["speed"]);
+        assert_eq!(
+            err(r.num("speed")),
+            "field 'nav.speed' must be a number, got string"
+        );
+        let r = Reader::new(table(&lua, "{ sped = 1 }"), "nav.", &["speed"]);
+        assert_eq!(
+            err(r.finish()),
+            "field 'nav.sped' is not a known field (did you mean 'nav.speed'?)"
+        );
+        let r = Reader::new(table(&lua, "{ [1] = 2 }"), "", &["x"]);
+        assert_eq!(err(r.finish()), "field '[1]' is not a known field");
+    }
+
+    #[test]
+    fn curves_come_from_numbers_points_or_curve_values() {
+        let lua = Lua::new();
+        assert_eq!(
+            curve_from_value(&Value::Number(2.0)),
+            Ok(Some(Curve::Constant(2.0)))
+        );
+        assert_eq!(curve_from_value(&Value::Nil), Ok(None));
+        let pts = curve_from_value(&Value::Table(table(&lua, "{ {0, 1}, {2, 3} }")))
+            .expect("points")
+            .expect("a curve");
+        assert!((pts.eval(1.0) - 2.0).abs() < 1e-5);
+        assert!(curve_from_value(&Value::Number(f64::NAN))
+            .expect_err("NaN")
+            .contains("finite"));
+        let bad = curve_from_points(&table(&lua, "{ {0, 1}, {'x', 3} }"), false);
+        assert_eq!(
+            bad.expect_err("not numbers"),
+            "point 2 must be a {x, y} pair of numbers"
+        );
+    }
+
+    #[test]
+    fn a_creature_table_reads_every_section_with_defaults() {
+        let lua = Lua::new();
+        let t = table(
+            &lua,
+            "{ name = 'b', behaviour = 'walk', gait = { step_height = 0.2, min_grounded = 1 },
+               lean = { turn = { gain = 0.3 }, filter_hz = 4 }, nav = { speed = 2 } }",
+        );
+        let (def, behaviour) = creature_def(&lua, t).expect("reads");
+        assert_eq!(behaviour.as_deref(), Some("walk"));
+        assert_eq!(def.gait.params.step_height, 0.2);
+        assert_eq!(
+            def.gait.params.step_trigger,
+            GaitParams::default().step_trigger
+        );
+        assert_eq!(def.gait.min_grounded, Some(1.0));
+        assert_eq!(def.lean.turn_gain, 0.3);
+        assert_eq!(def.lean.turn_max, LeanDef::default().turn_max);
+        assert_eq!(def.lean.filter_hz, 4.0);
+        assert_eq!(def.nav.speed, 2.0);
+        assert_eq!(def.body, BodyDef::default());
+        assert!(def.legs.is_empty());
+    }
+
+    #[test]
+    fn creature_tables_name_the_nested_field() {
+        let lua = Lua::new();
+        let cases = [
+            (
+                "{ name = 'b', lean = { turn = { gian = 1 } } }",
+                "lean.turn.gian",
+            ),
+            ("{ name = 'b', gait = { step_arc = 'x' } }", "gait.step_arc"),
+            (
+                "{ name = 'b', legs = { { hip = vec3(0,0,0) } } }",
+                "legs[1].rest",
+            ),
+            ("{ name = 'b', legs = { x = 1 } }", "legs"),
+            (
+                "{ name = 'b', body = { head = { size = 'big' } } }",
+                "body.head.size",
+            ),
+            (
+                "{ name = 'b', gait = { groups = { { 1 } } } }",
+                "gait.groups[1][1]",
+            ),
+            ("{ body = {} }", "name"),
+        ];
+        for (src, field) in cases {
+            let e = creature_def(&lua, table(&lua, src)).expect_err(src);
+            assert_eq!(e.field, field, "{src}: {e}");
+        }
+    }
+
+    #[test]
+    fn level_tables_read_with_defaults_and_refuse_conflicts() {
+        let lua = Lua::new();
+        let g = ground_desc(table(&lua, "{ noise = { amplitude = 1 } }"), 9).expect("ground");
+        assert_eq!(
+            g.heights,
+            HeightSource::Noise {
+                amplitude: 1.0,
+                scale: 8.0,
+                seed: 9
+            }
+        );
+        assert_eq!((g.width, g.depth), (40.0, 40.0));
+        let both = ground_desc(table(&lua, "{ noise = {}, heights = {} }"), 0);
+        assert_eq!(
+            err(both),
+            "field 'noise' cannot be given together with 'heights'"
+        );
+        let s = stairs_desc(table(&lua, "{ position = vec3(1, 0, 0) }")).expect("stairs");
+        assert_eq!((s.steps, s.step_height, s.width), (5, 0.2, 2.0));
+        assert_eq!(
+            err(stairs_desc(table(
+                &lua,
+                "{ position = vec3(0,0,0), steps = 2.5 }"
+            ))),
+            "field 'steps' must be a whole number >= 1, got 2.5"
+        );
+        assert_eq!(
+            err(box_desc(table(&lua, "{ size = vec3(1,1,1) }"))),
+            "field 'position' is required (a vector, vec3(x, y, z))"
+        );
+    }
+}

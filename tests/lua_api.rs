@@ -1,0 +1,329 @@
+//! The Lua API, in process and data-driven: each case is a mod's `main.lua`, run beside a
+//! small `base` mod (flat ground, a four-legged `bug`, a counting behaviour) for a few
+//! ticks; the case names the log lines, the errors (each `t/main.lua:LINE: ...`) and the
+//! creatures alive it expects. No CLI process: a case costs milliseconds, so every function
+//! of the API can have its own.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+use skitter::script::{HostOptions, HostOutput, ScriptHost};
+
+const BASE: &str = r#"
+world.ground { size = vec3(40, 0, 40) }
+creature.define {
+  name = "bug",
+  body = { size = vec3(0.4, 0.3, 0.9), height = 0.5 },
+  legs = {
+    { name = "FL", hip = vec3( 0.18, 0,  0.35), rest = vec3( 0.22, -0.5,  0.4), segments = { 0.32, 0.32 } },
+    { name = "FR", hip = vec3(-0.18, 0,  0.35), rest = vec3(-0.22, -0.5,  0.4), segments = { 0.32, 0.32 } },
+    { name = "BL", hip = vec3( 0.18, 0, -0.35), rest = vec3( 0.22, -0.5, -0.4), segments = { 0.32, 0.32 } },
+    { name = "BR", hip = vec3(-0.18, 0, -0.35), rest = vec3(-0.22, -0.5, -0.4), segments = { 0.32, 0.32 } },
+  },
+}
+behaviour.define {
+  name = "count",
+  params = { k = 1 },
+  on_update = function(self, dt)
+    self.state.n = (self.state.n or 0) + 1
+    if self.state.n == 3 then print("third", self.params.k) end
+  end,
+}
+"#;
+
+/// What a case produced.
+struct Outcome {
+    /// Console lines of log output (`[t] text`, `[t] warn: text`), the base mod's too.
+    logs: Vec<String>,
+    /// Errors, as `t/main.lua:LINE: message`.
+    errors: Vec<String>,
+    /// Creatures alive at the end.
+    creatures: usize,
+}
+
+/// Loads `src` as mod `t`'s `main.lua` beside the base mod, runs `ticks` ticks.
+fn check_lua(src: &str, ticks: usize) -> Outcome {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |m: &str, toml: &str, main: &str| {
+        let d = dir.path().join(m);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(d.join("mod.toml"), toml).expect("write");
+        std::fs::write(d.join("main.lua"), main).expect("write");
+        d
+    };
+    let base = write("base", "name = \"base\"\nversion = \"1.0.0\"\n", BASE);
+    let t = write(
+        "t",
+        "name = \"t\"\nversion = \"0.1.0\"\ndepends = [\"base\"]\n",
+        src,
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[base, t]);
+    let mut out = host.drain_output();
+    for _ in 0..ticks {
+        host.tick();
+        out.extend(host.drain_output());
+    }
+    let mut o = Outcome {
+        logs: Vec::new(),
+        errors: Vec::new(),
+        creatures: host.world().creatures().len(),
+    };
+    for line in out {
+        match line {
+            HostOutput::Log(_) => o.logs.push(line.to_string()),
+            HostOutput::Error(e) => o.errors.push(e.to_string()),
+            HostOutput::Reload(_) => {}
+        }
+    }
+    o
+}
+
+/// One case: a script, how long it runs, and what must come out.
+struct Case {
+    name: &'static str,
+    src: &'static str,
+    ticks: usize,
+    /// Every log line, in order.
+    logs: &'static [&'static str],
+    /// Every error, in order (each must contain the text given).
+    errors: &'static [&'static str],
+    /// Creatures alive at the end, when it matters.
+    creatures: Option<usize>,
+}
+
+const fn case(name: &'static str, src: &'static str) -> Case {
+    Case {
+        name,
+        src,
+        ticks: 0,
+        logs: &[],
+        errors: &[],
+        creatures: None,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            logs: &["[t] 1\tbase/bug\t1\t2"],
+            creatures: Some(1),
+            ..case(
+                "spawn, handles and world.creatures",
+                "local c = world.spawn(\"bug\", { position = vec3(1, 0, 2) })\n\
+                 print(#world.creatures(), c.type, c:position().x, c:position().z)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.spawn: unknown creature type \"nope\""],
+            creatures: Some(0),
+            ..case("unknown type", "world.spawn(\"nope\")\n")
+        },
+        Case {
+            errors: &["t/main.lua:2: world.spawn: field 'postion' is not a known field (did you mean 'position'?)"],
+            ..case(
+                "spawn options are checked by name",
+                "-- a typo\nworld.spawn(\"bug\", { postion = vec3(0, 0, 0) })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: creature.define: field 'body.height' must be > 0, got 0"],
+            ..case(
+                "definitions name the field",
+                "creature.define { name = \"flat\", body = { height = 0 } }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: creature.define: creature type \"twice\" is already defined in this mod (at t/main.lua:1)"],
+            ..case(
+                "a type defined twice",
+                "creature.define { name = \"twice\" }\ncreature.define { name = \"twice\" }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: boom"],
+            creatures: Some(0),
+            ..case(
+                "a failed load takes its spawns back",
+                "world.spawn(\"bug\")\nerror(\"boom\")\n",
+            )
+        },
+        Case {
+            logs: &["[t] 0.2"],
+            errors: &["t/main.lua:4: field 'gait.step_height' must be > 0, got -1"],
+            ..case(
+                "c.gait reads back what was written and refuses bad values",
+                "local c = world.spawn(\"bug\")\n\
+                 c.gait.step_height = 0.2\n\
+                 print(c.gait.step_height)\n\
+                 c.gait.step_height = -1\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: c.gait has no field 'bogus' (fields: step_trigger, step_duration, step_height, step_arc, speed_scale, min_grounded, lead; groups are fixed by the type)"],
+            ..case(
+                "c.gait lists its fields",
+                "local c = world.spawn(\"bug\")\nc.gait.bogus = 1\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: field 'gait.min_grounded' must be a whole number >= 0, got 1.5"],
+            ..case(
+                "c.gait counts are whole",
+                "local c = world.spawn(\"bug\")\nc.gait.min_grounded = 1.5\n",
+            )
+        },
+        Case {
+            logs: &["[t] 0.3\t20"],
+            ..case(
+                "c.lean parts take tables and keep the other fields",
+                "local c = world.spawn(\"bug\")\n\
+                 c.lean.turn = { gain = 0.3 }\n\
+                 print(c.lean.turn.gain, c.lean.turn.max)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: c.lean.turn has no field 'gian' (fields: gain, max, speed)"],
+            ..case(
+                "c.lean parts list their fields",
+                "local c = world.spawn(\"bug\")\nc.lean.turn.gian = 1\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:3: creature 999 no longer exists"],
+            ..case(
+                "c:move checks its creature is alive",
+                "local c = world.spawn(\"bug\")\n\
+                 local move = c.move\n\
+                 move({ id = 999 }, vec3(1, 0, 0), 1)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: creature 999 no longer exists"],
+            ..case(
+                "c:face checks its creature is alive",
+                "local c = world.spawn(\"bug\")\nc.face({ id = 999 }, vec3(1, 0, 0))\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: creature 999 no longer exists"],
+            ..case(
+                "c:clear_destination checks its creature is alive",
+                "local c = world.spawn(\"bug\")\nc.clear_destination({ id = 999 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: c:hit: strength must be a number >= 0, got string"],
+            ..case(
+                "c:hit checks its strength",
+                "world.spawn(\"bug\"):hit(vec3(1, 0, 0), \"x\")\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: c:ragdoll is not available yet"],
+            ..case(
+                "the rest of the contract says so",
+                "world.spawn(\"bug\"):ragdoll()\n",
+            )
+        },
+        Case {
+            logs: &["[base] third\t7"],
+            ticks: 5,
+            ..case(
+                "behaviours get params over their defaults and keep state",
+                "world.spawn(\"bug\", { behaviour = \"count\", params = { k = 7 } })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:3: boom"],
+            ticks: 5,
+            creatures: Some(1),
+            ..case(
+                "a runtime error is reported once and the creature stays",
+                "behaviour.define {\n  name = \"bad\",\n  on_update = function(self) error(\"boom\") end,\n}\n\
+                 world.spawn(\"bug\", { behaviour = \"bad\" })\n",
+            )
+        },
+        Case {
+            logs: &["[t] warn: w", "[t] error: e", "[t] a\tnil\ttrue\t1.5"],
+            ..case(
+                "log levels and print",
+                "log.warn(\"w\")\nlog.error(\"e\")\nprint(\"a\", nil, true, 1.5)\n",
+            )
+        },
+        Case {
+            logs: &["[t] 0.00 5.00"],
+            ..case(
+                "world.raycast hits the ground",
+                "local h = world.raycast(vec3(0, 5, 0), vec3(0, -1, 0))\n\
+                 print(string.format(\"%.2f %.2f\", h.position.y, h.distance))\n",
+            )
+        },
+        Case {
+            logs: &["[t] 5.000\ttrue"],
+            ..case(
+                "path.bezier and its methods",
+                "local p = path.bezier { points = { { position = vec3(0, 0, 0) }, { position = vec3(3, 0, 4) } } }\n\
+                 print(string.format(\"%.3f\", p:length()), p:point(0).x == 0)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: path.bezier: field 'points[1].position' must be a vector"],
+            ..case(
+                "path.bezier names the bad point",
+                "path.bezier { points = { { position = 1 }, { position = vec3(1, 0, 0) } } }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: curve.smoothstep:"],
+            ..case("curves check their edges", "curve.smoothstep(1, 1)\n")
+        },
+        Case {
+            errors: &["t/main.lua:1: camera.look: from and at must differ"],
+            ..case(
+                "camera.look needs two points",
+                "camera.look(vec3(1, 1, 1), vec3(1, 1, 1))\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: require(\"../x\"): the path leaves the mod folder"],
+            ..case("require stays in the mod", "require(\"../x\")\n")
+        },
+    ]
+}
+
+#[test]
+fn every_case_gives_its_logs_errors_and_world() {
+    let mut failures = Vec::new();
+    for c in cases() {
+        let o = check_lua(c.src, c.ticks);
+        let mut wrong = Vec::new();
+        if o.logs != c.logs {
+            wrong.push(format!("logs {:?}, want {:?}", o.logs, c.logs));
+        }
+        let errors_match = o.errors.len() == c.errors.len()
+            && o.errors
+                .iter()
+                .zip(c.errors)
+                .all(|(got, want)| got.contains(want));
+        if !errors_match {
+            wrong.push(format!("errors {:?}, want {:?}", o.errors, c.errors));
+        }
+        if let Some(n) = c.creatures {
+            if o.creatures != n {
+                wrong.push(format!("{} creatures, want {n}", o.creatures));
+            }
+        }
+        if !wrong.is_empty() {
+            failures.push(format!("{}: {}", c.name, wrong.join("; ")));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[test]
+fn the_harness_sees_a_wrong_expectation() {
+    // The comparison itself has teeth: a script that logs something else fails it.
+    let o = check_lua("print(\"one\")\n", 0);
+    assert_eq!(o.logs, ["[t] one"]);
+    assert!(o.errors.is_empty());
+}
