@@ -98,16 +98,24 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("R", "restart: rebuild the world from the mods"),
 ];
 
+/// What the status panel reads out about the frame.
+pub(crate) struct Readouts<'a> {
+    /// Smoothed frame time, ms.
+    pub(crate) frame_ms: f32,
+    /// Smoothed tick time, ms.
+    pub(crate) tick_ms: f32,
+    /// The last frame's draw statistics.
+    pub(crate) draw: FrameStats,
+    /// The GPU adapter's name.
+    pub(crate) adapter: &'a str,
+}
+
 /// Draws the overlay; what the user changed comes back in `actions`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn overlay(
     ctx: &egui::Context,
     host: &ScriptHost,
     view: &View,
-    frame_ms: f32,
-    tick_ms: f32,
-    draw: FrameStats,
-    adapter: &str,
+    readouts: &Readouts,
     errors: &mut Vec<String>,
     shader_error: Option<&str>,
     show_help: &mut bool,
@@ -117,9 +125,7 @@ pub(crate) fn overlay(
         .anchor(egui::Align2::LEFT_TOP, [8.0, 8.0])
         .resizable(false)
         .collapsible(true)
-        .show(ctx, |ui| {
-            status_panel(ui, host, view, frame_ms, tick_ms, draw, adapter, actions)
-        });
+        .show(ctx, |ui| status_panel(ui, host, view, readouts, actions));
     if let Some(id) = view.selected {
         inspector(ctx, host, view, id, actions);
     }
@@ -131,17 +137,19 @@ pub(crate) fn overlay(
 }
 
 /// Frame and tick times, counts, the adapter, mod badges, the debug layer toggles.
-#[allow(clippy::too_many_arguments)] // one value per line of the panel
 fn status_panel(
     ui: &mut egui::Ui,
     host: &ScriptHost,
     view: &View,
-    frame_ms: f32,
-    tick_ms: f32,
-    draw: FrameStats,
-    adapter: &str,
+    readouts: &Readouts,
     actions: &mut Vec<Action>,
 ) {
+    let Readouts {
+        frame_ms,
+        tick_ms,
+        draw,
+        adapter,
+    } = *readouts;
     let world = host.world();
     ui.label(format!("frame {frame_ms:5.1} ms   tick {tick_ms:5.2} ms"));
     ui.label(format!(
@@ -222,26 +230,20 @@ fn inspector(
                 ));
                 ui.separator();
                 ui.label("gait (this creature)");
-                let cur = world
-                    .pending_gait(id)
-                    .cloned()
-                    .unwrap_or_else(|| c.gait.clone());
-                let mut g = cur.clone();
                 let legs = c.def.legs.len();
-                tuning_sliders(ui, tuning::GAIT, &mut g, legs.saturating_sub(1));
-                if g != cur && g.validate(legs).is_ok() {
-                    actions.push(Action::SetGait(id, Box::new(g)));
+                let cur = world.pending_gait(id).unwrap_or(&c.gait);
+                if let Some(g) = tuning_sliders(ui, tuning::GAIT, cur, legs.saturating_sub(1)) {
+                    if g.validate(legs).is_ok() {
+                        actions.push(Action::SetGait(id, Box::new(g)));
+                    }
                 }
                 ui.separator();
                 ui.label("lean (this creature)");
-                let cur = world
-                    .pending_lean(id)
-                    .cloned()
-                    .unwrap_or_else(|| c.lean.clone());
-                let mut l = cur.clone();
-                tuning_sliders(ui, tuning::LEAN, &mut l, 0);
-                if l != cur && l.validate().is_ok() {
-                    actions.push(Action::SetLean(id, Box::new(l)));
+                let cur = world.pending_lean(id).unwrap_or(&c.lean);
+                if let Some(l) = tuning_sliders(ui, tuning::LEAN, cur, 0) {
+                    if l.validate().is_ok() {
+                        actions.push(Action::SetLean(id, Box::new(l)));
+                    }
                 }
                 ui.horizontal(|ui| {
                     let following = view.follow == Some(id);
@@ -387,15 +389,16 @@ pub(crate) fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
 }
 
 /// A slider per tunable field that has an inspector range (whole numbers: 0..=`max_count`,
-/// shown when that is above 0).
-fn tuning_sliders<T>(
+/// shown when that is above 0). Returns the edited value when a slider moved.
+fn tuning_sliders<T: Clone + PartialEq>(
     ui: &mut egui::Ui,
     fields: &[tuning::Field<T>],
-    value: &mut T,
+    current: &T,
     max_count: usize,
-) {
+) -> Option<T> {
+    let mut value = current.clone();
     for f in fields {
-        match (f.slot)(value) {
+        match (f.slot)(&mut value) {
             tuning::FieldMut::Num(x) => {
                 if let Some((lo, hi)) = f.slider {
                     ui.add(egui::Slider::new(x, lo..=hi).text(f.name));
@@ -407,4 +410,5 @@ fn tuning_sliders<T>(
             _ => {}
         }
     }
+    (value != *current).then_some(value)
 }

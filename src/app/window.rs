@@ -333,14 +333,17 @@ impl App {
             let shader_error = gfx.renderer.shader_error.clone();
             let adapter = gfx.adapter.clone();
             self.egui.run_pass(input, |ctx| {
+                let readouts = super::ui::Readouts {
+                    frame_ms: stats.frame_ms,
+                    tick_ms: stats.tick_ms,
+                    draw,
+                    adapter: &adapter,
+                };
                 super::ui::overlay(
                     ctx,
                     host,
                     view,
-                    stats.frame_ms,
-                    stats.tick_ms,
-                    draw,
-                    &adapter,
+                    &readouts,
                     errors,
                     shader_error.as_deref(),
                     show_help,

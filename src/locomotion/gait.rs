@@ -328,16 +328,9 @@ mod tests {
     #[test]
     fn duration_shrinks_with_speed_and_has_a_floor() {
         let g = GaitParams {
-            step_trigger: 0.25,
-            step_duration: 0.2,
             step_height: 0.1,
-            step_arc: Curve::SineArc,
-            speed_scale: Curve::Linear {
-                xs: vec![0.0, 2.0],
-                ys: vec![1.0, 0.6],
-            },
             min_grounded: 4,
-            lead: 0.5,
+            ..GaitParams::default()
         };
         assert!((g.duration_at(0.0) - 0.2).abs() < 1e-6);
         assert!((g.duration_at(2.0) - 0.12).abs() < 1e-6);

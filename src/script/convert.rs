@@ -304,21 +304,8 @@ pub(crate) fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String
     c.map_err(|e| format!("is not a valid curve: {e}"))
 }
 
-const CREATURE_KEYS: &[&str] = &[
-    "name",
-    "body",
-    "legs",
-    "gait",
-    "lean",
-    "nav",
-    "behaviour",
-    "on_spawn",
-    "on_update",
-    "on_arrive",
-    "on_step",
-    "on_hit",
-    "on_reload",
-];
+/// The keys of a creature type table besides its callbacks.
+const CREATURE_KEYS: &[&str] = &["name", "body", "legs", "gait", "lean", "nav", "behaviour"];
 /// Callback keys a creature type or behaviour may carry.
 pub(crate) const CALLBACKS: &[&str] = &[
     "on_spawn",
@@ -364,7 +351,8 @@ pub(crate) fn creature_def(
     lua: &mlua::Lua,
     t: Table,
 ) -> Result<(CreatureDef, Option<String>), DefError> {
-    let r = Reader::new(t, "", CREATURE_KEYS);
+    let keys: Vec<&'static str> = CREATURE_KEYS.iter().chain(CALLBACKS).copied().collect();
+    let r = Reader::new(t, "", &keys);
     let name = r
         .string("name")?
         .ok_or_else(|| DefError::new("name", "is required (a string)"))?;

@@ -90,17 +90,11 @@ fn define_behaviour(lua: &Lua, t: Value) -> mlua::Result<Value> {
         ));
     };
     let c = ctx(lua)?;
-    const KEYS: &[&str] = &[
-        "name",
-        "params",
-        "on_spawn",
-        "on_update",
-        "on_arrive",
-        "on_step",
-        "on_hit",
-        "on_reload",
-    ];
-    let r = Reader::new(t.clone(), "", KEYS);
+    let keys: Vec<&'static str> = ["name", "params"]
+        .into_iter()
+        .chain(CALLBACKS.iter().copied())
+        .collect();
+    let r = Reader::new(t.clone(), "", &keys);
     let check = || -> Result<String, DefError> {
         let name = r
             .string("name")?
