@@ -111,6 +111,7 @@ pub(crate) struct Readouts<'a> {
 }
 
 /// Draws the overlay; what the user changed comes back in `actions`.
+#[allow(clippy::too_many_arguments)] // the window's state, each piece borrowed as it must be
 pub(crate) fn overlay(
     ctx: &egui::Context,
     host: &ScriptHost,
