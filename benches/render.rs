@@ -28,6 +28,7 @@ fn host_with(n: usize) -> ScriptHost {
                 Intent::Move {
                     dir: Vec3::Z,
                     speed: 0.8,
+                    drop: false,
                 },
             ));
         }

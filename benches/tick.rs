@@ -51,7 +51,14 @@ fn steer(w: &mut World, k: u64) {
         let a = (i as f32 * 2.4 + k as f32 * 0.7) % std::f32::consts::TAU;
         let goal = Vec3::new(a.cos() * 6.0, 0.0, a.sin() * 6.0);
         let dir = Vec3::new(goal.x - p.x, 0.0, goal.z - p.z).normalize_or(Vec3::Z);
-        w.push(Command::SetIntent(id, Intent::Move { dir, speed: 1.2 }));
+        w.push(Command::SetIntent(
+            id,
+            Intent::Move {
+                dir,
+                speed: 1.2,
+                drop: false,
+            },
+        ));
     }
 }
 

@@ -22,7 +22,14 @@ fn main() {
         let p = Vec3::new((i % 32) as f32 - 16.0, 0.0, (i / 32) as f32 - 16.0);
         if let Some(id) = w.spawn(t, p, i as f32) {
             let dir = Vec3::new(-p.x, 0.0, -p.z).normalize_or(Vec3::Z);
-            w.push(Command::SetIntent(id, Intent::Move { dir, speed: 1.0 }));
+            w.push(Command::SetIntent(
+                id,
+                Intent::Move {
+                    dir,
+                    speed: 1.0,
+                    drop: false,
+                },
+            ));
         }
     }
     let (mut step, mut casts) = (0.0f64, 0.0f64);

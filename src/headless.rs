@@ -116,7 +116,16 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
             Some(d) => vec3(w, d)?,
             None => w.write_all(b"null")?,
         }
-        w.write_all(b",\"ragdoll\":false,\"feet\":[")?;
+        w.write_all(b",\"floor\":")?;
+        match world.ground_below(c.loco.body_position()) {
+            Some(g) => vec3(w, g)?,
+            None => w.write_all(b"null")?,
+        }
+        write!(
+            w,
+            ",\"falling\":{},\"ragdoll\":false,\"feet\":[",
+            c.loco.airborne || c.loco.landing
+        )?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
@@ -132,6 +141,23 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
             }
             w.write_all(b",\"reach\":")?;
             num(w, s.reach)?;
+            w.write_all(b",\"joints\":[")?;
+            vec3(w, s.hip)?;
+            w.write_all(b",")?;
+            if s.joints.is_empty() {
+                vec3(w, s.knee)?;
+            } else {
+                for (k, j) in s.joints.iter().enumerate() {
+                    if k > 0 {
+                        w.write_all(b",")?;
+                    }
+                    vec3(w, *j)?;
+                }
+            }
+            w.write_all(b",")?;
+            vec3(w, s.foot)?;
+            w.write_all(b"],\"pole\":")?;
+            vec3(w, s.pole)?;
             w.write_all(b"}")?;
         }
         w.write_all(b"]}\n")?;

@@ -202,6 +202,7 @@ fn hostile_mods_are_contained_and_the_world_goes_on() {
 
     // The well-behaved mods ran on: the flat scene's three spiders walked the whole time.
     let q = quality(&t);
+    assert_body_moves_well("hostile", &q);
     let flat: Vec<u64> = t
         .ids()
         .into_iter()

@@ -139,7 +139,8 @@ fn turning_in_place_steps_without_sliding_or_drifting() {
 #[test]
 fn bundled_demo_wanders_the_arena() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (out, t) = run_trace(dir.path(), 1200, &[root().join("scripts")], &[]);
+    // A full minute: bodies used to dive here while turning near a destination.
+    let (out, t) = run_trace(dir.path(), 3600, &[root().join("scripts")], &[]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
     // The demo's six wanderers, the patrolling spider and the flyer of the paths mod.
@@ -170,6 +171,138 @@ fn bundled_demo_wanders_the_arena() {
     let path: f64 = t.ids().iter().map(|id| walked(*id)).sum();
     assert!(
         path > 6.0 * 8.0,
-        "six spiders walked only {path:.1} m in 20 s"
+        "six spiders walked only {path:.1} m in 60 s"
+    );
+}
+
+#[test]
+fn sharp_turns_at_full_speed_keep_the_body_up() {
+    let (t, _, _d) = ten_seconds("sharp");
+    assert_walks_well("sharp", &t, &[("spider/spider", 4)]);
+    // They really turned hard while moving: most of the 200°/s turn rate, at speed.
+    let peak = t
+        .recs
+        .iter()
+        .map(|r| r.lean("yaw_rate").abs())
+        .fold(0.0, f64::max);
+    assert!(peak > 150.0, "peak filtered yaw rate {peak:.0}°/s");
+}
+
+/// Frames of the steps scene: the slowest spider gets over the top in 15 s.
+const STEPS_FRAMES: u32 = 900;
+
+#[test]
+fn stairs_up_and_down_at_four_speeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, t) = run_trace(dir.path(), STEPS_FRAMES, &scene("steps"), &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    assert_walks_well("steps", &t, &[("spider/spider", 4)]);
+    for id in t.ids() {
+        let recs = t.of(id);
+        let top = recs
+            .iter()
+            .map(|r| r.pos.expect("pos")[1])
+            .fold(f64::MIN, f64::max);
+        assert!(
+            top > 0.75 + 0.3,
+            "spider {id} never got up the stairs: {top:.2} m"
+        );
+    }
+    // The three faster ones are down the far side, back at their ride height.
+    for id in [2u64, 3, 4] {
+        let end = t.of(id).last().and_then(|r| r.pos).expect("pos");
+        assert!(end[2] > 4.5, "spider {id} ended at z = {:.2}", end[2]);
+        assert!(
+            (end[1] - 0.35).abs() < 0.06,
+            "spider {id} ended at height {:.3}",
+            end[1]
+        );
+    }
+}
+
+#[test]
+fn a_ledge_stops_a_walker_unless_it_asks_to_drop() {
+    let (t, q, _d) = ten_seconds("ledge");
+    assert_walks_well("ledge", &t, &[("spider/spider", 4)]);
+    // Spider 1 (no drop) stands at the edge, on top.
+    let a = t.of(1);
+    assert!(a.iter().all(|r| !r.falling), "the careful spider fell");
+    let max_z = a
+        .iter()
+        .map(|r| r.pos.expect("pos")[2])
+        .fold(f64::MIN, f64::max);
+    let min_y = a
+        .iter()
+        .map(|r| r.pos.expect("pos")[1])
+        .fold(f64::MAX, f64::min);
+    assert!(max_z < 3.0, "its body went past the edge: z = {max_z:.2}");
+    assert!(max_z > 1.5, "it stopped far from the edge: z = {max_z:.2}");
+    assert!(
+        min_y > 0.5 + 0.25,
+        "it sank toward the drop: y = {min_y:.2}"
+    );
+    // Spider 2 (drop = true) walks off, falls, lands and goes on.
+    let b = t.of(2);
+    let fell: Vec<&&Rec> = b.iter().filter(|r| r.falling).collect();
+    assert!(!fell.is_empty(), "the dropping spider never fell");
+    assert!(q.falling_frames >= fell.len());
+    let landed = fell.last().expect("fell").frame;
+    assert!(!b.last().expect("recs").falling, "still falling at the end");
+    let end = b.last().and_then(|r| r.pos).expect("pos");
+    assert!(
+        end[2] > 5.0,
+        "it did not walk on after landing: z = {:.2}",
+        end[2]
+    );
+    assert!((end[1] - 0.35).abs() < 0.06, "it ended at {:.3} m", end[1]);
+    // The fall is ballistic: from leaving the edge until the feet touch, the body's
+    // vertical speed grows by g each second.
+    let first = b.iter().position(|r| r.falling).expect("a fall");
+    let vy = |i: usize| b[i].vel.expect("vel")[1];
+    let mut last = first + 1;
+    while last + 1 < b.len() && vy(last + 1) < vy(last) {
+        last += 1;
+    }
+    assert!(
+        last - first >= 5,
+        "too short a fall to see: {} frames",
+        last - first
+    );
+    let g = (vy(first + 1) - vy(last)) / ((last - first - 1) as f64 / 60.0);
+    assert!((g - 9.81).abs() < 0.3, "fell at {g:.2} m/s²");
+    // The landing kick of the vertical lean channel plays: the nose dips.
+    let in_air = b[last].lean("pitch");
+    let kick = b
+        .iter()
+        .filter(|r| r.frame > b[last].frame && r.frame < landed + 30)
+        .map(|r| r.lean("pitch"))
+        .fold(f64::MIN, f64::max);
+    assert!(
+        kick > in_air + 2.0,
+        "no landing kick: pitch {in_air:.1}° at touchdown, {kick:.1}° after"
+    );
+}
+
+#[test]
+fn the_knee_flip_measure_sees_a_knee_on_the_wrong_side() {
+    let foot = |knee: [f64; 3]| Foot {
+        leg: "L1".into(),
+        pos: Some([1.0, 0.0, 0.0]),
+        target: None,
+        grounded: true,
+        ground: None,
+        reach: Some(0.8),
+        joints: vec![[0.0, 0.4, 0.0], knee, [1.0, 0.0, 0.0]],
+        pole: Some([0.0, 1.0, 0.0]),
+    };
+    assert!(!knee_flipped(&foot([0.5, 0.6, 0.0])), "knee up, pole up");
+    assert!(
+        knee_flipped(&foot([0.5, 0.0, 0.0])),
+        "knee below the hip–foot line"
+    );
+    assert!(
+        !knee_flipped(&foot([0.5, 0.2, 0.0])),
+        "a straight leg has no side"
     );
 }

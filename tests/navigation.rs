@@ -260,6 +260,7 @@ log.info("random near " .. tostring(world.random_nav_point(vec3(5, 0, 5), 2) ~= 
     );
     let q = quality(&t);
     assert_eq!(q.nan, 0, "no NaN anywhere in the trace");
+    assert_body_moves_well("bad destinations", &q);
     // The far one stopped at the level's edge (x = 10, less the radius).
     let far = t.of(t.ids()[1]);
     let end = far.last().unwrap().pos.unwrap();

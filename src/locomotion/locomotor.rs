@@ -21,8 +21,24 @@ const CAST_BELOW_REST: f32 = 1.5;
 const CRACK_DEPTH: f32 = 0.5;
 /// Radius of the crack sweep sphere (m).
 const CRACK_SPHERE: f32 = 0.06;
-/// Body height smoothing time constant (s).
-const HEIGHT_TAU: f32 = 0.08;
+/// Body height follows the support plane as a critically damped spring with this time
+/// constant (s): a step up or down, a rock or a slope change is taken up over ~0.4 s.
+pub(crate) const HEIGHT_TAU: f32 = 0.1;
+/// The posture never accelerates the body vertically harder than this (m/s²): about
+/// 1.1 mm per tick², so no step, rock or turn jolts it.
+pub(crate) const BODY_ACCEL_MAX: f32 = 4.0;
+/// Falling: gravity (m/s²).
+pub(crate) const GRAVITY: f32 = 9.81;
+/// Landing: the legs catch the body with at most this deceleration (m/s², 3 g).
+pub(crate) const LAND_DECEL: f32 = 3.0 * GRAVITY;
+/// How far above a landing probe that found nothing the second look starts, to tell a
+/// wall (its top stands high) from a hole (m).
+const WALL_LOOK: f32 = 5.0;
+/// Landing: the feet reach for the ground this far below their hanging pose (m).
+const LAND_REACH: f32 = 0.2;
+/// A body more than this above its ride height over the ground under it has left the
+/// edge it walked off (on top of the drop the creature may step, `nav.step_height`).
+const AIR_MARGIN: f32 = 0.15;
 /// Body tilt smoothing time constant (s).
 const TILT_TAU: f32 = 0.12;
 /// Largest tilt the body takes from the feet (radians, 35°).
@@ -51,6 +67,9 @@ pub enum Intent {
         dir: Vec3,
         /// Target speed, m/s.
         speed: f32,
+        /// Walk off an edge deeper than `nav.step_height` (and fall) instead of stopping.
+        #[serde(default)]
+        drop: bool,
     },
     /// Stop and turn in place toward `dir`.
     Face {
@@ -83,6 +102,11 @@ pub struct LegState {
     pub hip: Vec3,
     /// Knee, world space (from the last IK solve).
     pub knee: Vec3,
+    /// Legs of three or more segments: every joint between the hip and the foot, the knee
+    /// first (empty for two-segment legs, whose one joint is `knee`).
+    pub joints: Vec<Vec3>,
+    /// The knee's pole direction, world space (unit): the side the knee bends toward.
+    pub pole: Vec3,
     /// Hip-to-foot distance over leg length (above 1: overreach).
     pub reach: f32,
     /// Last good ground hit for the target, kept for misses.
@@ -90,8 +114,38 @@ pub struct LegState {
     swing_from: Vec3,
     /// Lifted outside its group's turn because it was stretched.
     rescue: bool,
+    /// An edge lies this leg's way: its landing probe crossed a drop deeper than
+    /// `nav.step_height` (or found no ground), and still sees the ground that far below
+    /// the plane the body stands on.
+    over_edge: bool,
+    /// Last tick's landing probe hit (before any fallback).
+    probe: Option<Vec3>,
     swing_t: f32,
     swing_duration: f32,
+}
+
+impl LegState {
+    /// A foot standing at `foot` (`hit`: the ground cast that found it), hip at `hip`.
+    fn planted(foot: Vec3, hit: Option<Vec3>, hip: Vec3) -> LegState {
+        LegState {
+            foot,
+            grounded: true,
+            target: foot,
+            target_hit: hit.is_some(),
+            hip,
+            knee: hip,
+            joints: Vec::new(),
+            pole: Vec3::Y,
+            reach: 0.0,
+            last_hit: hit,
+            swing_from: foot,
+            rescue: false,
+            over_edge: false,
+            probe: hit,
+            swing_t: 0.0,
+            swing_duration: 0.0,
+        }
+    }
 }
 
 /// Working memory for [`Locomotor::update`], shared by all creatures of a world so each
@@ -104,25 +158,21 @@ pub struct Scratch {
     joints: Vec<Vec3>,
     /// Feet that landed during the last update.
     pub events: Vec<StepEvent>,
-    /// Smoothing factors for the last step size (height, tilt, head): every creature of a
-    /// world steps by the same `dt`, so the exponentials run once per size, not per body.
-    alphas: Option<(u32, [f32; 3])>,
+    /// Smoothing factors for the last step size (tilt, head): every creature of a world
+    /// steps by the same `dt`, so the exponentials run once per size, not per body.
+    alphas: Option<(u32, [f32; 2])>,
 }
 
 impl Scratch {
-    /// The smoothing factors (height, tilt, head) for `dt` (1 when `dt` is 0: snap).
-    fn alphas(&mut self, dt: f32) -> [f32; 3] {
+    /// The smoothing factors (tilt, head) for `dt` (1 when `dt` is 0: snap).
+    fn alphas(&mut self, dt: f32) -> [f32; 2] {
         if dt == 0.0 {
-            return [1.0; 3];
+            return [1.0; 2];
         }
         match self.alphas {
             Some((bits, a)) if bits == dt.to_bits() => a,
             _ => {
-                let a = [
-                    smoothing_alpha(dt, HEIGHT_TAU),
-                    smoothing_alpha(dt, TILT_TAU),
-                    smoothing_alpha(dt, HEAD_TAU),
-                ];
+                let a = [smoothing_alpha(dt, TILT_TAU), smoothing_alpha(dt, HEAD_TAU)];
                 self.alphas = Some((dt.to_bits(), a));
                 a
             }
@@ -151,10 +201,19 @@ pub struct Locomotor {
     pub lean: LeanState,
     /// How far the body sinks so no hip rises as it leans, metres.
     pub sink: f32,
+    /// The last tick's change of `sink` (kept out of the body's measured vertical speed).
+    sink_change: f32,
     /// Head yaw relative to the body (counter-yaw), radians.
     pub head_yaw: f32,
     /// What is left of a hit's push, m/s (decays with `lean::PUSH_TAU`).
     pub push: Vec3,
+    /// Vertical speed of the body's height spring, m/s (its own state: `velocity.y` is
+    /// the body's measured vertical speed).
+    pub rise: f32,
+    /// In the air: walked off an edge (or pushed), falling under gravity, feet hanging.
+    pub airborne: bool,
+    /// Caught by its legs after a fall, until the body has settled.
+    pub landing: bool,
     last_group: Option<usize>,
     /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
     phase_stepped: u64,
@@ -183,21 +242,7 @@ impl Locomotor {
                 let rest = position + rot * leg.rest;
                 let origin = Vec3::new(rest.x, position.y + CAST_ABOVE_BODY, rest.z);
                 let hit = ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST);
-                let foot = hit.unwrap_or(rest);
-                LegState {
-                    foot,
-                    grounded: true,
-                    target: foot,
-                    target_hit: hit.is_some(),
-                    hip: position + rot * leg.hip,
-                    knee: position + rot * leg.hip,
-                    reach: 0.0,
-                    last_hit: hit,
-                    swing_from: foot,
-                    rescue: false,
-                    swing_t: 0.0,
-                    swing_duration: 0.0,
-                }
+                LegState::planted(hit.unwrap_or(rest), hit, position + rot * leg.hip)
             })
             .collect();
         let mut loco = Locomotor {
@@ -210,8 +255,12 @@ impl Locomotor {
             legs,
             lean: LeanState::default(),
             sink: 0.0,
+            sink_change: 0.0,
             head_yaw: 0.0,
             push: Vec3::ZERO,
+            rise: 0.0,
+            airborne: false,
+            landing: false,
             last_group: None,
             phase_stepped: 0,
         };
@@ -286,14 +335,20 @@ impl Locomotor {
         if !(dt > 0.0) {
             return;
         }
-        let y_before = self.position.y;
-        self.steer(def, dt);
-        let duration = gait.duration_at(self.speed());
+        let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
-        self.place_targets(def, gait, duration, yaw, ground);
-        self.schedule(def, gait, duration, scratch);
-        self.swing(gait, dt, &mut scratch.events);
-        let rot = self.fit_body(def, dt, yaw, ground, scratch);
+        let rot = if self.airborne {
+            self.fall(def, dt, yaw, ground)
+        } else {
+            self.steer(def, dt);
+            let duration = gait.duration_at(self.speed());
+            let yaw = yaw_rotation(self.yaw);
+            self.place_targets(def, gait, duration, yaw, ground);
+            self.schedule(def, gait, duration, scratch);
+            self.swing(gait, dt, &mut scratch.events);
+            self.check_airborne(def, ground);
+            self.fit_body(def, dt, yaw, ground, scratch)
+        };
         self.velocity.y = (self.position.y - y_before) / dt;
         self.lean.update(
             lean,
@@ -304,14 +359,21 @@ impl Locomotor {
                 dt,
             },
         );
-        let (posed, sink) = if self.lean.is_leaning() {
+        let (posed, sink) = if self.airborne {
+            // In the air nothing stands on the feet: the sink holds, the fall stays a fall.
+            (rot * self.lean.rotation(), self.sink)
+        } else if self.lean.is_leaning() {
             let posed = rot * self.lean.rotation();
             (posed, Self::sink_for(def, rot, posed))
         } else {
             (rot, 0.0)
         };
+        // The drawn body stays where its spring put it: the new sink moves the un-leaned
+        // reference (`position`), and the spring takes the change up from the next tick.
+        self.sink_change = sink - self.sink;
+        self.position.y += self.sink_change;
         self.sink = sink;
-        let head_alpha = scratch.alphas(dt)[2];
+        let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
     }
@@ -335,7 +397,7 @@ impl Locomotor {
         };
         let goal = match (&self.follow, self.intent) {
             (Some(f), _) => yaw_of(f.direction()),
-            (None, Intent::Move { dir, speed }) if speed > 0.0 => yaw_of(dir),
+            (None, Intent::Move { dir, speed, .. }) if speed > 0.0 => yaw_of(dir),
             (None, Intent::Face { dir }) => yaw_of(dir),
             _ => None,
         }
@@ -360,11 +422,16 @@ impl Locomotor {
         let turn = def.nav.turn_rate.to_radians() * dt;
         let (mut desired, heading) = match self.intent {
             Intent::Idle => (Vec3::ZERO, None),
-            Intent::Move { dir, speed } => {
+            Intent::Move { dir, speed, .. } => {
                 (dir * speed, if speed > 0.0 { yaw_of(dir) } else { None })
             }
             Intent::Face { dir } => (Vec3::ZERO, yaw_of(dir)),
         };
+        // An edge deeper than the creature steps is a wall unless the script asked to go
+        // over it (`c:move(dir, speed, { drop = true })`).
+        if !matches!(self.intent, Intent::Move { drop: true, .. }) {
+            desired = self.hold_at_edges(def, desired);
+        }
         let (hold, away) = self.stretch_hold();
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
@@ -445,6 +512,104 @@ impl Locomotor {
         // (a flyer keeps its altitude) until the next command.
     }
 
+    /// `v` without the parts heading over an edge: for every leg whose landing probe found
+    /// a drop deeper than `nav.step_height`, the part of `v` toward that leg's side goes
+    /// (what is left slides along the edge). The body then brakes at its acceleration,
+    /// well before its centre reaches the edge the leg ahead of it saw.
+    fn hold_at_edges(&self, def: &ValidCreatureDef, mut v: Vec3) -> Vec3 {
+        if !self.legs.iter().any(|l| l.over_edge) {
+            return v;
+        }
+        let m = glam::Mat3::from_quat(yaw_rotation(self.yaw));
+        for (leg, st) in def.legs.iter().zip(&self.legs) {
+            if !st.over_edge {
+                continue;
+            }
+            let out = horizontal(m * leg.rest).normalize_or_zero();
+            let toward = v.dot(out);
+            if toward > 0.0 {
+                v -= out * toward;
+            }
+        }
+        v
+    }
+
+    /// Whether the body has left the ground it walked off: with an edge near (a leg saw
+    /// one) and no ground within `nav.step_height` (plus a margin) below its ride height.
+    /// Then it falls (see [`Locomotor::fall`]).
+    fn check_airborne<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, ground: &G) {
+        if self.follow.is_some()
+            || def.body.hover.is_some()
+            || !self.legs.iter().any(|l| l.over_edge)
+        {
+            return;
+        }
+        let limit = def.body.height + def.nav.step_height + AIR_MARGIN;
+        let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
+        // A small sphere rests on block edges where a ray could slip into a crack.
+        if ground
+            .sweep_down(origin, 0.1, CAST_ABOVE_BODY + limit - 0.1)
+            .or_else(|| ground.cast_down(origin, CAST_ABOVE_BODY + limit))
+            .is_some()
+        {
+            return;
+        }
+        self.airborne = true;
+        self.landing = false;
+        for st in self.legs.iter_mut() {
+            st.grounded = false;
+        }
+    }
+
+    /// One tick in the air: gravity, the horizontal velocity kept, the legs hanging in
+    /// their rest pose. When the hanging feet reach the ground (within [`LAND_REACH`]) they
+    /// plant and the landing begins: the body is caught at most at [`LAND_DECEL`].
+    fn fall<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        dt: f32,
+        yaw: Quat,
+        ground: &G,
+    ) -> Quat {
+        self.rise -= GRAVITY * dt;
+        let h = horizontal(self.velocity);
+        self.position += Vec3::new(h.x, self.rise, h.z) * dt;
+        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
+        let m = glam::Mat3::from_quat(rot);
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            st.foot = self.position + m * leg.rest;
+            st.target = st.foot;
+            st.grounded = false;
+        }
+        let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
+        let reach = CAST_ABOVE_BODY + def.body.height + LAND_REACH;
+        let touched = ground
+            .sweep_down(origin, 0.1, reach)
+            .or_else(|| ground.cast_down(origin, reach));
+        if touched.is_some() {
+            self.airborne = false;
+            self.landing = true;
+            self.plant_feet(def, m, ground);
+        }
+        rot
+    }
+
+    /// Every foot put on the ground under its rest spot (after a landing).
+    fn plant_feet<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        m: glam::Mat3,
+        ground: &G,
+    ) {
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            let rest = self.position + m * leg.rest;
+            let origin = Vec3::new(rest.x, self.position.y + CAST_ABOVE_BODY, rest.z);
+            let hit = ground.cast_down(origin, CAST_ABOVE_BODY + LAND_REACH + CAST_BELOW_REST);
+            *st = LegState::planted(hit.unwrap_or(rest), hit, self.position + m * leg.hip);
+        }
+        self.phase_stepped = 0;
+    }
+
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the
     /// horizontal direction from that foot to its hip.
     fn stretch_hold(&self) -> (f32, Vec3) {
@@ -480,6 +645,12 @@ impl Locomotor {
         let m = glam::Mat3::from_quat(rot);
         let v = horizontal(self.velocity);
         let lead = v * (gait.lead * duration);
+        // The ground the body stands on, as a plane (its height and its tilt), for telling
+        // a slope from an edge.
+        let (centre, up) = (self.position - Vec3::Y * def.body.height, self.up);
+        let plane_y = |p: Vec3| {
+            centre.y - (up.x * (p.x - centre.x) + up.z * (p.z - centre.z)) / up.y.max(0.2)
+        };
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let rest = self.position + m * leg.rest;
             let probe = rest + lead;
@@ -497,14 +668,34 @@ impl Locomotor {
                     }
                 }
             }
-            match hit {
+            // An edge, not a slope or a flight of steps: the probe's ground fell by more
+            // than a step from one tick to the next, and lies that far below the plane.
+            let drop = def.nav.step_height;
+            st.over_edge = match hit {
+                // No ground in reach: a hole, unless the probe started inside a wall (seen
+                // from high above, its top stands over the plane).
+                None => ground
+                    .cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max)
+                    .is_none_or(|p| p.y < plane_y(p) + drop),
+                Some(p) => {
+                    let below = p.y < plane_y(p) - drop;
+                    let sudden = st.probe.is_some_and(|q| p.y < q.y - drop);
+                    below && (sudden || st.over_edge)
+                }
+            };
+            st.probe = hit;
+            // Only ground within a step of the body's plane is a foothold: a rock top or a
+            // wall higher than that, or the foot of a drop deeper, is not (a foot beside it
+            // is found on the way back toward the body, as for a miss).
+            let foothold = |p: &Vec3| (p.y - plane_y(*p)).abs() <= drop;
+            match hit.filter(foothold) {
                 Some(point) => {
                     st.target = point;
                     st.target_hit = true;
                     st.last_hit = Some(point);
                 }
                 None => {
-                    // No ground there (a wall, a drop). The last good spot will do while
+                    // No foothold there (a wall, a drop). The last good spot will do while
                     // it is in reach; once the foot is stretched (or there is none), look
                     // for a foothold on the way back toward the body, so the target moves
                     // with it and the foot steps instead of holding the body for ever.
@@ -518,13 +709,17 @@ impl Locomotor {
                     } else {
                         [0.35f32, 0.6, 0.85].iter().find_map(|t| {
                             let q = probe.lerp(centre, *t);
-                            ground.cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                            ground
+                                .cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                                .filter(foothold)
                         })
                     };
                     st.target_hit = inward.is_some();
                     st.target = match (inward, st.last_hit) {
                         (Some(q), _) => q,
                         (None, Some(p)) if horizontal(p - probe).length() < leg.length => p,
+                        // Nowhere to go: a planted foot stays where it stands.
+                        _ if st.grounded => st.foot,
                         _ => probe,
                     };
                     if let Some(q) = inward {
@@ -653,10 +848,10 @@ impl Locomotor {
                     .points
                     .push(if st.grounded { st.foot } else { st.target });
             }
-            match fit_plane(
-                &scratch.points,
-                Vec3::new(self.position.x, 0.0, self.position.z),
-            ) {
+            // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
+            // the height spring on an even slope, and a head start on a step.
+            let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
+            match fit_plane(&scratch.points, Vec3::new(ahead.x, 0.0, ahead.z)) {
                 Some(plane) => (
                     plane.height + def.body.height,
                     clamp_tilt(plane.normal, MAX_TILT),
@@ -664,15 +859,41 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         };
-        let [a, b, _] = scratch.alphas(dt);
+        let [b, _] = scratch.alphas(dt);
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
-        let rising = height > self.position.y;
-        self.position.y += (height - self.position.y) * a;
-        if !rising {
+        if dt == 0.0 {
+            self.position.y = height;
+            self.rise = 0.0;
             return rot;
         }
-        // Never rise so high that a planted foot would have to stretch past its reach.
+        // Never rise so high that a planted foot would have to stretch past its reach, but
+        // never pull the body down for one either: a stretched foot steps instead.
+        let target = height.min(self.reach_cap(def, rot).max(self.position.y));
+        // The drawn body (lowered by the lean's sink) follows its target as a critically
+        // damped spring with a bounded acceleration (a landing may brake harder): steps,
+        // rocks, slopes and the lean never jolt it.
+        let max_a = if self.landing {
+            LAND_DECEL
+        } else {
+            BODY_ACCEL_MAX
+        };
+        let w = 1.0 / HEIGHT_TAU;
+        let drawn = self.position.y - self.sink;
+        let error = target - self.sink - drawn;
+        let a = (w * w * error - 2.0 * w * self.rise).clamp(-max_a, max_a);
+        self.rise += a * dt;
+        self.position.y = drawn + self.rise * dt + self.sink;
+        if self.landing && self.rise.abs() < 0.05 && error.abs() < 0.01 {
+            self.landing = false;
+        }
+        rot
+    }
+
+    /// The highest the body may stand so that every planted foot stays within
+    /// [`HOLD_FROM`] of its leg's length (infinite when no foot limits it).
+    fn reach_cap(&self, def: &ValidCreatureDef, rot: Quat) -> f32 {
+        let mut cap = f32::INFINITY;
         for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
             if !st.grounded {
                 continue;
@@ -681,13 +902,10 @@ impl Locomotor {
             let d = horizontal(self.position + hip - st.foot).length();
             let max = HOLD_FROM * leg.length;
             if d < max {
-                let top = st.foot.y + (max * max - d * d).sqrt() - hip.y;
-                if self.position.y > top {
-                    self.position.y = top;
-                }
+                cap = cap.min(st.foot.y + (max * max - d * d).sqrt() - hip.y);
             }
         }
-        rot
+        cap
     }
 
     /// Solves every leg from its hip (on the posed body) to its foot.
@@ -698,6 +916,7 @@ impl Locomotor {
             let hip = at + m * leg.hip;
             let pole = m * leg.knee;
             st.hip = hip;
+            st.pole = pole;
             if leg.segments.len() == 2 {
                 let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
                 st.knee = s.knee;
@@ -705,6 +924,11 @@ impl Locomotor {
             } else {
                 st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut scratch.joints);
                 st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
+                let n = scratch.joints.len();
+                st.joints.clear();
+                if n > 2 {
+                    st.joints.extend_from_slice(&scratch.joints[1..n - 1]);
+                }
             }
         }
     }
@@ -737,6 +961,7 @@ mod tests {
         loco.intent = Intent::Move {
             dir: Vec3::Z,
             speed: 1.0,
+            drop: false,
         };
         let mut scratch = Scratch::default();
         let mut prev: Vec<(bool, Vec3)> = loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
@@ -765,6 +990,7 @@ mod tests {
         loco.intent = Intent::Move {
             dir: Vec3::Z,
             speed: 0.8,
+            drop: false,
         };
         let mut scratch = Scratch::default();
         // Follow leg 0 through its first complete step.
@@ -805,6 +1031,7 @@ mod tests {
         loco.intent = Intent::Move {
             dir: Vec3::Z,
             speed: 0.8,
+            drop: false,
         };
         for _ in 0..120 {
             tick(&mut loco, &flat, &mut scratch);

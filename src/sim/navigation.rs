@@ -20,6 +20,12 @@ use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
 
 /// Extra radius agents keep from each other in avoidance, metres.
 const AVOID_MARGIN: f32 = 0.1;
+/// An agent slower than this share of its cruise speed, far from its target, is stuck...
+const STUCK_SPEED: f32 = 0.2;
+/// ...once it has been so this long (s): it then sidesteps to its right.
+const STUCK_AFTER: f32 = 0.5;
+/// How far to its right a stuck agent turns its desired velocity (radians, 60°).
+const SIDESTEP: f32 = 1.05;
 
 /// A creature's destination.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +38,8 @@ pub struct NavGoal {
     pub arrived: bool,
     /// Not yet an agent (new, or the navmesh changed).
     pub pending: bool,
+    /// Seconds it has made almost no headway toward a target still far away.
+    pub stuck: f32,
 }
 
 /// The settings a creature type's `nav` table bakes for.
@@ -283,7 +291,7 @@ impl World {
                 continue;
             }
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
-                steer(n, c, events);
+                steer(n, c, events, dt);
             }
         }
     }
@@ -480,7 +488,7 @@ fn agent_target(
 
 /// One agent's creature after the avoidance update: arrives, or takes the agent's desired
 /// velocity (braking to stop at its stopping distance) as its movement intent.
-fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>) {
+fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) {
     let here = World::agent_point(c);
     let Some(goal) = c.nav.as_mut() else { return };
     let Some(a) = n.agent(c.id.0) else { return };
@@ -514,11 +522,25 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>) {
         top = top.min((2.0 * nv.acceleration * left).sqrt() + 0.05);
     }
     desired = desired.clamp_length_max(top);
+    // Two agents meeting head-on can hold each other still for ever (avoidance is
+    // symmetric). One that has made no headway for a while sidesteps to its right, as
+    // people keep right: both do, so they pass.
+    let far = horizontal(target - here).length() > nv.stopping_distance + 1.0;
+    if far && c.loco.speed() < STUCK_SPEED * nv.speed {
+        goal.stuck += dt;
+    } else {
+        goal.stuck = 0.0;
+    }
+    if goal.stuck > STUCK_AFTER && desired.length_squared() > 1e-6 {
+        let right = Vec3::new(-desired.z, 0.0, desired.x);
+        desired = desired * SIDESTEP.cos() + right * SIDESTEP.sin();
+    }
     let speed = desired.length();
     c.loco.intent = if speed > 1e-3 {
         Intent::Move {
             dir: desired / speed,
             speed,
+            drop: false,
         }
     } else {
         Intent::Idle

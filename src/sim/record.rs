@@ -246,6 +246,7 @@ mod tests {
                         Intent::Move {
                             dir: Vec3::new(0.1f32.sin(), 0.0, 0.1f32.cos()),
                             speed: 1.0 / 3.0,
+                            drop: false,
                         },
                     ),
                 },

@@ -175,6 +175,7 @@ mod tests {
             Intent::Move {
                 dir: Vec3::Z,
                 speed: 1.0,
+                drop: false,
             },
         ));
         let (mut a, mut b, mut mid) = (

@@ -364,6 +364,7 @@ impl World {
                             target: None,
                             arrived: false,
                             pending: true,
+                            stuck: 0.0,
                         });
                     }
                 }
@@ -471,6 +472,7 @@ mod tests {
             Intent::Move {
                 dir: Vec3::Z,
                 speed: 1.0,
+                drop: false,
             },
         ));
         for _ in 0..300 {

@@ -106,6 +106,10 @@ pub struct Foot {
     pub grounded: bool,
     pub ground: Option<[f64; 3]>,
     pub reach: Option<f64>,
+    /// Hip, knee(s), foot.
+    pub joints: Vec<[f64; 3]>,
+    /// The knee's pole direction.
+    pub pole: Option<[f64; 3]>,
 }
 
 /// One creature in one tick.
@@ -121,6 +125,10 @@ pub struct Rec {
     /// The `lean` object: roll, pitch, target_roll, target_pitch, yaw_rate (degrees).
     pub lean: Value,
     pub feet: Vec<Foot>,
+    /// In the air or being caught after a fall.
+    pub falling: bool,
+    /// The ground under the body.
+    pub floor: Option<[f64; 3]>,
 }
 
 impl Rec {
@@ -171,6 +179,11 @@ impl Trace {
                     grounded: f["grounded"].as_bool().expect("grounded"),
                     ground: arr(&f["ground"]),
                     reach: f["reach"].as_f64(),
+                    joints: f["joints"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(arr).collect())
+                        .unwrap_or_default(),
+                    pole: arr(&f["pole"]),
                 })
                 .collect();
             t.recs.push(Rec {
@@ -183,6 +196,8 @@ impl Trace {
                 fwd: arr(&v["fwd"]),
                 lean: v["lean"].clone(),
                 feet,
+                falling: v["falling"].as_bool().unwrap_or(false),
+                floor: arr(&v["floor"]),
             });
         }
         t
@@ -229,6 +244,19 @@ pub struct Quality {
     pub landings: usize,
     /// Horizontal displacement (start → end) per creature.
     pub displacement: BTreeMap<u64, f64>,
+    /// Lowest clearance (body height above its grounded feet, [`support_height`]) over its median
+    /// for the run, worst creature: (ratio, id, frame).
+    pub min_clearance: (f64, u64, u64),
+    /// Frames where the body is below the ground under it: (count, first id, frame).
+    pub below_floor: (usize, u64, u64),
+    /// Largest |second difference of body y| in mm/frame² outside falls: (mm, id, frame).
+    pub max_accel: (f64, u64, u64),
+    /// The same during falls and their landings.
+    pub max_fall_accel: (f64, u64, u64),
+    /// Knees on the wrong side of their hip–foot line (relative to their pole).
+    pub knee_flips: (usize, u64, u64),
+    /// Creature-frames in a fall or its landing.
+    pub falling_frames: usize,
 }
 
 /// Measures a trace.
@@ -280,9 +308,12 @@ pub fn quality(t: &Trace) -> Quality {
                 stance.remove(&key);
             }
         }
-        let m = q.min_grounded.entry(r.ty.clone()).or_insert(usize::MAX);
-        *m = (*m).min(grounded);
+        if !r.falling {
+            let m = q.min_grounded.entry(r.ty.clone()).or_insert(usize::MAX);
+            *m = (*m).min(grounded);
+        }
     }
+    body_quality(t, &mut q);
     q.overreach = if foot_frames == 0 {
         0.0
     } else {
@@ -294,6 +325,170 @@ pub fn quality(t: &Trace) -> Quality {
             .insert(*id, ((b[0] - a[0]).powi(2) + (b[2] - a[2]).powi(2)).sqrt());
     }
     q
+}
+
+/// A knee on the wrong side of its hip–foot line relative to its pole (a straight leg, with
+/// the knee within 1 mm of the line, has no side).
+pub fn knee_flipped(f: &Foot) -> bool {
+    let (Some(pole), [hip, knee, .., foot]) = (f.pole, f.joints.as_slice()) else {
+        return false;
+    };
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let axis = sub(*foot, *hip);
+    let len = dot(axis, axis).sqrt();
+    if len < 1e-6 {
+        return false;
+    }
+    let n = [axis[0] / len, axis[1] / len, axis[2] / len];
+    let perp = |v: [f64; 3]| {
+        let d = dot(v, n);
+        [v[0] - n[0] * d, v[1] - n[1] * d, v[2] - n[2] * d]
+    };
+    let k = perp(sub(*knee, *hip));
+    if dot(k, k).sqrt() < 1e-3 {
+        return false;
+    }
+    dot(k, perp(pole)) < 0.0
+}
+
+/// The height of the grounded feet under the body at `at`: their mean, corrected for
+/// their tilt (the least-squares plane through them, at `at`'s x, z). On a slope walked
+/// across, the plain mean swings by the slope's rise over a leg span as the uphill or the
+/// downhill group is planted; the plane does not. Fewer than three feet, or feet in a
+/// line, give the mean.
+pub fn support_height(feet: &[[f64; 3]], at: [f64; 3]) -> f64 {
+    let n = feet.len() as f64;
+    let mean = |k: usize| feet.iter().map(|f| f[k]).sum::<f64>() / n;
+    let (mx, my, mz) = (mean(0), mean(1), mean(2));
+    if feet.len() < 3 {
+        return my;
+    }
+    // y - my = b (x - mx) + c (z - mz), least squares.
+    let (mut sxx, mut sxz, mut szz, mut sxy, mut szy) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for f in feet {
+        let (x, y, z) = (f[0] - mx, f[1] - my, f[2] - mz);
+        sxx += x * x;
+        sxz += x * z;
+        szz += z * z;
+        sxy += x * y;
+        szy += z * y;
+    }
+    let det = sxx * szz - sxz * sxz;
+    if det.abs() < 1e-9 {
+        return my;
+    }
+    let b = (sxy * szz - szy * sxz) / det;
+    let c = (szy * sxx - sxy * sxz) / det;
+    my + b * (at[0] - mx) + c * (at[2] - mz)
+}
+
+/// The body measures: clearance over the grounded feet, the ground under the body,
+/// vertical acceleration (second difference of body y), knee flips.
+fn body_quality(t: &Trace, q: &mut Quality) {
+    q.min_clearance = (f64::INFINITY, 0, 0);
+    let mut clearance: BTreeMap<u64, Vec<(u64, f64)>> = BTreeMap::new();
+    let mut ys: BTreeMap<u64, Vec<(u64, f64, bool)>> = BTreeMap::new();
+    for r in &t.recs {
+        let Some(p) = r.pos else { continue };
+        if r.feet.is_empty() {
+            continue; // flyers: no feet to stand over
+        }
+        for f in &r.feet {
+            if knee_flipped(f) {
+                if q.knee_flips.0 == 0 {
+                    (q.knee_flips.1, q.knee_flips.2) = (r.id, r.frame);
+                }
+                q.knee_flips.0 += 1;
+            }
+        }
+        if let Some(floor) = r.floor {
+            if p[1] < floor[1] {
+                if q.below_floor.0 == 0 {
+                    (q.below_floor.1, q.below_floor.2) = (r.id, r.frame);
+                }
+                q.below_floor.0 += 1;
+            }
+        }
+        ys.entry(r.id).or_default().push((r.frame, p[1], r.falling));
+        q.falling_frames += r.falling as usize;
+        let planted: Vec<[f64; 3]> = r
+            .feet
+            .iter()
+            .filter(|f| f.grounded)
+            .filter_map(|f| f.pos)
+            .collect();
+        if !r.falling && !planted.is_empty() {
+            let under = support_height(&planted, p);
+            clearance
+                .entry(r.id)
+                .or_default()
+                .push((r.frame, p[1] - under));
+        }
+    }
+    for (id, c) in &clearance {
+        let mut sorted: Vec<f64> = c.iter().map(|(_, v)| *v).collect();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[sorted.len() / 2];
+        for (frame, v) in c {
+            let ratio = v / median;
+            if ratio < q.min_clearance.0 {
+                q.min_clearance = (ratio, *id, *frame);
+            }
+        }
+    }
+    for (id, y) in &ys {
+        for w in y.windows(3) {
+            if w[2].0 != w[0].0 + 2 {
+                continue;
+            }
+            let mm = (w[2].1 - 2.0 * w[1].1 + w[0].1).abs() * 1000.0;
+            let slot = if w.iter().any(|s| s.2) {
+                &mut q.max_fall_accel
+            } else {
+                &mut q.max_accel
+            };
+            if mm > slot.0 {
+                *slot = (mm, *id, w[1].0);
+            }
+        }
+    }
+}
+
+/// Body vertical acceleration bound outside falls, mm/frame² (≈ 5.4 m/s² at 60 Hz).
+pub const MAX_BODY_ACCEL_MM: f64 = 1.5;
+/// During a fall and its landing: the landing's documented deceleration (3 g) at 60 Hz,
+/// mm/frame², and a little for the trace's rounding.
+pub const MAX_FALL_ACCEL_MM: f64 = 3.0 * 9.81 / 3.6 + 0.5;
+
+/// The body bars of the motion-quality issue, asserted with a readable message.
+pub fn assert_body_moves_well(name: &str, q: &Quality) {
+    let (ratio, id, frame) = q.min_clearance;
+    assert!(
+        ratio >= 0.6,
+        "{name}: creature {id} at frame {frame}: clearance {:.2} of its median (limit 0.6)",
+        ratio
+    );
+    let (n, id, frame) = q.below_floor;
+    assert_eq!(
+        n, 0,
+        "{name}: {n} frames with a body below the ground (first: creature {id}, frame {frame})"
+    );
+    let (mm, id, frame) = q.max_accel;
+    assert!(
+        mm <= MAX_BODY_ACCEL_MM,
+        "{name}: creature {id} at frame {frame}: body vertical acceleration {mm:.2} mm/frame² (limit {MAX_BODY_ACCEL_MM})"
+    );
+    let (mm, id, frame) = q.max_fall_accel;
+    assert!(
+        mm <= MAX_FALL_ACCEL_MM,
+        "{name}: creature {id} at frame {frame}: {mm:.2} mm/frame² in a fall (limit {MAX_FALL_ACCEL_MM:.2})"
+    );
+    let (n, id, frame) = q.knee_flips;
+    assert_eq!(
+        n, 0,
+        "{name}: {n} knee flips (first: creature {id}, frame {frame})"
+    );
 }
 
 /// The quality bars of the core issue, asserted with a readable message.
@@ -330,6 +525,7 @@ pub fn assert_walks_well(name: &str, t: &Trace, min_grounded: &[(&str, usize)]) 
             "{name}: {ty} had only {got} feet grounded (min_grounded {m})"
         );
     }
+    assert_body_moves_well(name, &q);
     q
 }
 

@@ -5,14 +5,14 @@
 use glam::Vec3;
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::context::{arg_vec, ctx, gone, located, not_yet};
+use super::context::{arg_vec, ctx, def_err, gone, located, not_yet};
 use super::registry;
 use super::resolve::resolve_behaviour;
 use super::tuning::{GaitProxy, LeanProxy};
 use super::Ctor;
 use crate::locomotion::Intent;
 use crate::math::frame::{forward_from_yaw, horizontal, yaw_of};
-use crate::script::convert::{as_number, to_vector, type_name};
+use crate::script::convert::{as_number, to_vector, type_name, Reader};
 use crate::script::plain::Plain;
 use crate::script::shared::{BrainKind, BrainRequest};
 use crate::sim::{Command, Creature, CreatureId};
@@ -96,12 +96,26 @@ pub(super) fn yaw(lua: &Lua, this: Table) -> mlua::Result<f64> {
     with_creature(lua, &this, |c| c.loco.yaw.to_degrees() as f64)
 }
 
-/// `c:move(direction [, speed])`: walk that way (speed 0 or no horizontal part: face or stop).
+/// `c:move(direction [, speed [, { drop = true }]])`: walk that way (speed 0 or no horizontal
+/// part: face or stop). An edge deeper than `nav.step_height` stops the creature unless
+/// `drop` is set; then it walks off and falls.
 pub(super) fn move_to(
     lua: &Lua,
-    (this, dir, speed): (Table, Value, Option<f64>),
+    (this, dir, speed, opts): (Table, Value, Option<f64>, Option<Table>),
 ) -> mlua::Result<()> {
     let d = arg_vec(lua, "c:move: direction", &dir)?;
+    let drop = match opts {
+        None => false,
+        Some(t) => {
+            let r = Reader::new(t, "", &["drop"]);
+            let drop = r
+                .boolean("drop")
+                .map_err(|e| def_err(lua, "c:move", e))?
+                .unwrap_or(false);
+            r.finish().map_err(|e| def_err(lua, "c:move", e))?;
+            drop
+        }
+    };
     let speed = speed.unwrap_or(1.0);
     if !(speed.is_finite() && speed >= 0.0) {
         return Err(located(
@@ -120,6 +134,7 @@ pub(super) fn move_to(
         Intent::Move {
             dir: h.normalize(),
             speed: speed as f32,
+            drop,
         }
     };
     command(lua, &this, |id| Command::SetIntent(id, intent))
