@@ -68,8 +68,9 @@ function Creature:forward() end
 function Creature:yaw() end
 
 ---@param direction vector
----@param speed number
-function Creature:move(direction, speed) end
+---@param speed number?
+---@param opts { drop: boolean? }? drop = true walks off an edge deeper than nav.step_height (and falls)
+function Creature:move(direction, speed, opts) end
 
 ---@param direction vector
 function Creature:face(direction) end
