@@ -266,3 +266,43 @@ log.info("random near " .. tostring(world.random_nav_point(vec3(5, 0, 5), 2) ~= 
     let end = far.last().unwrap().pos.unwrap();
     assert!(end[0] > 8.0 && end[0] < 10.0, "{end:?}");
 }
+
+#[test]
+fn a_navmesh_agent_never_walks_off_a_ledge() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 0.25, 0), size = vec3(10, 0.5, 6) }   -- top at 0.5, no ramp
+behaviour.define {
+  name = "go",
+  on_spawn = function(self) self:set_destination(self.params.dest) end,
+}
+-- Destinations on the ground below, past the +Z edge: the closest reachable point is on
+-- the platform's rim.
+world.spawn("spider/spider", { position = vec3(-2, 0, 0), behaviour = "go", params = { dest = vec3(-2, 0, 6) } })
+world.spawn("spider/spider", { position = vec3(2, 0, -1), behaviour = "go", params = { dest = vec3(4, 0, 5) } })
+"#;
+    let m = temp_mod(dir.path(), "rim", &[("main.lua", src)]);
+    let (out, t) = run_trace(
+        dir.path(),
+        600,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    for id in t.ids() {
+        let recs = t.of(id);
+        assert!(recs.iter().all(|r| !r.falling), "spider {id} fell off");
+        let low = recs
+            .iter()
+            .map(|r| r.pos.expect("pos")[1])
+            .fold(f64::MAX, f64::min);
+        assert!(low > 0.5 + 0.25, "spider {id} went down to {low:.2} m");
+        let end = recs.last().and_then(|r| r.pos).expect("pos");
+        assert!(
+            end[2] > 1.5,
+            "spider {id} did not go toward its goal: {end:?}"
+        );
+    }
+    assert_walks_well("rim", &t, &[("spider/spider", 4)]);
+}
