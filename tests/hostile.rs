@@ -166,7 +166,9 @@ fn hostile_mods_are_contained_and_the_world_goes_on() {
     args.push(trace.display().to_string());
     args.extend(mods.iter().map(|m| m.display().to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = skitter(&argv);
+    // Runaways, bombs and floods are stopped by budgets and limits: a run that does not end
+    // means one never fired.
+    let out = skitter_within(&argv, BUDGET_WATCHDOG, BUDGET_NEVER_FIRED);
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     let t = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));

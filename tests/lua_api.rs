@@ -327,3 +327,117 @@ fn the_harness_sees_a_wrong_expectation() {
     assert_eq!(o.logs, ["[t] one"]);
     assert!(o.errors.is_empty());
 }
+
+/// Luau bytecode that is valid UTF-8 (this Luau's is: it starts with 9, a TAB), so only the
+/// content check and the VM's text mode stand between it and running.
+fn utf8_bytecode() -> Vec<u8> {
+    let bc = mlua::chunk::Compiler::new()
+        .compile("print('bytecode ran')")
+        .expect("compiles");
+    assert!(
+        std::str::from_utf8(&bc).is_ok(),
+        "not the case this test is for"
+    );
+    bc
+}
+
+#[test]
+fn bytecode_that_is_valid_utf8_is_refused_at_load_require_and_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |m: &str, files: &[(&str, &[u8])]| {
+        let d = dir.path().join(m);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        std::fs::write(
+            d.join("mod.toml"),
+            format!("name = \"{m}\"\nversion = \"0.1.0\"\n"),
+        )
+        .expect("write");
+        for (f, bytes) in files {
+            std::fs::write(d.join(f), bytes).expect("write");
+        }
+        d
+    };
+    let bc = utf8_bytecode();
+    let entry = write("entry", &[("main.lua", &bc)]);
+    let req = write(
+        "req",
+        &[("main.lua", b"require('./lib')\n"), ("lib.lua", &bc)],
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[entry.clone(), req.clone()]);
+    for _ in 0..3 {
+        host.tick();
+    }
+    let out: Vec<String> = host.drain_output().iter().map(|o| o.to_string()).collect();
+    let text = out.join("\n");
+    assert!(!text.contains("bytecode ran"), "bytecode ran:\n{text}");
+    assert!(
+        out.iter()
+            .any(|l| l.contains("entry/main.lua") && l.contains("bytecode is not allowed")),
+        "{text}"
+    );
+    assert!(
+        out.iter().any(|l| l.contains("require(\"./lib\")")
+            && l.contains("req/lib.lua")
+            && l.contains("bytecode is not allowed")),
+        "{text}"
+    );
+    let mut checker = ScriptHost::new(HostOptions::default());
+    let errors: Vec<String> = checker
+        .check(&[entry, req])
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    for file in ["entry/main.lua", "req/lib.lua"] {
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with(file) && e.contains("bytecode is not allowed")),
+            "check says nothing of {file}: {errors:?}"
+        );
+    }
+}
+
+#[test]
+fn the_seed_reaches_every_mods_math_random() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mods: Vec<std::path::PathBuf> = ["ra", "rb"]
+        .iter()
+        .map(|m| {
+            let d = dir.path().join(m);
+            std::fs::create_dir_all(&d).expect("mkdir");
+            std::fs::write(
+                d.join("mod.toml"),
+                format!("name = \"{m}\"\nversion = \"0.1.0\"\n"),
+            )
+            .expect("write");
+            std::fs::write(
+                d.join("main.lua"),
+                "print(math.random(), math.random(), math.random())\n",
+            )
+            .expect("write");
+            d
+        })
+        .collect();
+    // The three numbers each mod drew at load, by mod.
+    let draws = |seed: u64| -> Vec<String> {
+        let mut host = ScriptHost::new(HostOptions {
+            seed,
+            ..HostOptions::default()
+        });
+        host.load(&mods);
+        let out: Vec<String> = host.drain_output().iter().map(|o| o.to_string()).collect();
+        assert_eq!(out.len(), 2, "{out:?}");
+        out
+    };
+    let (a, again, other) = (draws(1), draws(1), draws(2));
+    assert_eq!(a, again, "the same seed draws the same numbers");
+    assert_ne!(a[0], other[0], "another seed draws other numbers (mod ra)");
+    assert_ne!(a[1], other[1], "another seed draws other numbers (mod rb)");
+    let numbers = |line: &str| line.split_once("] ").expect("a log line").1.to_string();
+    assert_ne!(
+        numbers(&a[0]),
+        numbers(&a[1]),
+        "two mods of one run draw different streams"
+    );
+}

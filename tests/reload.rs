@@ -171,6 +171,44 @@ fn a_save_swaps_code_in_and_keeps_ids_positions_overrides_and_state() {
         .all(|l| (l.foot.y - 0.5).abs() < 1e-3));
 }
 
+/// What a broken save must leave as it was: the level (pieces and the ground's grid), and
+/// every creature's id, type, place, heading, gait and feet.
+#[derive(Debug, PartialEq)]
+struct WorldFacts {
+    level: skitter::sim::Level,
+    creatures: Vec<(
+        CreatureId,
+        String,
+        [f32; 3],
+        f32,
+        skitter::locomotion::GaitParams,
+        Vec<[f32; 3]>,
+    )>,
+}
+
+fn world_facts(host: &ScriptHost) -> WorldFacts {
+    let w = host.world();
+    WorldFacts {
+        level: w.level().clone(),
+        creatures: w
+            .creatures()
+            .iter()
+            .map(|c| {
+                (
+                    c.id,
+                    w.creature_type(c.type_id)
+                        .map(|t| t.name.clone())
+                        .unwrap_or_default(),
+                    c.loco.position.to_array(),
+                    c.loco.yaw,
+                    c.gait.clone(),
+                    c.loco.legs.iter().map(|l| l.foot.to_array()).collect(),
+                )
+            })
+            .collect(),
+    }
+}
+
 #[test]
 fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -185,23 +223,32 @@ fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
         seed ^= seed << 17;
         seed
     };
-    let (mut ok, mut failed) = (0, 0);
+    let (mut ok, mut failed, mut late) = (0, 0, 0);
     let mut last_good = live.clone();
     for i in 0..500 {
         let r = next();
-        live.broken = r % 5 == 0;
+        // One save in five is broken: a syntax error, or an error at run time after the
+        // new level and spawns already ran.
+        live.broken = r % 10 == 0;
+        live.fails_late = r % 10 == 5;
         live.spawns = 1 + (r >> 8) as usize % 4;
         live.step = [0.08, 0.12, 0.16][(r >> 16) as usize % 3];
         live.speed = [0.5, 0.8, 1.1][(r >> 20) as usize % 3];
         live.ground_y = [0.0, 0.2][(r >> 24) as usize % 2];
+        let before = world_facts(&host);
         let reports = host.reload(&save(&m, &live));
         assert_eq!(reports.len(), 1, "save {i}");
-        assert_eq!(
-            reports[0].ok, !live.broken,
-            "save {i}: {:?}",
-            reports[0].error
-        );
-        if live.broken {
+        let bad = live.broken || live.fails_late;
+        assert_eq!(reports[0].ok, !bad, "save {i}: {:?}", reports[0].error);
+        if bad {
+            late += live.fails_late as usize;
+            // Rolled back at once: the level, its ground and every creature as before.
+            assert!(
+                world_facts(&host) == before,
+                "save {i} (broken: {}, fails late: {}) changed the world",
+                live.broken,
+                live.fails_late
+            );
             failed += 1;
         } else {
             ok += 1;
@@ -223,6 +270,7 @@ fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
         );
     }
     assert!(ok > 300 && failed > 60, "{ok} good, {failed} broken");
+    assert!(late > 20, "only {late} saves failed late");
     // The final world matches a fresh load of the final (good) files.
     live = last_good;
     save(&m, &live);
@@ -241,43 +289,47 @@ fn five_hundred_random_saves_end_in_the_world_the_files_describe() {
 
 #[test]
 fn a_clean_save_lifts_a_budget_suspension() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let src = |body: &str| {
-        format!(
-            "world.ground {{ size = vec3(20, 0, 20) }}\nbehaviour.define {{ name = 'b', on_update = function(self, dt)\n  {body}\nend }}\ncreature.define {{ name = 'bug', legs = {{}}, body = {{ hover = 0.5 }} }}\nworld.spawn('bug', {{ position = vec3(0, 0, 0), behaviour = 'b' }})\n"
-        )
-    };
-    let m = temp_mod(
-        dir.path(),
-        "hang",
-        &[
-            ("main.lua", &src("while true do end")),
-            ("mod.toml", "name = \"hang\"\nversion = \"0.1.0\"\n"),
-        ],
-    );
-    let mut host = ScriptHost::new(HostOptions {
-        cpu_per_tick: std::time::Duration::from_millis(5),
-        ..HostOptions::default()
+    // The runaway runs in this process: if the budget never fires, the watchdog fails the
+    // test instead of the suite hanging.
+    within(BUDGET_WATCHDOG, BUDGET_NEVER_FIRED, || {
+        let dir = tempfile::tempdir().expect("tmp");
+        let src = |body: &str| {
+            format!(
+                "world.ground {{ size = vec3(20, 0, 20) }}\nbehaviour.define {{ name = 'b', on_update = function(self, dt)\n  {body}\nend }}\ncreature.define {{ name = 'bug', legs = {{}}, body = {{ hover = 0.5 }} }}\nworld.spawn('bug', {{ position = vec3(0, 0, 0), behaviour = 'b' }})\n"
+            )
+        };
+        let m = temp_mod(
+            dir.path(),
+            "hang",
+            &[
+                ("main.lua", &src("while true do end")),
+                ("mod.toml", "name = \"hang\"\nversion = \"0.1.0\"\n"),
+            ],
+        );
+        let mut host = ScriptHost::new(HostOptions {
+            cpu_per_tick: std::time::Duration::from_millis(5),
+            ..HostOptions::default()
+        });
+        host.load(std::slice::from_ref(&m));
+        ticks(&mut host, 3);
+        assert_eq!(host.suspended_mods().len(), 1, "the runaway was suspended");
+        let e = host.take_errors();
+        assert!(
+            e.iter().any(|e| e.message.contains("CPU budget exceeded")),
+            "{e:?}"
+        );
+        std::fs::write(m.join("main.lua"), src("self:move(vec3(1, 0, 0), 1)")).expect("write");
+        let r = host.reload(&BTreeMap::from([(
+            "hang".to_string(),
+            vec![PathBuf::from("main.lua")],
+        )]));
+        assert!(r[0].ok, "{r:?}");
+        assert!(
+            host.suspended_mods().is_empty(),
+            "a clean save lifts the suspension"
+        );
+        ticks(&mut host, 60);
+        let x = host.world().creatures()[0].loco.position.x;
+        assert!(x > 0.3, "the fixed brain runs: x = {x}");
     });
-    host.load(std::slice::from_ref(&m));
-    ticks(&mut host, 3);
-    assert_eq!(host.suspended_mods().len(), 1, "the runaway was suspended");
-    let e = host.take_errors();
-    assert!(
-        e.iter().any(|e| e.message.contains("CPU budget exceeded")),
-        "{e:?}"
-    );
-    std::fs::write(m.join("main.lua"), src("self:move(vec3(1, 0, 0), 1)")).expect("write");
-    let r = host.reload(&BTreeMap::from([(
-        "hang".to_string(),
-        vec![PathBuf::from("main.lua")],
-    )]));
-    assert!(r[0].ok, "{r:?}");
-    assert!(
-        host.suspended_mods().is_empty(),
-        "a clean save lifts the suspension"
-    );
-    ticks(&mut host, 60);
-    let x = host.world().creatures()[0].loco.position.x;
-    assert!(x > 0.3, "the fixed brain runs: x = {x}");
 }

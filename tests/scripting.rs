@@ -38,7 +38,16 @@ fn run_beside_flat(
     let mut mods = base();
     mods.push(fixture("flat"));
     mods.push(bad.to_path_buf());
-    let (out, t) = run_trace(dir, frames, &mods, extra);
+    // The bad mods here are stopped by their budgets (or their errors): a run that does
+    // not end means a budget never fired.
+    let (out, t) = run_trace_within(
+        dir,
+        frames,
+        &mods,
+        extra,
+        BUDGET_WATCHDOG,
+        BUDGET_NEVER_FIRED,
+    );
     assert!(out.status.success(), "{}", text(&out));
     // The flat scene's spiders start at x in {-3, 0, 3}; the test mods spawn theirs further out.
     let q = quality(&t);
@@ -212,14 +221,18 @@ fn load_time_runaway_is_stopped_too() {
         "hang",
         "world.spawn('spider/spider', {})\nwhile true do end\n",
     );
-    let out = skitter(&[
-        "check",
-        "--cpu-budget-ms",
-        "1",
-        &bundled("spider").display().to_string(),
-        &fixture("walkers").display().to_string(),
-        &m.display().to_string(),
-    ]);
+    let out = skitter_within(
+        &[
+            "check",
+            "--cpu-budget-ms",
+            "1",
+            &bundled("spider").display().to_string(),
+            &fixture("walkers").display().to_string(),
+            &m.display().to_string(),
+        ],
+        BUDGET_WATCHDOG,
+        BUDGET_NEVER_FIRED,
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
         text(&out).contains("hang/main.lua:2: CPU budget exceeded"),

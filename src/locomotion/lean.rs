@@ -225,6 +225,52 @@ mod tests {
     use crate::math::frame::yaw_rotation;
     use crate::math::Curve;
 
+    /// The filtered yaw rate after turning at `rate` deg/s for `steps` ticks of `dt` from
+    /// standing still (a yaw-rate step at t = 0).
+    fn yaw_rate_step(filter_hz: f32, rate: f32, dt: f32, steps: usize) -> f32 {
+        let p = LeanDef {
+            filter_hz,
+            ..LeanDef::default()
+        };
+        let mut s = LeanState::default();
+        for k in 0..=steps {
+            s.update(
+                &p,
+                LeanInput {
+                    yaw: (rate * k as f32 * dt).to_radians(),
+                    velocity: Vec3::ZERO,
+                    ground_up: Vec3::Y,
+                    dt,
+                },
+            );
+        }
+        s.yaw_rate
+    }
+
+    #[test]
+    fn the_yaw_rate_low_pass_has_its_cutoff_and_a_huge_one_passes_the_raw_rate() {
+        // A first-order low-pass at f reaches 1 - 1/e of a step at t = 1/(2π f).
+        let f = LeanDef::default().filter_hz;
+        assert_eq!(f, 8.0, "seed 002's default");
+        let t = 1.0 / (std::f32::consts::TAU * f);
+        let rate = 120.0;
+        let got = yaw_rate_step(f, rate, t / 10.0, 10);
+        let want = rate * (1.0 - (-1.0f32).exp());
+        assert!(
+            (got - want).abs() <= 0.02 * want,
+            "{got:.3} deg/s at t = 1/(2πf), want {want:.3}"
+        );
+        // At the tick rate too: after 3 ticks of 60 Hz (t = 3/60 s).
+        let got = yaw_rate_step(f, rate, 1.0 / 60.0, 3);
+        let want = rate * (1.0 - (-std::f32::consts::TAU * f * 3.0 / 60.0).exp());
+        assert!((got - want).abs() <= 0.02 * want, "{got:.3} vs {want:.3}");
+        let raw = yaw_rate_step(1e6, rate, 1.0 / 60.0, 1);
+        assert!(
+            (raw - rate).abs() < 1e-3,
+            "a huge cutoff passes {raw} of {rate}"
+        );
+    }
+
     /// Runs `seconds` of synthetic motion at `hz`; `motion(t)` gives (yaw, velocity).
     fn run(
         p: &LeanDef,

@@ -34,10 +34,21 @@ pub enum SourceError {
     Io(#[from] std::io::Error),
 }
 
-/// Whether `bytes` start like compiled code: Luau bytecode starts with a small version
-/// byte, Lua's with ESC.
+/// Whether `bytes` start like compiled code rather than source. Lua's bytecode starts with
+/// ESC; Luau's with its version byte (this Luau writes 9, a TAB), then its types version
+/// (1–3). Source text starts with neither a control character nor whitespace followed by
+/// one: a control byte that is not whitespace, first or right after a first control byte,
+/// is bytecode. (The VM's text mode refuses binary chunks too: this check names the file
+/// before anything is compiled.)
 pub(crate) fn looks_like_bytecode(bytes: &[u8]) -> bool {
-    bytes.first().is_some_and(|b| *b == 0x1b || *b < 9)
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let control = |b: u8| b < 0x20 && !ws(b);
+    match bytes {
+        [0x1b, ..] => true,
+        [a, ..] if control(*a) => true,
+        [a, b, ..] => *a < 0x20 && control(*b),
+        _ => false,
+    }
 }
 
 /// Reads a script, refusing files over [`MAX_SCRIPT_BYTES`] before reading them, and
@@ -102,6 +113,32 @@ mod tests {
             read_script(&p("none.lua")),
             Err(SourceError::Io(_))
         ));
+    }
+
+    #[test]
+    fn bytecode_is_told_from_source_by_content() {
+        for src in ["print('bytecode ran')", "return 1", "local a = 1"] {
+            let bc = mlua::chunk::Compiler::new().compile(src).expect("compiles");
+            assert!(
+                std::str::from_utf8(&bc).is_ok(),
+                "this bytecode is valid UTF-8, so only the content check can catch it"
+            );
+            assert!(looks_like_bytecode(&bc), "{src}: {:?}", &bc[..4]);
+        }
+        assert!(looks_like_bytecode(b"\x1bLua"));
+        assert!(looks_like_bytecode(b"\x00error"));
+        for src in [
+            "print(1)",
+            "\tprint(1)",
+            "\t\tlocal a = 1",
+            "\n\nreturn 1",
+            "\r\nx = 1",
+            "-- a comment",
+            "",
+            "\t",
+        ] {
+            assert!(!looks_like_bytecode(src.as_bytes()), "{src:?}");
+        }
     }
 
     #[test]

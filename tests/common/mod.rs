@@ -3,8 +3,10 @@
 #![allow(dead_code, clippy::expect_used, clippy::unwrap_used)] // test helpers: a failure is a failed test
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -23,13 +25,84 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures").join(name)
 }
 
+/// How long any `skitter` run of the tests may take before it counts as hung.
+pub const HUNG: Duration = Duration::from_secs(300);
+/// How long a run that a CPU or memory budget must stop may take.
+pub const BUDGET_WATCHDOG: Duration = Duration::from_secs(30);
+/// What a run past [`BUDGET_WATCHDOG`] means.
+pub const BUDGET_NEVER_FIRED: &str = "the budget never fired";
+
 /// Runs `skitter` with `args` in the repository root.
 pub fn skitter(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skitter"))
+    skitter_within(args, HUNG, "skitter hung")
+}
+
+/// Runs `skitter` with `args`, killing it and failing with `why` if it runs past `limit`
+/// (a watchdog: a broken budget fails the test instead of hanging the suite).
+pub fn skitter_within(args: &[&str], limit: Duration, why: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args(args)
         .current_dir(root())
-        .output()
-        .expect("skitter runs")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("skitter runs");
+    // Drain both pipes while waiting, so a chatty child never blocks on a full one.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{why}: skitter {} still running after {} s",
+                args.join(" "),
+                limit.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out.join().expect("stdout"),
+        stderr: err.join().expect("stderr"),
+    }
+}
+
+/// Runs `f` on its own thread; fails with `why` if it has not returned within `limit`
+/// (for in-process runs a budget must stop).
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    why: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(v) => v,
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            // It panicked: pass its failure on.
+            match worker.join() {
+                Err(e) => std::panic::resume_unwind(e),
+                Ok(()) => panic!("{why}: the worker ended without a result"),
+            }
+        }
+        Err(_) => panic!("{why}: still running after {} s", limit.as_secs()),
+    }
 }
 
 /// Text of stdout and stderr together.
@@ -79,6 +152,18 @@ pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
 /// Runs headless for `frames` ticks over `mods`, writing the trace into `dir`; returns the
 /// process output and the parsed trace.
 pub fn run_trace(dir: &Path, frames: u32, mods: &[PathBuf], extra: &[&str]) -> (Output, Trace) {
+    run_trace_within(dir, frames, mods, extra, HUNG, "skitter hung")
+}
+
+/// [`run_trace`] with a watchdog of `limit` that fails with `why`.
+pub fn run_trace_within(
+    dir: &Path,
+    frames: u32,
+    mods: &[PathBuf],
+    extra: &[&str],
+    limit: Duration,
+    why: &str,
+) -> (Output, Trace) {
     let trace = dir.join(format!(
         "trace-{}.jsonl",
         std::process::id() as u64 ^ frames as u64 ^ mods.len() as u64
@@ -92,7 +177,7 @@ pub fn run_trace(dir: &Path, frames: u32, mods: &[PathBuf], extra: &[&str]) -> (
     args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(mods.iter().map(|m| m.display().to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = skitter(&argv);
+    let out = skitter_within(&argv, limit, why);
     let text = std::fs::read_to_string(&trace).unwrap_or_default();
     (out, Trace::parse(&text))
 }
@@ -566,7 +651,10 @@ pub struct Live {
     pub speed: f32,
     pub step: f32,
     pub spawns: usize,
+    /// A syntax error (the file never runs).
     pub broken: bool,
+    /// Fails at run time after the level and the spawns ran (`error` at the end).
+    pub fails_late: bool,
 }
 
 impl Default for Live {
@@ -577,6 +665,7 @@ impl Default for Live {
             step: 0.12,
             spawns: 2,
             broken: false,
+            fails_late: false,
         }
     }
 }
@@ -609,6 +698,11 @@ impl Live {
             .replace("SPEED", &self.speed.to_string())
             .replace("STEP", &self.step.to_string())
             .replace("SPAWNS", &spawns);
+        let src = if self.fails_late {
+            format!("{src}\nerror(\"late failure, after world.ground and world.spawn ran\")\n")
+        } else {
+            src
+        };
         if self.broken {
             src.replace(
                 "on_update = function(self, dt)",
