@@ -176,15 +176,18 @@ fn a_save_swaps_code_in_and_keeps_ids_positions_overrides_and_state() {
 #[derive(Debug, PartialEq)]
 struct WorldFacts {
     level: skitter::sim::Level,
-    creatures: Vec<(
-        CreatureId,
-        String,
-        [f32; 3],
-        f32,
-        skitter::locomotion::GaitParams,
-        Vec<[f32; 3]>,
-    )>,
+    creatures: Vec<CreatureFacts>,
 }
+
+/// Id, type, place, heading, gait and feet.
+type CreatureFacts = (
+    CreatureId,
+    String,
+    [f32; 3],
+    f32,
+    skitter::locomotion::GaitParams,
+    Vec<[f32; 3]>,
+);
 
 fn world_facts(host: &ScriptHost) -> WorldFacts {
     let w = host.world();
