@@ -15,7 +15,7 @@ use crate::script::convert::LuaCurve;
 use crate::script::error::{root_message, ScriptError};
 use crate::script::manifest::Manifest;
 use crate::script::shared::Shared;
-use crate::script::source::{self, read_script, SourceError};
+use crate::script::source::{self, read_script, SourceError, BYTECODE_REFUSED};
 use crate::sim::World;
 
 /// Every function the Lua API registers, by name: globals (`world.spawn`, `vec3`, callable
@@ -117,6 +117,9 @@ impl ScriptHost {
                 };
                 if let Err(e) = source::chunk(&lua, src.as_bytes(), &chunk).into_function() {
                     let mut err = ScriptError::from_text(&m.name, &root_message(&e));
+                    if source::is_binary_chunk_error(&e) {
+                        err.message = BYTECODE_REFUSED.to_string();
+                    }
                     err.location = err.location.or(Some(chunk));
                     self.report(err);
                 }
