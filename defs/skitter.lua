@@ -83,6 +83,9 @@ function Creature:follow_path(p, opts) end
 ---@param strength number
 function Creature:hit(direction, strength) end
 
+--- Removes this creature (one this mod spawned) at the next tick; on_despawn runs then.
+function Creature:despawn() end
+
 ---@return { name: string, position: vector, grounded: boolean }[]
 function Creature:feet() end
 
@@ -145,7 +148,7 @@ function creature.define(def) end
 
 behaviour = {}
 
----@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload)
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn)
 ---@return table
 function behaviour.define(def) end
 
@@ -168,6 +171,10 @@ function world.spawn(type, opts) end
 ---@param type? string
 ---@return Creature[]
 function world.creatures(type) end
+
+--- Removes a creature this mod spawned (as c:despawn()).
+---@param c Creature
+function world.despawn(c) end
 
 ---@param origin vector
 ---@param dir vector

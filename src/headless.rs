@@ -331,6 +331,8 @@ fn flush(
     report: &mut RunReport,
 ) -> io::Result<()> {
     let frame = host.world().frame();
+    // No view to move: camera requests are dropped, never queued for ever.
+    drop(host.take_camera_requests());
     for out in host.drain_output() {
         writeln!(console, "{out}")?;
         match out {
@@ -354,13 +356,16 @@ fn flush(
 /// Writes an arrive event line per arrival in `events`.
 fn write_arrivals(t: &mut impl Write, frame: u64, events: &[WorldEvent]) -> io::Result<()> {
     for e in events {
-        if let WorldEvent::Arrive { id } = e {
-            writeln!(
-                t,
-                "{{\"frame\":{frame},\"event\":\"arrive\",\"id\":{}}}",
-                id.0
-            )?;
-        }
+        let (event, id) = match e {
+            WorldEvent::Arrive { id } => ("arrive", id),
+            WorldEvent::Despawn { id } => ("despawn", id),
+            _ => continue,
+        };
+        writeln!(
+            t,
+            "{{\"frame\":{frame},\"event\":\"{event}\",\"id\":{}}}",
+            id.0
+        )?;
     }
     Ok(())
 }

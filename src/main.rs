@@ -63,14 +63,14 @@ enum Cmd {
         /// Number of ticks (60 per second) to run; runs until stopped when absent.
         #[arg(long)]
         frames: Option<u64>,
-        /// Write a JSON Lines trace here.
-        #[arg(long)]
+        /// Write a JSON Lines trace here (headless runs).
+        #[arg(long, requires = "headless")]
         trace: Option<PathBuf>,
-        /// Pace ticks to the wall clock.
-        #[arg(long)]
+        /// Pace ticks to the wall clock (headless runs; a window always is), with hot reload.
+        #[arg(long, requires = "headless")]
         realtime: bool,
         /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
-        #[arg(long, value_name = "FILE.png")]
+        #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "record", "replay"])]
         screenshot: Option<PathBuf>,
         /// Image size for --screenshot, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x720", value_parser = parse_size)]
@@ -79,7 +79,7 @@ enum Cmd {
         #[arg(long, default_value = "")]
         debug: String,
         /// With --screenshot: render every tick and report frame times.
-        #[arg(long)]
+        #[arg(long, requires = "screenshot")]
         bench_frames: bool,
         /// Record what the world receives each tick (script commands, clicks, hits) here.
         #[arg(long, value_name = "FILE")]

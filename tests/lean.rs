@@ -170,7 +170,7 @@ for _, f in ipairs({
   function() c.lean.response = -1 end,
   function() c.lean.turn.gian = 1 end,
   function() c.lean.vertical.fall = "lots" end,
-  function() c:hit(vec3(0, 1, 0), 1) end,
+  function() c:hit(vec3(0, 0, 0), 1) end,
   function() c:hit(vec3(1, 0, 0), -2) end,
 }) do
   local ok, err = pcall(f)
@@ -186,8 +186,8 @@ end
         "edits/main.lua:7: field 'lean.response' must be > 0",
         "edits/main.lua:8: c.lean.turn has no field 'gian' (fields: gain, max, speed)",
         "edits/main.lua:9: field 'lean.vertical.fall' must be a number, got string",
-        "edits/main.lua:10: c:hit: direction must have a horizontal part",
-        "edits/main.lua:11: c:hit: strength must be a number >= 0",
+        "edits/main.lua:10: c:hit: direction must not be the zero vector",
+        "edits/main.lua:11: c:hit: strength must be between 0 and 100, got -2",
     ] {
         assert!(log.contains(needle), "missing {needle:?} in\n{log}");
     }

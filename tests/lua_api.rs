@@ -136,7 +136,7 @@ fn cases() -> Vec<Case> {
             errors: &["t/main.lua:2: creature.define: creature type \"twice\" is already defined in this mod (at t/main.lua:1)"],
             ..case(
                 "a type defined twice",
-                "creature.define { name = \"twice\" }\ncreature.define { name = \"twice\" }\n",
+                "creature.define { name = \"twice\", legs = {}, body = { hover = 1 } }\ncreature.define { name = \"twice\", legs = {}, body = { hover = 1 } }\n",
             )
         },
         Case {
@@ -288,7 +288,164 @@ fn cases() -> Vec<Case> {
             errors: &["t/main.lua:1: require(\"../x\"): the path leaves the mod folder"],
             ..case("require stays in the mod", "require(\"../x\")\n")
         },
+        // Argument errors are located and plain, like every other.
+        Case {
+            errors: &["t/main.lua:2: c:position: expected a creature handle (call methods with ':', e.g. c:position(...))"],
+            ..case(
+                "a method called with a dot",
+                "local c = world.spawn(\"bug\")\nprint(c.position())\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.ground: argument #1 must be a table, got nil"],
+            ..case("world.ground()", "world.ground()\n")
+        },
+        Case {
+            errors: &["t/main.lua:1: world.ground: argument #1 must be a table, got"],
+            ..case("world.ground(5)", "world.ground(5)\n")
+        },
+        Case {
+            errors: &["t/main.lua:1: curve.smoothstep: argument #1 must be a number, got string"],
+            ..case("curve.smoothstep(\"a\", 1)", "curve.smoothstep(\"a\", 1)\n")
+        },
+        Case {
+            errors: &["t/main.lua:2: c:set_behaviour: argument #1 must be a string, got table"],
+            ..case(
+                "c:set_behaviour(table)",
+                "local c = world.spawn(\"bug\")\nc:set_behaviour({})\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: p:point: s must be a number, got string"],
+            ..case(
+                "p:point(\"x\")",
+                "local p = path.bezier { points = { { position = vec3(0, 0, 0) }, { position = vec3(1, 0, 0) } } }\np:point(\"x\")\n",
+            )
+        },
+        // Despawn: a mod removes its own creatures; on_despawn runs; others' are refused.
+        Case {
+            logs: &["[t] gone\tfalse"],
+            ticks: 2,
+            creatures: Some(1),
+            ..case(
+                "c:despawn and on_despawn",
+                "behaviour.define { name = \"mortal\", on_despawn = function(self) print(\"gone\", self.state.seen == nil) end,\n  on_update = function(self) self.state.seen = true end }\n\
+                 local a = world.spawn(\"bug\", { behaviour = \"mortal\" })\n\
+                 world.spawn(\"bug\", { position = vec3(3, 0, 0) })\n\
+                 a:despawn()\n",
+            )
+        },
+        Case {
+            creatures: Some(0),
+            ticks: 1,
+            ..case(
+                "world.despawn",
+                "local a = world.spawn(\"bug\")\nworld.despawn(a)\n",
+            )
+        },
+        Case {
+            logs: &["[t] false\t2\tFL,BR"],
+            ..case(
+                "c:is_ragdoll and c.gait.groups",
+                "local c = world.spawn(\"bug\")\n\
+                 local g = c.gait.groups\n\
+                 print(c:is_ragdoll(), #g, table.concat(g[1], \",\"))\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:4: not the handle of creature 2"],
+            ..case(
+                "a handle cannot be retargeted",
+                "local a = world.spawn(\"bug\")\nlocal b = world.spawn(\"bug\", { position = vec3(3, 0, 0) })\n\
+                 a.id = b.id\n\
+                 a:move(vec3(1, 0, 0), 1)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
+            ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
+        },
+        Case {
+            errors: &["t/main.lua:1: creature.define: field 'body.hover' is for creatures with no legs"],
+            ..case(
+                "a legged type takes no hover",
+                "creature.define { name = \"hov\", body = { hover = 1 }, legs = { { hip = vec3(0, 0, 0), rest = vec3(0.3, -0.3, 0), segments = { 0.3, 0.3 } }, { hip = vec3(0, 0, 0), rest = vec3(-0.3, -0.3, 0), segments = { 0.3, 0.3 } } } }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: creature.define: field 'legs[1].rest' is out of reach once the creature stands at body.height (1)"],
+            ..case(
+                "a rest spot out of reach at the body's height",
+                "creature.define { name = \"tall\", body = { height = 1 }, legs = { { hip = vec3(0, 0, 0), rest = vec3(0.4, -0.3, 0), segments = { 0.4, 0.4 } }, { hip = vec3(0, 0, 0), rest = vec3(-0.4, -0.3, 0), segments = { 0.4, 0.4 } } } }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:3: c:hit: strength must be between 0 and 100, got 1000"],
+            ..case(
+                "blows from above and of no strength are fine; an absurd one is not",
+                "local c = world.spawn(\"bug\")\nc:hit(vec3(0, -1, 0), 1) c:hit(vec3(1, 0, 0), 0)\nc:hit(vec3(1, 0, 0), 1000)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.spawn: field 'position' must be within 100000 m of the origin"],
+            creatures: Some(0),
+            ..case(
+                "spawns far out are refused",
+                "world.spawn(\"bug\", { position = vec3(1e30, 0, 0) })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: c:set_destination: point must be within 100000 m of the origin"],
+            ..case(
+                "destinations far out are refused",
+                "local c = world.spawn(\"bug\")\nc:set_destination(vec3(0, 0, -1e9))\n",
+            )
+        },
     ]
+}
+
+#[test]
+fn check_reports_every_definition_error_in_source_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = dir.path().join("base");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    std::fs::write(
+        base.join("mod.toml"),
+        "name = \"base\"\nversion = \"1.0.0\"\n",
+    )
+    .expect("write");
+    std::fs::write(base.join("main.lua"), BASE).expect("write");
+    let t = dir.path().join("t");
+    std::fs::create_dir_all(&t).expect("mkdir");
+    std::fs::write(
+        t.join("mod.toml"),
+        "name = \"t\"\nversion = \"0.1.0\"\ndepends = [\"base\"]\n",
+    )
+    .expect("write");
+    // A bad define, a type whose default behaviour exists nowhere, then a spawn of the
+    // bad type: the define error is the root cause and must not be hidden.
+    std::fs::write(
+        t.join("main.lua"),
+        "creature.define { name = \"glider\", body = { height = 0 } }\n\
+         creature.define { name = \"lost\", behaviour = \"ghost\", legs = {}, body = { hover = 1 } }\n\
+         world.spawn(\"glider\")\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions::default());
+    let errors: Vec<String> = host
+        .check(&[base, t])
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    let want = [
+        "t/main.lua:1: creature.define: field 'body.height' must be > 0",
+        "t/main.lua:2: creature.define: unknown behaviour \"ghost\" (the default behaviour of \"t/lost\")",
+        "t/main.lua:3: world.spawn: unknown creature type \"glider\"",
+    ];
+    assert_eq!(errors.len(), want.len(), "{errors:#?}");
+    for (got, want) in errors.iter().zip(want) {
+        assert!(got.starts_with(want), "{got}\nwant {want}");
+    }
 }
 
 #[test]

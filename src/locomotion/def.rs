@@ -334,6 +334,7 @@ impl CreatureDef {
         let gait = self.valid_gait(legs.len())?;
         self.lean.validate()?;
         self.validate_nav()?;
+        self.validate_hover()?;
         Ok(ValidCreatureDef {
             name: self.name.clone(),
             body: self.body.clone(),
@@ -343,6 +344,22 @@ impl CreatureDef {
             lean: self.lean.clone(),
             nav: self.nav.clone(),
         })
+    }
+
+    /// A legless creature keeps `body.hover` above the ground; a legged one rides at
+    /// `body.height` on its legs (hover would be ignored): both said, never silent.
+    fn validate_hover(&self) -> Result<(), DefError> {
+        match (self.legs.is_empty(), self.body.hover) {
+            (true, None) => Err(DefError::new(
+                "body.hover",
+                "is required for a creature with no legs (metres it keeps above the ground, e.g. hover = 1)",
+            )),
+            (false, Some(_)) => Err(DefError::new(
+                "body.hover",
+                "is for creatures with no legs; a legged one rides at body.height on its feet",
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn validate_body(&self) -> Result<(), DefError> {
@@ -412,6 +429,16 @@ impl CreatureDef {
             return Err(DefError::new(
                 at("rest"),
                 format!("is too close to the hip ({d:.3} m): the leg cannot fold that far"),
+            ));
+        }
+        // Where the foot really stands: under its rest spot, on the ground `body.height`
+        // below the body.
+        let standing = Vec3::new(rest.x, -self.body.height, rest.z);
+        let ds = hip.distance(standing);
+        if ds > 0.98 * length {
+            return Err(DefError::new(
+                at("rest"),
+                format!("is out of reach once the creature stands at body.height ({}): the foot on the ground is {ds:.3} m from the hip, the leg {length:.3} m long (keep it under 98%)", self.body.height),
             ));
         }
         let knee = match leg.knee {

@@ -184,7 +184,13 @@ impl LeanState {
         if !(strength > 0.0) || !(len > 1e-6) || !h.is_finite() {
             return Vec3::ZERO;
         }
-        // Share of the blow that is horizontal (a blow from straight above only presses).
+        // A blow's vertical part (a stomp from above, an uppercut from below) kicks the
+        // vertical channel: a stomp dips the nose, an uppercut lifts it.
+        let up = dir.y / len;
+        let vertical = (p.hit_gain * strength * up.abs()).min(p.hit_max);
+        self.vertical.velocity +=
+            Spring::kick_for_peak(-up.signum() * vertical, p.response, p.damping);
+        // Share of the blow that is horizontal: only that part rolls, pitches and pushes.
         let share = h.length() / len;
         let h = h.normalize_or_zero();
         let amount = (p.hit_gain * strength * share).min(p.hit_max);

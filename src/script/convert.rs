@@ -314,6 +314,7 @@ pub(crate) const CALLBACKS: &[&str] = &[
     "on_step",
     "on_hit",
     "on_reload",
+    "on_despawn",
 ];
 
 /// Reads the numbers and curves of `fields` into `into` (left at their values when absent):

@@ -44,6 +44,18 @@ pub enum ManifestError {
         /// What is wrong.
         message: String,
     },
+    /// The file is not valid TOML (or names an unknown key), at `line`:`column`.
+    #[error("{file}:{line}:{column}: {message}")]
+    Syntax {
+        /// The manifest's path.
+        file: String,
+        /// Line of the error (1-based).
+        line: usize,
+        /// Column of the error (1-based, in characters).
+        column: usize,
+        /// What the TOML parser said.
+        message: String,
+    },
 }
 
 /// A dependency: a mod name and a semver requirement; optional ones start with `?`.
@@ -137,8 +149,18 @@ impl Manifest {
             file: dir.join("mod.toml").display().to_string(),
             message,
         };
-        let raw: RawManifest =
-            toml::from_str(text).map_err(|e| invalid(e.message().to_string()))?;
+        let raw: RawManifest = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|s| line_column(text, s.start))
+                .unwrap_or((1, 1));
+            ManifestError::Syntax {
+                file: dir.join("mod.toml").display().to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
         if raw.name.is_empty()
             || !raw
                 .name
@@ -172,6 +194,14 @@ impl Manifest {
             dir: dir.to_path_buf(),
         })
     }
+}
+
+/// The 1-based line and column (in characters) of byte `at` in `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 /// Orders manifests for loading: every mod after its (present) dependencies, ties by name.
@@ -281,6 +311,27 @@ mod tests {
 
     fn names(v: &[Manifest]) -> Vec<&str> {
         v.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    #[test]
+    fn toml_errors_say_line_and_column() {
+        let e = Manifest::parse(
+            "name = \"a\"\nversion = \"1.0.0\"\ndepends = [\"x\"\n",
+            Path::new("m"),
+        )
+        .expect_err("unclosed array");
+        let ManifestError::Syntax { line, column, .. } = &e else {
+            panic!("{e:?}");
+        };
+        assert!(*line >= 3, "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("m/mod.toml:{line}:{column}: ")),
+            "{e}"
+        );
+        let e = Manifest::parse("name = \"a\"\nversoin = \"1.0.0\"\n", Path::new("m"))
+            .expect_err("unknown key");
+        assert!(e.to_string().starts_with("m/mod.toml:2:1: "), "{e}");
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub(super) struct TypeMeta {
     pub default_behaviour: Option<String>,
     /// Whether the type table carries callbacks.
     pub has_callbacks: bool,
+    /// Where it was defined (`mod/file.lua:LINE`).
+    pub defined_at: Option<String>,
 }
 
 /// What a camera on a path looks at.

@@ -107,6 +107,11 @@ pub enum WorldEvent {
         /// What.
         message: String,
     },
+    /// A creature was removed.
+    Despawn {
+        /// Who.
+        id: CreatureId,
+    },
     /// A creature was hit.
     Hit {
         /// Who.
@@ -406,6 +411,7 @@ impl World {
                     self.drop_agent(*id);
                     if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
                         self.creatures.remove(i);
+                        self.events.push(WorldEvent::Despawn { id: *id });
                     }
                 }
             }

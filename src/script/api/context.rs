@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use glam::Vec3;
-use mlua::{Lua, Value};
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, MultiValue, Value};
 
 use crate::locomotion::DefError;
 use crate::script::convert::{as_vec3, type_name};
@@ -108,6 +108,27 @@ pub(crate) fn arg_vec(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Vec3> {
     }
 }
 
+/// How far from the origin a place given to the API may be (m): spawns, destinations and
+/// queries beyond it are refused, not launched.
+pub(crate) const WORLD_BOUND: f32 = 100_000.0;
+
+/// A point argument: finite, and within [`WORLD_BOUND`] of the origin on every axis.
+pub(crate) fn arg_point(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Vec3> {
+    let p = arg_vec(lua, what, v)?;
+    if p.abs().max_element() > WORLD_BOUND {
+        return Err(located(lua, out_of_bounds(what, p)));
+    }
+    Ok(p)
+}
+
+/// The error text for a point past [`WORLD_BOUND`].
+pub(crate) fn out_of_bounds(what: &str, p: Vec3) -> String {
+    format!(
+        "{what} must be within {WORLD_BOUND} m of the origin on every axis (the world's bound), got ({}, {}, {})",
+        p.x, p.y, p.z
+    )
+}
+
 /// A finite number argument, or an error naming `what`.
 pub(crate) fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
     if x.is_finite() {
@@ -117,5 +138,53 @@ pub(crate) fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
             lua,
             format!("{what} must be a finite number, got {x}"),
         ))
+    }
+}
+
+/// The Lua function `name` (`world.spawn`, `c:move`): `f` behind an argument conversion
+/// whose errors are located and plain, like every other API error:
+/// `mod/file.lua:LINE: c:hit: argument #2 must be a number, got string`. Methods count
+/// their arguments after the handle; a method called with `.` is told to use `:`.
+pub(crate) fn api_fn<A, R, F>(lua: &Lua, name: &'static str, f: F) -> mlua::Result<Function>
+where
+    A: FromLuaMulti,
+    R: IntoLuaMulti,
+    F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
+{
+    lua.create_function(move |lua, args: MultiValue| {
+        let a = A::from_lua_args(args, 1, None, lua)
+            .map_err(|e| located(lua, format!("{name}: {}", arg_error(name, &e))))?;
+        f(lua, a)
+    })
+}
+
+/// What a failed argument conversion says.
+fn arg_error(name: &str, e: &mlua::Error) -> String {
+    let mlua::Error::BadArgument { pos, cause, .. } = e else {
+        return e.to_string();
+    };
+    let method = name.starts_with("c:");
+    if method && *pos == 1 {
+        return format!("expected a creature handle (call methods with ':', e.g. {name}(...))");
+    }
+    let pos = if method { pos - 1 } else { *pos };
+    let what = match &**cause {
+        mlua::Error::FromLuaConversionError { from, to, .. } => {
+            format!("must be {}, got {from}", lua_type_name(to))
+        }
+        other => other.to_string(),
+    };
+    format!("argument #{pos} {what}")
+}
+
+/// A Rust type as the Lua value it is converted from.
+fn lua_type_name(rust: &str) -> &'static str {
+    match rust {
+        "f32" | "f64" | "i32" | "i64" | "u32" | "u64" | "usize" | "isize" | "number" => "a number",
+        "String" | "string" => "a string",
+        "Table" | "table" => "a table",
+        "bool" | "boolean" => "a boolean",
+        "Function" | "function" => "a function",
+        _ => "another kind of value",
     }
 }

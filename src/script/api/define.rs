@@ -63,7 +63,7 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
                     ));
         }
     }
-    c.defined.borrow_mut().insert(key, here);
+    c.defined.borrow_mut().insert(key, here.clone());
     let has_callbacks = CALLBACKS
         .iter()
         .any(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))));
@@ -75,6 +75,7 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
             bare: def.name.clone(),
             default_behaviour: behaviour,
             has_callbacks,
+            defined_at: Some(here.clone()),
         },
     );
     registry::types(lua)?.raw_set(qualified, t.clone())?;

@@ -5,7 +5,7 @@
 use glam::Vec3;
 use mlua::{Lua, MultiValue, Table, Value};
 
-use super::context::{arg_vec, ctx, def_err, gone, located, not_yet};
+use super::context::{arg_point, arg_vec, ctx, def_err, gone, located, not_yet};
 use super::registry;
 use super::resolve::resolve_behaviour;
 use super::tuning::{GaitProxy, LeanProxy};
@@ -40,15 +40,31 @@ pub(crate) fn drop_handle(lua: &Lua, id: CreatureId) -> mlua::Result<()> {
     registry::handles(lua)?.raw_set(id.0, Value::Nil)
 }
 
-/// The id a handle carries (whether or not the creature still lives).
+/// The id a handle carries (whether or not the creature still lives). A table that is not
+/// the handle registered for that id (a copy, or a handle whose `id` was overwritten) is
+/// refused: a handle cannot be retargeted.
 pub(super) fn handle_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
-    match this.raw_get::<Value>("id")? {
+    let id = match this.raw_get::<Value>("id")? {
         v @ (Value::Number(_) | Value::Integer(_)) => {
-            Ok(CreatureId(as_number(&v).unwrap_or(0.0) as u32))
+            CreatureId(as_number(&v).unwrap_or(0.0) as u32)
         }
+        _ => {
+            return Err(located(
+                lua,
+                "expected a creature handle (call methods with ':', e.g. c:position())",
+            ))
+        }
+    };
+    match registry::handles(lua)?.raw_get::<Value>(id.0)? {
+        Value::Table(t) if t == *this => Ok(id),
+        // Gone creatures lose their registered handle: say so.
+        Value::Nil if ctx(lua)?.world.borrow().creature(id).is_none() => Err(gone(lua, id)),
         _ => Err(located(
             lua,
-            "expected a creature handle (call methods with ':', e.g. c:position())",
+            format!(
+                "not the handle of creature {}: a handle's id cannot be changed (use world.creatures() or keep the handle)",
+                id.0
+            ),
         )),
     }
 }
@@ -199,7 +215,7 @@ pub(super) fn set_behaviour(
 
 /// `c:set_destination(point)`: walk there along the navmesh.
 pub(super) fn set_destination(lua: &Lua, (this, v): (Table, Value)) -> mlua::Result<()> {
-    let p = arg_vec(lua, "c:set_destination: point", &v)?;
+    let p = arg_point(lua, "c:set_destination: point", &v)?;
     command(lua, &this, |id| Command::SetDestination(id, p))
 }
 
@@ -237,14 +253,50 @@ pub(super) fn path(lua: &Lua, this: Table) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// `c:hit(direction, strength)`: a blow (lean, push, `on_hit`).
+/// `c:despawn()`: removes a creature this mod spawned (at the start of the next tick; its
+/// brain's `on_despawn` runs then, and the trace says so).
+pub(super) fn despawn(lua: &Lua, this: Table) -> mlua::Result<()> {
+    let id = live_id(lua, &this)?;
+    let c = ctx(lua)?;
+    let owner = c
+        .shared
+        .borrow()
+        .spawned
+        .iter()
+        .find(|(_, s)| *s == id)
+        .map(|(m, _)| m.clone());
+    if owner.as_deref() != Some(c.name.as_str()) {
+        return Err(located(
+            lua,
+            format!(
+                "c:despawn: creature {} belongs to mod \"{}\"; a mod removes only its own",
+                id.0,
+                owner.unwrap_or_else(|| "?".into())
+            ),
+        ));
+    }
+    c.world.borrow_mut().push(Command::Despawn(id));
+    Ok(())
+}
+
+/// The strongest blow `c:hit` takes (a push of `hit.push` × 100 m/s at the defaults is
+/// already far past anything a body does).
+pub(crate) const MAX_HIT: f64 = 100.0;
+
+/// `c:hit(direction, strength)`: a blow (lean, push, `on_hit`). Strength 0 does nothing.
 pub(super) fn hit(lua: &Lua, (this, dir, strength): (Table, Value, Value)) -> mlua::Result<()> {
     let d = arg_vec(lua, "c:hit: direction", &dir)?;
-    if horizontal(d).length_squared() < 1e-12 {
-        return Err(located(lua, "c:hit: direction must have a horizontal part"));
+    if d.length_squared() < 1e-12 {
+        return Err(located(lua, "c:hit: direction must not be the zero vector"));
     }
     let k = match as_number(&strength) {
-        Some(k) if k.is_finite() && k >= 0.0 => k as f32,
+        Some(k) if (0.0..=MAX_HIT).contains(&k) => k as f32,
+        Some(k) => {
+            return Err(located(
+                lua,
+                format!("c:hit: strength must be between 0 and {MAX_HIT}, got {k}"),
+            ))
+        }
         _ => {
             return Err(located(
                 lua,
@@ -275,8 +327,11 @@ pub(super) fn recover(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
     Err(not_yet(lua, "c:recover"))
 }
 
-pub(super) fn is_ragdoll(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
-    Err(not_yet(lua, "c:is_ragdoll"))
+pub(super) fn is_ragdoll(lua: &Lua, this: Table) -> mlua::Result<bool> {
+    // No creature is a ragdoll yet (physics lands with the ragdoll work): false, not an
+    // error, so scripts can already guard on it.
+    live_id(lua, &this)?;
+    Ok(false)
 }
 
 fn to_string(_: &Lua, this: Table) -> mlua::Result<String> {

@@ -20,18 +20,20 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Table, Value};
 
+use context::api_fn;
 pub(crate) use context::{ModCtx, Roots};
 pub(crate) use handle::{drop_handle, handle};
 pub(crate) use path::sample_path_userdata;
 pub(crate) use registry::{brain_table, handle_mt};
+pub(crate) use resolve::resolve_behaviour;
 
 /// Makes one Lua function in a state.
 pub(crate) type Ctor = fn(&Lua) -> mlua::Result<Function>;
 
 /// Functions stored directly as globals.
 const TOP: &[(&str, Ctor)] = &[
-    ("print", |l| l.create_function(log::info)),
-    ("require", |l| l.create_function(require::require)),
+    ("print", |l| api_fn(l, "print", log::info)),
+    ("require", |l| api_fn(l, "require", require::require)),
 ];
 
 /// `global.name` functions, by global.
@@ -39,86 +41,103 @@ const GLOBALS: &[(&str, &[(&str, Ctor)])] = &[
     (
         "log",
         &[
-            ("info", |l| l.create_function(log::info)),
-            ("warn", |l| l.create_function(log::warn)),
-            ("error", |l| l.create_function(log::error)),
+            ("info", |l| api_fn(l, "log.info", log::info)),
+            ("warn", |l| api_fn(l, "log.warn", log::warn)),
+            ("error", |l| api_fn(l, "log.error", log::error)),
         ],
     ),
     (
         "curve",
         &[
-            ("linear", |l| l.create_function(values::curve_linear)),
-            ("sine_arc", |l| l.create_function(values::curve_sine_arc)),
+            ("linear", |l| {
+                api_fn(l, "curve.linear", values::curve_linear)
+            }),
+            ("sine_arc", |l| {
+                api_fn(l, "curve.sine_arc", values::curve_sine_arc)
+            }),
             ("smoothstep", |l| {
-                l.create_function(values::curve_smoothstep)
+                api_fn(l, "curve.smoothstep", values::curve_smoothstep)
             }),
         ],
     ),
     (
         "creature",
-        &[("define", |l| l.create_function(define::creature))],
+        &[("define", |l| api_fn(l, "creature.define", define::creature))],
     ),
     (
         "behaviour",
-        &[("define", |l| l.create_function(define::behaviour))],
+        &[("define", |l| {
+            api_fn(l, "behaviour.define", define::behaviour)
+        })],
     ),
     (
         "world",
         &[
-            ("ground", |l| l.create_function(world::ground)),
-            ("box", |l| l.create_function(world::add_box)),
-            ("stairs", |l| l.create_function(world::stairs)),
-            ("spawn", |l| l.create_function(world::spawn)),
-            ("creatures", |l| l.create_function(world::creatures)),
-            ("raycast", |l| l.create_function(world::raycast)),
-            ("time", |l| l.create_function(world::time)),
+            ("ground", |l| api_fn(l, "world.ground", world::ground)),
+            ("box", |l| api_fn(l, "world.box", world::add_box)),
+            ("stairs", |l| api_fn(l, "world.stairs", world::stairs)),
+            ("spawn", |l| api_fn(l, "world.spawn", world::spawn)),
+            ("despawn", |l| api_fn(l, "world.despawn", world::despawn)),
+            ("creatures", |l| {
+                api_fn(l, "world.creatures", world::creatures)
+            }),
+            ("raycast", |l| api_fn(l, "world.raycast", world::raycast)),
+            ("time", |l| api_fn(l, "world.time", world::time)),
             ("random_nav_point", |l| {
-                l.create_function(world::random_nav_point)
+                api_fn(l, "world.random_nav_point", world::random_nav_point)
             }),
             ("nearest_nav_point", |l| {
-                l.create_function(world::nearest_nav_point)
+                api_fn(l, "world.nearest_nav_point", world::nearest_nav_point)
             }),
         ],
     ),
-    ("path", &[("bezier", |l| l.create_function(path::bezier))]),
+    (
+        "path",
+        &[("bezier", |l| api_fn(l, "path.bezier", path::bezier))],
+    ),
     (
         "camera",
         &[
-            ("follow", |l| l.create_function(camera::follow)),
-            ("look", |l| l.create_function(camera::look)),
-            ("path", |l| l.create_function(camera::path)),
+            ("follow", |l| api_fn(l, "camera.follow", camera::follow)),
+            ("look", |l| api_fn(l, "camera.look", camera::look)),
+            ("path", |l| api_fn(l, "camera.path", camera::path)),
         ],
     ),
 ];
 
 /// `curve{...}` itself: the `curve` table's `__call`.
-const CURVE_CALL: Ctor = |l| l.create_function(values::curve_call);
+const CURVE_CALL: Ctor = |l| api_fn(l, "curve", values::curve_call);
 
 /// Creature handle methods (`c:name(...)`). `c.gait` and `c.lean` are [`tuning`] proxies.
 const HANDLE: &[(&str, Ctor)] = &[
-    ("position", |l| l.create_function(handle::position)),
-    ("velocity", |l| l.create_function(handle::velocity)),
-    ("forward", |l| l.create_function(handle::forward)),
-    ("yaw", |l| l.create_function(handle::yaw)),
-    ("move", |l| l.create_function(handle::move_to)),
-    ("face", |l| l.create_function(handle::face)),
-    ("feet", |l| l.create_function(handle::feet)),
+    ("position", |l| api_fn(l, "c:position", handle::position)),
+    ("velocity", |l| api_fn(l, "c:velocity", handle::velocity)),
+    ("forward", |l| api_fn(l, "c:forward", handle::forward)),
+    ("yaw", |l| api_fn(l, "c:yaw", handle::yaw)),
+    ("move", |l| api_fn(l, "c:move", handle::move_to)),
+    ("face", |l| api_fn(l, "c:face", handle::face)),
+    ("feet", |l| api_fn(l, "c:feet", handle::feet)),
     ("set_behaviour", |l| {
-        l.create_function(handle::set_behaviour)
+        api_fn(l, "c:set_behaviour", handle::set_behaviour)
     }),
     ("set_destination", |l| {
-        l.create_function(handle::set_destination)
+        api_fn(l, "c:set_destination", handle::set_destination)
     }),
     ("clear_destination", |l| {
-        l.create_function(handle::clear_destination)
+        api_fn(l, "c:clear_destination", handle::clear_destination)
     }),
-    ("arrived", |l| l.create_function(handle::arrived)),
-    ("path", |l| l.create_function(handle::path)),
-    ("hit", |l| l.create_function(handle::hit)),
-    ("follow_path", |l| l.create_function(handle::follow_path)),
-    ("ragdoll", |l| l.create_function(handle::ragdoll)),
-    ("recover", |l| l.create_function(handle::recover)),
-    ("is_ragdoll", |l| l.create_function(handle::is_ragdoll)),
+    ("arrived", |l| api_fn(l, "c:arrived", handle::arrived)),
+    ("path", |l| api_fn(l, "c:path", handle::path)),
+    ("hit", |l| api_fn(l, "c:hit", handle::hit)),
+    ("follow_path", |l| {
+        api_fn(l, "c:follow_path", handle::follow_path)
+    }),
+    ("despawn", |l| api_fn(l, "c:despawn", handle::despawn)),
+    ("ragdoll", |l| api_fn(l, "c:ragdoll", handle::ragdoll)),
+    ("recover", |l| api_fn(l, "c:recover", handle::recover)),
+    ("is_ragdoll", |l| {
+        api_fn(l, "c:is_ragdoll", handle::is_ragdoll)
+    }),
 ];
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).

@@ -19,6 +19,17 @@ use crate::sim::{Command, CreatureId};
 #[derive(Clone, Debug)]
 pub(crate) struct LuaPath(pub Arc<BezierPath>);
 
+/// A finite number argument of a path method (any other value: a located error).
+fn num_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<f32> {
+    match crate::script::convert::as_number(v) {
+        Some(x) => finite_arg(lua, what, x),
+        None => Err(located(
+            lua,
+            format!("{what} must be a number, got {}", type_name(v)),
+        )),
+    }
+}
+
 /// A small path userdata (for the API surface listing to see its methods).
 pub(crate) fn sample_path_userdata(lua: &Lua) -> mlua::Result<mlua::AnyUserData> {
     let cp = |x: f32| ControlPoint {
@@ -33,10 +44,11 @@ pub(crate) fn sample_path_userdata(lua: &Lua) -> mlua::Result<mlua::AnyUserData>
 impl UserData for LuaPath {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("length", |_, this, ()| Ok(this.0.length() as f64));
-        methods.add_method("point", |lua, this, s: f64| {
-            Ok(to_vector(this.0.point(finite_arg(lua, "p:point: s", s)?)))
+        methods.add_method("point", |lua, this, s: Value| {
+            Ok(to_vector(this.0.point(num_arg(lua, "p:point: s", &s)?)))
         });
-        methods.add_method("tangent", |lua, this, s: f64| {
+        methods.add_method("tangent", |lua, this, s: Value| {
+            let s = num_arg(lua, "p:tangent: s", &s)? as f64;
             Ok(to_vector(this.0.tangent(finite_arg(
                 lua,
                 "p:tangent: s",
@@ -48,7 +60,8 @@ impl UserData for LuaPath {
             let s = this.0.closest(v);
             Ok((s as f64, to_vector(this.0.point(s))))
         });
-        methods.add_method("sample", |lua, this, n: f64| {
+        methods.add_method("sample", |lua, this, n: Value| {
+            let n = num_arg(lua, "p:sample: n", &n)? as f64;
             if !(1.0..=100_000.0).contains(&n) {
                 return Err(located(
                     lua,
@@ -61,8 +74,8 @@ impl UserData for LuaPath {
             }
             Ok(t)
         });
-        methods.add_method("simplify", |lua, this, tol: f64| {
-            let tol = finite_arg(lua, "p:simplify: tolerance", tol)?;
+        methods.add_method("simplify", |lua, this, tol: Value| {
+            let tol = num_arg(lua, "p:simplify: tolerance", &tol)?;
             if tol <= 0.0 {
                 return Err(located(lua, "p:simplify: tolerance must be > 0"));
             }

@@ -144,6 +144,7 @@ mod tests {
             bare: bare.into(),
             default_behaviour: beh.map(String::from),
             has_callbacks: cb,
+            defined_at: None,
         };
         s.types.insert("a/bug".into(), ty("a", "bug", None, false));
         s.types

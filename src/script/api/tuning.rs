@@ -24,6 +24,15 @@ pub(crate) trait Tunable: Clone + Sized + 'static {
     fn validate(&self, w: &World, id: CreatureId) -> Result<(), DefError>;
     /// The command that sets it.
     fn command(id: CreatureId, v: Self) -> Command;
+    /// A read-only field beside the tunable ones (`c.gait.groups`).
+    fn read_only(
+        _lua: &Lua,
+        _w: &World,
+        _id: CreatureId,
+        _key: &str,
+    ) -> Option<mlua::Result<Value>> {
+        None
+    }
 }
 
 impl Tunable for GaitParams {
@@ -39,6 +48,21 @@ impl Tunable for GaitParams {
     }
     fn command(id: CreatureId, v: Self) -> Command {
         Command::SetGait(id, Box::new(v))
+    }
+    /// `c.gait.groups`: the type's gait groups, as lists of leg names.
+    fn read_only(lua: &Lua, w: &World, id: CreatureId, key: &str) -> Option<mlua::Result<Value>> {
+        if key != "groups" {
+            return None;
+        }
+        let def = &w.creature(id)?.def;
+        let groups = (0..def.group_count).map(|g| {
+            def.legs
+                .iter()
+                .filter(|l| l.group == g)
+                .map(|l| l.name.clone())
+                .collect::<Vec<_>>()
+        });
+        Some(lua.create_sequence_from(groups).map(Value::Table))
     }
 }
 
@@ -121,6 +145,13 @@ impl<T: Tunable> Proxy<T> {
 
     fn get(&self, lua: &Lua, key: String) -> mlua::Result<Value> {
         let v = self.current(lua)?;
+        if self.1.is_none() {
+            let c = ctx(lua)?;
+            let w = c.world.borrow();
+            if let Some(r) = T::read_only(lua, &w, self.0, &key) {
+                return r;
+            }
+        }
         if let Some(p) = self.part(&key) {
             return Ok(Value::UserData(
                 lua.create_userdata(Self::new(self.0, Some(p)))?,

@@ -4,7 +4,9 @@
 use glam::Vec3;
 use mlua::{Lua, Table, Value};
 
-use super::context::{arg_vec, ctx, def_err, located, soft, ModCtx};
+use super::context::{
+    arg_point, arg_vec, ctx, def_err, located, out_of_bounds, soft, ModCtx, WORLD_BOUND,
+};
 use super::handle::handle;
 use super::resolve::{brain_for, resolve_type};
 use crate::locomotion::DefError;
@@ -48,6 +50,20 @@ pub(super) fn stairs(lua: &Lua, t: Table) -> mlua::Result<()> {
     })
 }
 
+/// `world.despawn(c)`: as `c:despawn()`.
+pub(super) fn despawn(lua: &Lua, c: Value) -> mlua::Result<()> {
+    let Value::Table(t) = c else {
+        return Err(located(
+            lua,
+            format!(
+                "world.despawn: expects a creature handle, got {}",
+                type_name(&c)
+            ),
+        ));
+    };
+    super::handle::despawn(lua, t)
+}
+
 /// `world.creatures([type])`: handles, in id order.
 pub(super) fn creatures(lua: &Lua, filter: Option<Value>) -> mlua::Result<Table> {
     let c = ctx(lua)?;
@@ -80,7 +96,7 @@ pub(super) fn creatures(lua: &Lua, filter: Option<Value>) -> mlua::Result<Table>
 /// `world.raycast(origin, direction [, max_distance])`.
 pub(super) fn raycast(lua: &Lua, (o, d, max): (Value, Value, Option<f64>)) -> mlua::Result<Value> {
     let c = ctx(lua)?;
-    let o = arg_vec(lua, "world.raycast: origin", &o)?;
+    let o = arg_point(lua, "world.raycast: origin", &o)?;
     let d = arg_vec(lua, "world.raycast: direction", &d)?;
     let max = max.unwrap_or(1000.0);
     if !(max >= 0.0 && max.is_finite()) {
@@ -115,7 +131,7 @@ pub(super) fn random_nav_point(
     let near = match near {
         None | Some(Value::Nil) => None,
         Some(v) => {
-            let c = arg_vec(lua, "world.random_nav_point: near", &v)?;
+            let c = arg_point(lua, "world.random_nav_point: near", &v)?;
             let r = radius.unwrap_or(5.0) as f32;
             if !(r > 0.0) || !r.is_finite() {
                 return Err(located(
@@ -132,7 +148,7 @@ pub(super) fn random_nav_point(
 
 /// `world.nearest_nav_point(point)`.
 pub(super) fn nearest_nav_point(lua: &Lua, v: Value) -> mlua::Result<Option<mlua::Vector>> {
-    let p = arg_vec(lua, "world.nearest_nav_point: point", &v)?;
+    let p = arg_point(lua, "world.nearest_nav_point: point", &v)?;
     Ok(ctx(lua)?
         .world
         .borrow_mut()
@@ -184,6 +200,10 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
         let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
         if !position.is_finite() {
             return Err(DefError::new("position", "must have finite components"));
+        }
+        if position.abs().max_element() > WORLD_BOUND {
+            let text = out_of_bounds("", position);
+            return Err(DefError::new("position", text.trim_start()));
         }
         let yaw = r.num_or("yaw", 0.0)?;
         if !yaw.is_finite() {

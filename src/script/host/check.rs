@@ -10,7 +10,7 @@ use mlua::{Lua, LuaOptions, Table, Value};
 
 use super::load::mod_libs;
 use super::ScriptHost;
-use crate::script::api::{self, ModCtx};
+use crate::script::api::{self, resolve_behaviour, ModCtx};
 use crate::script::convert::LuaCurve;
 use crate::script::error::{root_message, ScriptError};
 use crate::script::manifest::Manifest;
@@ -92,6 +92,7 @@ impl ScriptHost {
         for (m, text) in collected {
             self.report(ScriptError::from_text(&m, &text));
         }
+        self.check_default_behaviours();
         let known: Vec<Manifest> = self.known.values().cloned().collect();
         for m in known {
             // Scripts only: not the manifest, not `.d.luau` editor definitions.
@@ -125,6 +126,39 @@ impl ScriptHost {
                 }
             }
         }
-        self.take_errors()
+        let mut errors = self.take_errors();
+        // In source order: by mod, file and line (errors with no place first in their mod).
+        errors.sort_by_key(|e| {
+            let (file, line) = match e.location.as_deref().and_then(|l| l.rsplit_once(':')) {
+                Some((f, n)) if n.parse::<u32>().is_ok() => (f.to_string(), n.parse().unwrap_or(0)),
+                _ => (e.location.clone().unwrap_or_default(), 0),
+            };
+            (e.mod_name.clone(), file, line)
+        });
+        errors
+    }
+
+    /// A type's default `behaviour` that names no loaded behaviour, reported at its define
+    /// (a run would report it only when the type is spawned).
+    fn check_default_behaviours(&mut self) {
+        let unresolved: Vec<ScriptError> = {
+            let sh = self.shared.borrow();
+            sh.types
+                .iter()
+                .filter_map(|(q, t)| {
+                    let b = t.default_behaviour.as_ref()?;
+                    let e = resolve_behaviour(&sh, &t.mod_name, b).err()?;
+                    let at = t.defined_at.clone().unwrap_or_else(|| t.mod_name.clone());
+                    Some(ScriptError::at(
+                        &t.mod_name,
+                        at,
+                        format!("creature.define: {e} (the default behaviour of \"{q}\")"),
+                    ))
+                })
+                .collect()
+        };
+        for e in unresolved {
+            self.report(e);
+        }
     }
 }

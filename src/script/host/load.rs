@@ -177,8 +177,17 @@ impl ScriptHost {
             self.world.borrow_mut().restore(cp);
             let mut sh = self.shared.borrow_mut();
             let logs = std::mem::take(&mut sh.logs);
+            let checked = std::mem::take(&mut sh.check_errors);
+            let (types, behaviours) = (sh.types.clone(), sh.behaviours.clone());
             *sh = shared_cp;
             sh.logs = logs;
+            if sh.check_mode {
+                // `skitter check` keeps what it found before the failure, and the names the
+                // mod defined, to check the references to them.
+                sh.check_errors = checked;
+                sh.types = types;
+                sh.behaviours = behaviours;
+            }
         }
         r
     }

@@ -75,6 +75,7 @@ struct Brain {
     on_update: Option<Function>,
     on_step: Option<Function>,
     on_hit: Option<Function>,
+    on_despawn: Option<Function>,
     on_arrive: Option<Function>,
     on_spawn: Option<Function>,
     spawn_pending: bool,

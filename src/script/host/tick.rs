@@ -87,6 +87,14 @@ impl ScriptHost {
                     });
                     continue;
                 }
+                WorldEvent::Despawn { id } => {
+                    // The creature is gone from the world; its brain still has its handle
+                    // (`state`, `params`) until the end of this tick.
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_despawn.clone()) {
+                        self.call(*id, &f, Value::Nil);
+                    }
+                    continue;
+                }
                 WorldEvent::Hit { id, dir, strength } => {
                     let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
                         continue;
@@ -297,6 +305,7 @@ fn build_brain(
         on_update: f("on_update")?,
         on_step: f("on_step")?,
         on_hit: f("on_hit")?,
+        on_despawn: f("on_despawn")?,
         on_arrive: f("on_arrive")?,
         on_spawn: f("on_spawn")?,
         spawn_pending: true,
