@@ -316,7 +316,14 @@ fn new_cmd(path: &std::path::Path) -> anyhow::Result<ExitCode> {
 
 /// `skitter check`: every error as `mod/file.lua:LINE: ...`; exit 1 when there is one.
 fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
-    let (host, errors) = headless::check(mods, host);
+    let (mut host, errors) = headless::check(mods, host);
+    for out in host.drain_output() {
+        if let skitter::script::HostOutput::Log(l) = &out {
+            if l.level == skitter::script::LogLevel::Warn {
+                println!("warning: {}", l.text);
+            }
+        }
+    }
     for e in &errors {
         println!("{e}");
     }

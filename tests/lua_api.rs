@@ -362,6 +362,19 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] 0.2\t0.5", "[t] 0.3\t0.2"],
+            errors: &["t/main.lua:6: field 'gait.step_height' must be > 0, got -1"],
+            ..case(
+                "c.gait = { ... } overrides the fields given and keeps the live view",
+                "local c = world.spawn(\"bug\")\n\
+                 c.gait = { step_height = 0.2 }\n\
+                 print(c.gait.step_height, c.gait.lead)\n\
+                 c.gait.step_trigger = 0.3\n\
+                 print(c.gait.step_trigger, c.gait.step_height)\n\
+                 c.gait = { step_height = -1 }\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },

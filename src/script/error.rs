@@ -110,6 +110,9 @@ pub(crate) fn caller_location(lua: &Lua) -> Option<String> {
             }
             let line = d.current_line()?;
             let short = src.short_src.as_deref()?.to_string();
+            if short.starts_with(crate::script::api::INTERNAL_CHUNK) {
+                return None;
+            }
             Some(format!("{short}:{line}"))
         });
         match found {

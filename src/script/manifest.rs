@@ -103,7 +103,6 @@ impl Dependency {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawManifest {
     name: String,
     version: String,
@@ -113,6 +112,34 @@ struct RawManifest {
     entry: Option<String>,
     #[serde(default)]
     depends: Vec<String>,
+    #[serde(default)]
+    authors: Vec<String>,
+    #[serde(default)]
+    license: Option<String>,
+    #[serde(default)]
+    homepage: Option<String>,
+    #[serde(default)]
+    repository: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    /// Keys skitter does not know: a warning each, never a failure.
+    #[serde(flatten)]
+    unknown: BTreeMap<String, toml::Value>,
+}
+
+/// Metadata a mod may carry for the people who find it (skitter only shows it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ModInfo {
+    /// Who wrote it.
+    pub authors: Vec<String>,
+    /// Its licence (an SPDX expression, by convention).
+    pub license: Option<String>,
+    /// Its web page.
+    pub homepage: Option<String>,
+    /// Where its source lives.
+    pub repository: Option<String>,
+    /// Words to find it by.
+    pub tags: Vec<String>,
 }
 
 /// A parsed `mod.toml`.
@@ -130,6 +157,11 @@ pub struct Manifest {
     pub depends: Vec<Dependency>,
     /// The mod folder.
     pub dir: PathBuf,
+    /// Authors, licence, links, tags.
+    pub info: ModInfo,
+    /// What was read but is worth saying: unknown keys (ignored), a version completed
+    /// (`1.2` read as `1.2.0`).
+    pub warnings: Vec<String>,
 }
 
 impl Manifest {
@@ -172,7 +204,26 @@ impl Manifest {
                 raw.name
             )));
         }
-        let version = Version::parse(&raw.version)
+        let mut warnings: Vec<String> = raw
+            .unknown
+            .keys()
+            .map(|k| format!("unknown key \"{k}\" (ignored; known: name, version, description, entry, depends, authors, license, homepage, repository, tags)"))
+            .collect();
+        // `1.2` and `1` are read as `1.2.0` and `1.0.0`, and said so.
+        let written = raw.version.trim();
+        let parts = written.split('.').count();
+        let completed = if (1..3).contains(&parts)
+            && written
+                .split('.')
+                .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        {
+            let full = format!("{written}{}", ".0".repeat(3 - parts));
+            warnings.push(format!("version \"{written}\" read as {full}"));
+            full
+        } else {
+            written.to_string()
+        };
+        let version = Version::parse(&completed)
             .map_err(|e| invalid(format!("version \"{}\": {e}", raw.version)))?;
         let depends = raw
             .depends
@@ -192,6 +243,14 @@ impl Manifest {
             entry,
             depends,
             dir: dir.to_path_buf(),
+            info: ModInfo {
+                authors: raw.authors,
+                license: raw.license,
+                homepage: raw.homepage,
+                repository: raw.repository,
+                tags: raw.tags,
+            },
+            warnings,
         })
     }
 }
@@ -329,9 +388,9 @@ mod tests {
                 .starts_with(&format!("m/mod.toml:{line}:{column}: ")),
             "{e}"
         );
-        let e = Manifest::parse("name = \"a\"\nversoin = \"1.0.0\"\n", Path::new("m"))
-            .expect_err("unknown key");
-        assert!(e.to_string().starts_with("m/mod.toml:2:1: "), "{e}");
+        let e = Manifest::parse("name = \"a\"\nversion = [1, 0]\n", Path::new("m"))
+            .expect_err("a version that is not a string");
+        assert!(e.to_string().starts_with("m/mod.toml:2:"), "{e}");
     }
 
     #[test]
@@ -388,10 +447,25 @@ mod tests {
             Path::new("x")
         )
         .is_err());
-        assert!(Manifest::parse(
-            "name = \"x\"\nversion = \"1.0.0\"\ncolour = 1",
-            Path::new("x")
+        assert!(Manifest::parse("name = \"x\"\nversion = \"1.x\"", Path::new("x")).is_err());
+    }
+
+    #[test]
+    fn metadata_is_read_unknown_keys_warn_and_short_versions_complete() {
+        let m = Manifest::parse(
+            "name = \"x\"\nversion = \"1.2\"\nauthors = [\"Ann\"]\nlicense = \"MIT\"\ntags = [\"bugs\"]\ncolour = 1\n",
+            Path::new("x"),
         )
-        .is_err());
+        .expect("valid");
+        assert_eq!(m.version, Version::new(1, 2, 0));
+        assert_eq!(m.info.authors, ["Ann"]);
+        assert_eq!(m.info.license.as_deref(), Some("MIT"));
+        assert_eq!(m.info.tags, ["bugs"]);
+        assert_eq!(m.warnings.len(), 2, "{:?}", m.warnings);
+        assert!(m.warnings.iter().any(|w| w.contains("\"colour\"")));
+        assert!(m.warnings.iter().any(|w| w.contains("read as 1.2.0")));
+        let whole =
+            Manifest::parse("name = \"x\"\nversion = \"3\"\n", Path::new("x")).expect("valid");
+        assert_eq!(whole.version, Version::new(3, 0, 0));
     }
 }

@@ -50,6 +50,10 @@ impl ModCtx {
     }
 }
 
+/// Chunk names of skitter's own Lua code start with this (a mod's never can: mod names are
+/// letters, digits, `_` and `-`): error locations look past those frames, to the script.
+pub(crate) const INTERNAL_CHUNK: &str = "[skitter]/";
+
 /// The calling mod's context.
 pub(crate) fn ctx(lua: &Lua) -> mlua::Result<Rc<ModCtx>> {
     lua.app_data_ref::<Rc<ModCtx>>()

@@ -3,9 +3,9 @@
 //! Every method on a creature that is gone fails with "creature N no longer exists".
 
 use glam::Vec3;
-use mlua::{Lua, MultiValue, Table, Value};
+use mlua::{Function, Lua, MultiValue, Table, Value};
 
-use super::context::{arg_point, arg_vec, ctx, def_err, gone, located, not_yet};
+use super::context::{arg_point, arg_vec, ctx, def_err, gone, located, not_yet, INTERNAL_CHUNK};
 use super::registry;
 use super::resolve::resolve_behaviour;
 use super::tuning::{GaitProxy, LeanProxy};
@@ -28,8 +28,6 @@ pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result
     t.raw_set("type", type_name)?;
     t.raw_set("params", lua.create_table()?)?;
     t.raw_set("state", lua.create_table()?)?;
-    t.raw_set("gait", GaitProxy::new(id, None))?;
-    t.raw_set("lean", LeanProxy::new(id, None))?;
     t.set_metatable(Some(registry::handle_mt(lua)?))?;
     handles.raw_set(id.0, t.clone())?;
     Ok(t)
@@ -348,9 +346,62 @@ pub(super) fn install(lua: &Lua, methods: &[(&str, Ctor)]) -> mlua::Result<()> {
     for (name, make) in methods {
         m.raw_set(*name, make(lua)?)?;
     }
+    // Methods come from a table lookup in Luau (fast); `gait` and `lean` are proxies made
+    // once per handle; assigning a table to them applies its fields (a partial override)
+    // and keeps the proxy. The chunk is internal: errors point past it, at the script.
+    let (index, newindex): (Function, Function) = lua
+        .load(
+            r#"
+local methods, make_proxy, assign = ...
+local cache = setmetatable({}, { __mode = "k" })
+local function index(t, k)
+  local m = methods[k]
+  if m ~= nil then return m end
+  if k == "gait" or k == "lean" then
+    local per = cache[t]
+    if per == nil then per = {} cache[t] = per end
+    local p = per[k]
+    if p == nil then p = make_proxy(t, k) per[k] = p end
+    return p
+  end
+  return nil
+end
+local function newindex(t, k, v)
+  if k == "gait" or k == "lean" then return assign(t, k, v) end
+  rawset(t, k, v)
+end
+return index, newindex
+"#,
+        )
+        .set_name(format!("={INTERNAL_CHUNK}handle"))
+        .call((
+            m.clone(),
+            lua.create_function(make_proxy)?,
+            lua.create_function(assign_tuning)?,
+        ))?;
     let mt = lua.create_table()?;
-    mt.raw_set("__index", m)?;
+    mt.raw_set("__index", index)?;
+    mt.raw_set("__newindex", newindex)?;
     mt.raw_set("__tostring", lua.create_function(to_string)?)?;
     mt.raw_set("__metatable", "creature")?;
+    registry::set_handle_methods(lua, m)?;
     registry::set_handle_mt(lua, mt)
+}
+
+/// `c.gait` / `c.lean` the first time a handle is asked for it.
+fn make_proxy(lua: &Lua, (this, key): (Table, String)) -> mlua::Result<Value> {
+    let id = handle_id(lua, &this)?;
+    Ok(Value::UserData(match key.as_str() {
+        "gait" => lua.create_userdata(GaitProxy::new(id, None))?,
+        _ => lua.create_userdata(LeanProxy::new(id, None))?,
+    }))
+}
+
+/// `c.gait = { ... }` / `c.lean = { ... }`: the fields given, applied together.
+fn assign_tuning(lua: &Lua, (this, key, value): (Table, String, Value)) -> mlua::Result<()> {
+    let id = handle_id(lua, &this)?;
+    match key.as_str() {
+        "gait" => GaitProxy::new(id, None).set_table(lua, "c.gait", value),
+        _ => LeanProxy::new(id, None).set_table(lua, "c.lean", value),
+    }
 }

@@ -21,10 +21,11 @@ use std::rc::Rc;
 use mlua::{Function, Lua, Table, Value};
 
 use context::api_fn;
+pub(crate) use context::INTERNAL_CHUNK;
 pub(crate) use context::{ModCtx, Roots};
 pub(crate) use handle::{drop_handle, handle};
 pub(crate) use path::sample_path_userdata;
-pub(crate) use registry::{brain_table, handle_mt};
+pub(crate) use registry::{brain_table, handle_methods};
 pub(crate) use resolve::resolve_behaviour;
 
 /// Makes one Lua function in a state.

@@ -8,6 +8,7 @@ const BEHAVIOURS: &str = "skitter.behaviours";
 const TYPES: &str = "skitter.types";
 const HANDLES: &str = "skitter.handles";
 const HANDLE_MT: &str = "skitter.handle_mt";
+const HANDLE_METHODS: &str = "skitter.handle_methods";
 
 /// Creates the empty tables (the handle metatable is set by [`set_handle_mt`]).
 pub(super) fn create(lua: &Lua) -> mlua::Result<()> {
@@ -40,6 +41,15 @@ pub(super) fn handles(lua: &Lua) -> mlua::Result<Table> {
 /// The metatable every handle shares (its `__index` holds the methods).
 pub(crate) fn handle_mt(lua: &Lua) -> mlua::Result<Table> {
     lua.named_registry_value(HANDLE_MT)
+}
+
+/// The handle methods by name (what the handle metatable's `__index` looks up first).
+pub(crate) fn handle_methods(lua: &Lua) -> mlua::Result<Table> {
+    lua.named_registry_value(HANDLE_METHODS)
+}
+
+pub(super) fn set_handle_methods(lua: &Lua, m: Table) -> mlua::Result<()> {
+    lua.set_named_registry_value(HANDLE_METHODS, m)
 }
 
 pub(super) fn set_handle_mt(lua: &Lua, mt: Table) -> mlua::Result<()> {

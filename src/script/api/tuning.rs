@@ -220,6 +220,30 @@ impl<T: Tunable> Proxy<T> {
         Ok(())
     }
 
+    /// `c.gait = { ... }`: every field of `value` (a table) applied to one copy, checked
+    /// as a whole and queued once; fields not given keep their values.
+    pub(crate) fn set_table(&self, lua: &Lua, what: &str, value: Value) -> mlua::Result<()> {
+        let Value::Table(t) = value else {
+            return Err(located(
+                lua,
+                format!("{what} takes a table of fields, got {}", type_name(&value)),
+            ));
+        };
+        let mut v = self.current(lua)?;
+        for pair in t.pairs::<Value, Value>() {
+            let (k, x) = pair?;
+            let Value::String(k) = k else {
+                return Err(located(lua, format!("{what}: field names are strings")));
+            };
+            self.assign(lua, &mut v, &k.to_string_lossy(), &x)?;
+        }
+        let c = ctx(lua)?;
+        v.validate(&c.world.borrow(), self.0)
+            .map_err(|e| located(lua, e))?;
+        c.world.borrow_mut().push(T::command(self.0, v));
+        Ok(())
+    }
+
     fn set(&self, lua: &Lua, key: String, value: Value) -> mlua::Result<()> {
         let mut v = self.current(lua)?;
         self.assign(lua, &mut v, &key, &value)?;

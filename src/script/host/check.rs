@@ -64,10 +64,7 @@ pub fn api_surface() -> mlua::Result<BTreeSet<String>> {
             _ => {}
         }
     }
-    let handle_mt: Table = api::handle_mt(&lua)?;
-    if let Value::Table(t) = handle_mt.raw_get::<Value>("__index")? {
-        methods(&t, "Creature", ":", &mut out);
-    }
+    methods(&api::handle_methods(&lua)?, "Creature", ":", &mut out);
     let curve = lua.create_userdata(LuaCurve(crate::math::Curve::Constant(0.0)))?;
     let path = api::sample_path_userdata(&lua)?;
     for (name, ud) in [("Curve", curve), ("Path", path)] {

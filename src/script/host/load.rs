@@ -12,6 +12,7 @@ use crate::script::api::{self, ModCtx, Roots};
 use crate::script::budget::Budget;
 use crate::script::error::ScriptError;
 use crate::script::manifest::{load_order, Manifest};
+use crate::script::shared::{LogLevel, LogLine};
 use crate::script::source::{self, read_script, SourceError, BYTECODE_REFUSED};
 
 /// The Luau libraries a mod's state opens (no `io`, no `debug`, no `package`).
@@ -71,6 +72,15 @@ impl ScriptHost {
         for d in dirs {
             match Manifest::load(&d) {
                 Ok(m) => {
+                    let mut sh = self.shared.borrow_mut();
+                    for w in &m.warnings {
+                        sh.logs.push(LogLine {
+                            mod_name: m.name.clone(),
+                            level: LogLevel::Warn,
+                            text: format!("{}/mod.toml: {w}", m.name),
+                        });
+                    }
+                    drop(sh);
                     self.known.insert(m.name.clone(), m.clone());
                     manifests.push(m)
                 }
