@@ -86,6 +86,10 @@ function Creature:hit(direction, strength) end
 --- Removes this creature (one this mod spawned) at the next tick; on_despawn runs then.
 function Creature:despawn() end
 
+--- How far along its path the creature is, 0..1; nil when it follows none.
+---@return number?
+function Creature:path_progress() end
+
 ---@return { name: string, position: vector, grounded: boolean }[]
 function Creature:feet() end
 

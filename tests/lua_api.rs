@@ -375,6 +375,22 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] start\tnil", "[t] end\t1"],
+            ticks: 60,
+            ..case(
+                "the end of a path followed once fires on_arrive; c:path_progress",
+                "creature.define { name = \"drone\", legs = {}, body = { hover = 1 } }\n\
+                 behaviour.define { name = \"fly\",\n\
+                   on_spawn = function(self)\n\
+                     self:follow_path(path.bezier { points = { { position = vec3(0, 1, 0) }, { position = vec3(2, 1, 0) } } }, { speed = 4 })\n\
+                     print(\"start\", self:path_progress())\n\
+                   end,\n\
+                   on_arrive = function(self) print(\"end\", self:path_progress()) end,\n\
+                 }\n\
+                 world.spawn(\"drone\", { position = vec3(0, 1, 0), behaviour = \"fly\" })\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },

@@ -158,6 +158,8 @@ pub struct Scratch {
     joints: Vec<Vec3>,
     /// Feet that landed during the last update.
     pub events: Vec<StepEvent>,
+    /// The last update reached the end of a `loop = false` path.
+    pub path_end: bool,
     /// Smoothing factors for the last step size (tilt, head): every creature of a world
     /// steps by the same `dt`, so the exponentials run once per size, not per body.
     alphas: Option<(u32, [f32; 2])>,
@@ -212,6 +214,8 @@ pub struct Locomotor {
     pub rise: f32,
     /// In the air: walked off an edge (or pushed), falling under gravity, feet hanging.
     pub airborne: bool,
+    /// This update reached the end of a `loop = false` path.
+    path_ended: bool,
     /// Caught by its legs after a fall, until the body has settled.
     pub landing: bool,
     last_group: Option<usize>,
@@ -261,6 +265,7 @@ impl Locomotor {
             rise: 0.0,
             airborne: false,
             landing: false,
+            path_ended: false,
             last_group: None,
             phase_stepped: 0,
         };
@@ -335,6 +340,7 @@ impl Locomotor {
         if !(dt > 0.0) {
             return;
         }
+        self.path_ended = false;
         let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
         let rot = if self.airborne {
@@ -373,6 +379,7 @@ impl Locomotor {
         self.sink_change = sink - self.sink;
         self.position.y += self.sink_change;
         self.sink = sink;
+        scratch.path_end = self.path_ended;
         let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
@@ -480,7 +487,9 @@ impl Locomotor {
         let Some(f) = self.follow.as_mut() else {
             return;
         };
+        let was_done = f.done;
         let (p, dir) = f.advance(dt, hold.max(0.1));
+        self.path_ended = !was_done && f.done;
         let rotation = f.rotation;
         if def.legs.is_empty() {
             self.position = p;

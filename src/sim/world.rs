@@ -438,6 +438,10 @@ impl World {
                     position: s.position,
                 });
             }
+            if std::mem::take(&mut self.scratch.path_end) {
+                // The end of a path followed once: the same event as a destination reached.
+                self.events.push(WorldEvent::Arrive { id: c.id });
+            }
         }
         self.frame += 1;
         self.time += dt as f64;

@@ -308,6 +308,17 @@ pub(super) fn hit(lua: &Lua, (this, dir, strength): (Table, Value, Value)) -> ml
     command(lua, &this, |id| Command::Hit(id, d, k))
 }
 
+/// `c:path_progress()`: how far along its path the creature is, 0..1 (nil when it follows
+/// none).
+pub(super) fn path_progress(lua: &Lua, this: Table) -> mlua::Result<Option<f64>> {
+    with_creature(lua, &this, |c| {
+        c.loco
+            .follow
+            .as_ref()
+            .map(|f| (f.s / f.path.length().max(1e-6)).clamp(0.0, 1.0) as f64)
+    })
+}
+
 /// `c:follow_path(path [, opts])`.
 pub(super) fn follow_path(
     lua: &Lua,

@@ -133,6 +133,9 @@ const HANDLE: &[(&str, Ctor)] = &[
     ("follow_path", |l| {
         api_fn(l, "c:follow_path", handle::follow_path)
     }),
+    ("path_progress", |l| {
+        api_fn(l, "c:path_progress", handle::path_progress)
+    }),
     ("despawn", |l| api_fn(l, "c:despawn", handle::despawn)),
     ("ragdoll", |l| api_fn(l, "c:ragdoll", handle::ragdoll)),
     ("recover", |l| api_fn(l, "c:recover", handle::recover)),
