@@ -10,7 +10,7 @@ use glam::Vec3;
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
-use crate::sim::{Header, Recorder, Replay, World, WorldEvent, TICK_DT};
+use crate::sim::{Header, Recorder, Replay, WorldEvent, TICK_DT};
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -73,8 +73,10 @@ fn vec3(w: &mut impl Write, v: Vec3) -> io::Result<()> {
     nums(w, &v.to_array())
 }
 
-/// Writes one trace line per creature for the world's current tick.
-pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
+/// Writes one trace line per creature for the host's current tick.
+pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
+    let world = host.world();
+    let world = &*world;
     let frame = world.frame();
     let t = world.time();
     for c in world.creatures() {
@@ -123,9 +125,14 @@ pub fn write_tick(w: &mut impl Write, world: &World) -> io::Result<()> {
         }
         write!(
             w,
-            ",\"falling\":{},\"ragdoll\":false,\"feet\":[",
+            ",\"falling\":{},\"brain\":",
             c.loco.airborne || c.loco.landing
         )?;
+        match host.brain_state(c.id) {
+            Some(b) => write!(w, "\"{}\"", b.as_str())?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"ragdoll\":false,\"feet\":[")?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
@@ -407,7 +414,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
     };
     flush(&mut host, &mut trace, console, &mut report)?;
     if let Some(t) = trace.as_mut() {
-        write_tick(t, &host.world())?;
+        write_tick(t, &host)?;
     }
     let start = Instant::now();
     let mut steps_this_second = 0usize;
@@ -433,7 +440,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         frame += 1;
         flush(&mut host, &mut trace, console, &mut report)?;
         if let Some(t) = trace.as_mut() {
-            write_tick(t, &host.world())?;
+            write_tick(t, &host)?;
         }
         if opts.summary && frame.is_multiple_of(60) {
             summary(console, &host, steps_this_second, tick_time)?;

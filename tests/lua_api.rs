@@ -391,6 +391,31 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] back\ttrue"],
+            errors: &["t/main.lua:2: once"],
+            ticks: 120,
+            ..case(
+                "one bad frame pauses a brain for a second, it does not lose it",
+                "behaviour.define { name = \"flaky\", on_update = function(self)\n\
+                   if not self.state.failed then self.state.failed = true error(\"once\") end\n\
+                   self.state.n = (self.state.n or 0) + 1\n\
+                   if self.state.n == 30 then print(\"back\", world.time() > 1) end\n\
+                 end }\n\
+                 world.spawn(\"bug\", { behaviour = \"flaky\" })\n",
+            )
+        },
+        Case {
+            logs: &["[t] warn: creature 1: brain detached after 3 errors; it stands until its mod reloads"],
+            errors: &["t/main.lua:1: always"],
+            ticks: 200,
+            creatures: Some(1),
+            ..case(
+                "a brain that always fails is detached after three errors",
+                "behaviour.define { name = \"bad\", on_update = function(self) error(\"always\") end }\n\
+                 world.spawn(\"bug\", { behaviour = \"bad\" })\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },

@@ -17,7 +17,10 @@ mod source;
 mod watch;
 
 pub use error::ScriptError;
-pub use host::{api_surface, discover, HostOptions, ReloadReport, ScriptHost};
+pub use host::{
+    api_surface, discover, BrainState, HostOptions, ReloadReport, ScriptHost, BRAIN_BACKOFF,
+    BRAIN_FAILURES,
+};
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError};
 pub use output::HostOutput;
 pub use shared::{CameraRequest, LogLevel, LogLine, LookAt};

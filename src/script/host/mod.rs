@@ -79,7 +79,39 @@ struct Brain {
     on_arrive: Option<Function>,
     on_spawn: Option<Function>,
     spawn_pending: bool,
+    /// Runtime errors so far (a clean call does not reset it).
+    failures: u32,
+    /// Paused after an error: no callback runs before this frame.
+    resume_at: Option<u64>,
 }
+
+/// A creature's brain as the trace reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BrainState {
+    /// Its callbacks run.
+    Running,
+    /// Backing off after a runtime error.
+    Paused,
+    /// Detached after [`BRAIN_FAILURES`] errors (until its mod reloads).
+    Detached,
+}
+
+impl BrainState {
+    /// "running", "paused" or "detached".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BrainState::Running => "running",
+            BrainState::Paused => "paused",
+            BrainState::Detached => "detached",
+        }
+    }
+}
+
+/// Runtime errors a brain may make before it is detached (each one reported; between them
+/// it backs off).
+pub const BRAIN_FAILURES: u32 = 3;
+/// The first back-off after a runtime error, ticks (1 s); it doubles with each error.
+pub const BRAIN_BACKOFF: u64 = 60;
 
 /// Loads mods and runs their callbacks around `World::step`.
 pub struct ScriptHost {
@@ -103,6 +135,8 @@ pub struct ScriptHost {
     reloads: Vec<ReloadReport>,
     /// Watches the mod folders (after `watch`).
     watcher: Option<super::watch::ModWatcher>,
+    /// Creatures whose brains were detached after repeated errors.
+    detached: BTreeSet<CreatureId>,
 }
 
 impl ScriptHost {
@@ -124,6 +158,7 @@ impl ScriptHost {
             broken: BTreeMap::new(),
             reloads: Vec::new(),
             watcher: None,
+            detached: BTreeSet::new(),
             opts,
         }
     }
@@ -257,6 +292,16 @@ impl ScriptHost {
                     self.world.borrow_mut().push(Command::ClearDestination(id));
                 }
             }
+        }
+    }
+
+    /// How creature `id`'s brain stands (`None`: it has none).
+    pub fn brain_state(&self, id: CreatureId) -> Option<BrainState> {
+        match self.brains.get(&id) {
+            Some(b) if b.resume_at.is_some() => Some(BrainState::Paused),
+            Some(_) => Some(BrainState::Running),
+            None if self.detached.contains(&id) => Some(BrainState::Detached),
+            None => None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use mlua::{Function, Value};
 
-use super::{Brain, ScriptHost};
+use super::{Brain, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
 use crate::locomotion::Intent;
 use crate::script::api;
 use crate::script::convert::to_vector;
@@ -190,9 +190,17 @@ impl ScriptHost {
         f: &Function,
         args: impl mlua::IntoLuaMulti,
     ) {
-        let Some(brain) = self.brains.get(&id) else {
+        let frame = self.world.borrow().frame();
+        let Some(brain) = self.brains.get_mut(&id) else {
             return;
         };
+        if let Some(at) = brain.resume_at {
+            if frame < at {
+                return;
+            }
+            brain.resume_at = None;
+        }
+        let brain = &*brain;
         let mod_idx = brain.mod_idx;
         let rt = &self.mods[mod_idx];
         if rt.suspended.is_some() {
@@ -237,11 +245,31 @@ impl ScriptHost {
             // Free what a memory bomb left behind.
             let _ = self.mods[mod_idx].lua.gc_collect();
         } else {
-            self.brains.remove(&id);
+            // The creature stands; its brain backs off and tries again, and is detached
+            // only after repeated errors. The error is reported (once per distinct text).
             self.world
                 .borrow_mut()
                 .push(Command::SetIntent(id, Intent::Idle));
+            let mod_name = self.mods[mod_idx].manifest.name.clone();
             self.report(err);
+            let Some(b) = self.brains.get_mut(&id) else {
+                return;
+            };
+            b.failures += 1;
+            if b.failures >= BRAIN_FAILURES {
+                self.brains.remove(&id);
+                self.detached.insert(id);
+                self.shared.borrow_mut().logs.push(LogLine {
+                    mod_name,
+                    level: LogLevel::Warn,
+                    text: format!(
+                        "creature {}: brain detached after {BRAIN_FAILURES} errors; it stands until its mod reloads",
+                        id.0
+                    ),
+                });
+            } else {
+                b.resume_at = Some(frame + (BRAIN_BACKOFF << (b.failures - 1)));
+            }
         }
     }
 
@@ -306,6 +334,8 @@ fn build_brain(
         on_step: f("on_step")?,
         on_hit: f("on_hit")?,
         on_despawn: f("on_despawn")?,
+        failures: 0,
+        resume_at: None,
         on_arrive: f("on_arrive")?,
         on_spawn: f("on_spawn")?,
         spawn_pending: true,
