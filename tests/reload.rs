@@ -336,3 +336,38 @@ fn a_clean_save_lifts_a_budget_suspension() {
         assert!(x > 0.3, "the fixed brain runs: x = {x}");
     });
 }
+
+#[test]
+fn a_reload_gives_a_detached_brain_back() {
+    use skitter::script::BrainState;
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = |body: &str| {
+        format!(
+            "world.ground {{ size = vec3(20, 0, 20) }}\nbehaviour.define {{ name = 'b', on_update = function(self, dt)\n  {body}\nend }}\ncreature.define {{ name = 'fly', legs = {{}}, body = {{ hover = 0.5 }} }}\nworld.spawn('fly', {{ position = vec3(0, 0, 0), behaviour = 'b' }})\n"
+        )
+    };
+    let m = temp_mod(
+        dir.path(),
+        "flaky",
+        &[
+            ("main.lua", &src("error('always')")),
+            ("mod.toml", "name = \"flaky\"\nversion = \"0.1.0\"\n"),
+        ],
+    );
+    let mut host = host_with(&m);
+    let id = host.world().creatures()[0].id;
+    ticks(&mut host, 2);
+    assert_eq!(host.brain_state(id), Some(BrainState::Paused));
+    ticks(&mut host, 200);
+    assert_eq!(host.brain_state(id), Some(BrainState::Detached));
+    std::fs::write(m.join("main.lua"), src("self:move(vec3(1, 0, 0), 1)")).expect("write");
+    let r = host.reload(&BTreeMap::from([(
+        "flaky".to_string(),
+        vec![PathBuf::from("main.lua")],
+    )]));
+    assert!(r[0].ok, "{r:?}");
+    assert_eq!(host.brain_state(id), Some(BrainState::Running));
+    ticks(&mut host, 60);
+    let x = host.world().creatures()[0].loco.position.x;
+    assert!(x > 0.3, "the brain runs again: x = {x}");
+}

@@ -28,7 +28,7 @@ use super::budget::{Budget, Overrun};
 use super::error::{root_message, ScriptError};
 use super::manifest::Manifest;
 use super::output::HostOutput;
-use super::shared::{BrainKind, CameraRequest, LogLine, Shared};
+use super::shared::{BrainKind, BrainRequest, CameraRequest, LogLine, Shared};
 use crate::sim::{Command, CreatureId, World};
 
 /// Limits and seed for a host.
@@ -135,8 +135,9 @@ pub struct ScriptHost {
     reloads: Vec<ReloadReport>,
     /// Watches the mod folders (after `watch`).
     watcher: Option<super::watch::ModWatcher>,
-    /// Creatures whose brains were detached after repeated errors.
-    detached: BTreeSet<CreatureId>,
+    /// Creatures whose brains were detached after repeated errors, with what rebuilds the
+    /// brain when its mod reloads.
+    detached: BTreeMap<CreatureId, BrainRequest>,
 }
 
 impl ScriptHost {
@@ -158,7 +159,7 @@ impl ScriptHost {
             broken: BTreeMap::new(),
             reloads: Vec::new(),
             watcher: None,
-            detached: BTreeSet::new(),
+            detached: BTreeMap::new(),
             opts,
         }
     }
@@ -300,7 +301,7 @@ impl ScriptHost {
         match self.brains.get(&id) {
             Some(b) if b.resume_at.is_some() => Some(BrainState::Paused),
             Some(_) => Some(BrainState::Running),
-            None if self.detached.contains(&id) => Some(BrainState::Detached),
+            None if self.detached.contains_key(&id) => Some(BrainState::Detached),
             None => None,
         }
     }

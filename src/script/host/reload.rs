@@ -256,6 +256,18 @@ impl ScriptHost {
                 ),
             });
         }
+        // Brains detached after repeated errors come back with the new code.
+        let back: Vec<CreatureId> = self
+            .detached
+            .iter()
+            .filter(|(_, r)| r.mod_name == m.name)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in back {
+            if let Some(r) = self.detached.remove(&id) {
+                self.shared.borrow_mut().brain_requests.push(r);
+            }
+        }
         self.apply_brain_requests();
         let reloaded = self.restore_states(carry);
         if self.world.borrow().level_pieces() != pieces_before.as_slice() {

@@ -257,8 +257,18 @@ impl ScriptHost {
             };
             b.failures += 1;
             if b.failures >= BRAIN_FAILURES {
-                self.brains.remove(&id);
-                self.detached.insert(id);
+                if let Some(b) = self.brains.remove(&id) {
+                    let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
+                    self.detached.insert(
+                        id,
+                        BrainRequest {
+                            id,
+                            mod_name: mod_name.clone(),
+                            kind: b.kind.clone(),
+                            params: Plain::from_lua(&params),
+                        },
+                    );
+                }
                 self.shared.borrow_mut().logs.push(LogLine {
                     mod_name,
                     level: LogLevel::Warn,
