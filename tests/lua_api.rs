@@ -416,6 +416,34 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] 1\t2\t5.0", "[t] 5.0\t1\t1"],
+            ticks: 1,
+            ..case(
+                "spawn params carry paths, curves and handles, and are readable at load",
+                "behaviour.define { name = \"carry\", on_spawn = function(self)\n\
+                   print(string.format(\"%.1f\", self.params.p:length()), self.params.c:eval(0.5), self.params.friend.id)\n\
+                 end }\n\
+                 local friend = world.spawn(\"bug\")\n\
+                 local p = path.bezier { points = { { position = vec3(0, 0, 0) }, { position = vec3(3, 0, 4) } } }\n\
+                 local c = world.spawn(\"bug\", { position = vec3(3, 0, 0), behaviour = \"carry\", params = { p = p, c = curve.linear { { 0, 0 }, { 1, 2 } }, friend = friend } })\n\
+                 print(c.params.friend.id, c.id, string.format(\"%.1f\", c.params.p:length()))\n",
+            )
+        },
+        Case {
+            logs: &["[t] warn: t/main.lua:1: world.spawn: 1 value(s) cannot reach the brain and were left out: params.f (function)", "[t] 7"],
+            ..case(
+                "what cannot cross is named, and a brainless creature keeps its params",
+                "local c = world.spawn(\"bug\", { params = { f = print, n = 7 } })\nprint(c.params.n)\n",
+            )
+        },
+        Case {
+            logs: &["[t] warn: t/main.lua:1: creature.define: on_update of \"both\" never runs: its behaviour \"count\" is its brain (a creature runs its behaviour's callbacks, else its type's)"],
+            ..case(
+                "a type's callbacks beside a default behaviour are said never to run",
+                "creature.define { name = \"both\", behaviour = \"count\", legs = {}, body = { hover = 1 }, on_update = function(self) end }\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },

@@ -1,11 +1,19 @@
-//! Plain data copied between Lua states (spawn params, kept state): no functions, no userdata.
+//! Plain data copied between Lua states (spawn params, kept state): numbers, strings,
+//! vectors and tables, and the API's own values — paths, curves, creature handles — which
+//! are rebuilt in the state they cross into. Functions, threads and foreign userdata cannot
+//! cross: what is left out is named.
+
+use std::sync::Arc;
 
 use glam::Vec3;
 #[cfg(test)]
 use mlua::Table;
 use mlua::{Lua, Value};
 
-use super::convert::{as_number, as_vec3, to_vector};
+use super::convert::{as_number, as_vec3, to_vector, LuaCurve};
+use crate::math::bezier::BezierPath;
+use crate::math::Curve;
+use crate::sim::CreatureId;
 
 /// Deepest table nesting copied.
 const MAX_DEPTH: usize = 32;
@@ -47,6 +55,12 @@ pub(super) enum Plain {
     Vec(Vec3),
     /// table, as key/value pairs.
     Table(Vec<(Plain, Plain)>),
+    /// A path (`path.bezier{...}`).
+    Path(Arc<BezierPath>),
+    /// A curve.
+    Curve(Curve),
+    /// A creature handle: its id and type.
+    Creature(CreatureId, String),
 }
 
 impl Plain {
@@ -77,6 +91,24 @@ impl Plain {
             Value::Nil => Plain::Nil,
             Value::Boolean(b) => Plain::Bool(*b),
             Value::String(s) => Plain::Str(s.to_string_lossy()),
+            Value::Table(t) if is_handle(t) => {
+                let id = t.raw_get::<Value>("id").ok().and_then(|v| as_number(&v));
+                let ty = t.raw_get::<String>("type").unwrap_or_default();
+                match id {
+                    Some(id) => Plain::Creature(CreatureId(id as u32), ty),
+                    None => Plain::Nil,
+                }
+            }
+            Value::UserData(ud) => {
+                if let Ok(p) = ud.borrow::<crate::script::api::LuaPath>() {
+                    Plain::Path(p.0.clone())
+                } else if let Ok(c) = ud.borrow::<LuaCurve>() {
+                    Plain::Curve(c.0.clone())
+                } else {
+                    dropped.drop(path, "userdata");
+                    Plain::Nil
+                }
+            }
             Value::Table(t) => {
                 let ptr = t.to_pointer();
                 if stack.contains(&ptr) {
@@ -131,8 +163,20 @@ impl Plain {
                 }
                 Value::Table(t)
             }
+            Plain::Path(p) => {
+                Value::UserData(lua.create_userdata(crate::script::api::LuaPath(p.clone()))?)
+            }
+            Plain::Curve(c) => Value::UserData(lua.create_userdata(LuaCurve(c.clone()))?),
+            Plain::Creature(id, ty) => Value::Table(crate::script::api::handle(lua, *id, ty)?),
         })
     }
+}
+
+/// Whether `t` is a creature handle (its metatable is the one handles share).
+fn is_handle(t: &mlua::Table) -> bool {
+    t.metatable()
+        .and_then(|mt| mt.raw_get::<String>("__metatable").ok())
+        .is_some_and(|m| m == "creature")
 }
 
 fn key_text(k: &Plain) -> String {

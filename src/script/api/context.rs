@@ -133,6 +133,40 @@ pub(crate) fn out_of_bounds(what: &str, p: Vec3) -> String {
     )
 }
 
+/// `params` as plain data for another state; what cannot cross (functions, threads, foreign
+/// userdata, cycles) is named in a warning from `what`, never silently nil.
+pub(crate) fn plain_params(
+    lua: &Lua,
+    what: &str,
+    params: Option<mlua::Table>,
+) -> mlua::Result<crate::script::plain::Plain> {
+    use crate::script::plain::{Dropped, Plain};
+    let Some(t) = params else {
+        return Ok(Plain::Nil);
+    };
+    let mut dropped = Dropped::default();
+    let p = Plain::from_lua_report(&Value::Table(t), "params", &mut dropped);
+    if dropped.count > 0 {
+        let c = ctx(lua)?;
+        let here = caller_location(lua)
+            .map(|l| format!("{l}: "))
+            .unwrap_or_default();
+        c.shared
+            .borrow_mut()
+            .logs
+            .push(crate::script::shared::LogLine {
+                mod_name: c.name.clone(),
+                level: crate::script::shared::LogLevel::Warn,
+                text: format!(
+                    "{here}{what}: {} value(s) cannot reach the brain and were left out: {}",
+                    dropped.count,
+                    dropped.items.join(", ")
+                ),
+            });
+    }
+    Ok(p)
+}
+
 /// A finite number argument, or an error naming `what`.
 pub(crate) fn finite_arg(lua: &Lua, what: &str, x: f64) -> mlua::Result<f32> {
     if x.is_finite() {

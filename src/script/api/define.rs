@@ -7,7 +7,7 @@ use super::context::{caller_location, ctx, def_err, located, soft};
 use super::registry;
 use crate::locomotion::DefError;
 use crate::script::convert::{self, type_name, Reader, CALLBACKS};
-use crate::script::shared::TypeMeta;
+use crate::script::shared::{LogLevel, LogLine, TypeMeta};
 
 /// `creature.define{...}` (in `skitter check`, an error is noted and the table returned).
 pub(super) fn creature(lua: &Lua, v: Value) -> mlua::Result<Value> {
@@ -64,9 +64,26 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
         }
     }
     c.defined.borrow_mut().insert(key, here.clone());
-    let has_callbacks = CALLBACKS
+    let callbacks: Vec<&str> = CALLBACKS
         .iter()
-        .any(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))));
+        .copied()
+        .filter(|k| matches!(t.raw_get::<Value>(*k), Ok(Value::Function(_))))
+        .collect();
+    let has_callbacks = !callbacks.is_empty();
+    if let (Some(b), true) = (&behaviour, has_callbacks) {
+        // One brain per creature: the behaviour's callbacks, else the type's. Say so where
+        // the type's own can never run.
+        c.shared.borrow_mut().logs.push(LogLine {
+            mod_name: c.name.clone(),
+            level: LogLevel::Warn,
+            text: format!(
+                "{here}: creature.define: {} of \"{}\" never run{}: its behaviour \"{b}\" is its brain (a creature runs its behaviour's callbacks, else its type's)",
+                callbacks.join(", "),
+                def.name,
+                if callbacks.len() == 1 { "s" } else { "" }
+            ),
+        });
+    }
     c.world.borrow_mut().register_type(&qualified, valid);
     c.shared.borrow_mut().types.insert(
         qualified.clone(),

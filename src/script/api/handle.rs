@@ -5,7 +5,9 @@
 use glam::Vec3;
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
-use super::context::{arg_point, arg_vec, ctx, def_err, gone, located, not_yet, INTERNAL_CHUNK};
+use super::context::{
+    arg_point, arg_vec, ctx, def_err, gone, located, not_yet, plain_params, INTERNAL_CHUNK,
+};
 use super::registry;
 use super::resolve::resolve_behaviour;
 use super::tuning::{GaitProxy, LeanProxy};
@@ -13,7 +15,6 @@ use super::Ctor;
 use crate::locomotion::Intent;
 use crate::math::frame::{forward_from_yaw, horizontal, yaw_of};
 use crate::script::convert::{as_number, to_vector, type_name, Reader};
-use crate::script::plain::Plain;
 use crate::script::shared::{BrainKind, BrainRequest};
 use crate::sim::{Command, Creature, CreatureId};
 
@@ -195,13 +196,11 @@ pub(super) fn set_behaviour(
     (this, name, params): (Table, String, Option<Table>),
 ) -> mlua::Result<()> {
     let id = live_id(lua, &this)?;
+    let params = plain_params(lua, "c:set_behaviour", params)?;
     let c = ctx(lua)?;
     let mut shared = c.shared.borrow_mut();
     let (mod_name, n) = resolve_behaviour(&shared, &c.name, &name)
         .map_err(|e| located(lua, format!("c:set_behaviour: {e}")))?;
-    let params = params
-        .map(|t| Plain::from_lua(&Value::Table(t)))
-        .unwrap_or(Plain::Nil);
     shared.brain_requests.push(BrainRequest {
         id,
         mod_name,

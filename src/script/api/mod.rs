@@ -24,7 +24,7 @@ use context::api_fn;
 pub(crate) use context::INTERNAL_CHUNK;
 pub(crate) use context::{ModCtx, Roots};
 pub(crate) use handle::{drop_handle, handle};
-pub(crate) use path::sample_path_userdata;
+pub(crate) use path::{sample_path_userdata, LuaPath};
 pub(crate) use registry::{brain_table, handle_methods};
 pub(crate) use resolve::resolve_behaviour;
 

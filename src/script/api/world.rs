@@ -5,7 +5,8 @@ use glam::Vec3;
 use mlua::{Lua, Table, Value};
 
 use super::context::{
-    arg_point, arg_vec, ctx, def_err, located, out_of_bounds, soft, ModCtx, WORLD_BOUND,
+    arg_point, arg_vec, ctx, def_err, located, out_of_bounds, plain_params, soft, ModCtx,
+    WORLD_BOUND,
 };
 use super::handle::handle;
 use super::resolve::{brain_for, resolve_type};
@@ -196,7 +197,8 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
         });
     };
     let r = Reader::new(t, "", &["position", "yaw", "behaviour", "params"]);
-    let read = || -> Result<SpawnOpts, DefError> {
+    type Read = (Vec3, f32, Option<String>, Option<Table>);
+    let read = || -> Result<Read, DefError> {
         let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
         if !position.is_finite() {
             return Err(DefError::new("position", "must have finite components"));
@@ -210,20 +212,16 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
             return Err(DefError::new("yaw", "must be a finite number"));
         }
         let behaviour = r.string("behaviour")?;
-        let params = r
-            .table("params")?
-            .map(|t| Plain::from_lua(&Value::Table(t)))
-            .unwrap_or(Plain::Nil);
-        Ok(SpawnOpts {
-            position,
-            yaw,
-            behaviour,
-            params,
-        })
+        Ok((position, yaw, behaviour, r.table("params")?))
     };
-    let v = read().map_err(|e| def_err(lua, "world.spawn", e))?;
+    let (position, yaw, behaviour, params) = read().map_err(|e| def_err(lua, "world.spawn", e))?;
     r.finish().map_err(|e| def_err(lua, "world.spawn", e))?;
-    Ok(v)
+    Ok(SpawnOpts {
+        position,
+        yaw,
+        behaviour,
+        params: plain_params(lua, "world.spawn", params)?,
+    })
 }
 
 /// During a reload: the previous version's next load-time creature of this type, if alive.
@@ -287,11 +285,17 @@ pub(super) fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Resu
                 id,
                 mod_name,
                 kind,
-                params: o.params,
+                params: o.params.clone(),
             });
         }
     }
-    handle(lua, id, &qualified)
+    let h = handle(lua, id, &qualified)?;
+    // The params are on the handle at once (readable at load), brain or no brain; a brain
+    // in this state gets them again over its behaviour's defaults.
+    if o.params != Plain::Nil {
+        h.raw_set("params", o.params.to_lua(lua)?)?;
+    }
+    Ok(h)
 }
 
 /// Fails when the calling mod already has as many creatures alive as the user allows.
