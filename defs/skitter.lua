@@ -176,15 +176,23 @@ function world.spawn(type, opts) end
 ---@return Creature[]
 function world.creatures(type) end
 
+--- Creatures whose bodies are within radius of point, nearest first.
+---@param point vector
+---@param radius number
+---@param type string?
+---@return Creature[]
+function world.creatures_near(point, radius, type) end
+
 --- Removes a creature this mod spawned (as c:despawn()).
 ---@param c Creature
 function world.despawn(c) end
 
 ---@param origin vector
 ---@param dir vector
----@param max_distance number
----@return { position: vector, normal: vector, distance: number }?
-function world.raycast(origin, dir, max_distance) end
+---@param max_distance number?
+---@param opts { creatures: boolean? }? creatures = true also hits creature bodies (the hit's creature)
+---@return { position: vector, normal: vector, distance: number, creature: Creature? }?
+function world.raycast(origin, dir, max_distance, opts) end
 
 ---@return number seconds
 function world.time() end

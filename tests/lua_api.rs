@@ -444,6 +444,21 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] 2\t2\t1", "[t] 2\t0.65", "[t] nil\t0.00"],
+            ..case(
+                "world.creatures_near, nearest first; world.raycast may hit bodies",
+                "world.spawn(\"bug\", { position = vec3(0, 0, 0) })\n\
+                 world.spawn(\"bug\", { position = vec3(2, 0, 0) })\n\
+                 world.spawn(\"bug\", { position = vec3(5, 0, 0) })\n\
+                 local near = world.creatures_near(vec3(1.8, 0.5, 0), 3)\n\
+                 print(#near, near[1].id, near[2].id)\n\
+                 local h = world.raycast(vec3(2, 5, 0), vec3(0, -1, 0), 10, { creatures = true })\n\
+                 print(h.creature and h.creature.id, string.format(\"%.2f\", h.position.y))\n\
+                 local g = world.raycast(vec3(2, 5, 0), vec3(0, -1, 0), 10)\n\
+                 print(g.creature, string.format(\"%.2f\", g.position.y))\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },

@@ -4,6 +4,7 @@
 use glam::Vec3;
 use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
 
+use super::world::CreatureId;
 use super::World;
 use crate::locomotion::GroundQuery;
 
@@ -97,6 +98,52 @@ impl World {
                 normal: hit.normal,
                 distance: hit.time_of_impact,
             })
+    }
+
+    /// The first creature body (its ellipsoid, as drawn) a ray meets within `max_distance`.
+    pub fn raycast_bodies(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max_distance: f32,
+    ) -> Option<(CreatureId, RayHit)> {
+        let dir = dir.try_normalize()?;
+        let mut best: Option<(CreatureId, RayHit)> = None;
+        for c in &self.creatures {
+            let half = (c.def.body.size * 0.5).max(Vec3::splat(1e-3));
+            let centre = c.loco.body_position();
+            let back = c.loco.rotation().inverse();
+            // In the body's frame, scaled so the body is the unit sphere.
+            let o = back * (origin - centre) / half;
+            let d = back * dir / half;
+            let (a, b, k) = (d.dot(d), o.dot(d), o.dot(o) - 1.0);
+            let disc = b * b - a * k;
+            if disc < 0.0 || a < 1e-12 {
+                continue;
+            }
+            let root = disc.sqrt();
+            let t = if (-b - root) / a >= 0.0 {
+                (-b - root) / a
+            } else {
+                (-b + root) / a
+            };
+            if !(0.0..=max_distance).contains(&t)
+                || best.as_ref().is_some_and(|(_, h)| h.distance <= t)
+            {
+                continue;
+            }
+            let local = o + d * t;
+            let normal = (c.loco.rotation() * (local / half)).normalize_or(Vec3::Y);
+            best = Some((
+                c.id,
+                RayHit {
+                    position: origin + dir * t,
+                    normal,
+                    distance: t,
+                },
+            ));
+        }
+        best
     }
 
     /// The surface point under `p`: a ray from 5 cm above it, 3 m down. A point buried in

@@ -82,6 +82,9 @@ const GLOBALS: &[(&str, &[(&str, Ctor)])] = &[
             ("creatures", |l| {
                 api_fn(l, "world.creatures", world::creatures)
             }),
+            ("creatures_near", |l| {
+                api_fn(l, "world.creatures_near", world::creatures_near)
+            }),
             ("raycast", |l| api_fn(l, "world.raycast", world::raycast)),
             ("time", |l| api_fn(l, "world.time", world::time)),
             ("random_nav_point", |l| {

@@ -95,8 +95,22 @@ pub(super) fn creatures(lua: &Lua, filter: Option<Value>) -> mlua::Result<Table>
 }
 
 /// `world.raycast(origin, direction [, max_distance])`.
-pub(super) fn raycast(lua: &Lua, (o, d, max): (Value, Value, Option<f64>)) -> mlua::Result<Value> {
+pub(super) fn raycast(
+    lua: &Lua,
+    (o, d, max, opts): (Value, Value, Option<f64>, Option<Table>),
+) -> mlua::Result<Value> {
     let c = ctx(lua)?;
+    let bodies = match opts {
+        None => false,
+        Some(t) => {
+            let r = Reader::new(t, "", &["creatures"]);
+            let v = r
+                .boolean("creatures")
+                .map_err(|e| def_err(lua, "world.raycast", e))?;
+            r.finish().map_err(|e| def_err(lua, "world.raycast", e))?;
+            v.unwrap_or(false)
+        }
+    };
     let o = arg_point(lua, "world.raycast: origin", &o)?;
     let d = arg_vec(lua, "world.raycast: direction", &d)?;
     let max = max.unwrap_or(1000.0);
@@ -106,17 +120,76 @@ pub(super) fn raycast(lua: &Lua, (o, d, max): (Value, Value, Option<f64>)) -> ml
             "world.raycast: max_distance must be a finite number >= 0",
         ));
     }
-    let hit = c.world.borrow_mut().raycast(o, d, max as f32);
-    match hit {
-        None => Ok(Value::Nil),
-        Some(h) => {
-            let t = lua.create_table()?;
-            t.raw_set("position", to_vector(h.position))?;
-            t.raw_set("normal", to_vector(h.normal))?;
-            t.raw_set("distance", h.distance as f64)?;
-            Ok(Value::Table(t))
-        }
+    let (hit, body) = {
+        let mut w = c.world.borrow_mut();
+        let level = w.raycast(o, d, max as f32);
+        let body = if bodies {
+            w.raycast_bodies(o, d, max as f32)
+                .filter(|(_, b)| level.is_none_or(|l| b.distance < l.distance))
+                .map(|(id, b)| {
+                    let ty = w
+                        .creature(id)
+                        .and_then(|cr| w.creature_type(cr.type_id))
+                        .map(|t| t.name.clone())
+                        .unwrap_or_default();
+                    (id, ty, b)
+                })
+        } else {
+            None
+        };
+        (level, body)
+    };
+    let (h, creature) = match (hit, body) {
+        (_, Some((id, ty, b))) => (b, Some(handle(lua, id, &ty)?)),
+        (Some(h), None) => (h, None),
+        (None, None) => return Ok(Value::Nil),
+    };
+    let t = lua.create_table()?;
+    t.raw_set("position", to_vector(h.position))?;
+    t.raw_set("normal", to_vector(h.normal))?;
+    t.raw_set("distance", h.distance as f64)?;
+    if let Some(c) = creature {
+        t.raw_set("creature", c)?;
     }
+    Ok(Value::Table(t))
+}
+
+/// `world.creatures_near(point, radius [, type])`: handles of the creatures whose bodies are
+/// within `radius` of `point`, nearest first (ties by id).
+pub(super) fn creatures_near(
+    lua: &Lua,
+    (p, radius, filter): (Value, f64, Option<Value>),
+) -> mlua::Result<Table> {
+    let c = ctx(lua)?;
+    let p = arg_point(lua, "world.creatures_near: point", &p)?;
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(located(
+            lua,
+            format!("world.creatures_near: radius must be a finite number >= 0, got {radius}"),
+        ));
+    }
+    let want = match filter {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(type_arg(lua, &c, &v, "world.creatures_near")?),
+    };
+    let mut near: Vec<(f32, CreatureId, String)> = {
+        let w = c.world.borrow();
+        w.creatures()
+            .iter()
+            .filter_map(|cr| {
+                let d = cr.loco.body_position().distance(p);
+                let name = w.creature_type(cr.type_id).map(|t| t.name.clone())?;
+                (d as f64 <= radius && want.as_ref().is_none_or(|t| *t == name))
+                    .then_some((d, cr.id, name))
+            })
+            .collect()
+    };
+    near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let out = lua.create_table_with_capacity(near.len(), 0)?;
+    for (i, (_, id, name)) in near.into_iter().enumerate() {
+        out.raw_set(i + 1, handle(lua, id, &name)?)?;
+    }
+    Ok(out)
 }
 
 /// `world.time()`: simulation seconds.
