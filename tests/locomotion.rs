@@ -143,8 +143,9 @@ fn bundled_demo_wanders_the_arena() {
     let (out, t) = run_trace(dir.path(), 3600, &[root().join("scripts")], &[]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
-    // The demo's six wanderers, the patrolling spider and the flyer of the paths mod.
-    assert_eq!(t.ids().len(), 8, "six wanderers, a patrol and a flyer");
+    // The demo's six spiders, centipede and hound, the patrolling spider and the flyer of
+    // the paths mod.
+    assert_eq!(t.ids().len(), 10, "eight wanderers, a patrol and a flyer");
     assert_eq!(
         t.recs
             .iter()
@@ -152,7 +153,15 @@ fn bundled_demo_wanders_the_arena() {
             .count(),
         1
     );
-    assert_walks_well("arena", &t, &[("spider/spider", 4)]);
+    assert_walks_well(
+        "arena",
+        &t,
+        &[
+            ("spider/spider", 4),
+            ("menagerie/centipede", 10),
+            ("menagerie/hound", 2),
+        ],
+    );
     let walked = |id: u64| -> f64 {
         t.of(id)
             .windows(2)
@@ -305,4 +314,65 @@ fn the_knee_flip_measure_sees_a_knee_on_the_wrong_side() {
         !knee_flipped(&foot([0.5, 0.2, 0.0])),
         "a straight leg has no side"
     );
+}
+
+#[test]
+fn a_centipede_walks_a_metachronal_wave_and_a_hound_trots() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mods = [
+        bundled("spider"),
+        fixture("walkers"),
+        bundled("menagerie"),
+        fixture("wave"),
+    ];
+    let (out, t) = run_trace(dir.path(), 600, &mods, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let q = assert_walks_well(
+        "wave",
+        &t,
+        &[("menagerie/centipede", 10), ("menagerie/hound", 2)],
+    );
+    assert!(
+        q.displacement[&1] > 3.5,
+        "the centipede walked {:.2} m",
+        q.displacement[&1]
+    );
+    assert!(
+        q.displacement[&2] > 7.0,
+        "the hound walked {:.2} m",
+        q.displacement[&2]
+    );
+    // The wave: on each side, legs land back to front in turns (every fourth leg
+    // together); a landing's turn is the last one's or the next.
+    let mut last: std::collections::BTreeMap<String, bool> = Default::default();
+    let mut landings: Vec<(u64, char, usize)> = Vec::new();
+    for r in t.of(1) {
+        for f in &r.feet {
+            if last.insert(f.leg.clone(), f.grounded) == Some(false) && f.grounded {
+                let side = f.leg.chars().next().expect("side");
+                let n: usize = f.leg[1..].parse().expect("leg number");
+                landings.push((r.frame, side, n));
+            }
+        }
+    }
+    for side in ['L', 'R'] {
+        // Leg n counts from the head (1) to the tail (10): its turn is its rank from the back.
+        let turns: Vec<usize> = landings
+            .iter()
+            .filter(|l| l.1 == side && l.0 > 120)
+            .map(|l| (10 - l.2) % 4)
+            .collect();
+        let in_order = turns
+            .windows(2)
+            .filter(|w| w[1] == w[0] || w[1] == (w[0] + 1) % 4)
+            .count();
+        assert!(turns.len() > 40, "{side}: only {} landings", turns.len());
+        let share = in_order as f64 / (turns.len() - 1) as f64;
+        assert!(
+            share > 0.9,
+            "{side}: {:.0}% of landings in wave order",
+            share * 100.0
+        );
+    }
 }

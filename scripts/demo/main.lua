@@ -1,5 +1,6 @@
--- demo: puts six spiders in the arena. A scene mod like this one only spawns;
--- the level comes from "arena" and the creature from "spider" (see mod.toml).
+-- demo: puts six spiders, a centipede and a hound in the arena. A scene mod like this one
+-- only spawns; the level comes from "arena", the creatures from "spider" and "menagerie"
+-- (see mod.toml). The "paths" mod adds a flyer and a patrolling spider of its own.
 
 for i = 1, 6 do
   local a = (i - 1) / 6 * 2 * math.pi
@@ -10,4 +11,8 @@ for i = 1, 6 do
     params = { radius = 6 + i % 3 },  -- overrides the wander brain's default radius
   })
 end
-log.info(#world.creatures() .. " spiders spawned")
+-- The wider range: a 20-legged centipede (wave gait) and a trotting hound, both with the
+-- spider's wander brain.
+world.spawn("menagerie/centipede", { position = vec3(-8, 0, -2), yaw = 90, params = { radius = 6 } })
+world.spawn("menagerie/hound", { position = vec3(8, 0, 2), yaw = -90, params = { radius = 9 } })
+log.info(#world.creatures() .. " creatures spawned")

@@ -87,6 +87,21 @@ pub struct LegDef {
     pub segments: Vec<f32>,
     /// Knee (pole) direction, body space. Default: up and outward from the body centre.
     pub knee: Option<Vec3>,
+    /// Where in the gait cycle this leg steps, 0..1: legs of one phase step together, the
+    /// phases in turn (for authors who want their own pattern). Default: none.
+    pub phase: Option<f32>,
+}
+
+/// How a type's legs take turns when its `gait.groups` and legs' phases do not say.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GaitPattern {
+    /// Two alternating groups, by where legs are: on each side, front to back, every other
+    /// leg; the two sides opposite (tripod, tetrapod, trot).
+    #[default]
+    Alternate,
+    /// Metachronal: on each side a wave runs back to front, every fourth leg together, the
+    /// two sides half a cycle apart (centipedes, millipedes).
+    Wave,
 }
 
 /// Gait settings as written in a script: the per-instance parameters (defaults in
@@ -100,6 +115,8 @@ pub struct GaitDef {
     pub groups: Option<Vec<Vec<String>>>,
     /// Feet that must stay planted. Default: half the legs, rounded down.
     pub min_grounded: Option<f32>,
+    /// How legs take turns when neither groups nor phases are given.
+    pub pattern: GaitPattern,
 }
 
 /// Lean settings (applied by the lean layer; validated and kept now).
@@ -252,12 +269,54 @@ pub struct ValidCreatureDef {
     pub legs: Vec<ValidLeg>,
     /// Number of gait groups (legs named in no group get one each).
     pub group_count: usize,
+    /// Groups take turns in index order (a wave, or phases), not only by urgency.
+    pub ordered_groups: bool,
     /// Default gait parameters for instances (each instance may override them).
     pub gait: GaitParams,
     /// Lean settings.
     pub lean: LeanDef,
     /// Navigation and steering.
     pub nav: NavDef,
+}
+
+/// The legs of each side (x ≥ 0 is the left), each side front to back.
+fn sides(legs: &[ValidLeg]) -> [Vec<usize>; 2] {
+    let mut sides: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
+    for (i, l) in legs.iter().enumerate() {
+        sides[usize::from(l.hip.x < 0.0)].push(i);
+    }
+    for side in sides.iter_mut() {
+        side.sort_by(|a, b| legs[*b].hip.z.total_cmp(&legs[*a].hip.z).then(a.cmp(b)));
+    }
+    sides
+}
+
+/// Two alternating groups by where the legs are, whatever order they are listed in: on each
+/// side front to back every other leg, the right side opposite the left. Returns 2 (1 for a
+/// single leg).
+fn alternate_groups(legs: &mut [ValidLeg]) -> usize {
+    let sides = sides(legs);
+    for (s, side) in sides.iter().enumerate() {
+        for (rank, &i) in side.iter().enumerate() {
+            legs[i].group = (rank + s) % 2;
+        }
+    }
+    legs.iter().map(|l| l.group + 1).max().unwrap_or(0)
+}
+
+/// A metachronal wave: on each side, ranked from the back, leg `r` steps in turn `r mod K`
+/// (K = 4, fewer for short sides), the right side half a cycle after the left. Returns K.
+fn wave_groups(legs: &mut [ValidLeg]) -> usize {
+    let sides = sides(legs);
+    let per_side = sides.iter().map(Vec::len).max().unwrap_or(0);
+    let k = per_side.clamp(2, 4);
+    for (s, side) in sides.iter().enumerate() {
+        for (from_front, &i) in side.iter().enumerate() {
+            let from_back = side.len() - 1 - from_front;
+            legs[i].group = (from_back + s * k / 2) % k;
+        }
+    }
+    k
 }
 
 /// `v` finite.
@@ -330,7 +389,7 @@ impl CreatureDef {
         for i in 0..self.legs.len() {
             legs.push(self.valid_leg(i)?);
         }
-        let group_count = self.assign_groups(&mut legs)?;
+        let (group_count, ordered_groups) = self.assign_groups(&mut legs)?;
         let gait = self.valid_gait(legs.len())?;
         self.lean.validate()?;
         self.validate_nav()?;
@@ -340,6 +399,7 @@ impl CreatureDef {
             body: self.body.clone(),
             legs,
             group_count,
+            ordered_groups,
             gait,
             lean: self.lean.clone(),
             nav: self.nav.clone(),
@@ -467,9 +527,21 @@ impl CreatureDef {
 
     /// Puts each leg in its gait group: the named groups (legs not named get one each), or
     /// two alternating groups in the order legs are listed. Returns the number of groups.
-    fn assign_groups(&self, legs: &mut [ValidLeg]) -> Result<usize, DefError> {
-        let mut group_count = 0;
-        match &self.gait.groups {
+    fn assign_groups(&self, legs: &mut [ValidLeg]) -> Result<(usize, bool), DefError> {
+        let phased = self.legs.iter().position(|l| l.phase.is_some());
+        if let (Some(_), Some(i)) = (&self.gait.groups, phased) {
+            return Err(DefError::new(
+                format!("legs[{}].phase", i + 1),
+                "cannot be given with gait.groups (say the pattern one way)",
+            ));
+        }
+        if phased.is_some() {
+            return self.groups_by_phase(legs).map(|n| (n, true));
+        }
+        if self.gait.groups.is_none() && self.gait.pattern == GaitPattern::Wave {
+            return Ok((wave_groups(legs), true));
+        }
+        let group_count = match &self.gait.groups {
             Some(groups) => {
                 for (g, names) in groups.iter().enumerate() {
                     for (k, name) in names.iter().enumerate() {
@@ -493,23 +565,44 @@ impl CreatureDef {
                         legs[li].group = g;
                     }
                 }
-                group_count = groups.len();
+                let mut count = groups.len();
                 for leg in legs.iter_mut() {
                     if leg.group == usize::MAX {
-                        leg.group = group_count;
-                        group_count += 1;
+                        leg.group = count;
+                        count += 1;
                     }
                 }
+                count
             }
-            None => {
-                for (i, leg) in legs.iter_mut().enumerate() {
-                    leg.group = (i + i / 2) % 2;
-                    group_count = group_count.max(leg.group + 1);
-                }
+            None => alternate_groups(legs),
+        };
+        Ok((group_count, false))
+    }
+
+    /// Groups from `legs[i].phase` (every leg needs one): equal phases step together, the
+    /// phases in ascending order.
+    fn groups_by_phase(&self, legs: &mut [ValidLeg]) -> Result<usize, DefError> {
+        let mut phases: Vec<u32> = Vec::new();
+        let mut keys = Vec::with_capacity(legs.len());
+        for (i, l) in self.legs.iter().enumerate() {
+            let field = format!("legs[{}].phase", i + 1);
+            let p = l.phase.ok_or_else(|| {
+                DefError::new(&field, "is required on every leg once one leg has a phase")
+            })?;
+            if !(0.0..1.0).contains(&p) {
+                return Err(DefError::new(field, format!("must be in [0, 1), got {p}")));
+            }
+            let key = (p * 1000.0).round() as u32;
+            keys.push(key);
+            if !phases.contains(&key) {
+                phases.push(key);
             }
         }
-
-        Ok(group_count)
+        phases.sort_unstable();
+        for (leg, key) in legs.iter_mut().zip(keys) {
+            leg.group = phases.iter().position(|p| *p == key).unwrap_or(0);
+        }
+        Ok(phases.len())
     }
 
     /// The gait parameters for `n` legs (`min_grounded` defaults to half of them).
@@ -573,6 +666,7 @@ pub(crate) mod tests {
                     rest: Vec3::new(0.65 * sx, -0.35, rz),
                     segments: vec![0.45, 0.55],
                     knee: None,
+                    phase: None,
                 });
             }
         }
@@ -588,6 +682,55 @@ pub(crate) mod tests {
             Ok(_) => panic!("expected an error"),
             Err(e) => e.field,
         }
+    }
+
+    #[test]
+    fn default_groups_follow_where_legs_are_not_how_they_are_listed() {
+        let mut d = spider();
+        let listed = d.validate().expect("valid");
+        d.legs.reverse();
+        let reversed = d.validate().expect("valid");
+        let group_of = |v: &ValidCreatureDef, name: &str| {
+            v.legs.iter().find(|l| l.name == name).map(|l| l.group)
+        };
+        for l in &listed.legs {
+            assert_eq!(group_of(&reversed, &l.name), Some(l.group), "{}", l.name);
+        }
+        // Tetrapod: on each side every other leg, the two sides opposite.
+        assert_ne!(group_of(&listed, "L1"), group_of(&listed, "L2"));
+        assert_ne!(group_of(&listed, "L1"), group_of(&listed, "R1"));
+        assert!(!listed.ordered_groups);
+    }
+
+    #[test]
+    fn a_wave_runs_back_to_front_and_phases_make_ordered_groups() {
+        let mut d = spider();
+        d.gait.pattern = GaitPattern::Wave;
+        let v = d.validate().expect("valid");
+        assert!(v.ordered_groups);
+        assert_eq!(v.group_count, 4);
+        let g = |name: &str| v.legs.iter().find(|l| l.name == name).map(|l| l.group);
+        // Left legs from the back: L4 turn 0, L3 turn 1, L2 turn 2, L1 turn 3; the right
+        // side half a cycle later.
+        assert_eq!(
+            [g("L4"), g("L3"), g("L2"), g("L1")],
+            [Some(0), Some(1), Some(2), Some(3)]
+        );
+        assert_eq!(g("R4"), Some(2));
+        let mut p = spider();
+        for (i, l) in p.legs.iter_mut().enumerate() {
+            l.phase = Some(if i % 2 == 0 { 0.5 } else { 0.0 });
+        }
+        let v = p.validate().expect("valid");
+        assert_eq!(v.group_count, 2);
+        assert_eq!(v.legs[1].group, 0, "the smaller phase goes first");
+        p.legs[3].phase = None;
+        assert_eq!(err_field(&p), "legs[4].phase");
+        p.legs[3].phase = Some(1.5);
+        assert_eq!(err_field(&p), "legs[4].phase");
+        p.legs[3].phase = Some(0.5);
+        p.gait.groups = Some(vec![vec!["L1".into()]]);
+        assert_eq!(err_field(&p), "legs[1].phase");
     }
 
     #[test]

@@ -97,11 +97,14 @@ pub(crate) struct LegView {
 /// (most urgent first). Guarantees: after lifting them, at least `min_grounded` feet stay
 /// grounded (when that many were grounded before); outside emergencies only legs of one group
 /// swing at a time; a leg steps at most once per phase; the group that stepped last yields
-/// to another group that also wants to step.
+/// to another group that also wants to step. With `order` (the number of groups), groups
+/// take turns in index order — the next group after the last goes first when it wants to
+/// step — so a wave runs along the body.
 pub(crate) fn choose_steps(
     legs: &[LegView],
     min_grounded: usize,
     last_group: Option<usize>,
+    order: Option<usize>,
     out: &mut Vec<usize>,
 ) {
     let mut grounded = legs.iter().filter(|l| l.grounded).count();
@@ -113,7 +116,15 @@ pub(crate) fn choose_steps(
         .iter()
         .find(|l| !l.grounded && !l.emergency)
         .map(|l| l.group);
-    let group = match swinging_group {
+    let wants = |g: usize| {
+        legs.iter()
+            .any(|l| l.group == g && l.grounded && !l.blocked && l.urgency >= 1.0)
+    };
+    let next = match (order, last_group) {
+        (Some(k), Some(last)) if k > 0 => Some((last + 1) % k).filter(|g| wants(*g)),
+        _ => None,
+    };
+    let group = match swinging_group.or(next) {
         Some(g) => g,
         None => {
             // Pick the group of the best candidate; the last group's legs count half.
@@ -188,6 +199,30 @@ mod tests {
     }
 
     #[test]
+    fn ordered_groups_take_turns_in_index_order() {
+        // Four groups, all wanting to step, group 3 the most urgent: after group 1 steps,
+        // group 2 goes next in order (and by urgency alone, group 3 would have).
+        let legs = [
+            view(true, 1.1, 0),
+            view(true, 1.1, 1),
+            view(true, 1.2, 2),
+            view(true, 3.0, 3),
+        ];
+        let mut out = Vec::new();
+        choose_steps(&legs, 1, Some(1), Some(4), &mut out);
+        assert_eq!(out, [2]);
+        out.clear();
+        choose_steps(&legs, 1, Some(1), None, &mut out);
+        assert_eq!(out, [3], "unordered: the most urgent group");
+        // The next group not wanting to step yet: the usual choice.
+        let mut quiet = legs;
+        quiet[2].urgency = 0.2;
+        out.clear();
+        choose_steps(&quiet, 1, Some(1), Some(4), &mut out);
+        assert_eq!(out, [3]);
+    }
+
+    #[test]
     fn blocked_legs_wait_and_emergencies_jump_the_queue() {
         let mut legs = [
             view(false, 0.0, 0),
@@ -197,16 +232,16 @@ mod tests {
         ];
         legs[1].blocked = true;
         let mut out = Vec::new();
-        choose_steps(&legs, 1, Some(0), &mut out);
+        choose_steps(&legs, 1, Some(0), None, &mut out);
         assert!(
             out.is_empty(),
             "the only group-0 candidate already stepped this phase"
         );
         legs[2].emergency = true;
-        choose_steps(&legs, 1, Some(0), &mut out);
+        choose_steps(&legs, 1, Some(0), None, &mut out);
         assert_eq!(out, vec![2], "a stretched leg of another group may lift");
         out.clear();
-        choose_steps(&legs, 3, Some(0), &mut out);
+        choose_steps(&legs, 3, Some(0), None, &mut out);
         assert!(out.is_empty(), "but never below min_grounded");
     }
 
@@ -219,7 +254,7 @@ mod tests {
             view(true, 2.0, 0),
         ];
         let mut out = Vec::new();
-        choose_steps(&legs, 2, None, &mut out);
+        choose_steps(&legs, 2, None, None, &mut out);
         assert_eq!(
             out,
             vec![1, 3],
@@ -236,7 +271,7 @@ mod tests {
             view(true, 0.2, 1),
         ];
         let mut out = Vec::new();
-        choose_steps(&legs, 1, Some(1), &mut out);
+        choose_steps(&legs, 1, Some(1), None, &mut out);
         assert_eq!(out, vec![2]);
     }
 
@@ -244,14 +279,14 @@ mod tests {
     fn groups_alternate() {
         let legs = [view(true, 1.5, 0), view(true, 1.2, 1)];
         let mut out = Vec::new();
-        choose_steps(&legs, 1, Some(0), &mut out);
+        choose_steps(&legs, 1, Some(0), None, &mut out);
         assert_eq!(
             out,
             vec![1],
             "group 0 stepped last, group 1 wants to: group 1 goes"
         );
         out.clear();
-        choose_steps(&legs, 1, Some(1), &mut out);
+        choose_steps(&legs, 1, Some(1), None, &mut out);
         assert_eq!(out, vec![0]);
     }
 
@@ -289,7 +324,7 @@ mod tests {
                     })
                     .collect();
                 out.clear();
-                choose_steps(&legs, min_grounded, last, &mut out);
+                choose_steps(&legs, min_grounded, last, None, &mut out);
                 for &i in &out {
                     assert!(grounded[i]);
                     grounded[i] = false;

@@ -778,6 +778,7 @@ impl Locomotor {
             &scratch.views,
             gait.min_grounded,
             self.last_group,
+            def.ordered_groups.then_some(def.group_count),
             &mut scratch.steps,
         );
         for &i in &scratch.steps {

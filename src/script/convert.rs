@@ -4,7 +4,9 @@
 use glam::Vec3;
 use mlua::{AnyUserData, Table, UserData, UserDataMethods, Value};
 
-use crate::locomotion::def::{BodyDef, CreatureDef, GaitDef, HeadDef, LeanDef, LegDef, NavDef};
+use crate::locomotion::def::{
+    BodyDef, CreatureDef, GaitDef, GaitPattern, HeadDef, LeanDef, LegDef, NavDef,
+};
 use crate::locomotion::DefError;
 use crate::locomotion::{tuning, GaitParams};
 use crate::math::Curve;
@@ -465,7 +467,7 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
         let lr = Reader::new(
             leg,
             &format!("legs[{i}]."),
-            &["name", "hip", "rest", "segments", "knee"],
+            &["name", "hip", "rest", "segments", "knee", "phase"],
         );
         let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
         let hip = lr.vec_req("hip")?;
@@ -488,6 +490,7 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
             segments.push(n as f32);
         }
         let knee = lr.vec("knee")?;
+        let phase = lr.num("phase")?;
         lr.finish()?;
         legs.push(LegDef {
             name,
@@ -495,6 +498,7 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
             rest,
             segments,
             knee,
+            phase,
         });
     }
     Ok(legs)
@@ -503,7 +507,7 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
 /// `gait = { ..., groups, min_grounded }` (the tunable fields from [`tuning::GAIT`]).
 fn gait_def(r: &Reader, lua: &mlua::Lua) -> Result<GaitDef, DefError> {
     let mut gait_keys = tuning::keys(tuning::GAIT, None);
-    gait_keys.push("groups");
+    gait_keys.extend(["groups", "pattern"]);
     let g = r.sub("gait", &gait_keys, lua)?;
     let groups = match g.table("groups")? {
         None => None,
@@ -536,10 +540,21 @@ fn gait_def(r: &Reader, lua: &mlua::Lua) -> Result<GaitDef, DefError> {
     };
     let mut params = GaitParams::default();
     read_fields(&g, &[], tuning::GAIT, &mut params)?;
+    let pattern = match g.string("pattern")?.as_deref() {
+        None | Some("alternate") => GaitPattern::Alternate,
+        Some("wave") => GaitPattern::Wave,
+        Some(other) => {
+            return Err(DefError::new(
+                "gait.pattern",
+                format!("must be \"alternate\" or \"wave\", got \"{other}\""),
+            ))
+        }
+    };
     let gait = GaitDef {
         params,
         groups,
         min_grounded: g.num("min_grounded")?,
+        pattern,
     };
     g.finish()?;
 
