@@ -164,7 +164,7 @@ function world.ground(def) end
 ---@param def { position: vector, size: vector, rotation?: vector }
 function world.box(def) end
 
----@param def { position: vector, yaw?: number, steps: integer, step_height: number, step_depth: number, width: number }
+---@param def { position: vector, yaw?: number, steps?: integer, step_height?: number, step_depth?: number, width?: number }
 function world.stairs(def) end
 
 ---@param type string|table
