@@ -69,7 +69,7 @@ function Creature:yaw() end
 
 ---@param direction vector
 ---@param speed number?
----@param opts { drop: boolean? }? drop = true walks off an edge deeper than nav.step_height (and falls)
+---@param opts? { drop: boolean? } drop = true walks off an edge deeper than nav.step_height (and falls)
 function Creature:move(direction, speed, opts) end
 
 ---@param direction vector
@@ -190,7 +190,7 @@ function world.despawn(c) end
 ---@param origin vector
 ---@param dir vector
 ---@param max_distance number?
----@param opts { creatures: boolean? }? creatures = true also hits creature bodies (the hit's creature)
+---@param opts? { creatures: boolean? } creatures = true also hits creature bodies (the hit's creature)
 ---@return { position: vector, normal: vector, distance: number, creature: Creature? }?
 function world.raycast(origin, dir, max_distance, opts) end
 

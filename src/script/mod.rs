@@ -26,3 +26,10 @@ pub use output::HostOutput;
 pub use shared::{CameraRequest, LogLevel, LogLine, LookAt};
 pub use source::{read_script, SourceError, MAX_SCRIPT_BYTES};
 pub use watch::WatchError;
+
+/// Every Lua function of the API (by the names the editor definitions use: `world.spawn`,
+/// `Creature:move`) with its parameters, `(name, optional)` in order; `None` for a function
+/// of any number of arguments (`print`). The shipped definitions are tested against it.
+pub fn api_signatures() -> std::collections::BTreeMap<String, Option<Vec<(String, bool)>>> {
+    api::signatures()
+}

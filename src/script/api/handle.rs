@@ -11,7 +11,6 @@ use super::context::{
 use super::registry;
 use super::resolve::resolve_behaviour;
 use super::tuning::{GaitProxy, LeanProxy};
-use super::Ctor;
 use crate::locomotion::Intent;
 use crate::math::frame::{forward_from_yaw, horizontal, yaw_of};
 use crate::script::convert::{as_number, to_vector, type_name, Reader};
@@ -351,9 +350,9 @@ fn to_string(_: &Lua, this: Table) -> mlua::Result<String> {
 }
 
 /// Builds the handle metatable from `methods`.
-pub(super) fn install(lua: &Lua, methods: &[(&str, Ctor)]) -> mlua::Result<()> {
+pub(super) fn install(lua: &Lua, methods: &[super::Entry]) -> mlua::Result<()> {
     let m = lua.create_table()?;
-    for (name, make) in methods {
+    for (name, _, make) in methods {
         m.raw_set(*name, make(lua)?)?;
     }
     // Methods come from a table lookup in Luau (fast); `gait` and `lean` are proxies made

@@ -31,118 +31,154 @@ pub(crate) use resolve::resolve_behaviour;
 /// Makes one Lua function in a state.
 pub(crate) type Ctor = fn(&Lua) -> mlua::Result<Function>;
 
+/// One Lua function: its name, its parameters as the editor definitions must declare them
+/// (`"point, radius, type?"`: `?` marks an optional one, `...` any number), its handler.
+pub(crate) type Entry = (&'static str, &'static str, Ctor);
+
 /// Functions stored directly as globals.
-const TOP: &[(&str, Ctor)] = &[
-    ("print", |l| api_fn(l, "print", log::info)),
-    ("require", |l| api_fn(l, "require", require::require)),
+const TOP: &[Entry] = &[
+    ("print", "...", |l| api_fn(l, "print", log::info)),
+    ("require", "spec", |l| {
+        api_fn(l, "require", require::require)
+    }),
 ];
 
 /// `global.name` functions, by global.
-const GLOBALS: &[(&str, &[(&str, Ctor)])] = &[
+const GLOBALS: &[(&str, &[Entry])] = &[
     (
         "log",
         &[
-            ("info", |l| api_fn(l, "log.info", log::info)),
-            ("warn", |l| api_fn(l, "log.warn", log::warn)),
-            ("error", |l| api_fn(l, "log.error", log::error)),
+            ("info", "...", |l| api_fn(l, "log.info", log::info)),
+            ("warn", "...", |l| api_fn(l, "log.warn", log::warn)),
+            ("error", "...", |l| api_fn(l, "log.error", log::error)),
         ],
     ),
     (
         "curve",
         &[
-            ("linear", |l| {
+            ("linear", "points", |l| {
                 api_fn(l, "curve.linear", values::curve_linear)
             }),
-            ("sine_arc", |l| {
+            ("sine_arc", "", |l| {
                 api_fn(l, "curve.sine_arc", values::curve_sine_arc)
             }),
-            ("smoothstep", |l| {
+            ("smoothstep", "x0, x1", |l| {
                 api_fn(l, "curve.smoothstep", values::curve_smoothstep)
             }),
         ],
     ),
     (
         "creature",
-        &[("define", |l| api_fn(l, "creature.define", define::creature))],
+        &[("define", "def", |l| {
+            api_fn(l, "creature.define", define::creature)
+        })],
     ),
     (
         "behaviour",
-        &[("define", |l| {
+        &[("define", "def", |l| {
             api_fn(l, "behaviour.define", define::behaviour)
         })],
     ),
     (
         "world",
         &[
-            ("ground", |l| api_fn(l, "world.ground", world::ground)),
-            ("box", |l| api_fn(l, "world.box", world::add_box)),
-            ("stairs", |l| api_fn(l, "world.stairs", world::stairs)),
-            ("spawn", |l| api_fn(l, "world.spawn", world::spawn)),
-            ("despawn", |l| api_fn(l, "world.despawn", world::despawn)),
-            ("creatures", |l| {
+            ("ground", "def", |l| {
+                api_fn(l, "world.ground", world::ground)
+            }),
+            ("box", "def", |l| api_fn(l, "world.box", world::add_box)),
+            ("stairs", "def", |l| {
+                api_fn(l, "world.stairs", world::stairs)
+            }),
+            ("spawn", "type, opts?", |l| {
+                api_fn(l, "world.spawn", world::spawn)
+            }),
+            ("despawn", "c", |l| {
+                api_fn(l, "world.despawn", world::despawn)
+            }),
+            ("creatures", "type?", |l| {
                 api_fn(l, "world.creatures", world::creatures)
             }),
-            ("creatures_near", |l| {
+            ("creatures_near", "point, radius, type?", |l| {
                 api_fn(l, "world.creatures_near", world::creatures_near)
             }),
-            ("raycast", |l| api_fn(l, "world.raycast", world::raycast)),
-            ("time", |l| api_fn(l, "world.time", world::time)),
-            ("random_nav_point", |l| {
+            ("raycast", "origin, dir, max_distance?, opts?", |l| {
+                api_fn(l, "world.raycast", world::raycast)
+            }),
+            ("time", "", |l| api_fn(l, "world.time", world::time)),
+            ("random_nav_point", "near?, radius?", |l| {
                 api_fn(l, "world.random_nav_point", world::random_nav_point)
             }),
-            ("nearest_nav_point", |l| {
+            ("nearest_nav_point", "point", |l| {
                 api_fn(l, "world.nearest_nav_point", world::nearest_nav_point)
             }),
         ],
     ),
     (
         "path",
-        &[("bezier", |l| api_fn(l, "path.bezier", path::bezier))],
+        &[("bezier", "def", |l| api_fn(l, "path.bezier", path::bezier))],
     ),
     (
         "camera",
         &[
-            ("follow", |l| api_fn(l, "camera.follow", camera::follow)),
-            ("look", |l| api_fn(l, "camera.look", camera::look)),
-            ("path", |l| api_fn(l, "camera.path", camera::path)),
+            ("follow", "c", |l| {
+                api_fn(l, "camera.follow", camera::follow)
+            }),
+            ("look", "from, at", |l| {
+                api_fn(l, "camera.look", camera::look)
+            }),
+            ("path", "p, opts?", |l| {
+                api_fn(l, "camera.path", camera::path)
+            }),
         ],
     ),
 ];
 
 /// `curve{...}` itself: the `curve` table's `__call`.
-const CURVE_CALL: Ctor = |l| api_fn(l, "curve", values::curve_call);
+const CURVE_CALL: Entry = ("curve", "points", |l| {
+    api_fn(l, "curve", values::curve_call)
+});
 
 /// Creature handle methods (`c:name(...)`). `c.gait` and `c.lean` are [`tuning`] proxies.
-const HANDLE: &[(&str, Ctor)] = &[
-    ("position", |l| api_fn(l, "c:position", handle::position)),
-    ("velocity", |l| api_fn(l, "c:velocity", handle::velocity)),
-    ("forward", |l| api_fn(l, "c:forward", handle::forward)),
-    ("yaw", |l| api_fn(l, "c:yaw", handle::yaw)),
-    ("move", |l| api_fn(l, "c:move", handle::move_to)),
-    ("face", |l| api_fn(l, "c:face", handle::face)),
-    ("feet", |l| api_fn(l, "c:feet", handle::feet)),
-    ("set_behaviour", |l| {
+const HANDLE: &[Entry] = &[
+    ("position", "", |l| {
+        api_fn(l, "c:position", handle::position)
+    }),
+    ("velocity", "", |l| {
+        api_fn(l, "c:velocity", handle::velocity)
+    }),
+    ("forward", "", |l| api_fn(l, "c:forward", handle::forward)),
+    ("yaw", "", |l| api_fn(l, "c:yaw", handle::yaw)),
+    ("move", "direction, speed?, opts?", |l| {
+        api_fn(l, "c:move", handle::move_to)
+    }),
+    ("face", "direction", |l| api_fn(l, "c:face", handle::face)),
+    ("feet", "", |l| api_fn(l, "c:feet", handle::feet)),
+    ("set_behaviour", "name, params?", |l| {
         api_fn(l, "c:set_behaviour", handle::set_behaviour)
     }),
-    ("set_destination", |l| {
+    ("set_destination", "point", |l| {
         api_fn(l, "c:set_destination", handle::set_destination)
     }),
-    ("clear_destination", |l| {
+    ("clear_destination", "", |l| {
         api_fn(l, "c:clear_destination", handle::clear_destination)
     }),
-    ("arrived", |l| api_fn(l, "c:arrived", handle::arrived)),
-    ("path", |l| api_fn(l, "c:path", handle::path)),
-    ("hit", |l| api_fn(l, "c:hit", handle::hit)),
-    ("follow_path", |l| {
+    ("arrived", "", |l| api_fn(l, "c:arrived", handle::arrived)),
+    ("path", "", |l| api_fn(l, "c:path", handle::path)),
+    ("hit", "direction, strength", |l| {
+        api_fn(l, "c:hit", handle::hit)
+    }),
+    ("follow_path", "p, opts?", |l| {
         api_fn(l, "c:follow_path", handle::follow_path)
     }),
-    ("path_progress", |l| {
+    ("path_progress", "", |l| {
         api_fn(l, "c:path_progress", handle::path_progress)
     }),
-    ("despawn", |l| api_fn(l, "c:despawn", handle::despawn)),
-    ("ragdoll", |l| api_fn(l, "c:ragdoll", handle::ragdoll)),
-    ("recover", |l| api_fn(l, "c:recover", handle::recover)),
-    ("is_ragdoll", |l| {
+    ("despawn", "", |l| api_fn(l, "c:despawn", handle::despawn)),
+    ("ragdoll", "opts?", |l| {
+        api_fn(l, "c:ragdoll", handle::ragdoll)
+    }),
+    ("recover", "", |l| api_fn(l, "c:recover", handle::recover)),
+    ("is_ragdoll", "", |l| {
         api_fn(l, "c:is_ragdoll", handle::is_ragdoll)
     }),
 ];
@@ -152,19 +188,19 @@ pub(crate) fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result
     let g = lua.globals();
     // Code is loaded only by `require`, as text, from inside the allowed folders.
     g.raw_set("loadstring", Value::Nil)?;
-    for (name, make) in TOP {
+    for (name, _, make) in TOP {
         g.raw_set(*name, make(lua)?)?;
     }
     for (global, fns) in GLOBALS {
         let t = lua.create_table()?;
-        for (name, make) in *fns {
+        for (name, _, make) in *fns {
             t.raw_set(*name, make(lua)?)?;
         }
         g.raw_set(*global, t)?;
     }
     let curve: Table = g.raw_get("curve")?;
     let mt = lua.create_table()?;
-    mt.raw_set("__call", CURVE_CALL(lua)?)?;
+    mt.raw_set("__call", (CURVE_CALL.2)(lua)?)?;
     curve.set_metatable(Some(mt))?;
     values::install_vec3(&g)?;
     values::install_random(lua, &g, seed, &mod_ctx.name)?;
@@ -172,4 +208,35 @@ pub(crate) fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result
     registry::create(lua)?;
     lua.set_app_data(mod_ctx);
     Ok(())
+}
+
+/// Every registered Lua function by the name the editor definitions use (`world.spawn`,
+/// `Creature:move`, `curve`), with its parameters: `(name, optional)`; `None` for `...`.
+pub(crate) fn signatures() -> std::collections::BTreeMap<String, Option<Vec<(String, bool)>>> {
+    let params = |p: &str| {
+        (p != "...").then(|| {
+            p.split(',')
+                .map(str::trim)
+                .filter(|x| !x.is_empty())
+                .map(|x| match x.strip_suffix('?') {
+                    Some(n) => (n.to_string(), true),
+                    None => (x.to_string(), false),
+                })
+                .collect()
+        })
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for (name, p, _) in TOP {
+        out.insert(name.to_string(), params(p));
+    }
+    for (global, fns) in GLOBALS {
+        for (name, p, _) in *fns {
+            out.insert(format!("{global}.{name}"), params(p));
+        }
+    }
+    out.insert(CURVE_CALL.0.to_string(), params(CURVE_CALL.1));
+    for (name, p, _) in HANDLE {
+        out.insert(format!("Creature:{name}"), params(p));
+    }
+    out
 }
