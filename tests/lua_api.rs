@@ -695,3 +695,31 @@ fn the_seed_reaches_every_mods_math_random() {
         "two mods of one run draw different streams"
     );
 }
+
+#[test]
+fn camera_requests_nobody_takes_are_capped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let m = dir.path().join("cam");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(m.join("mod.toml"), "name = \"cam\"\nversion = \"0.1.0\"\n").expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        "world.ground {}\ncreature.define { name = 'eye', legs = {}, body = { hover = 1 } }\n\
+         behaviour.define { name = 'look', on_update = function(self)\n\
+           for i = 1, 100 do camera.look(vec3(i, 5, 0), vec3(0, 0, 0)) end\n\
+         end }\n\
+         world.spawn('eye', { behaviour = 'look' })\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m]);
+    for _ in 0..20 {
+        host.tick();
+    }
+    let kept = host.take_camera_requests();
+    assert_eq!(kept.len(), 64, "2000 asked, the newest 64 kept");
+    assert!(host
+        .drain_output()
+        .iter()
+        .all(|o| !matches!(o, HostOutput::Error(_))));
+}

@@ -104,3 +104,20 @@ fn check_reports_every_error_in_every_mod() {
         assert!(log.contains(needle), "missing {needle:?} in\n{log}");
     }
 }
+
+#[test]
+fn run_options_that_would_do_nothing_are_refused() {
+    for (args, needle) in [
+        (&["run", "--trace", "x.jsonl"][..], "--headless"),
+        (&["run", "--realtime"][..], "--headless"),
+        (&["run", "--bench-frames"][..], "--screenshot"),
+        (
+            &["run", "--screenshot", "x.png", "--headless"][..],
+            "cannot be used with",
+        ),
+    ] {
+        let out = skitter(args);
+        assert!(!out.status.success(), "{args:?} ran");
+        assert!(text(&out).contains(needle), "{args:?}: {}", text(&out));
+    }
+}

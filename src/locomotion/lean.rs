@@ -254,6 +254,42 @@ mod tests {
     }
 
     #[test]
+    fn a_stomp_dips_the_nose_an_uppercut_lifts_it_and_neither_pushes() {
+        let p = LeanDef::default();
+        let peak = |dir: Vec3| {
+            let mut s = LeanState::default();
+            let push = s.hit(&p, 0.0, dir, 1.0);
+            let mut extreme = 0.0f32;
+            for _ in 0..60 {
+                s.update(
+                    &p,
+                    LeanInput {
+                        yaw: 0.0,
+                        velocity: Vec3::ZERO,
+                        ground_up: Vec3::Y,
+                        dt: 1.0 / 60.0,
+                    },
+                );
+                if s.pitch.abs() > extreme.abs() {
+                    extreme = s.pitch;
+                }
+            }
+            (extreme, push)
+        };
+        let (stomp, push) = peak(Vec3::NEG_Y);
+        assert!(
+            stomp > 0.5 * p.hit_gain.min(p.hit_max),
+            "stomp pitch {stomp}"
+        );
+        assert_eq!(push, Vec3::ZERO, "a vertical blow does not push");
+        let (uppercut, _) = peak(Vec3::Y);
+        assert!(
+            uppercut < -0.5 * p.hit_gain.min(p.hit_max),
+            "uppercut pitch {uppercut}"
+        );
+    }
+
+    #[test]
     fn the_yaw_rate_low_pass_has_its_cutoff_and_a_huge_one_passes_the_raw_rate() {
         // A first-order low-pass at f reaches 1 - 1/e of a step at t = 1/(2π f).
         let f = LeanDef::default().filter_hz;

@@ -38,8 +38,17 @@ pub(super) fn look(lua: &Lua, (from, at): (Value, Value)) -> mlua::Result<()> {
     push(lua, CameraRequest::Look { from, at })
 }
 
+/// Camera requests kept for the view (the oldest go first): a mod asking every tick with no
+/// view to take them (a headless run) cannot grow the process.
+pub(crate) const MAX_CAMERA_REQUESTS: usize = 64;
+
 fn push(lua: &Lua, r: CameraRequest) -> mlua::Result<()> {
-    ctx(lua)?.shared.borrow_mut().camera.push(r);
+    let c = ctx(lua)?;
+    let mut sh = c.shared.borrow_mut();
+    if sh.camera.len() >= MAX_CAMERA_REQUESTS {
+        sh.camera.remove(0);
+    }
+    sh.camera.push(r);
     Ok(())
 }
 
