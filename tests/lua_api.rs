@@ -6,6 +6,8 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
 
+use std::path::{Path, PathBuf};
+
 use skitter::script::{HostOptions, HostOutput, ScriptHost};
 
 const BASE: &str = r#"
@@ -41,21 +43,30 @@ struct Outcome {
 }
 
 /// Loads `src` as mod `t`'s `main.lua` beside the base mod, runs `ticks` ticks.
+/// A mod folder `name` under `dir`: a `mod.toml` (version 1.0.0, depending on `depends`)
+/// and `files` (relative path, contents).
+fn write_mod(dir: &Path, name: &str, depends: &[&str], files: &[(&str, &[u8])]) -> PathBuf {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).expect("mkdir");
+    let deps: Vec<String> = depends.iter().map(|m| format!("\"{m}\"")).collect();
+    std::fs::write(
+        d.join("mod.toml"),
+        format!(
+            "name = \"{name}\"\nversion = \"1.0.0\"\ndepends = [{}]\n",
+            deps.join(", ")
+        ),
+    )
+    .expect("write");
+    for (f, bytes) in files {
+        std::fs::write(d.join(f), bytes).expect("write");
+    }
+    d
+}
+
 fn check_lua(src: &str, ticks: usize) -> Outcome {
     let dir = tempfile::tempdir().expect("tempdir");
-    let write = |m: &str, toml: &str, main: &str| {
-        let d = dir.path().join(m);
-        std::fs::create_dir_all(&d).expect("mkdir");
-        std::fs::write(d.join("mod.toml"), toml).expect("write");
-        std::fs::write(d.join("main.lua"), main).expect("write");
-        d
-    };
-    let base = write("base", "name = \"base\"\nversion = \"1.0.0\"\n", BASE);
-    let t = write(
-        "t",
-        "name = \"t\"\nversion = \"0.1.0\"\ndepends = [\"base\"]\n",
-        src,
-    );
+    let base = write_mod(dir.path(), "base", &[], &[("main.lua", BASE.as_bytes())]);
+    let t = write_mod(dir.path(), "t", &["base"], &[("main.lua", src.as_bytes())]);
     let mut host = ScriptHost::new(HostOptions::default());
     host.load(&[base, t]);
     let mut out = host.drain_output();
@@ -504,30 +515,20 @@ fn cases() -> Vec<Case> {
 #[test]
 fn check_reports_every_definition_error_in_source_order() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("base");
-    std::fs::create_dir_all(&base).expect("mkdir");
-    std::fs::write(
-        base.join("mod.toml"),
-        "name = \"base\"\nversion = \"1.0.0\"\n",
-    )
-    .expect("write");
-    std::fs::write(base.join("main.lua"), BASE).expect("write");
-    let t = dir.path().join("t");
-    std::fs::create_dir_all(&t).expect("mkdir");
-    std::fs::write(
-        t.join("mod.toml"),
-        "name = \"t\"\nversion = \"0.1.0\"\ndepends = [\"base\"]\n",
-    )
-    .expect("write");
+    let base = write_mod(dir.path(), "base", &[], &[("main.lua", BASE.as_bytes())]);
     // A bad define, a type whose default behaviour exists nowhere, then a spawn of the
     // bad type: the define error is the root cause and must not be hidden.
-    std::fs::write(
-        t.join("main.lua"),
-        "creature.define { name = \"glider\", body = { height = 0 } }\n\
-         creature.define { name = \"lost\", behaviour = \"ghost\", legs = {}, body = { hover = 1 } }\n\
-         world.spawn(\"glider\")\n",
-    )
-    .expect("write");
+    let t = write_mod(
+        dir.path(),
+        "t",
+        &["base"],
+        &[(
+            "main.lua",
+            b"creature.define { name = \"glider\", body = { height = 0 } }\n\
+              creature.define { name = \"lost\", behaviour = \"ghost\", legs = {}, body = { hover = 1 } }\n\
+              world.spawn(\"glider\")\n",
+        )],
+    );
     let mut host = ScriptHost::new(HostOptions::default());
     let errors: Vec<String> = host
         .check(&[base, t])
@@ -598,19 +599,7 @@ fn utf8_bytecode() -> Vec<u8> {
 #[test]
 fn bytecode_that_is_valid_utf8_is_refused_at_load_require_and_check() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let write = |m: &str, files: &[(&str, &[u8])]| {
-        let d = dir.path().join(m);
-        std::fs::create_dir_all(&d).expect("mkdir");
-        std::fs::write(
-            d.join("mod.toml"),
-            format!("name = \"{m}\"\nversion = \"0.1.0\"\n"),
-        )
-        .expect("write");
-        for (f, bytes) in files {
-            std::fs::write(d.join(f), bytes).expect("write");
-        }
-        d
-    };
+    let write = |m: &str, files: &[(&str, &[u8])]| write_mod(dir.path(), m, &[], files);
     let bc = utf8_bytecode();
     let entry = write("entry", &[("main.lua", &bc)]);
     let req = write(
@@ -655,23 +644,10 @@ fn bytecode_that_is_valid_utf8_is_refused_at_load_require_and_check() {
 #[test]
 fn the_seed_reaches_every_mods_math_random() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mods: Vec<std::path::PathBuf> = ["ra", "rb"]
+    let three = b"print(math.random(), math.random(), math.random())\n";
+    let mods: Vec<PathBuf> = ["ra", "rb"]
         .iter()
-        .map(|m| {
-            let d = dir.path().join(m);
-            std::fs::create_dir_all(&d).expect("mkdir");
-            std::fs::write(
-                d.join("mod.toml"),
-                format!("name = \"{m}\"\nversion = \"0.1.0\"\n"),
-            )
-            .expect("write");
-            std::fs::write(
-                d.join("main.lua"),
-                "print(math.random(), math.random(), math.random())\n",
-            )
-            .expect("write");
-            d
-        })
+        .map(|m| write_mod(dir.path(), m, &[], &[("main.lua", three)]))
         .collect();
     // The three numbers each mod drew at load, by mod.
     let draws = |seed: u64| -> Vec<String> {
@@ -699,18 +675,19 @@ fn the_seed_reaches_every_mods_math_random() {
 #[test]
 fn camera_requests_nobody_takes_are_capped() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let m = dir.path().join("cam");
-    std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(m.join("mod.toml"), "name = \"cam\"\nversion = \"0.1.0\"\n").expect("write");
-    std::fs::write(
-        m.join("main.lua"),
-        "world.ground {}\ncreature.define { name = 'eye', legs = {}, body = { hover = 1 } }\n\
-         behaviour.define { name = 'look', on_update = function(self)\n\
-           for i = 1, 100 do camera.look(vec3(i, 5, 0), vec3(0, 0, 0)) end\n\
-         end }\n\
-         world.spawn('eye', { behaviour = 'look' })\n",
-    )
-    .expect("write");
+    let m = write_mod(
+        dir.path(),
+        "cam",
+        &[],
+        &[(
+            "main.lua",
+            b"world.ground {}\ncreature.define { name = 'eye', legs = {}, body = { hover = 1 } }\n\
+              behaviour.define { name = 'look', on_update = function(self)\n\
+                for i = 1, 100 do camera.look(vec3(i, 5, 0), vec3(0, 0, 0)) end\n\
+              end }\n\
+              world.spawn('eye', { behaviour = 'look' })\n",
+        )],
+    );
     let mut host = ScriptHost::new(HostOptions::default());
     host.load(&[m]);
     for _ in 0..20 {
