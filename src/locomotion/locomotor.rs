@@ -19,6 +19,9 @@ const CAST_ABOVE_BODY: f32 = 0.5;
 const CAST_BELOW_REST: f32 = 1.5;
 /// How far below the rest spot a ray hit counts as a crack worth a sphere sweep (m).
 const CRACK_DEPTH: f32 = 0.5;
+/// How far (m) a landing probe (and its hit) may move before the extra queries made for
+/// it (a foothold search toward the body, a look from above) are made again.
+const PROBE_REUSE: f32 = 0.02;
 /// Radius of the crack sweep sphere (m).
 const CRACK_SPHERE: f32 = 0.06;
 /// Body height follows the support plane as a critically damped spring with this time
@@ -120,6 +123,9 @@ pub struct LegState {
     over_edge: bool,
     /// Last tick's landing probe hit (before any fallback).
     probe: Option<Vec3>,
+    /// The extra queries last made for this leg's probe, kept out of line (most legs never
+    /// need them; the hot state stays small).
+    memo: Option<Box<LegMemo>>,
     swing_t: f32,
     swing_duration: f32,
 }
@@ -142,9 +148,46 @@ impl LegState {
             rescue: false,
             over_edge: false,
             probe: hit,
+            memo: None,
             swing_t: 0.0,
             swing_duration: 0.0,
         }
+    }
+}
+
+/// An extra ground query made for a landing probe (a search toward the body, a look from
+/// above), and what it found: reused while the probe and its own hit stay put.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct CastMemo {
+    /// The probe it was made for.
+    probe: Vec3,
+    /// What the probe's own cast hit then.
+    hit: Option<Vec3>,
+    /// What it found.
+    found: Option<Vec3>,
+}
+
+/// A leg's remembered extra queries.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LegMemo {
+    /// The last search for a foothold on the way back toward the body (a leg held against
+    /// a wall would otherwise search every tick).
+    inward: Option<CastMemo>,
+    /// The last look from high above at a probe that found no ground (a wall or a hole?).
+    above: Option<CastMemo>,
+}
+
+impl CastMemo {
+    /// Whether this query still answers for a probe at `probe` whose cast hit `hit`: both
+    /// within [`PROBE_REUSE`] of the searched ones (the ground there has not changed).
+    fn answers(&self, probe: Vec3, hit: Option<Vec3>) -> bool {
+        let near = |a: Vec3, b: Vec3| a.distance_squared(b) < PROBE_REUSE * PROBE_REUSE;
+        near(self.probe, probe)
+            && match (self.hit, hit) {
+                (None, None) => true,
+                (Some(a), Some(b)) => near(a, b),
+                _ => false,
+            }
     }
 }
 
@@ -683,9 +726,24 @@ impl Locomotor {
             st.over_edge = match hit {
                 // No ground in reach: a hole, unless the probe started inside a wall (seen
                 // from high above, its top stands over the plane).
-                None => ground
-                    .cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max)
-                    .is_none_or(|p| p.y < plane_y(p) + drop),
+                None => {
+                    let top = match st
+                        .memo
+                        .as_ref()
+                        .and_then(|m| m.above)
+                        .filter(|m| m.answers(probe, hit))
+                    {
+                        Some(m) => m.found,
+                        None => {
+                            let found =
+                                ground.cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max);
+                            st.memo.get_or_insert_default().above =
+                                Some(CastMemo { probe, hit, found });
+                            found
+                        }
+                    };
+                    top.is_none_or(|p| p.y < plane_y(p) + drop)
+                }
                 Some(p) => {
                     let below = p.y < plane_y(p) - drop;
                     let sudden = st.probe.is_some_and(|q| p.y < q.y - drop);
@@ -715,13 +773,23 @@ impl Locomotor {
                     let centre = Vec3::new(self.position.x, probe.y, self.position.z);
                     let inward = if usable && !stretched {
                         None
+                    } else if let Some(s) = st
+                        .memo
+                        .as_ref()
+                        .and_then(|m| m.inward)
+                        .filter(|s| s.answers(probe, hit))
+                    {
+                        s.found
                     } else {
-                        [0.35f32, 0.6, 0.85].iter().find_map(|t| {
+                        let found = [0.35f32, 0.6, 0.85].iter().find_map(|t| {
                             let q = probe.lerp(centre, *t);
                             ground
                                 .cast_down(Vec3::new(q.x, origin.y, q.z), max)
                                 .filter(foothold)
-                        })
+                        });
+                        st.memo.get_or_insert_default().inward =
+                            Some(CastMemo { probe, hit, found });
+                        found
                     };
                     st.target_hit = inward.is_some();
                     st.target = match (inward, st.last_hit) {
@@ -959,6 +1027,62 @@ mod tests {
             &FlatGround(0.0),
             1.0 / 60.0,
             scratch,
+        );
+    }
+
+    /// Ground at 0 up to a block at `z >= wall` whose top stands `top` m high, counting
+    /// the casts made.
+    struct Walled {
+        wall: f32,
+        top: f32,
+        casts: std::cell::Cell<usize>,
+    }
+
+    impl GroundQuery for Walled {
+        fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
+            self.casts.set(self.casts.get() + 1);
+            let y = if origin.z >= self.wall { self.top } else { 0.0 };
+            let d = origin.y - y;
+            (d >= 0.0 && d <= max_distance).then(|| Vec3::new(origin.x, y, origin.z))
+        }
+    }
+
+    #[test]
+    fn a_leg_held_against_a_wall_does_not_search_for_a_foothold_every_tick() {
+        let def = spider().validate().expect("valid");
+        let ground = Walled {
+            wall: 1.0,
+            top: 1.0,
+            casts: std::cell::Cell::new(0),
+        };
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
+        loco.intent = Intent::Move {
+            dir: Vec3::Z,
+            speed: 1.0,
+            drop: false,
+        };
+        let mut scratch = Scratch::default();
+        let mut run = |ticks: usize, loco: &mut Locomotor| {
+            ground.casts.set(0);
+            for _ in 0..ticks {
+                loco.update(
+                    &def,
+                    &def.gait,
+                    &def.lean,
+                    &ground,
+                    1.0 / 60.0,
+                    &mut scratch,
+                );
+            }
+            ground.casts.get() as f32 / ticks as f32
+        };
+        // Walk into the wall and stay pressed against it.
+        run(240, &mut loco);
+        let pressed = run(240, &mut loco);
+        let probes = def.legs.len() as f32;
+        assert!(
+            pressed < probes + 0.5,
+            "{pressed:.2} casts a tick against the wall for {probes} landing probes"
         );
     }
 
