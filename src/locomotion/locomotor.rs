@@ -22,8 +22,12 @@ const CRACK_DEPTH: f32 = 0.5;
 /// How far (m) a landing probe (and its hit) may move before the extra queries made for
 /// it (a foothold search toward the body, a look from above) are made again.
 const PROBE_REUSE: f32 = 0.02;
+/// Passes over the legs that hold the body at an edge or a wall.
+const HOLD_PASSES: usize = 4;
 /// Radius of the crack sweep sphere (m).
 const CRACK_SPHERE: f32 = 0.06;
+/// How far past the edge a crack sweep rested on the foot is put (m).
+const EDGE_INSET: f32 = 0.01;
 /// Body height follows the support plane as a critically damped spring with this time
 /// constant (s): a step up or down, a rock or a slope change is taken up over ~0.4 s.
 pub(crate) const HEIGHT_TAU: f32 = 0.1;
@@ -121,6 +125,10 @@ pub struct LegState {
     /// `nav.step_height` (or found no ground), and still sees the ground that far below
     /// the plane the body stands on.
     over_edge: bool,
+    /// A wall lies this leg's way: its landing probe found ground standing more than
+    /// `nav.step_height` above the body's plane (or started inside it), where no foot can
+    /// stand and the body must not go.
+    at_wall: bool,
     /// Last tick's landing probe hit (before any fallback).
     probe: Option<Vec3>,
     /// The extra queries last made for this leg's probe, kept out of line (most legs never
@@ -131,6 +139,24 @@ pub struct LegState {
 }
 
 impl LegState {
+    /// The answer of the extra query in `slot` for `probe` (whose own cast hit `hit`):
+    /// remembered while it still answers, else `query` asked and remembered.
+    fn remembered(
+        &mut self,
+        slot: fn(&mut LegMemo) -> &mut Option<CastMemo>,
+        probe: Vec3,
+        hit: Option<Vec3>,
+        query: impl FnOnce() -> Option<Vec3>,
+    ) -> Option<Vec3> {
+        let entry = slot(self.memo.get_or_insert_default());
+        if let Some(m) = entry.filter(|m| m.answers(probe, hit)) {
+            return m.found;
+        }
+        let found = query();
+        *entry = Some(CastMemo { probe, hit, found });
+        found
+    }
+
     /// A foot standing at `foot` (`hit`: the ground cast that found it), hip at `hip`.
     fn planted(foot: Vec3, hit: Option<Vec3>, hip: Vec3) -> LegState {
         LegState {
@@ -147,12 +173,47 @@ impl LegState {
             swing_from: foot,
             rescue: false,
             over_edge: false,
+            at_wall: false,
             probe: hit,
             memo: None,
             swing_t: 0.0,
             swing_duration: 0.0,
         }
     }
+}
+
+/// A landing probe's ground: a ray down from `origin`; where it fell into a crack (between
+/// stair blocks, rocks: more than [`CRACK_DEPTH`] below the rest spot `rest`), a small
+/// sphere rests on the edges instead.
+fn cast_probe<G: GroundQuery + ?Sized>(
+    ground: &G,
+    origin: Vec3,
+    rest: Vec3,
+    max: f32,
+) -> Option<Vec3> {
+    let p = ground.cast_down(origin, max)?;
+    if p.y >= rest.y - CRACK_DEPTH {
+        return Some(p);
+    }
+    match ground
+        .sweep_down(origin, CRACK_SPHERE, max)
+        .and_then(|q| onto_edge(ground, origin, q))
+    {
+        Some(q) if q.y > p.y => Some(q),
+        _ => Some(p),
+    }
+}
+
+/// The foot spot on the edge a crack sweep from `origin` rested on at `contact`: the
+/// surface a centimetre past the edge (away from the sweep's axis), so the foot stands on
+/// the block's top, not on the edge line a vertical ray could slip past. `None` when no
+/// surface lies there within 2 cm of the contact's height.
+fn onto_edge<G: GroundQuery + ?Sized>(ground: &G, origin: Vec3, contact: Vec3) -> Option<Vec3> {
+    let away = horizontal(contact - origin).normalize_or_zero();
+    let above = contact + away * EDGE_INSET + Vec3::Y * 0.05;
+    ground
+        .cast_down(above, 0.1)
+        .filter(|p| (p.y - contact.y).abs() <= 0.02)
 }
 
 /// An extra ground query made for a landing probe (a search toward the body, a look from
@@ -477,11 +538,10 @@ impl Locomotor {
             }
             Intent::Face { dir } => (Vec3::ZERO, yaw_of(dir)),
         };
-        // An edge deeper than the creature steps is a wall unless the script asked to go
-        // over it (`c:move(dir, speed, { drop = true })`).
-        if !matches!(self.intent, Intent::Move { drop: true, .. }) {
-            desired = self.hold_at_edges(def, desired);
-        }
+        // An edge deeper than the creature steps holds it unless the script asked to go
+        // over it (`c:move(dir, speed, { drop = true })`); a wall higher than that always.
+        let edges = !matches!(self.intent, Intent::Move { drop: true, .. });
+        desired = self.hold_at_edges(def, desired, edges);
         let (hold, away) = self.stretch_hold();
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
@@ -564,26 +624,38 @@ impl Locomotor {
         // (a flyer keeps its altitude) until the next command.
     }
 
-    /// `v` without the parts heading over an edge: for every leg whose landing probe found
-    /// a drop deeper than `nav.step_height`, the part of `v` toward that leg's side goes
-    /// (what is left slides along the edge). The body then brakes at its acceleration,
-    /// well before its centre reaches the edge the leg ahead of it saw.
-    fn hold_at_edges(&self, def: &ValidCreatureDef, mut v: Vec3) -> Vec3 {
-        if !self.legs.iter().any(|l| l.over_edge) {
+    /// `v` without the parts heading over an edge (with `edges`) or into a wall: for every
+    /// leg whose landing probe found a drop deeper than `nav.step_height`, or ground that
+    /// much higher than the body's plane, the part of `v` toward that leg's side goes (what
+    /// is left slides along). The body then brakes at its acceleration, well before its
+    /// centre reaches the edge or the wall the leg ahead of it saw.
+    fn hold_at_edges(&self, def: &ValidCreatureDef, mut v: Vec3, edges: bool) -> Vec3 {
+        let holds = |l: &LegState| l.at_wall || (edges && l.over_edge);
+        if !self.legs.iter().any(holds) {
             return v;
         }
         let m = glam::Mat3::from_quat(yaw_rotation(self.yaw));
-        for (leg, st) in def.legs.iter().zip(&self.legs) {
-            if !st.over_edge {
-                continue;
+        // One projection per leg can leave a little of `v` toward a side already done (two
+        // front legs at a wall): a few passes take it out, or stop the body.
+        for _ in 0..HOLD_PASSES {
+            let mut held = false;
+            for (leg, st) in def.legs.iter().zip(&self.legs) {
+                if !holds(st) {
+                    continue;
+                }
+                let out = horizontal(m * leg.rest).normalize_or_zero();
+                let toward = v.dot(out);
+                if toward > 1e-4 {
+                    v -= out * toward;
+                    held = true;
+                }
             }
-            let out = horizontal(m * leg.rest).normalize_or_zero();
-            let toward = v.dot(out);
-            if toward > 0.0 {
-                v -= out * toward;
+            if !held {
+                return v;
             }
         }
-        v
+        // Still heading toward a held side: the sides hem it in.
+        Vec3::ZERO
     }
 
     /// Whether the body has left the ground it walked off: with an edge near (a leg saw
@@ -697,8 +769,7 @@ impl Locomotor {
         let m = glam::Mat3::from_quat(rot);
         let v = horizontal(self.velocity);
         let lead = v * (gait.lead * duration);
-        // The ground the body stands on, as a plane (its height and its tilt), for telling
-        // a slope from an edge.
+        // The ground the body stands on, as a plane: a slope is not an edge nor a wall.
         let (centre, up) = (self.position - Vec3::Y * def.body.height, self.up);
         let plane_y = |p: Vec3| {
             centre.y - (up.x * (p.x - centre.x) + up.z * (p.z - centre.z)) / up.y.max(0.2)
@@ -708,46 +779,30 @@ impl Locomotor {
             let probe = rest + lead;
             let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
             let max = origin.y - rest.y + CAST_BELOW_REST;
-            let mut hit = ground.cast_down(origin, max);
-            if let Some(p) = hit {
-                // A ray that fell into a crack (between stair blocks, rocks): a small sphere
-                // rests on the edges instead.
-                if p.y < rest.y - CRACK_DEPTH {
-                    if let Some(q) = ground.sweep_down(origin, CRACK_SPHERE, max) {
-                        if q.y > p.y {
-                            hit = Some(q);
-                        }
-                    }
-                }
-            }
-            // An edge, not a slope or a flight of steps: the probe's ground fell by more
-            // than a step from one tick to the next, and lies that far below the plane.
+            let hit = cast_probe(ground, origin, rest, max);
+            // An edge (not a slope or a flight of steps): the probe's ground fell by more than
+            // a step since last tick and lies that far below the plane; a wall: that far above.
             let drop = def.nav.step_height;
-            st.over_edge = match hit {
+            let wall = |p: Vec3| p.y > plane_y(p) + drop;
+            (st.over_edge, st.at_wall) = match hit {
                 // No ground in reach: a hole, unless the probe started inside a wall (seen
                 // from high above, its top stands over the plane).
                 None => {
-                    let top = match st
-                        .memo
-                        .as_ref()
-                        .and_then(|m| m.above)
-                        .filter(|m| m.answers(probe, hit))
-                    {
-                        Some(m) => m.found,
-                        None => {
-                            let found =
-                                ground.cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max);
-                            st.memo.get_or_insert_default().above =
-                                Some(CastMemo { probe, hit, found });
-                            found
-                        }
-                    };
-                    top.is_none_or(|p| p.y < plane_y(p) + drop)
+                    let top = st.remembered(
+                        |m| &mut m.above,
+                        probe,
+                        hit,
+                        || ground.cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max),
+                    );
+                    (
+                        top.is_none_or(|p| p.y < plane_y(p) + drop),
+                        top.is_some_and(wall),
+                    )
                 }
                 Some(p) => {
                     let below = p.y < plane_y(p) - drop;
                     let sudden = st.probe.is_some_and(|q| p.y < q.y - drop);
-                    below && (sudden || st.over_edge)
+                    (below && (sudden || st.over_edge), wall(p))
                 }
             };
             st.probe = hit;
@@ -773,23 +828,20 @@ impl Locomotor {
                     let centre = Vec3::new(self.position.x, probe.y, self.position.z);
                     let inward = if usable && !stretched {
                         None
-                    } else if let Some(s) = st
-                        .memo
-                        .as_ref()
-                        .and_then(|m| m.inward)
-                        .filter(|s| s.answers(probe, hit))
-                    {
-                        s.found
                     } else {
-                        let found = [0.35f32, 0.6, 0.85].iter().find_map(|t| {
-                            let q = probe.lerp(centre, *t);
-                            ground
-                                .cast_down(Vec3::new(q.x, origin.y, q.z), max)
-                                .filter(foothold)
-                        });
-                        st.memo.get_or_insert_default().inward =
-                            Some(CastMemo { probe, hit, found });
-                        found
+                        st.remembered(
+                            |m| &mut m.inward,
+                            probe,
+                            hit,
+                            || {
+                                [0.35f32, 0.6, 0.85].iter().find_map(|t| {
+                                    let q = probe.lerp(centre, *t);
+                                    ground
+                                        .cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                                        .filter(foothold)
+                                })
+                            },
+                        )
                     };
                     st.target_hit = inward.is_some();
                     st.target = match (inward, st.last_hit) {
@@ -1048,7 +1100,24 @@ mod tests {
     }
 
     #[test]
-    fn a_leg_held_against_a_wall_does_not_search_for_a_foothold_every_tick() {
+    fn a_foot_on_an_edge_stands_on_the_top_past_it() {
+        let block = Walled {
+            wall: 1.0,
+            top: 0.5,
+            casts: std::cell::Cell::new(0),
+        };
+        // A sweep down beside the block rested on its edge line (z = 1).
+        let origin = Vec3::new(0.0, 2.0, 0.95);
+        let spot = onto_edge(&block, origin, Vec3::new(0.0, 0.5, 1.0)).expect("on the top");
+        assert!((spot.y - 0.5).abs() < 1e-6 && spot.z > 1.0, "{spot}");
+        assert_eq!(block.cast_down(spot + Vec3::Y * 0.05, 0.1), Some(spot));
+        // Nothing at that height past the contact: no spot (the ray's own hit stands).
+        let low = Vec3::new(0.0, 0.5, 0.9);
+        assert_eq!(onto_edge(&block, Vec3::new(0.0, 2.0, 0.95), low), None);
+    }
+
+    #[test]
+    fn a_walker_stops_at_a_wall_and_its_legs_do_not_search_every_tick() {
         let def = spider().validate().expect("valid");
         let ground = Walled {
             wall: 1.0,
@@ -1079,6 +1148,12 @@ mod tests {
         // Walk into the wall and stay pressed against it.
         run(240, &mut loco);
         let pressed = run(240, &mut loco);
+        // It stopped at the wall, its body (0.7 m long) outside the block.
+        assert!(
+            loco.position.z + 0.35 < 1.0,
+            "walked into the block: {}",
+            loco.position
+        );
         let probes = def.legs.len() as f32;
         assert!(
             pressed < probes + 0.5,
