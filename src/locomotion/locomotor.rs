@@ -8,26 +8,18 @@ use super::def::{LeanDef, ValidCreatureDef};
 use super::gait::{choose_steps, GaitParams, LegView};
 use super::ground::GroundQuery;
 use super::lean::{LeanInput, LeanState, PUSH_TAU};
-use super::posture::{clamp_tilt, fit_plane};
 use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_rotation};
-use crate::math::ik::{fabrik, two_bone};
 use crate::path::{PathFollower, RotationMode};
+
+mod body;
+mod terrain;
+
+use terrain::LegMemo;
 
 /// Metres above the body from which foot targets are cast down.
 const CAST_ABOVE_BODY: f32 = 0.5;
 /// Metres below the rest spot the cast still looks for ground.
 const CAST_BELOW_REST: f32 = 1.5;
-/// How far below the rest spot a ray hit counts as a crack worth a sphere sweep (m).
-const CRACK_DEPTH: f32 = 0.5;
-/// How far (m) a landing probe (and its hit) may move before the extra queries made for
-/// it (a foothold search toward the body, a look from above) are made again.
-const PROBE_REUSE: f32 = 0.02;
-/// Passes over the legs that hold the body at an edge or a wall.
-const HOLD_PASSES: usize = 4;
-/// Radius of the crack sweep sphere (m).
-const CRACK_SPHERE: f32 = 0.06;
-/// How far past the edge a crack sweep rested on the foot is put (m).
-const EDGE_INSET: f32 = 0.01;
 /// Body height follows the support plane as a critically damped spring with this time
 /// constant (s): a step up or down, a rock or a slope change is taken up over ~0.4 s.
 pub(crate) const HEIGHT_TAU: f32 = 0.1;
@@ -38,14 +30,6 @@ pub(crate) const BODY_ACCEL_MAX: f32 = 4.0;
 pub(crate) const GRAVITY: f32 = 9.81;
 /// Landing: the legs catch the body with at most this deceleration (m/s², 3 g).
 pub(crate) const LAND_DECEL: f32 = 3.0 * GRAVITY;
-/// How far above a landing probe that found nothing the second look starts, to tell a
-/// wall (its top stands high) from a hole (m).
-const WALL_LOOK: f32 = 5.0;
-/// Landing: the feet reach for the ground this far below their hanging pose (m).
-const LAND_REACH: f32 = 0.2;
-/// A body more than this above its ride height over the ground under it has left the
-/// edge it walked off (on top of the drop the creature may step, `nav.step_height`).
-const AIR_MARGIN: f32 = 0.15;
 /// Body tilt smoothing time constant (s).
 const TILT_TAU: f32 = 0.12;
 /// Largest tilt the body takes from the feet (radians, 35°).
@@ -139,24 +123,6 @@ pub struct LegState {
 }
 
 impl LegState {
-    /// The answer of the extra query in `slot` for `probe` (whose own cast hit `hit`):
-    /// remembered while it still answers, else `query` asked and remembered.
-    fn remembered(
-        &mut self,
-        slot: fn(&mut LegMemo) -> &mut Option<CastMemo>,
-        probe: Vec3,
-        hit: Option<Vec3>,
-        query: impl FnOnce() -> Option<Vec3>,
-    ) -> Option<Vec3> {
-        let entry = slot(self.memo.get_or_insert_default());
-        if let Some(m) = entry.filter(|m| m.answers(probe, hit)) {
-            return m.found;
-        }
-        let found = query();
-        *entry = Some(CastMemo { probe, hit, found });
-        found
-    }
-
     /// A foot standing at `foot` (`hit`: the ground cast that found it), hip at `hip`.
     fn planted(foot: Vec3, hit: Option<Vec3>, hip: Vec3) -> LegState {
         LegState {
@@ -179,76 +145,6 @@ impl LegState {
             swing_t: 0.0,
             swing_duration: 0.0,
         }
-    }
-}
-
-/// A landing probe's ground: a ray down from `origin`; where it fell into a crack (between
-/// stair blocks, rocks: more than [`CRACK_DEPTH`] below the rest spot `rest`), a small
-/// sphere rests on the edges instead.
-fn cast_probe<G: GroundQuery + ?Sized>(
-    ground: &G,
-    origin: Vec3,
-    rest: Vec3,
-    max: f32,
-) -> Option<Vec3> {
-    let p = ground.cast_down(origin, max)?;
-    if p.y >= rest.y - CRACK_DEPTH {
-        return Some(p);
-    }
-    match ground
-        .sweep_down(origin, CRACK_SPHERE, max)
-        .and_then(|q| onto_edge(ground, origin, q))
-    {
-        Some(q) if q.y > p.y => Some(q),
-        _ => Some(p),
-    }
-}
-
-/// The foot spot on the edge a crack sweep from `origin` rested on at `contact`: the
-/// surface a centimetre past the edge (away from the sweep's axis), so the foot stands on
-/// the block's top, not on the edge line a vertical ray could slip past. `None` when no
-/// surface lies there within 2 cm of the contact's height.
-fn onto_edge<G: GroundQuery + ?Sized>(ground: &G, origin: Vec3, contact: Vec3) -> Option<Vec3> {
-    let away = horizontal(contact - origin).normalize_or_zero();
-    let above = contact + away * EDGE_INSET + Vec3::Y * 0.05;
-    ground
-        .cast_down(above, 0.1)
-        .filter(|p| (p.y - contact.y).abs() <= 0.02)
-}
-
-/// An extra ground query made for a landing probe (a search toward the body, a look from
-/// above), and what it found: reused while the probe and its own hit stay put.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct CastMemo {
-    /// The probe it was made for.
-    probe: Vec3,
-    /// What the probe's own cast hit then.
-    hit: Option<Vec3>,
-    /// What it found.
-    found: Option<Vec3>,
-}
-
-/// A leg's remembered extra queries.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct LegMemo {
-    /// The last search for a foothold on the way back toward the body (a leg held against
-    /// a wall would otherwise search every tick).
-    inward: Option<CastMemo>,
-    /// The last look from high above at a probe that found no ground (a wall or a hole?).
-    above: Option<CastMemo>,
-}
-
-impl CastMemo {
-    /// Whether this query still answers for a probe at `probe` whose cast hit `hit`: both
-    /// within [`PROBE_REUSE`] of the searched ones (the ground there has not changed).
-    fn answers(&self, probe: Vec3, hit: Option<Vec3>) -> bool {
-        let near = |a: Vec3, b: Vec3| a.distance_squared(b) < PROBE_REUSE * PROBE_REUSE;
-        near(self.probe, probe)
-            && match (self.hit, hit) {
-                (None, None) => true,
-                (Some(a), Some(b)) => near(a, b),
-                _ => false,
-            }
     }
 }
 
@@ -624,116 +520,6 @@ impl Locomotor {
         // (a flyer keeps its altitude) until the next command.
     }
 
-    /// `v` without the parts heading over an edge (with `edges`) or into a wall: for every
-    /// leg whose landing probe found a drop deeper than `nav.step_height`, or ground that
-    /// much higher than the body's plane, the part of `v` toward that leg's side goes (what
-    /// is left slides along). The body then brakes at its acceleration, well before its
-    /// centre reaches the edge or the wall the leg ahead of it saw.
-    fn hold_at_edges(&self, def: &ValidCreatureDef, mut v: Vec3, edges: bool) -> Vec3 {
-        let holds = |l: &LegState| l.at_wall || (edges && l.over_edge);
-        if !self.legs.iter().any(holds) {
-            return v;
-        }
-        let m = glam::Mat3::from_quat(yaw_rotation(self.yaw));
-        // One projection per leg can leave a little of `v` toward a side already done (two
-        // front legs at a wall): a few passes take it out, or stop the body.
-        for _ in 0..HOLD_PASSES {
-            let mut held = false;
-            for (leg, st) in def.legs.iter().zip(&self.legs) {
-                if !holds(st) {
-                    continue;
-                }
-                let out = horizontal(m * leg.rest).normalize_or_zero();
-                let toward = v.dot(out);
-                if toward > 1e-4 {
-                    v -= out * toward;
-                    held = true;
-                }
-            }
-            if !held {
-                return v;
-            }
-        }
-        // Still heading toward a held side: the sides hem it in.
-        Vec3::ZERO
-    }
-
-    /// Whether the body has left the ground it walked off: with an edge near (a leg saw
-    /// one) and no ground within `nav.step_height` (plus a margin) below its ride height.
-    /// Then it falls (see [`Locomotor::fall`]).
-    fn check_airborne<G: GroundQuery + ?Sized>(&mut self, def: &ValidCreatureDef, ground: &G) {
-        if self.follow.is_some()
-            || def.body.hover.is_some()
-            || !self.legs.iter().any(|l| l.over_edge)
-        {
-            return;
-        }
-        let limit = def.body.height + def.nav.step_height + AIR_MARGIN;
-        let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
-        // A small sphere rests on block edges where a ray could slip into a crack.
-        if ground
-            .sweep_down(origin, 0.1, CAST_ABOVE_BODY + limit - 0.1)
-            .or_else(|| ground.cast_down(origin, CAST_ABOVE_BODY + limit))
-            .is_some()
-        {
-            return;
-        }
-        self.airborne = true;
-        self.landing = false;
-        for st in self.legs.iter_mut() {
-            st.grounded = false;
-        }
-    }
-
-    /// One tick in the air: gravity, the horizontal velocity kept, the legs hanging in
-    /// their rest pose. When the hanging feet reach the ground (within [`LAND_REACH`]) they
-    /// plant and the landing begins: the body is caught at most at [`LAND_DECEL`].
-    fn fall<G: GroundQuery + ?Sized>(
-        &mut self,
-        def: &ValidCreatureDef,
-        dt: f32,
-        yaw: Quat,
-        ground: &G,
-    ) -> Quat {
-        self.rise -= GRAVITY * dt;
-        let h = horizontal(self.velocity);
-        self.position += Vec3::new(h.x, self.rise, h.z) * dt;
-        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
-        let m = glam::Mat3::from_quat(rot);
-        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            st.foot = self.position + m * leg.rest;
-            st.target = st.foot;
-            st.grounded = false;
-        }
-        let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
-        let reach = CAST_ABOVE_BODY + def.body.height + LAND_REACH;
-        let touched = ground
-            .sweep_down(origin, 0.1, reach)
-            .or_else(|| ground.cast_down(origin, reach));
-        if touched.is_some() {
-            self.airborne = false;
-            self.landing = true;
-            self.plant_feet(def, m, ground);
-        }
-        rot
-    }
-
-    /// Every foot put on the ground under its rest spot (after a landing).
-    fn plant_feet<G: GroundQuery + ?Sized>(
-        &mut self,
-        def: &ValidCreatureDef,
-        m: glam::Mat3,
-        ground: &G,
-    ) {
-        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let rest = self.position + m * leg.rest;
-            let origin = Vec3::new(rest.x, self.position.y + CAST_ABOVE_BODY, rest.z);
-            let hit = ground.cast_down(origin, CAST_ABOVE_BODY + LAND_REACH + CAST_BELOW_REST);
-            *st = LegState::planted(hit.unwrap_or(rest), hit, self.position + m * leg.hip);
-        }
-        self.phase_stepped = 0;
-    }
-
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the
     /// horizontal direction from that foot to its hip.
     fn stretch_hold(&self) -> (f32, Vec3) {
@@ -753,110 +539,6 @@ impl Locomotor {
             .unwrap_or(Vec3::ZERO);
         let t = ((worst - HOLD_FROM) / (HOLD_TO - HOLD_FROM)).clamp(0.0, 1.0);
         (1.0 - t * t * (3.0 - 2.0 * t), away)
-    }
-
-    /// Casts every leg's landing spot: the rest spot, moved ahead by the landing prediction,
-    /// dropped onto the ground. A miss keeps the last good spot when it is still within the
-    /// leg's length, else uses the body-relative rest spot — never a runaway target.
-    fn place_targets<G: GroundQuery + ?Sized>(
-        &mut self,
-        def: &ValidCreatureDef,
-        gait: &GaitParams,
-        duration: f32,
-        rot: Quat,
-        ground: &G,
-    ) {
-        let m = glam::Mat3::from_quat(rot);
-        let v = horizontal(self.velocity);
-        let lead = v * (gait.lead * duration);
-        // The ground the body stands on, as a plane: a slope is not an edge nor a wall.
-        let (centre, up) = (self.position - Vec3::Y * def.body.height, self.up);
-        let plane_y = |p: Vec3| {
-            centre.y - (up.x * (p.x - centre.x) + up.z * (p.z - centre.z)) / up.y.max(0.2)
-        };
-        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let rest = self.position + m * leg.rest;
-            let probe = rest + lead;
-            let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
-            let max = origin.y - rest.y + CAST_BELOW_REST;
-            let hit = cast_probe(ground, origin, rest, max);
-            // An edge (not a slope or a flight of steps): the probe's ground fell by more than
-            // a step since last tick and lies that far below the plane; a wall: that far above.
-            let drop = def.nav.step_height;
-            let wall = |p: Vec3| p.y > plane_y(p) + drop;
-            (st.over_edge, st.at_wall) = match hit {
-                // No ground in reach: a hole, unless the probe started inside a wall (seen
-                // from high above, its top stands over the plane).
-                None => {
-                    let top = st.remembered(
-                        |m| &mut m.above,
-                        probe,
-                        hit,
-                        || ground.cast_down(origin + Vec3::Y * WALL_LOOK, WALL_LOOK + max),
-                    );
-                    (
-                        top.is_none_or(|p| p.y < plane_y(p) + drop),
-                        top.is_some_and(wall),
-                    )
-                }
-                Some(p) => {
-                    let below = p.y < plane_y(p) - drop;
-                    let sudden = st.probe.is_some_and(|q| p.y < q.y - drop);
-                    (below && (sudden || st.over_edge), wall(p))
-                }
-            };
-            st.probe = hit;
-            // Only ground within a step of the body's plane is a foothold: a rock top or a
-            // wall higher than that, or the foot of a drop deeper, is not (a foot beside it
-            // is found on the way back toward the body, as for a miss).
-            let foothold = |p: &Vec3| (p.y - plane_y(*p)).abs() <= drop;
-            match hit.filter(foothold) {
-                Some(point) => {
-                    st.target = point;
-                    st.target_hit = true;
-                    st.last_hit = Some(point);
-                }
-                None => {
-                    // No foothold there (a wall, a drop). The last good spot will do while
-                    // it is in reach; once the foot is stretched (or there is none), look
-                    // for a foothold on the way back toward the body, so the target moves
-                    // with it and the foot steps instead of holding the body for ever.
-                    let usable = st
-                        .last_hit
-                        .is_some_and(|p| horizontal(p - probe).length() < leg.length);
-                    let stretched = st.grounded && st.reach > HOLD_FROM;
-                    let centre = Vec3::new(self.position.x, probe.y, self.position.z);
-                    let inward = if usable && !stretched {
-                        None
-                    } else {
-                        st.remembered(
-                            |m| &mut m.inward,
-                            probe,
-                            hit,
-                            || {
-                                [0.35f32, 0.6, 0.85].iter().find_map(|t| {
-                                    let q = probe.lerp(centre, *t);
-                                    ground
-                                        .cast_down(Vec3::new(q.x, origin.y, q.z), max)
-                                        .filter(foothold)
-                                })
-                            },
-                        )
-                    };
-                    st.target_hit = inward.is_some();
-                    st.target = match (inward, st.last_hit) {
-                        (Some(q), _) => q,
-                        (None, Some(p)) if horizontal(p - probe).length() < leg.length => p,
-                        // Nowhere to go: a planted foot stays where it stands.
-                        _ if st.grounded => st.foot,
-                        _ => probe,
-                    };
-                    if let Some(q) = inward {
-                        st.last_hit = Some(q);
-                    }
-                }
-            }
-        }
     }
 
     /// Starts the steps the gait scheduler picks.
@@ -952,116 +634,6 @@ impl Locomotor {
             );
         }
     }
-
-    /// Eases the body's height and tilt toward the plane through the support points
-    /// (planted feet, and the landing spots of swinging ones). `dt = 0` snaps.
-    fn fit_body<G: GroundQuery + ?Sized>(
-        &mut self,
-        def: &ValidCreatureDef,
-        dt: f32,
-        yaw: Quat,
-        ground: &G,
-        scratch: &mut Scratch,
-    ) -> Quat {
-        let (height, normal) = if def.legs.is_empty() && self.follow.is_some() {
-            (self.position.y, Vec3::Y)
-        } else if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
-            let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
-            match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
-                Some(p) => (p.y + hover, Vec3::Y),
-                None => (self.position.y, Vec3::Y),
-            }
-        } else {
-            scratch.points.clear();
-            for st in &self.legs {
-                scratch
-                    .points
-                    .push(if st.grounded { st.foot } else { st.target });
-            }
-            // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
-            // the height spring on an even slope, and a head start on a step.
-            let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
-            match fit_plane(&scratch.points, Vec3::new(ahead.x, 0.0, ahead.z)) {
-                Some(plane) => (
-                    plane.height + def.body.height,
-                    clamp_tilt(plane.normal, MAX_TILT),
-                ),
-                None => (self.position.y, Vec3::Y),
-            }
-        };
-        let [b, _] = scratch.alphas(dt);
-        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
-        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
-        if dt == 0.0 {
-            self.position.y = height;
-            self.rise = 0.0;
-            return rot;
-        }
-        // Never rise so high that a planted foot would have to stretch past its reach, but
-        // never pull the body down for one either: a stretched foot steps instead.
-        let target = height.min(self.reach_cap(def, rot).max(self.position.y));
-        // The drawn body (lowered by the lean's sink) follows its target as a critically
-        // damped spring with a bounded acceleration (a landing may brake harder): steps,
-        // rocks, slopes and the lean never jolt it.
-        let max_a = if self.landing {
-            LAND_DECEL
-        } else {
-            BODY_ACCEL_MAX
-        };
-        let w = 1.0 / HEIGHT_TAU;
-        let drawn = self.position.y - self.sink;
-        let error = target - self.sink - drawn;
-        let a = (w * w * error - 2.0 * w * self.rise).clamp(-max_a, max_a);
-        self.rise += a * dt;
-        self.position.y = drawn + self.rise * dt + self.sink;
-        if self.landing && self.rise.abs() < 0.05 && error.abs() < 0.01 {
-            self.landing = false;
-        }
-        rot
-    }
-
-    /// The highest the body may stand so that every planted foot stays within
-    /// [`HOLD_FROM`] of its leg's length (infinite when no foot limits it).
-    fn reach_cap(&self, def: &ValidCreatureDef, rot: Quat) -> f32 {
-        let mut cap = f32::INFINITY;
-        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
-            if !st.grounded {
-                continue;
-            }
-            let hip = rot * leg.hip;
-            let d = horizontal(self.position + hip - st.foot).length();
-            let max = HOLD_FROM * leg.length;
-            if d < max {
-                cap = cap.min(st.foot.y + (max * max - d * d).sqrt() - hip.y);
-            }
-        }
-        cap
-    }
-
-    /// Solves every leg from its hip (on the posed body) to its foot.
-    fn solve_ik(&mut self, def: &ValidCreatureDef, at: Vec3, rot: Quat, scratch: &mut Scratch) {
-        // One matrix for all legs: cheaper than a quaternion product per vector.
-        let m = glam::Mat3::from_quat(rot);
-        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let hip = at + m * leg.hip;
-            let pole = m * leg.knee;
-            st.hip = hip;
-            st.pole = pole;
-            if leg.segments.len() == 2 {
-                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
-                st.knee = s.knee;
-                st.reach = s.reach;
-            } else {
-                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut scratch.joints);
-                st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
-                let n = scratch.joints.len();
-                st.joints.clear();
-                if n > 2 {
-                    st.joints.extend_from_slice(&scratch.joints[1..n - 1]);
-                }
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -1079,85 +651,6 @@ mod tests {
             &FlatGround(0.0),
             1.0 / 60.0,
             scratch,
-        );
-    }
-
-    /// Ground at 0 up to a block at `z >= wall` whose top stands `top` m high, counting
-    /// the casts made.
-    struct Walled {
-        wall: f32,
-        top: f32,
-        casts: std::cell::Cell<usize>,
-    }
-
-    impl GroundQuery for Walled {
-        fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
-            self.casts.set(self.casts.get() + 1);
-            let y = if origin.z >= self.wall { self.top } else { 0.0 };
-            let d = origin.y - y;
-            (d >= 0.0 && d <= max_distance).then(|| Vec3::new(origin.x, y, origin.z))
-        }
-    }
-
-    #[test]
-    fn a_foot_on_an_edge_stands_on_the_top_past_it() {
-        let block = Walled {
-            wall: 1.0,
-            top: 0.5,
-            casts: std::cell::Cell::new(0),
-        };
-        // A sweep down beside the block rested on its edge line (z = 1).
-        let origin = Vec3::new(0.0, 2.0, 0.95);
-        let spot = onto_edge(&block, origin, Vec3::new(0.0, 0.5, 1.0)).expect("on the top");
-        assert!((spot.y - 0.5).abs() < 1e-6 && spot.z > 1.0, "{spot}");
-        assert_eq!(block.cast_down(spot + Vec3::Y * 0.05, 0.1), Some(spot));
-        // Nothing at that height past the contact: no spot (the ray's own hit stands).
-        let low = Vec3::new(0.0, 0.5, 0.9);
-        assert_eq!(onto_edge(&block, Vec3::new(0.0, 2.0, 0.95), low), None);
-    }
-
-    #[test]
-    fn a_walker_stops_at_a_wall_and_its_legs_do_not_search_every_tick() {
-        let def = spider().validate().expect("valid");
-        let ground = Walled {
-            wall: 1.0,
-            top: 1.0,
-            casts: std::cell::Cell::new(0),
-        };
-        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
-        loco.intent = Intent::Move {
-            dir: Vec3::Z,
-            speed: 1.0,
-            drop: false,
-        };
-        let mut scratch = Scratch::default();
-        let mut run = |ticks: usize, loco: &mut Locomotor| {
-            ground.casts.set(0);
-            for _ in 0..ticks {
-                loco.update(
-                    &def,
-                    &def.gait,
-                    &def.lean,
-                    &ground,
-                    1.0 / 60.0,
-                    &mut scratch,
-                );
-            }
-            ground.casts.get() as f32 / ticks as f32
-        };
-        // Walk into the wall and stay pressed against it.
-        run(240, &mut loco);
-        let pressed = run(240, &mut loco);
-        // It stopped at the wall, its body (0.7 m long) outside the block.
-        assert!(
-            loco.position.z + 0.35 < 1.0,
-            "walked into the block: {}",
-            loco.position
-        );
-        let probes = def.legs.len() as f32;
-        assert!(
-            pressed < probes + 0.5,
-            "{pressed:.2} casts a tick against the wall for {probes} landing probes"
         );
     }
 

@@ -1,0 +1,132 @@
+//! The body on its legs: its height and tilt from the support plane of the feet (a
+//! critically damped spring that never dives or jolts), and every leg's IK from hip to foot.
+
+use glam::{Quat, Vec3};
+
+use super::{
+    Locomotor, Scratch, BODY_ACCEL_MAX, CAST_ABOVE_BODY, CAST_BELOW_REST, HEIGHT_TAU, HOLD_FROM,
+    LAND_DECEL, MAX_TILT,
+};
+use crate::locomotion::def::ValidCreatureDef;
+use crate::locomotion::ground::GroundQuery;
+use crate::locomotion::posture::{clamp_tilt, fit_plane};
+use crate::math::frame::horizontal;
+use crate::math::ik::{fabrik, two_bone};
+
+impl Locomotor {
+    /// Eases the body's height and tilt toward the plane through the support points
+    /// (planted feet, and the landing spots of swinging ones). `dt = 0` snaps.
+    pub(super) fn fit_body<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        dt: f32,
+        yaw: Quat,
+        ground: &G,
+        scratch: &mut Scratch,
+    ) -> Quat {
+        let (height, normal) = if def.legs.is_empty() && self.follow.is_some() {
+            (self.position.y, Vec3::Y)
+        } else if let Some(hover) = def.body.hover.filter(|_| def.legs.is_empty()) {
+            let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
+            match ground.cast_down(origin, CAST_ABOVE_BODY + hover + CAST_BELOW_REST + 50.0) {
+                Some(p) => (p.y + hover, Vec3::Y),
+                None => (self.position.y, Vec3::Y),
+            }
+        } else {
+            scratch.points.clear();
+            for st in &self.legs {
+                scratch
+                    .points
+                    .push(if st.grounded { st.foot } else { st.target });
+            }
+            // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
+            // the height spring on an even slope, and a head start on a step.
+            let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
+            match fit_plane(&scratch.points, Vec3::new(ahead.x, 0.0, ahead.z)) {
+                Some(plane) => (
+                    plane.height + def.body.height,
+                    clamp_tilt(plane.normal, MAX_TILT),
+                ),
+                None => (self.position.y, Vec3::Y),
+            }
+        };
+        let [b, _] = scratch.alphas(dt);
+        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
+        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
+        if dt == 0.0 {
+            self.position.y = height;
+            self.rise = 0.0;
+            return rot;
+        }
+        // Never rise so high that a planted foot would have to stretch past its reach, but
+        // never pull the body down for one either: a stretched foot steps instead.
+        let target = height.min(self.reach_cap(def, rot).max(self.position.y));
+        // The drawn body (lowered by the lean's sink) follows its target as a critically
+        // damped spring with a bounded acceleration (a landing may brake harder): steps,
+        // rocks, slopes and the lean never jolt it.
+        let max_a = if self.landing {
+            LAND_DECEL
+        } else {
+            BODY_ACCEL_MAX
+        };
+        let w = 1.0 / HEIGHT_TAU;
+        let drawn = self.position.y - self.sink;
+        let error = target - self.sink - drawn;
+        let a = (w * w * error - 2.0 * w * self.rise).clamp(-max_a, max_a);
+        self.rise += a * dt;
+        self.position.y = drawn + self.rise * dt + self.sink;
+        if self.landing && self.rise.abs() < 0.05 && error.abs() < 0.01 {
+            self.landing = false;
+        }
+        rot
+    }
+
+    /// The highest the body may stand so that every planted foot stays within
+    /// [`HOLD_FROM`] of its leg's length (infinite when no foot limits it).
+    pub(super) fn reach_cap(&self, def: &ValidCreatureDef, rot: Quat) -> f32 {
+        let mut cap = f32::INFINITY;
+        for (leg, st) in def.legs.iter().zip(self.legs.iter()) {
+            if !st.grounded {
+                continue;
+            }
+            let hip = rot * leg.hip;
+            let d = horizontal(self.position + hip - st.foot).length();
+            let max = HOLD_FROM * leg.length;
+            if d < max {
+                cap = cap.min(st.foot.y + (max * max - d * d).sqrt() - hip.y);
+            }
+        }
+        cap
+    }
+
+    /// Solves every leg from its hip (on the posed body) to its foot.
+    pub(super) fn solve_ik(
+        &mut self,
+        def: &ValidCreatureDef,
+        at: Vec3,
+        rot: Quat,
+        scratch: &mut Scratch,
+    ) {
+        // One matrix for all legs: cheaper than a quaternion product per vector.
+        let m = glam::Mat3::from_quat(rot);
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            let hip = at + m * leg.hip;
+            let pole = m * leg.knee;
+            st.hip = hip;
+            st.pole = pole;
+            if leg.segments.len() == 2 {
+                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
+                st.knee = s.knee;
+                st.reach = s.reach;
+            } else {
+                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut scratch.joints);
+                st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
+                let n = scratch.joints.len();
+                st.joints.clear();
+                if n > 2 {
+                    st.joints.extend_from_slice(&scratch.joints[1..n - 1]);
+                }
+            }
+        }
+    }
+}
