@@ -214,8 +214,6 @@ pub struct Locomotor {
     pub rise: f32,
     /// In the air: walked off an edge (or pushed), falling under gravity, feet hanging.
     pub airborne: bool,
-    /// This update reached the end of a `loop = false` path.
-    path_ended: bool,
     /// Caught by its legs after a fall, until the body has settled.
     pub landing: bool,
     last_group: Option<usize>,
@@ -265,7 +263,6 @@ impl Locomotor {
             rise: 0.0,
             airborne: false,
             landing: false,
-            path_ended: false,
             last_group: None,
             phase_stepped: 0,
         };
@@ -340,13 +337,13 @@ impl Locomotor {
         if !(dt > 0.0) {
             return;
         }
-        self.path_ended = false;
+        let mut path_end = false;
         let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
         let rot = if self.airborne {
             self.fall(def, dt, yaw, ground)
         } else {
-            self.steer(def, dt);
+            path_end = self.steer(def, dt);
             let duration = gait.duration_at(self.speed());
             let yaw = yaw_rotation(self.yaw);
             self.place_targets(def, gait, duration, yaw, ground);
@@ -379,7 +376,7 @@ impl Locomotor {
         self.sink_change = sink - self.sink;
         self.position.y += self.sink_change;
         self.sink = sink;
-        scratch.path_end = self.path_ended;
+        scratch.path_end = path_end;
         let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
@@ -420,11 +417,11 @@ impl Locomotor {
     }
 
     /// Turns toward the intent's heading at `nav.turn_rate` and accelerates the horizontal
-    /// velocity toward the intent's at `nav.acceleration`.
-    fn steer(&mut self, def: &ValidCreatureDef, dt: f32) {
+    /// velocity toward the intent's at `nav.acceleration`. True when it reached the end of a
+    /// `loop = false` path.
+    fn steer(&mut self, def: &ValidCreatureDef, dt: f32) -> bool {
         if self.follow.is_some() {
-            self.steer_on_path(def, dt);
-            return;
+            return self.steer_on_path(def, dt);
         }
         let turn = def.nav.turn_rate.to_radians() * dt;
         let (mut desired, heading) = match self.intent {
@@ -437,7 +434,7 @@ impl Locomotor {
         // An edge deeper than the creature steps holds it unless the script asked to go
         // over it (`c:move(dir, speed, { drop = true })`); a wall higher than that always.
         let edges = !matches!(self.intent, Intent::Move { drop: true, .. });
-        desired = self.hold_at_edges(def, desired, edges);
+        desired = self.hold_short(def, desired, edges);
         let (hold, away) = self.stretch_hold();
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
@@ -475,20 +472,22 @@ impl Locomotor {
         self.velocity.z = v.z;
         self.position.x += v.x * dt;
         self.position.z += v.z * dt;
+        false
     }
 
     /// Moves the body along its path: legged bodies on the path's ground projection (the
-    /// posture fit sets their height), legless ones on its full 3D shape.
-    fn steer_on_path(&mut self, def: &ValidCreatureDef, dt: f32) {
+    /// posture fit sets their height), legless ones on its full 3D shape. True when this
+    /// step reached the end of a `loop = false` path.
+    fn steer_on_path(&mut self, def: &ValidCreatureDef, dt: f32) -> bool {
         // Held back by a stretched foot like any motion, but never to a standstill.
         let hold = self.stretch_hold().0;
         let before = self.position;
         let Some(f) = self.follow.as_mut() else {
-            return;
+            return false;
         };
         let was_done = f.done;
         let (p, dir) = f.advance(dt, hold.max(0.1));
-        self.path_ended = !was_done && f.done;
+        let ended = !was_done && f.done;
         let rotation = f.rotation;
         if def.legs.is_empty() {
             self.position = p;
@@ -518,6 +517,7 @@ impl Locomotor {
         }
         // At the end of a `loop = false` path the follower stays, holding the body there
         // (a flyer keeps its altitude) until the next command.
+        ended
     }
 
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the

@@ -126,7 +126,7 @@ impl Locomotor {
     /// much higher than the body's plane, the part of `v` toward that leg's side goes (what
     /// is left slides along). The body then brakes at its acceleration, well before its
     /// centre reaches the edge or the wall the leg ahead of it saw.
-    pub(super) fn hold_at_edges(&self, def: &ValidCreatureDef, mut v: Vec3, edges: bool) -> Vec3 {
+    pub(super) fn hold_short(&self, def: &ValidCreatureDef, mut v: Vec3, edges: bool) -> Vec3 {
         let holds = |l: &LegState| l.at_wall || (edges && l.over_edge);
         if !self.legs.iter().any(holds) {
             return v;
