@@ -6,6 +6,7 @@ use glam::Vec3;
 use std::fmt;
 
 use super::gait::GaitParams;
+use super::physics::PhysicsDef;
 use crate::math::Curve;
 
 /// A rejected definition: which field (`gait.step_height`, `legs[2].rest`) and why.
@@ -237,6 +238,8 @@ pub struct CreatureDef {
     pub lean: LeanDef,
     /// Navigation and steering.
     pub nav: NavDef,
+    /// Active ragdoll tuning.
+    pub physics: PhysicsDef,
 }
 
 /// A validated leg with derived quantities.
@@ -277,6 +280,8 @@ pub struct ValidCreatureDef {
     pub lean: LeanDef,
     /// Navigation and steering.
     pub nav: NavDef,
+    /// Active ragdoll tuning.
+    pub physics: PhysicsDef,
 }
 
 /// The legs of each side (x ≥ 0 is the left), each side front to back.
@@ -394,6 +399,8 @@ impl CreatureDef {
         self.lean.validate()?;
         self.validate_nav()?;
         self.validate_hover()?;
+        let names: Vec<&str> = self.legs.iter().map(|l| l.name.as_str()).collect();
+        self.physics.validate(&names)?;
         Ok(ValidCreatureDef {
             name: self.name.clone(),
             body: self.body.clone(),
@@ -403,6 +410,7 @@ impl CreatureDef {
             gait,
             lean: self.lean.clone(),
             nav: self.nav.clone(),
+            physics: self.physics.clone(),
         })
     }
 

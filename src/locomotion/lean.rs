@@ -215,6 +215,15 @@ impl LeanState {
         self.roll.abs() > 1e-3 || self.pitch.abs() > 1e-3
     }
 
+    /// The lean's tendency as an angular velocity of the body, rad/s, world space (`yaw`:
+    /// the body's heading): what a body thrown into physics keeps turning with.
+    pub fn angular_velocity(&self, yaw: f32) -> Vec3 {
+        let roll = (self.turn.velocity + self.hit_roll.velocity).to_radians();
+        let pitch = (self.accel_pitch.velocity + self.vertical.velocity + self.hit_pitch.velocity)
+            .to_radians();
+        crate::math::frame::yaw_rotation(yaw) * Vec3::new(pitch, 0.0, roll)
+    }
+
     /// The lean as a body-space rotation (applied after the posture's).
     pub fn rotation(&self) -> Quat {
         if !self.is_leaning() {

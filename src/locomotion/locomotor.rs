@@ -272,6 +272,39 @@ impl Locomotor {
         loco
     }
 
+    /// A creature getting up from physics at `at` facing `yaw`: stood like a spawn, then
+    /// each foot whose given spot (`feet`, the rig's feet) is on the ground and within
+    /// 0.95 of its leg's reach from the hip is planted there instead of at its rest spot
+    /// (the stepper then walks the others home, one group at a time).
+    pub fn stand_up<G: GroundQuery + ?Sized>(
+        def: &ValidCreatureDef,
+        at: Vec3,
+        yaw: f32,
+        feet: &[Vec3],
+        ground: &G,
+    ) -> Locomotor {
+        let mut loco = Locomotor::spawn(def, at, yaw, ground);
+        let rot = loco.rotation();
+        let mut changed = false;
+        for ((leg, st), foot) in def.legs.iter().zip(loco.legs.iter_mut()).zip(feet) {
+            let origin = Vec3::new(foot.x, foot.y + leg.length, foot.z);
+            let Some(hit) = ground.cast_down(origin, leg.length * 2.0) else {
+                continue;
+            };
+            let hip = loco.position + rot * leg.hip;
+            if hit.distance(hip) <= 0.95 * leg.length && (hit - foot).length() < 0.3 {
+                *st = LegState::planted(hit, Some(hit), hip);
+                changed = true;
+            }
+        }
+        if changed {
+            let mut scratch = Scratch::default();
+            let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground, &mut scratch);
+            loco.solve_ik(def, loco.position, rot, &mut scratch);
+        }
+        loco
+    }
+
     /// The same creature stood afresh on `ground` (after the level or its legs changed):
     /// same place and heading, motion, commands and lean; new feet and height.
     pub fn regrounded<G: GroundQuery + ?Sized>(

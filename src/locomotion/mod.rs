@@ -7,6 +7,7 @@ pub(crate) mod gait;
 pub(crate) mod ground;
 pub(crate) mod lean;
 pub(crate) mod locomotor;
+pub(crate) mod physics;
 pub(crate) mod posture;
 pub(crate) mod tuning;
 
@@ -15,3 +16,4 @@ pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundQuery};
 pub use lean::LeanState;
 pub use locomotor::{Intent, Locomotor, StepEvent};
+pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

@@ -35,6 +35,8 @@ impl World {
 
     /// Puts the world back as it was at `cp` (the tick count and time go on).
     pub fn restore(&mut self, cp: WorldCheckpoint) {
+        // Rigs are rebuilt from the restored creatures' plain ragdoll data.
+        self.drop_all_rigs();
         let level_differs = cp.pieces != self.pieces;
         self.pieces = cp.pieces;
         if level_differs {
@@ -52,7 +54,7 @@ impl World {
     pub fn reground_all(&mut self) {
         self.refresh_level();
         let ground = RapierGround {
-            query: self.physics.query_pipeline(),
+            query: super::ground::level_query(&self.physics, &self.rigs),
         };
         for c in self.creatures.iter_mut() {
             c.loco = c.loco.regrounded(&c.def, &ground);
@@ -66,7 +68,7 @@ impl World {
     pub fn retype(&mut self) -> Vec<CreatureId> {
         self.refresh_level();
         let ground = RapierGround {
-            query: self.physics.query_pipeline(),
+            query: super::ground::level_query(&self.physics, &self.rigs),
         };
         let mut moved = Vec::new();
         for c in self.creatures.iter_mut() {

@@ -35,6 +35,19 @@ fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Optio
     }
 }
 
+/// Queries on the level alone: with ragdolls in rapier, their parts (dynamic bodies) are
+/// left out; without any, the plain pipeline (no filter to run per candidate).
+pub(super) fn level_query<'a>(
+    physics: &'a PhysicsWorld,
+    rigs: &super::ragdoll::Rigs,
+) -> QueryPipeline<'a> {
+    if rigs.rigs.is_empty() {
+        physics.query_pipeline()
+    } else {
+        physics.query_pipeline_with_filter(rapier3d::prelude::QueryFilter::exclude_dynamic())
+    }
+}
+
 /// Ground queries against the rapier level.
 pub(super) struct RapierGround<'a> {
     pub(super) query: QueryPipeline<'a>,
@@ -76,6 +89,8 @@ impl World {
             return;
         }
         self.physics = PhysicsWorld::default();
+        // Rigs lived in the old physics world: they are rebuilt from their plain data.
+        self.rigs.rigs.clear();
         self.level.build_colliders(&mut self.physics.colliders);
         // One step brings the broad phase (used by every query) up to date.
         self.physics.step();
@@ -90,8 +105,7 @@ impl World {
             return None;
         }
         let ray = Ray::new(origin, dir);
-        self.physics
-            .query_pipeline()
+        level_query(&self.physics, &self.rigs)
             .cast_ray_and_get_normal(&ray, max_distance, true)
             .map(|(_, hit)| RayHit {
                 position: origin + dir * hit.time_of_impact,
@@ -150,14 +164,15 @@ impl World {
     /// geometry reports the cast's start (so the error shows), never a surface far above.
     pub fn ground_below(&self, p: Vec3) -> Option<Vec3> {
         let origin = p + Vec3::Y * 0.05;
-        ray_down(&self.physics.query_pipeline(), origin, 3.05).map(|toi| origin - Vec3::Y * toi)
+        ray_down(&level_query(&self.physics, &self.rigs), origin, 3.05)
+            .map(|toi| origin - Vec3::Y * toi)
     }
 
     /// Ground casts alone for every leg of every creature, as locomotion would do them this
     /// tick: the measure the tick cost is compared against. Returns the hits found.
     pub fn cast_feet_only(&self) -> usize {
         let ground = RapierGround {
-            query: self.physics.query_pipeline(),
+            query: level_query(&self.physics, &self.rigs),
         };
         let mut hits = 0;
         for c in &self.creatures {

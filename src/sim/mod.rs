@@ -6,6 +6,7 @@ mod ground;
 pub(crate) mod level;
 mod level_edits;
 pub(crate) mod navigation;
+pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
 pub(crate) mod world;
@@ -16,6 +17,9 @@ pub use level_edits::LevelPiece;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;
+pub use ragdoll::{
+    Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, DEFAULT_MAX_RAGDOLLS,
+};
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};
 pub use world::{Command, Creature, CreatureId, CreatureType, TypeId, World, WorldEvent, TICK_DT};

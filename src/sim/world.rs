@@ -15,6 +15,7 @@ use super::ground::RapierGround;
 use super::level::Level;
 use super::level_edits::LevelPiece;
 use super::navigation::{NavGoal, NavWorld};
+use super::ragdoll::{Ragdoll, RagdollCause, RagdollRequest, Rigs, DEFAULT_MAX_RAGDOLLS};
 use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
 use crate::locomotion::{GaitParams, Intent, LeanDef, Locomotor, ValidCreatureDef};
@@ -59,6 +60,23 @@ pub struct Creature {
     pub loco: Locomotor,
     /// Its destination on the navmesh, if it has one.
     pub nav: Option<NavGoal>,
+    /// In physics (an active ragdoll), or `None` while animated.
+    pub rag: Option<Box<Ragdoll>>,
+}
+
+impl Creature {
+    /// The body's pose as drawn: the rig's body part when in physics.
+    pub fn body_pose(&self) -> (Vec3, glam::Quat) {
+        match &self.rag {
+            Some(r) => (r.parts[0].position, r.parts[0].rotation),
+            None => (self.loco.body_position(), self.loco.rotation()),
+        }
+    }
+
+    /// `"animated"`, `"limp"` or `"recovering"`.
+    pub fn ragdoll_state(&self) -> &'static str {
+        self.rag.as_ref().map_or("animated", |r| r.phase.name())
+    }
 }
 
 /// A write from outside the sim (scripts, input), applied at the start of the next tick.
@@ -80,6 +98,12 @@ pub enum Command {
     FollowPath(CreatureId, Box<crate::path::PathFollower>),
     /// Remove a creature.
     Despawn(CreatureId),
+    /// Throw a creature into physics (`c:ragdoll{}`).
+    Ragdoll(CreatureId, RagdollRequest),
+    /// Start getting up now (`c:recover()`).
+    Recover(CreatureId),
+    /// Set a ragdoll's muscle strength, 0..1 (`c.muscle = s`).
+    SetMuscle(CreatureId, f32),
 }
 
 /// Something that happened during a tick.
@@ -111,6 +135,33 @@ pub enum WorldEvent {
     Despawn {
         /// Who.
         id: CreatureId,
+    },
+    /// A creature went into physics.
+    Ragdoll {
+        /// Who.
+        id: CreatureId,
+        /// Why.
+        cause: RagdollCause,
+    },
+    /// A ragdoll got up and walks again.
+    Recover {
+        /// Who.
+        id: CreatureId,
+    },
+    /// A ragdoll gave up getting up after this many tries (it stays limp until
+    /// `c:recover()`).
+    RecoverFailed {
+        /// Who.
+        id: CreatureId,
+        /// Tries made.
+        tries: u32,
+    },
+    /// A request the world refused (an error for the mod that made it).
+    Refused {
+        /// About whom.
+        id: CreatureId,
+        /// What and why.
+        message: String,
     },
     /// A creature was hit.
     Hit {
@@ -148,6 +199,10 @@ pub struct World {
     pub(super) nav_version: u64,
     /// Random numbers for queries (`random_nav_point`), from the seed.
     pub(super) rng: u64,
+    /// The rapier side of the ragdolls (derived from their plain data).
+    pub(super) rigs: Rigs,
+    /// Cap on simultaneous ragdolls.
+    pub(super) max_ragdolls: usize,
 }
 
 impl World {
@@ -172,6 +227,8 @@ impl World {
             nav: NavWorld::default(),
             nav_version: 0,
             rng: seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
+            rigs: Rigs::default(),
+            max_ragdolls: DEFAULT_MAX_RAGDOLLS,
         }
     }
 
@@ -260,7 +317,7 @@ impl World {
         self.refresh_level();
         let def = self.types.get(type_id.0 as usize)?.def.clone();
         let ground = RapierGround {
-            query: self.physics.query_pipeline(),
+            query: super::ground::level_query(&self.physics, &self.rigs),
         };
         let loco = Locomotor::spawn(&def, position, yaw, &ground);
         let id = CreatureId(self.next_id);
@@ -285,6 +342,7 @@ impl World {
             def,
             loco,
             nav: None,
+            rag: None,
         });
         Some(id)
     }
@@ -391,24 +449,15 @@ impl World {
                         c.lean = (**lean).clone();
                     }
                 }
-                Command::Hit(id, dir, strength) => {
-                    let Some(c) = self.creature_mut(*id) else {
-                        continue;
-                    };
-                    let dir = dir.normalize_or_zero();
-                    if dir == Vec3::ZERO || !(*strength > 0.0) || !strength.is_finite() {
-                        continue;
-                    }
-                    c.loco.hit(&c.lean, dir, *strength);
-                    let id = c.id;
-                    self.events.push(WorldEvent::Hit {
-                        id,
-                        dir,
-                        strength: *strength,
-                    });
+                Command::Hit(id, dir, strength) => self.apply_hit(*id, *dir, *strength),
+                Command::Ragdoll(id, req) => {
+                    self.enter_ragdoll(*id, *req, RagdollCause::Script, Vec3::ZERO)
                 }
+                Command::Recover(id) => self.request_recover(*id),
+                Command::SetMuscle(id, s) => self.set_muscle(*id, *s),
                 Command::Despawn(id) => {
                     self.drop_agent(*id);
+                    self.drop_rig(*id);
                     if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
                         self.creatures.remove(i);
                         self.events.push(WorldEvent::Despawn { id: *id });
@@ -426,9 +475,12 @@ impl World {
         self.apply_commands();
         self.step_nav(dt);
         let ground = RapierGround {
-            query: self.physics.query_pipeline(),
+            query: super::ground::level_query(&self.physics, &self.rigs),
         };
         for c in self.creatures.iter_mut() {
+            if c.rag.is_some() {
+                continue;
+            }
             c.loco
                 .update(&c.def, &c.gait, &c.lean, &ground, dt, &mut self.scratch);
             for s in self.scratch.events.drain(..) {
@@ -443,8 +495,36 @@ impl World {
                 self.events.push(WorldEvent::Arrive { id: c.id });
             }
         }
+        self.step_ragdolls(dt);
         self.frame += 1;
         self.time += dt as f64;
+    }
+
+    /// A blow: at or above the type's `physics.hit_threshold` the creature goes into
+    /// physics with the hit's impulse; below it, the lean and push (a ragdoll just takes the
+    /// impulse).
+    fn apply_hit(&mut self, id: CreatureId, dir: Vec3, strength: f32) {
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
+        let dir = dir.normalize_or_zero();
+        if dir == Vec3::ZERO || !(strength > 0.0) || !strength.is_finite() {
+            return;
+        }
+        let p = &c.def.physics;
+        let impulse = dir * p.impulse_of(strength, c.def.body.mass, c.lean.hit_push);
+        let hard = strength >= p.hit_threshold && !c.def.legs.is_empty();
+        if hard || c.rag.is_some() {
+            let req = RagdollRequest::default();
+            if c.rag.is_none() || hard {
+                self.enter_ragdoll(id, req, RagdollCause::Hit, impulse);
+            } else {
+                self.push_ragdoll(id, impulse);
+            }
+        } else {
+            c.loco.hit(&c.lean, dir, strength);
+        }
+        self.events.push(WorldEvent::Hit { id, dir, strength });
     }
 
     /// Takes the events of the ticks since the last call.

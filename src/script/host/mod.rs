@@ -78,6 +78,9 @@ struct Brain {
     on_despawn: Option<Function>,
     on_arrive: Option<Function>,
     on_spawn: Option<Function>,
+    on_ragdoll: Option<Function>,
+    on_recover: Option<Function>,
+    on_recover_failed: Option<Function>,
     spawn_pending: bool,
     /// Runtime errors so far (a clean call does not reset it).
     failures: u32,

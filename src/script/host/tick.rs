@@ -75,16 +75,7 @@ impl ScriptHost {
                     continue;
                 }
                 WorldEvent::NavWarning { id, message } => {
-                    let mod_name = self
-                        .brains
-                        .get(id)
-                        .map(|b| self.mods[b.mod_idx].manifest.name.clone())
-                        .unwrap_or_else(|| "world".into());
-                    self.shared.borrow_mut().logs.push(LogLine {
-                        mod_name,
-                        level: LogLevel::Warn,
-                        text: format!("creature {}: {message}", id.0),
-                    });
+                    self.log_about(*id, LogLevel::Warn, message.clone());
                     continue;
                 }
                 WorldEvent::Despawn { id } => {
@@ -93,6 +84,33 @@ impl ScriptHost {
                     if let Some(f) = self.brains.get(id).and_then(|b| b.on_despawn.clone()) {
                         self.call(*id, &f, Value::Nil);
                     }
+                    continue;
+                }
+                WorldEvent::Ragdoll { id, cause } => {
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_ragdoll.clone()) {
+                        self.call_with(*id, &f, cause.name());
+                    }
+                    continue;
+                }
+                WorldEvent::Recover { id } => {
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_recover.clone()) {
+                        self.call(*id, &f, Value::Nil);
+                    }
+                    continue;
+                }
+                WorldEvent::RecoverFailed { id, tries } => {
+                    self.log_about(*id, LogLevel::Warn, format!("gave up getting up after {tries} tries (it stays limp until c:recover())"));
+                    if let Some(f) = self
+                        .brains
+                        .get(id)
+                        .and_then(|b| b.on_recover_failed.clone())
+                    {
+                        self.call_with(*id, &f, *tries as f64);
+                    }
+                    continue;
+                }
+                WorldEvent::Refused { id, message } => {
+                    self.log_about(*id, LogLevel::Error, message.clone());
                     continue;
                 }
                 WorldEvent::Hit { id, dir, strength } => {
@@ -125,6 +143,20 @@ impl ScriptHost {
                 self.call(*id, &f, arg);
             }
         }
+    }
+
+    /// A console line about a creature, under the mod that drives it.
+    fn log_about(&mut self, id: CreatureId, level: LogLevel, message: String) {
+        let mod_name = self
+            .brains
+            .get(&id)
+            .map(|b| self.mods[b.mod_idx].manifest.name.clone())
+            .unwrap_or_else(|| "world".into());
+        self.shared.borrow_mut().logs.push(LogLine {
+            mod_name,
+            level,
+            text: format!("creature {}: {message}", id.0),
+        });
     }
 
     /// Forgets the brains of creatures that are gone.
@@ -348,6 +380,9 @@ fn build_brain(
         resume_at: None,
         on_arrive: f("on_arrive")?,
         on_spawn: f("on_spawn")?,
+        on_ragdoll: f("on_ragdoll")?,
+        on_recover: f("on_recover")?,
+        on_recover_failed: f("on_recover_failed")?,
         spawn_pending: true,
     })
 }

@@ -12,6 +12,8 @@ use crate::locomotion::{tuning, GaitParams};
 use crate::math::Curve;
 use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
+mod physics;
+
 /// A curve as a Lua value (`curve{...}`, `curve.sine_arc()`, ...): `c:eval(x)`.
 #[derive(Clone, Debug)]
 pub(crate) struct LuaCurve(pub Curve);
@@ -307,7 +309,16 @@ pub(crate) fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, String
 }
 
 /// The keys of a creature type table besides its callbacks.
-const CREATURE_KEYS: &[&str] = &["name", "body", "legs", "gait", "lean", "nav", "behaviour"];
+const CREATURE_KEYS: &[&str] = &[
+    "name",
+    "body",
+    "legs",
+    "gait",
+    "lean",
+    "nav",
+    "physics",
+    "behaviour",
+];
 /// Callback keys a creature type or behaviour may carry.
 pub(crate) const CALLBACKS: &[&str] = &[
     "on_spawn",
@@ -317,6 +328,9 @@ pub(crate) const CALLBACKS: &[&str] = &[
     "on_hit",
     "on_reload",
     "on_despawn",
+    "on_ragdoll",
+    "on_recover",
+    "on_recover_failed",
 ];
 
 /// Reads the numbers and curves of `fields` into `into` (left at their values when absent):
@@ -371,6 +385,7 @@ pub(crate) fn creature_def(
     let gait = gait_def(&r, lua)?;
     let lean = lean_def(&r, lua)?;
     let nav = nav_def(&r, lua)?;
+    let physics = physics::physics_def(&r, lua)?;
     r.finish()?;
     Ok((
         CreatureDef {
@@ -380,6 +395,7 @@ pub(crate) fn creature_def(
             gait,
             lean,
             nav,
+            physics,
         },
         behaviour,
     ))

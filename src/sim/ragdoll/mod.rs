@@ -1,0 +1,345 @@
+//! Active ragdolls (seed 003): a creature thrown into physics becomes rigid parts on
+//! joints (rapier impulse joints), held toward its standing pose by muscles, and gets back
+//! up on its own.
+//!
+//! States: **animated** (the locomotor runs; the creature is not in rapier) → **limp**
+//! (`c:ragdoll{}` or a hit at or above `physics.hit_threshold`; muscles at the limp
+//! strength) → **recovering** (after `physics.getup_delay` once the body is slower than
+//! [`GETUP_SPEED`], or `c:recover()`: a kinematic anchor pulls the body upright to ride
+//! height over the ground under it while the muscles ramp to full) → animated (the stepper
+//! takes over from the rig's pose: body where the rig left it, feet planted where the rig's
+//! feet stand when they are within reach, else at their rest spots). A try that has not
+//! stood the body up after `physics.recovery_time` falls back to limp and tries again;
+//! after `physics.recovery_tries` failures the creature stays limp and says so
+//! ([`WorldEvent::RecoverFailed`]) until a script calls `c:recover()`.
+//!
+//! All ragdoll state is plain data in [`Ragdoll`] (part poses and velocities, phase,
+//! timers): checkpoints keep it, and the rapier side ([`rig::Rig`]) is rebuilt from it when
+//! the physics world is replaced (level edits) or the World is restored.
+
+pub(crate) mod rig;
+mod step;
+
+use std::collections::BTreeMap;
+
+use glam::{Quat, Vec3};
+
+use super::world::{CreatureId, WorldEvent};
+use super::World;
+
+/// A limp body slower than this (m/s) may start to get up.
+pub(crate) const GETUP_SPEED: f32 = 0.3;
+/// Seconds a rig must be still (every part slower than [`SLEEP_SPEED`]) before it sleeps.
+pub(crate) const SLEEP_AFTER: f32 = 0.5;
+/// Speed under which a part counts as still, m/s (and rad/s × 0.2 m).
+pub(crate) const SLEEP_SPEED: f32 = 0.05;
+/// Spin a hit gives the body about the axis across it, rad/s per m/s of push.
+pub(crate) const TUMBLE: f32 = 1.5;
+/// Default cap on simultaneous rigs (`--max-ragdolls`).
+pub const DEFAULT_MAX_RAGDOLLS: usize = 256;
+
+/// One rigid part, world space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Part {
+    /// Centre.
+    pub position: Vec3,
+    /// Orientation.
+    pub rotation: Quat,
+    /// Linear velocity, m/s.
+    pub linvel: Vec3,
+    /// Angular velocity, rad/s.
+    pub angvel: Vec3,
+}
+
+/// Where a ragdoll is in its cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RagdollPhase {
+    /// Falling or lying, muscles at the limp strength.
+    Limp,
+    /// Getting up.
+    Recovering,
+}
+
+impl RagdollPhase {
+    /// The name scripts and traces see.
+    pub fn name(self) -> &'static str {
+        match self {
+            RagdollPhase::Limp => "limp",
+            RagdollPhase::Recovering => "recovering",
+        }
+    }
+}
+
+/// A creature in physics. Plain data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ragdoll {
+    /// Limp or recovering.
+    pub phase: RagdollPhase,
+    /// Live muscle strength, 0..1 (`c.muscle`).
+    pub muscle: f32,
+    /// The strength the muscles hold while limp.
+    pub hold: f32,
+    /// Seconds in the current phase.
+    pub time: f32,
+    /// Stay limp this long before getting up (`c:ragdoll{ duration = }`); `None`: the
+    /// type's `getup_delay`.
+    pub duration: Option<f32>,
+    /// Tries to get up so far.
+    pub tries: u32,
+    /// Gave up getting up (until `c:recover()`).
+    pub gave_up: bool,
+    /// Seconds the body has been slower than [`GETUP_SPEED`].
+    pub slow: f32,
+    /// Seconds every part has been still.
+    pub still: f32,
+    /// Parts: the body, then each leg's segments from the hip down.
+    pub parts: Vec<Part>,
+    /// The body's pose when the current try began, and the pose it is pulled to.
+    pub from: (Vec3, Quat),
+    /// Where the current try stands the body.
+    pub goal: (Vec3, Quat),
+}
+
+impl Ragdoll {
+    /// The body part.
+    pub fn body(&self) -> &Part {
+        &self.parts[0]
+    }
+}
+
+/// Why a creature went into physics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RagdollCause {
+    /// A script asked (`c:ragdoll{}`).
+    Script,
+    /// A hit at or above the type's threshold.
+    Hit,
+}
+
+impl RagdollCause {
+    /// The name `on_ragdoll(self, why)` receives.
+    pub fn name(self) -> &'static str {
+        match self {
+            RagdollCause::Script => "script",
+            RagdollCause::Hit => "hit",
+        }
+    }
+}
+
+/// What `c:ragdoll{ muscle =, duration = }` asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RagdollRequest {
+    /// Muscle strength while limp (0..1); `None`: the type's `limp_strength`.
+    pub muscle: Option<f32>,
+    /// Seconds limp before getting up; `None`: the type's `getup_delay`.
+    pub duration: Option<f32>,
+}
+
+/// The rapier side of every ragdoll, keyed by creature (derived, never checkpointed).
+#[derive(Default)]
+pub(crate) struct Rigs {
+    pub(crate) rigs: BTreeMap<CreatureId, rig::Rig>,
+    /// Physics steps run (a step runs only when a rig is awake).
+    pub(crate) steps: u64,
+}
+
+impl World {
+    /// The most creatures that may be in physics at once (`--max-ragdolls`).
+    pub fn set_max_ragdolls(&mut self, n: usize) {
+        self.max_ragdolls = n;
+    }
+
+    /// The cap on simultaneous rigs.
+    pub fn max_ragdolls(&self) -> usize {
+        self.max_ragdolls
+    }
+
+    /// Creatures in physics now.
+    pub fn ragdoll_count(&self) -> usize {
+        self.creatures.iter().filter(|c| c.rag.is_some()).count()
+    }
+
+    /// Physics steps run so far (steps run only while some rig is awake).
+    pub fn physics_steps(&self) -> u64 {
+        self.rigs.steps
+    }
+
+    /// Rigs asleep now.
+    pub fn sleeping_rigs(&self) -> usize {
+        self.rigs.rigs.values().filter(|r| r.asleep).count()
+    }
+
+    /// Per joint of a ragdolled creature: degrees between each part and where the standing
+    /// pose puts it relative to its parent (empty when animated).
+    pub fn joint_deviation_deg(&self, id: CreatureId) -> Vec<f32> {
+        let (Some(c), Some(rig)) = (self.creature(id), self.rigs.rigs.get(&id)) else {
+            return Vec::new();
+        };
+        let Some(rag) = c.rag.as_ref() else {
+            return Vec::new();
+        };
+        rig::joint_deviation(rig, &c.def, &rag.parts)
+            .into_iter()
+            .map(f32::to_degrees)
+            .collect()
+    }
+
+    /// The rigid bodies' quarantine after the last physics step was empty (no part went
+    /// non-finite).
+    pub fn physics_quarantine_empty(&self) -> bool {
+        self.physics.quarantine().is_empty()
+    }
+
+    /// Throws `id` into physics (`RagdollCause`), keeping its momentum; `impulse` (N·s,
+    /// world space) is added to the whole rig's velocity as `impulse / mass`. Returns an
+    /// error message when the cap on rigs refuses it.
+    pub(super) fn enter_ragdoll(
+        &mut self,
+        id: CreatureId,
+        req: RagdollRequest,
+        cause: RagdollCause,
+        impulse: Vec3,
+    ) {
+        let cap = self.max_ragdolls;
+        let count = self.ragdoll_count();
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
+        if c.def.legs.is_empty() {
+            return;
+        }
+        if let Some(rag) = c.rag.as_mut() {
+            // Already in physics: a script's request sets the strength and duration, a hard
+            // hit keeps them; either starts the limp phase over.
+            if cause == RagdollCause::Script {
+                if let Some(m) = req.muscle {
+                    rag.hold = m;
+                }
+                rag.duration = req.duration;
+            }
+            rag.phase = RagdollPhase::Limp;
+            rag.time = 0.0;
+            rag.muscle = rag.hold;
+            let dv = impulse / c.def.body.mass;
+            for p in rag.parts.iter_mut() {
+                p.linvel += dv;
+            }
+            self.wake_rig(id, Some(dv));
+            return;
+        }
+        if count >= cap {
+            let msg = format!(
+                "cannot ragdoll creature {}: {count} creatures are in physics, the most allowed (--max-ragdolls {cap})",
+                id.0
+            );
+            self.events.push(WorldEvent::Refused { id, message: msg });
+            return;
+        }
+        let def = c.def.clone();
+        let mut parts = rig::parts_from_pose(&def, &c.loco);
+        let spin = c.loco.lean.angular_velocity(c.loco.yaw);
+        let dv = impulse / def.body.mass;
+        for p in parts.iter_mut() {
+            p.linvel += dv;
+        }
+        // A blow also tips the body over: a spin about the horizontal axis across the blow,
+        // TUMBLE rad/s per m/s of push (capped at the part spin limit).
+        let tumble = Vec3::Y.cross(Vec3::new(dv.x, 0.0, dv.z)) * TUMBLE;
+        parts[0].angvel = (spin + tumble).clamp_length_max(rig::MAX_SPIN);
+        let hold = req.muscle.unwrap_or(def.physics.limp_strength);
+        let body = (parts[0].position, parts[0].rotation);
+        c.rag = Some(Box::new(Ragdoll {
+            phase: RagdollPhase::Limp,
+            muscle: hold,
+            hold,
+            time: 0.0,
+            duration: req.duration,
+            tries: 0,
+            gave_up: false,
+            slow: 0.0,
+            still: 0.0,
+            parts,
+            from: body,
+            goal: body,
+        }));
+        self.drop_agent(id);
+        self.events.push(WorldEvent::Ragdoll { id, cause });
+    }
+
+    /// A push on a ragdoll that does not change its phase.
+    pub(super) fn push_ragdoll(&mut self, id: CreatureId, impulse: Vec3) {
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
+        let dv = impulse / c.def.body.mass;
+        let Some(rag) = c.rag.as_mut() else { return };
+        for p in rag.parts.iter_mut() {
+            p.linvel += dv;
+        }
+        self.wake_rig(id, Some(dv));
+    }
+
+    /// Starts a try to get up now (`c:recover()`); a creature that gave up tries afresh.
+    pub(super) fn request_recover(&mut self, id: CreatureId) {
+        let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
+            return;
+        };
+        if rag.gave_up {
+            rag.gave_up = false;
+            rag.tries = 0;
+        }
+        if rag.phase == RagdollPhase::Limp {
+            self.start_recovery(id);
+        }
+    }
+
+    /// Sets the live muscle strength of a ragdolled creature (and what it holds limp).
+    pub(super) fn set_muscle(&mut self, id: CreatureId, strength: f32) {
+        let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
+            return;
+        };
+        rag.hold = strength;
+        if rag.phase == RagdollPhase::Limp {
+            rag.muscle = strength;
+        }
+        self.wake_rig(id, None);
+    }
+
+    /// Wakes a rig (a new strength, a hit), adding `dv` to its parts in rapier.
+    fn wake_rig(&mut self, id: CreatureId, dv: Option<Vec3>) {
+        let Some(rig) = self.rigs.rigs.get_mut(&id) else {
+            return;
+        };
+        rig.asleep = false;
+        for h in &rig.bodies {
+            if let Some(b) = self.physics.bodies.get_mut(*h) {
+                if let Some(dv) = dv {
+                    let v = b.linvel() + dv;
+                    b.set_linvel(v, true);
+                }
+                b.wake_up(true);
+            }
+        }
+        if let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) {
+            rag.still = 0.0;
+        }
+    }
+
+    /// Removes every rig from rapier (they are rebuilt from plain data when next needed).
+    pub(super) fn drop_all_rigs(&mut self) {
+        let rigs = std::mem::take(&mut self.rigs.rigs);
+        for (_, mut r) in rigs {
+            rig::remove(&mut self.physics, &mut r);
+        }
+    }
+
+    /// Removes one creature's rig.
+    pub(super) fn drop_rig(&mut self, id: CreatureId) {
+        if let Some(mut r) = self.rigs.rigs.remove(&id) {
+            rig::remove(&mut self.physics, &mut r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,403 @@
+//! Rapier bodies and joints for one ragdolled creature, built from plain data (its parts'
+//! poses and velocities) and the creature's definition; removed without a trace. Nothing
+//! here is kept in a checkpoint: a rig is rebuilt from [`super::Ragdoll::parts`] whenever
+//! the physics world was replaced (a level edit) or the World was restored.
+
+use glam::{Mat3, Quat, Vec3};
+use rapier3d::prelude::{
+    ActiveHooks, ColliderBuilder, GenericJoint, GenericJointBuilder, ImpulseJointHandle,
+    InteractionGroups, JointAxesMask, JointAxis, MotorModel, PhysicsWorld, RevoluteJointBuilder,
+    RigidBodyBuilder, RigidBodyHandle, SphericalJointBuilder,
+};
+
+use super::Part;
+use crate::locomotion::physics::{bend_axis, limb_radius, split_mass};
+use crate::locomotion::{FlatGround, JointKind, Locomotor, Muscle, ValidCreatureDef};
+use crate::sim::world::CreatureId;
+
+/// Collision group of level colliders (bit 0) and of ragdoll parts (bit 1).
+pub(crate) const LEVEL_GROUP: u32 = 1;
+const PARTS_GROUP: u32 = 2;
+
+/// Solver iterations a rig's island gets on top of rapier's 4: load-bearing chains (body,
+/// thigh, shin at mass ratios up to 8) converge slowly; at 4 a standing spider's joints sit
+/// 4° off their targets whatever the stiffness, at 8 under 2°.
+const RIG_EXTRA_ITERATIONS: usize = 4;
+
+/// Fastest a part may move, m/s, and turn, rad/s (seed 003 §9.2).
+pub(crate) const MAX_SPEED: f32 = 10.0;
+pub(crate) const MAX_SPIN: f32 = 20.0;
+
+/// Where every part of a creature stands in its standing pose, body space (the body part
+/// at the origin, unrotated): the pose the muscles pull toward.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StandPose {
+    /// Part poses (body first, then each leg's segments from the hip down).
+    pub(crate) parts: Vec<(Vec3, Quat)>,
+}
+
+/// Poses of a leg's segments along a chain of joint points (hip first, foot last), each
+/// segment a part whose local +Y runs from its upper end to its lower end and whose local
+/// +X is the leg's bend axis; `lengths` keep the chain exact when the points overreach.
+pub(crate) fn chain_poses(
+    points: &[Vec3],
+    lengths: &[f32],
+    axis: Vec3,
+    out: &mut Vec<(Vec3, Quat)>,
+) {
+    let mut at = points[0];
+    for (k, len) in lengths.iter().enumerate() {
+        let to = points.get(k + 1).copied().unwrap_or(at + Vec3::NEG_Y);
+        let d = (to - at).try_normalize().unwrap_or(Vec3::NEG_Y);
+        let x = (axis - d * axis.dot(d))
+            .try_normalize()
+            .unwrap_or_else(|| d.any_orthonormal_vector());
+        let rot = Quat::from_mat3(&Mat3::from_cols(x, d, x.cross(d))).normalize();
+        out.push((at + d * (len * 0.5), rot));
+        at += d * *len;
+    }
+}
+
+/// A leg's joint points from the hip to the foot.
+fn leg_points(l: &crate::locomotion::locomotor::LegState) -> Vec<Vec3> {
+    let mut pts = Vec::with_capacity(2 + l.joints.len());
+    pts.push(l.hip);
+    if l.joints.is_empty() {
+        pts.push(l.knee);
+    } else {
+        pts.extend_from_slice(&l.joints);
+    }
+    pts.push(l.foot);
+    pts
+}
+
+/// The parts of an animated creature as it stands now: the body as drawn, each leg's
+/// segments along its IK chain. Velocities are the body's.
+pub(crate) fn parts_from_pose(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Part> {
+    let rot = loco.rotation();
+    let mut poses = vec![(loco.body_position(), rot)];
+    for (leg, st) in def.legs.iter().zip(&loco.legs) {
+        let pts = leg_points(st);
+        let fallback = (rot * Vec3::X).normalize();
+        let axis = bend_axis(pts[0], pts[1], pts[pts.len() - 1], fallback);
+        chain_poses(&pts, &leg.segments, axis, &mut poses);
+    }
+    poses
+        .into_iter()
+        .map(|(position, rotation)| Part {
+            position,
+            rotation,
+            linvel: loco.velocity,
+            angvel: Vec3::ZERO,
+        })
+        .collect()
+}
+
+/// The standing pose of a type (its legs' IK on flat ground at ride height).
+pub(crate) fn stand_pose(def: &ValidCreatureDef) -> StandPose {
+    let loco = Locomotor::spawn(def, Vec3::ZERO, 0.0, &FlatGround(0.0));
+    let origin = loco.body_position();
+    let parts = parts_from_pose(def, &loco)
+        .into_iter()
+        .map(|p| (p.position - origin, p.rotation))
+        .collect();
+    StandPose { parts }
+}
+
+/// One muscle-driven joint of a rig.
+#[derive(Clone, Debug)]
+pub(crate) struct RigJoint {
+    pub(crate) handle: ImpulseJointHandle,
+    pub(crate) kind: JointKind,
+    pub(crate) muscle: Muscle,
+    /// Revolute joints: the target angle (rad); spherical: 0 on every axis.
+    pub(crate) target: f32,
+    /// Index of the child part.
+    pub(crate) child: usize,
+}
+
+/// The rapier side of a ragdoll.
+#[derive(Clone, Debug)]
+pub(crate) struct Rig {
+    pub(crate) bodies: Vec<RigidBodyHandle>,
+    pub(crate) joints: Vec<RigJoint>,
+    /// The kinematic body that pulls the torso up during a recovery, and its joint.
+    pub(crate) anchor: Option<(RigidBodyHandle, ImpulseJointHandle)>,
+    /// The muscle strength last written to the motors (NaN: never).
+    pub(crate) applied: f32,
+    pub(crate) masses: Vec<f32>,
+    pub(crate) stand: StandPose,
+    pub(crate) asleep: bool,
+}
+
+impl Rig {
+    /// Total mass, kg.
+    pub(crate) fn mass(&self) -> f32 {
+        self.masses.iter().sum()
+    }
+}
+
+fn rad(deg: f32) -> f32 {
+    deg.to_radians()
+}
+
+/// Builds the rig of creature `id` from `parts` (as many as the definition has parts).
+pub(crate) fn build(
+    physics: &mut PhysicsWorld,
+    id: CreatureId,
+    def: &ValidCreatureDef,
+    parts: &[Part],
+) -> Rig {
+    let p = &def.physics;
+    let segs: Vec<Vec<f32>> = def.legs.iter().map(|l| l.segments.clone()).collect();
+    let (body_mass, leg_masses) = split_mass(def.body.mass, &segs);
+    let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+    let r = limb_radius(longest);
+    let groups = InteractionGroups::new(
+        PARTS_GROUP.into(),
+        (LEVEL_GROUP | PARTS_GROUP).into(),
+        Default::default(),
+    );
+    let collider = |b: ColliderBuilder, mass: f32| {
+        b.mass(mass)
+            .friction(p.friction)
+            .user_data(id.0 as u128 + 1)
+            .collision_groups(groups)
+            .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+    };
+    let body_of = |physics: &mut PhysicsWorld, part: &Part| {
+        physics.insert_body(
+            RigidBodyBuilder::dynamic()
+                .pose(rapier3d::math::Pose::from_parts(
+                    part.position,
+                    part.rotation,
+                ))
+                .linvel(part.linvel)
+                .angvel(part.angvel)
+                .linear_damping(0.05)
+                .angular_damping(0.2)
+                .additional_solver_iterations(RIG_EXTRA_ITERATIONS),
+        )
+    };
+    let mut bodies = Vec::with_capacity(parts.len());
+    let mut masses = Vec::with_capacity(parts.len());
+    // The body: a box, and the head as a second collider (10 % of the body's mass).
+    let torso = body_of(physics, &parts[0]);
+    let half = def.body.size * 0.5;
+    let head_mass = if def.body.head.is_some() { 0.1 } else { 0.0 };
+    physics.insert_collider(
+        collider(
+            ColliderBuilder::cuboid(half.x, half.y, half.z),
+            body_mass * (1.0 - head_mass),
+        ),
+        Some(torso),
+    );
+    if let Some(h) = &def.body.head {
+        let hr = h.size.min_element() * 0.5;
+        physics.insert_collider(
+            collider(ColliderBuilder::ball(hr), body_mass * head_mass).translation(h.offset),
+            Some(torso),
+        );
+    }
+    bodies.push(torso);
+    masses.push(body_mass);
+    let stand = stand_pose(def);
+    let mut joints = Vec::new();
+    let n = def.legs.len();
+    let mut k = 1;
+    for (li, leg) in def.legs.iter().enumerate() {
+        let mut parent = torso;
+        for (si, len) in leg.segments.iter().enumerate() {
+            let part = parts.get(k).copied().unwrap_or(parts[0]);
+            let h = body_of(physics, &part);
+            let half_h = (len * 0.5 - r).max(0.0);
+            physics.insert_collider(
+                collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
+                Some(h),
+            );
+            let kind = if si == 0 {
+                JointKind::Hip
+            } else {
+                JointKind::Knee
+            };
+            let muscle = p.muscle_for(def.body.mass, n, &leg.name, leg.length, kind);
+            let (joint, target): (GenericJoint, f32) = if si == 0 {
+                let rest = stand.parts[0].1.inverse() * stand.parts[k].1;
+                let mut j = SphericalJointBuilder::new()
+                    .local_frame1(rapier3d::math::Pose::from_parts(leg.hip, rest))
+                    .local_frame2(rapier3d::math::Pose::from_translation(Vec3::new(
+                        0.0,
+                        -len * 0.5,
+                        0.0,
+                    )))
+                    .contacts_enabled(false);
+                for (axis, lim) in [
+                    (JointAxis::AngX, p.hip_swing),
+                    (JointAxis::AngY, p.hip_twist),
+                    (JointAxis::AngZ, p.hip_swing),
+                ] {
+                    j = j
+                        .limits(axis, [-rad(lim), rad(lim)])
+                        .motor_model(axis, MotorModel::ForceBased);
+                }
+                (j.build().into(), 0.0)
+            } else {
+                let above = leg.segments[si - 1];
+                let j = RevoluteJointBuilder::new(Vec3::X)
+                    .local_anchor1(Vec3::new(0.0, above * 0.5, 0.0))
+                    .local_anchor2(Vec3::new(0.0, -len * 0.5, 0.0))
+                    .limits([rad(p.knee[0]), rad(p.knee[1])])
+                    .motor_model(MotorModel::ForceBased)
+                    .contacts_enabled(false)
+                    .build();
+                let target: f32 = j.angle(&stand.parts[k - 1].1, &stand.parts[k].1);
+                let lo = rad(p.knee[0]);
+                let hi = rad(p.knee[1]);
+                (j.into(), target.clamp(lo, hi))
+            };
+            let handle = physics.insert_impulse_joint(parent, h, joint);
+            joints.push(RigJoint {
+                handle,
+                kind,
+                muscle,
+                target,
+                child: k,
+            });
+            bodies.push(h);
+            masses.push(leg_masses[li][si]);
+            parent = h;
+            k += 1;
+        }
+    }
+    Rig {
+        bodies,
+        joints,
+        anchor: None,
+        applied: f32::NAN,
+        masses,
+        stand,
+        asleep: false,
+    }
+}
+
+/// Writes muscle strength `s` (0..1) into every motor of `rig`.
+pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32) {
+    if rig.applied == s {
+        return;
+    }
+    rig.applied = s;
+    for j in &rig.joints {
+        let Some(joint) = physics.impulse_joints.get_mut(j.handle, true) else {
+            continue;
+        };
+        let (k, d, max) = (
+            j.muscle.stiffness * s,
+            j.muscle.damping * s,
+            j.muscle.max_torque * s,
+        );
+        let data = &mut joint.data;
+        match j.kind {
+            JointKind::Hip => {
+                for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
+                    data.set_motor_position(axis, 0.0, k, d);
+                    data.set_motor_max_force(axis, max);
+                }
+            }
+            JointKind::Knee => {
+                data.set_motor_position(JointAxis::AngX, j.target, k, d);
+                data.set_motor_max_force(JointAxis::AngX, max);
+            }
+        }
+    }
+}
+
+/// Adds the recovery anchor: a kinematic body at `pose` pulling the torso with a
+/// motor-only joint (all six axes, acceleration-based so it scales with the rig).
+pub(crate) fn add_anchor(physics: &mut PhysicsWorld, rig: &mut Rig, pose: (Vec3, Quat)) {
+    if rig.anchor.is_some() {
+        return;
+    }
+    let body = physics.insert_body(
+        RigidBodyBuilder::kinematic_position_based()
+            .pose(rapier3d::math::Pose::from_parts(pose.0, pose.1)),
+    );
+    let mut j = GenericJointBuilder::new(JointAxesMask::empty()).contacts_enabled(false);
+    for axis in [JointAxis::LinX, JointAxis::LinY, JointAxis::LinZ] {
+        j = j
+            .motor_position(axis, 0.0, 300.0, 35.0)
+            .motor_max_force(axis, f32::MAX);
+    }
+    for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
+        j = j
+            .motor_position(axis, 0.0, 300.0, 35.0)
+            .motor_max_force(axis, f32::MAX);
+    }
+    let h = physics.insert_impulse_joint(body, rig.bodies[0], j.build());
+    rig.anchor = Some((body, h));
+}
+
+/// Moves the anchor to `pose` for the next step.
+pub(crate) fn move_anchor(physics: &mut PhysicsWorld, rig: &Rig, pose: (Vec3, Quat)) {
+    if let Some(b) = rig.anchor.and_then(|(b, _)| physics.bodies.get_mut(b)) {
+        b.set_next_kinematic_position(rapier3d::math::Pose::from_parts(pose.0, pose.1));
+    }
+}
+
+/// Removes the anchor.
+pub(crate) fn drop_anchor(physics: &mut PhysicsWorld, rig: &mut Rig) {
+    if let Some((b, _)) = rig.anchor.take() {
+        physics.remove_body(b);
+    }
+}
+
+/// Removes every body, collider and joint of `rig`.
+pub(crate) fn remove(physics: &mut PhysicsWorld, rig: &mut Rig) {
+    drop_anchor(physics, rig);
+    for b in rig.bodies.drain(..) {
+        physics.remove_body(b);
+    }
+}
+
+/// Reads the parts back from rapier, clamping speeds (seed 003 §9.2).
+pub(crate) fn read_parts(physics: &mut PhysicsWorld, rig: &Rig, parts: &mut [Part]) {
+    for (h, part) in rig.bodies.iter().zip(parts.iter_mut()) {
+        let Some(b) = physics.bodies.get_mut(*h) else {
+            continue;
+        };
+        let (v, w) = (b.linvel(), b.angvel());
+        let (vc, wc) = (v.clamp_length_max(MAX_SPEED), w.clamp_length_max(MAX_SPIN));
+        if vc != v || wc != w {
+            b.set_linvel(vc, false);
+            b.set_angvel(wc, false);
+        }
+        let pose = b.position();
+        *part = Part {
+            position: pose.translation,
+            rotation: pose.rotation,
+            linvel: vc,
+            angvel: wc,
+        };
+    }
+}
+
+/// The angle (rad) between each joint's child part and where the standing pose puts it
+/// relative to its parent.
+pub(crate) fn joint_deviation(rig: &Rig, def: &ValidCreatureDef, parts: &[Part]) -> Vec<f32> {
+    let mut parent_of = vec![0usize; parts.len()];
+    let mut k = 1;
+    for leg in &def.legs {
+        for si in 0..leg.segments.len() {
+            parent_of[k] = if si == 0 { 0 } else { k - 1 };
+            k += 1;
+        }
+    }
+    rig.joints
+        .iter()
+        .map(|j| {
+            let p = parent_of[j.child];
+            let now = parts[p].rotation.inverse() * parts[j.child].rotation;
+            let want = rig.stand.parts[p].1.inverse() * rig.stand.parts[j.child].1;
+            now.angle_between(want)
+        })
+        .collect()
+}

@@ -1,0 +1,379 @@
+//! One tick of every ragdoll: phases and timers, rigs built for new ragdolls, muscles,
+//! balance and the recovery anchor driven, one rapier step (only when a rig is awake),
+//! parts read back, settled rigs put to sleep, recoveries judged and handed back.
+
+use glam::{Quat, Vec3};
+use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
+
+use super::rig::{self, LEVEL_GROUP};
+use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED};
+use crate::locomotion::physics::GRAVITY;
+use crate::locomotion::{Locomotor, ValidCreatureDef};
+use crate::math::frame::{horizontal, yaw_rotation};
+use crate::sim::ground::RapierGround;
+use crate::sim::world::{CreatureId, WorldEvent};
+use crate::sim::World;
+
+/// Parts of one creature never touch each other (joined neighbours are also filtered by
+/// their joints); every other pair does.
+struct OwnPartsApart;
+
+impl PhysicsHooks for OwnPartsApart {
+    fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
+        let a = ctx.colliders.get(ctx.collider1).map_or(0, |c| c.user_data);
+        let b = ctx.colliders.get(ctx.collider2).map_or(0, |c| c.user_data);
+        (a == 0 || a != b).then_some(SolverFlags::COMPUTE_RIGID_IMPULSES)
+    }
+}
+
+/// Share of `recovery_time` the anchor takes to bring the body to its goal.
+const RISE_SHARE: f32 = 0.6;
+/// A try stands the body when it is this close to upright (cosine of 25°)...
+const UPRIGHT_COS: f32 = 0.906;
+/// ...and this close to ride height (share of it).
+const HEIGHT_SHARE: f32 = 0.25;
+
+fn smoothstep(x: f32) -> f32 {
+    let t = x.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// The heading of a body rotation (its +Z seen from above; +Y when it points up or down).
+fn heading(rot: Quat) -> f32 {
+    let f = rot * Vec3::Z;
+    let h = horizontal(f);
+    let h = if h.length() > 0.2 {
+        h
+    } else {
+        horizontal(rot * Vec3::NEG_Y)
+    };
+    h.x.atan2(h.z)
+}
+
+impl World {
+    /// Advances every ragdoll by `dt`.
+    pub(crate) fn step_ragdolls(&mut self, dt: f32) {
+        if self.creatures.iter().all(|c| c.rag.is_none()) && self.rigs.rigs.is_empty() {
+            return;
+        }
+        self.advance_phases(dt);
+        self.sync_rigs();
+        self.drive_rigs(dt);
+        let awake = self.rigs.rigs.values().any(|r| !r.asleep);
+        if awake {
+            self.physics.step_with_events(&OwnPartsApart, &());
+            self.rigs.steps += 1;
+        }
+        self.read_back(dt);
+        self.judge_recoveries();
+    }
+
+    /// Limp → recovering when it is time; recovering → limp when a try ran out.
+    fn advance_phases(&mut self, dt: f32) {
+        let mut start = Vec::new();
+        let mut failed = Vec::new();
+        for c in self.creatures.iter_mut() {
+            let Some(rag) = c.rag.as_mut() else { continue };
+            rag.time += dt;
+            let p = &c.def.physics;
+            match rag.phase {
+                RagdollPhase::Limp => {
+                    let speed = rag.body().linvel.length();
+                    rag.slow = if speed < GETUP_SPEED {
+                        rag.slow + dt
+                    } else {
+                        0.0
+                    };
+                    let wait = rag.duration.unwrap_or(p.getup_delay);
+                    if !rag.gave_up && rag.time >= wait && rag.slow >= 0.2 {
+                        start.push(c.id);
+                    }
+                }
+                RagdollPhase::Recovering => {
+                    let ramp = smoothstep(rag.time / (p.recovery_time * 0.5));
+                    rag.muscle = rag.hold + (1.0 - rag.hold) * ramp;
+                    if rag.time >= p.recovery_time {
+                        failed.push(c.id);
+                    }
+                }
+            }
+        }
+        for id in start {
+            self.start_recovery(id);
+        }
+        for id in failed {
+            self.fail_recovery(id);
+        }
+    }
+
+    /// Begins a try: the goal is upright at ride height over the ground under the body.
+    pub(super) fn start_recovery(&mut self, id: CreatureId) {
+        let Some(c) = self.creature(id) else { return };
+        let Some(rag) = c.rag.as_ref() else { return };
+        let body = *rag.body();
+        let ride = c.def.body.height;
+        let up = body.position + Vec3::Y * 2.0;
+        let floor = self
+            .physics
+            .query_pipeline_with_filter(QueryFilter::exclude_dynamic())
+            .cast_ray(&Ray::new(up, Vec3::NEG_Y), 10.0, true)
+            .map(|(_, t)| up.y - t)
+            .unwrap_or(body.position.y - ride);
+        let goal = (
+            Vec3::new(body.position.x, floor + ride, body.position.z),
+            yaw_rotation(heading(body.rotation)),
+        );
+        let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
+            return;
+        };
+        rag.phase = RagdollPhase::Recovering;
+        rag.time = 0.0;
+        rag.tries += 1;
+        rag.from = (body.position, body.rotation);
+        rag.goal = goal;
+        rag.still = 0.0;
+        if let Some(r) = self.rigs.rigs.get_mut(&id) {
+            r.asleep = false;
+            rig::add_anchor(&mut self.physics, r, (body.position, body.rotation));
+            for h in &r.bodies {
+                if let Some(b) = self.physics.bodies.get_mut(*h) {
+                    b.wake_up(true);
+                }
+            }
+        }
+    }
+
+    /// A try that did not stand the body up: limp again, or give up.
+    fn fail_recovery(&mut self, id: CreatureId) {
+        if let Some(r) = self.rigs.rigs.get_mut(&id) {
+            rig::drop_anchor(&mut self.physics, r);
+        }
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
+        let max = c.def.physics.recovery_tries;
+        let Some(rag) = c.rag.as_mut() else { return };
+        rag.phase = RagdollPhase::Limp;
+        rag.time = 0.0;
+        rag.muscle = rag.hold;
+        rag.duration = None;
+        if rag.tries >= max {
+            rag.gave_up = true;
+            let tries = rag.tries;
+            self.events.push(WorldEvent::RecoverFailed { id, tries });
+        }
+    }
+
+    /// Builds rigs for ragdolls that have none; removes rigs of creatures that left physics.
+    fn sync_rigs(&mut self) {
+        let stale: Vec<CreatureId> = self
+            .rigs
+            .rigs
+            .keys()
+            .filter(|id| self.creature(**id).is_none_or(|c| c.rag.is_none()))
+            .copied()
+            .collect();
+        for id in stale {
+            self.drop_rig(id);
+        }
+        for c in &self.creatures {
+            let Some(rag) = c.rag.as_ref() else { continue };
+            if self.rigs.rigs.contains_key(&c.id) {
+                continue;
+            }
+            let mut r = rig::build(&mut self.physics, c.id, &c.def, &rag.parts);
+            if rag.phase == RagdollPhase::Recovering {
+                let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
+                let pose = (
+                    rag.from.0.lerp(rag.goal.0, t),
+                    rag.from.1.slerp(rag.goal.1, t),
+                );
+                rig::add_anchor(&mut self.physics, &mut r, pose);
+            }
+            self.rigs.rigs.insert(c.id, r);
+        }
+    }
+
+    /// Muscles, balance help and the anchor, for every awake rig.
+    fn drive_rigs(&mut self, dt: f32) {
+        let mut pushes = Vec::new();
+        for c in &self.creatures {
+            let Some(rag) = c.rag.as_ref() else { continue };
+            let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
+                continue;
+            };
+            if r.asleep {
+                continue;
+            }
+            rig::set_strength(&mut self.physics, r, rag.muscle);
+            if rag.phase == RagdollPhase::Recovering {
+                let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
+                let pose = (
+                    rag.from.0.lerp(rag.goal.0, t),
+                    rag.from.1.slerp(rag.goal.1, t),
+                );
+                rig::move_anchor(&mut self.physics, r, pose);
+            } else if let Some(p) =
+                balance_push(&self.physics, &c.def, rag, r.mass() / r.masses[0], dt)
+            {
+                pushes.push((r.bodies[0], p));
+            }
+        }
+        for (h, (dv, dw)) in pushes {
+            if let Some(b) = self.physics.bodies.get_mut(h) {
+                let (v, w) = (b.linvel() + dv, b.angvel() + dw);
+                b.set_linvel(v, true);
+                b.set_angvel(w, true);
+            }
+        }
+    }
+
+    /// Parts back into plain data; still rigs go to sleep.
+    fn read_back(&mut self, dt: f32) {
+        for c in self.creatures.iter_mut() {
+            let Some(rag) = c.rag.as_mut() else { continue };
+            let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
+                continue;
+            };
+            if r.asleep {
+                continue;
+            }
+            rig::read_parts(&mut self.physics, r, &mut rag.parts);
+            let still = rag
+                .parts
+                .iter()
+                .all(|p| p.linvel.length() < SLEEP_SPEED && p.angvel.length() * 0.2 < SLEEP_SPEED);
+            rag.still = if still { rag.still + dt } else { 0.0 };
+            if rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER {
+                r.asleep = true;
+                for h in &r.bodies {
+                    if let Some(b) = self.physics.bodies.get_mut(*h) {
+                        b.sleep();
+                    }
+                }
+                for p in rag.parts.iter_mut() {
+                    p.linvel = Vec3::ZERO;
+                    p.angvel = Vec3::ZERO;
+                }
+            }
+            // The locomotor follows the body (scripts read c:position(), agents re-place).
+            let body = rag.parts[0];
+            c.loco.position = body.position;
+            c.loco.velocity = body.linvel;
+            c.loco.yaw = heading(body.rotation);
+        }
+    }
+
+    /// Tries whose anchor has arrived: stood up → hand back to the stepper.
+    fn judge_recoveries(&mut self) {
+        let mut done = Vec::new();
+        for c in &self.creatures {
+            let Some(rag) = c.rag.as_ref() else { continue };
+            if rag.phase != RagdollPhase::Recovering
+                || rag.time < c.def.physics.recovery_time * RISE_SHARE + 0.1
+            {
+                continue;
+            }
+            let b = rag.body();
+            let up = (b.rotation * Vec3::Y).y;
+            let ride = c.def.body.height;
+            if up >= UPRIGHT_COS
+                && (b.position.y - rag.goal.0.y).abs() <= HEIGHT_SHARE * ride
+                && b.linvel.length() < 1.0
+            {
+                done.push(c.id);
+            }
+        }
+        for id in done {
+            self.hand_back(id);
+        }
+    }
+
+    /// Ends a ragdoll: the stepper takes over from the rig's pose.
+    fn hand_back(&mut self, id: CreatureId) {
+        self.drop_rig(id);
+        let ground = RapierGround {
+            query: self
+                .physics
+                .query_pipeline_with_filter(QueryFilter::exclude_dynamic()),
+        };
+        let Some(i) = self.creatures.binary_search_by_key(&id, |c| c.id).ok() else {
+            return;
+        };
+        let c = &mut self.creatures[i];
+        let Some(rag) = c.rag.take() else { return };
+        let body = rag.parts[0];
+        let feet = rig_feet(&c.def, &rag.parts);
+        let mut loco = Locomotor::stand_up(
+            &c.def,
+            body.position,
+            heading(body.rotation),
+            &feet,
+            &ground,
+        );
+        loco.velocity = horizontal(body.linvel);
+        loco.intent = c.loco.intent;
+        loco.follow = c.loco.follow.take();
+        c.loco = loco;
+        self.events.push(WorldEvent::Recover { id });
+        if c_has_nav(self, id) {
+            self.replace_agents();
+        }
+    }
+}
+
+fn c_has_nav(w: &World, id: CreatureId) -> bool {
+    w.creature(id).is_some_and(|c| c.nav.is_some())
+}
+
+/// The lower end of each leg's last segment.
+pub(crate) fn rig_feet(def: &ValidCreatureDef, parts: &[super::Part]) -> Vec<Vec3> {
+    let mut k = 1;
+    def.legs
+        .iter()
+        .map(|leg| {
+            k += leg.segments.len();
+            let last = parts[k - 1];
+            let len = leg.segments[leg.segments.len() - 1];
+            last.position + last.rotation * Vec3::new(0.0, len * 0.5, 0.0)
+        })
+        .collect()
+}
+
+/// Balance help for stances that cannot stand alone (TABS' marionette strings): while the
+/// muscles are at least half strength and the body is still above half its ride height
+/// over the ground, the body is lifted toward ride height (`a = clamp(g + 60 (ride − h) −
+/// 12 v_y, 0, 2g)`, the whole rig's weight carried by the body) and turned upright. Returns
+/// the body's velocity change and angular velocity change.
+fn balance_push(
+    physics: &rapier3d::prelude::PhysicsWorld,
+    def: &ValidCreatureDef,
+    rag: &super::Ragdoll,
+    mass_ratio: f32,
+    dt: f32,
+) -> Option<(Vec3, Vec3)> {
+    let help = def.physics.balance_for(def.legs.len()) * smoothstep((rag.muscle - 0.5) * 4.0);
+    if help <= 0.0 {
+        return None;
+    }
+    let body = rag.body();
+    let ride = def.body.height;
+    let level = rapier3d::prelude::InteractionGroups::new(
+        LEVEL_GROUP.into(),
+        LEVEL_GROUP.into(),
+        Default::default(),
+    );
+    let query = physics.query_pipeline_with_filter(QueryFilter::exclude_dynamic().groups(level));
+    let (_, h) = query.cast_ray(&Ray::new(body.position, Vec3::NEG_Y), ride * 1.5, true)?;
+    if h < ride * 0.5 {
+        return None;
+    }
+    let a = (GRAVITY + 60.0 * (ride - h) - 12.0 * body.linvel.y).clamp(0.0, 2.0 * GRAVITY);
+    let lift = Vec3::Y * (a * dt * mass_ratio * help);
+    let up = body.rotation * Vec3::Y;
+    let axis = up.cross(Vec3::Y);
+    let tilt_spin = body.angvel - Vec3::Y * body.angvel.y;
+    let turn = (axis.normalize_or_zero() * up.y.clamp(-1.0, 1.0).acos() * 40.0 - tilt_spin * 8.0)
+        * (dt * help);
+    Some((lift, turn))
+}

@@ -1,0 +1,385 @@
+use glam::Vec3;
+
+use super::*;
+use crate::locomotion::def::tests::spider;
+use crate::locomotion::Intent;
+use crate::sim::{Command, GroundDesc, HeightSource, TICK_DT};
+
+fn flat_world() -> (World, crate::sim::TypeId) {
+    let mut w = World::new(1);
+    w.set_ground(&GroundDesc {
+        position: Vec3::ZERO,
+        width: 40.0,
+        depth: 40.0,
+        heights: HeightSource::Flat,
+    })
+    .expect("ground");
+    let t = w.register_type("t/spider", spider().validate().expect("valid"));
+    (w, t)
+}
+
+/// The lowest point of any part (box corners, capsule ends less their radius).
+fn lowest(w: &World, id: CreatureId) -> f32 {
+    let c = w.creature(id).expect("creature");
+    let rag = c.rag.as_ref().expect("ragdoll");
+    let half = c.def.body.size * 0.5;
+    let b = rag.parts[0];
+    let mut low = f32::INFINITY;
+    for i in 0..8 {
+        let s = Vec3::new(
+            if i & 1 == 0 { -1.0 } else { 1.0 },
+            if i & 2 == 0 { -1.0 } else { 1.0 },
+            if i & 4 == 0 { -1.0 } else { 1.0 },
+        );
+        low = low.min((b.position + b.rotation * (half * s)).y);
+    }
+    let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+    let r = crate::locomotion::physics::limb_radius(longest);
+    let mut k = 1;
+    for leg in &c.def.legs {
+        for len in &leg.segments {
+            let p = rag.parts[k];
+            let half_h = (len * 0.5 - r).max(0.0);
+            for s in [-1.0, 1.0] {
+                low = low.min((p.position + p.rotation * Vec3::new(0.0, s * half_h, 0.0)).y - r);
+            }
+            k += 1;
+        }
+    }
+    low
+}
+
+fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
+    w.push(Command::Ragdoll(
+        id,
+        RagdollRequest {
+            muscle: Some(muscle),
+            duration: Some(100.0),
+        },
+    ));
+}
+
+fn rag(w: &World, id: CreatureId) -> &Ragdoll {
+    w.creature(id)
+        .and_then(|c| c.rag.as_deref())
+        .expect("in physics")
+}
+
+/// Mean and max joint deviation (degrees) over `frames` ticks at `muscle`, with the body's
+/// lowest height.
+fn hold(muscle: f32, frames: usize) -> (f32, f32, f32) {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    ragdoll(&mut w, id, muscle);
+    let (mut sum, mut n, mut max, mut low) = (0.0f32, 0usize, 0.0f32, f32::INFINITY);
+    for _ in 0..frames {
+        w.step(TICK_DT);
+        assert!(w.physics_quarantine_empty());
+        for d in w.joint_deviation_deg(id) {
+            sum += d;
+            n += 1;
+            max = max.max(d);
+        }
+        low = low.min(rag(&w, id).parts[0].position.y);
+    }
+    (sum / n as f32, max, low)
+}
+
+#[test]
+fn limp_falls_below_half_its_height_and_no_part_sinks() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    let ride = w.creature(id).expect("c").def.body.height;
+    ragdoll(&mut w, id, 0.0);
+    let mut fell_at = None;
+    for f in 0..240 {
+        w.step(TICK_DT);
+        assert!(w.physics_quarantine_empty());
+        let low = lowest(&w, id);
+        assert!(
+            low > -0.02,
+            "frame {f}: a part {:.3} m below the ground",
+            -low
+        );
+        if fell_at.is_none() && rag(&w, id).parts[0].position.y < ride * 0.5 {
+            fell_at = Some(f);
+        }
+    }
+    let f = fell_at.expect("the body never fell below half its ride height");
+    assert!(f < 120, "fell only after {f} ticks");
+}
+
+#[test]
+fn full_strength_holds_the_standing_pose_and_strength_orders_the_error() {
+    let ride = spider().validate().expect("valid").body.height;
+    let (mean1, max1, low1) = hold(1.0, 180);
+    assert!(low1 >= 0.9 * ride, "body sank to {low1:.3} (ride {ride})");
+    assert!(
+        mean1 < 5.0 && max1 < 12.0,
+        "mean {mean1:.2}°, max {max1:.2}°"
+    );
+    let (mean_half, _, _) = hold(0.5, 180);
+    let (mean0, _, _) = hold(0.0, 180);
+    assert!(
+        mean0 > mean_half && mean_half > mean1,
+        "deviation by strength 0 / 0.5 / 1: {mean0:.2} / {mean_half:.2} / {mean1:.2}"
+    );
+}
+
+fn slope_world(deg: f32) -> (World, crate::sim::TypeId) {
+    let (mut w, t) = flat_world();
+    w.add_box(crate::sim::BoxDesc {
+        position: Vec3::new(0.0, -1.0, 0.0),
+        size: Vec3::new(16.0, 2.0, 16.0),
+        rotation: Vec3::new(0.0, 0.0, deg),
+    })
+    .expect("slope");
+    (w, t)
+}
+
+/// Knocks a spider over and returns the tick it walked again, with the tries it took.
+fn knock_over_and_wait(w: &mut World, id: CreatureId) -> (usize, u32) {
+    w.push(Command::Hit(id, Vec3::new(1.0, 0.3, 0.2), 5.0));
+    let mut tries = 0;
+    for f in 0..60 * 8 {
+        w.step(TICK_DT);
+        assert!(w.physics_quarantine_empty());
+        let c = w.creature(id).expect("c");
+        match c.rag.as_ref() {
+            Some(r) => tries = r.tries,
+            None if f > 0 => return (f, tries),
+            None => panic!("the hit did not throw it into physics"),
+        }
+    }
+    panic!("still down after 8 s ({tries} tries)");
+}
+
+/// Walks `secs` seconds and checks the stepper's invariants every tick: a planted foot
+/// never moves, no leg reaches past its length, the body stays over the ground.
+fn walk_checked(w: &mut World, id: CreatureId, secs: f32) {
+    w.push(Command::SetIntent(
+        id,
+        Intent::Move {
+            dir: Vec3::Z,
+            speed: 0.8,
+            drop: false,
+        },
+    ));
+    let mut prev: Option<Vec<(bool, Vec3)>> = None;
+    let start = w.creature(id).expect("c").loco.position;
+    for f in 0..(secs * 60.0) as usize {
+        w.step(TICK_DT);
+        let c = w.creature(id).expect("c");
+        assert!(c.rag.is_none(), "fell again at {f}");
+        let now: Vec<(bool, Vec3)> = c.loco.legs.iter().map(|l| (l.grounded, l.foot)).collect();
+        for (i, l) in c.loco.legs.iter().enumerate() {
+            assert!(
+                l.reach <= 1.0 + 1e-3,
+                "tick {f} leg {i}: reach {:.3}",
+                l.reach
+            );
+            if let Some(p) = &prev {
+                if p[i].0 && now[i].0 {
+                    let slide = p[i].1.distance(now[i].1);
+                    assert!(
+                        slide < 1e-4,
+                        "tick {f} leg {i}: a planted foot slid {slide:.4} m"
+                    );
+                }
+            }
+        }
+        let grounded = now.iter().filter(|(g, _)| *g).count();
+        assert!(grounded >= 4, "tick {f}: only {grounded} feet down");
+        prev = Some(now);
+    }
+    let moved = w.creature(id).expect("c").loco.position.distance(start);
+    assert!(moved > secs * 0.8 * 0.6, "walked only {moved:.2} m");
+}
+
+#[test]
+fn a_knocked_over_spider_gets_up_on_flat_ground_and_on_a_slope_and_walks() {
+    for deg in [0.0f32, 20.0] {
+        let (mut w, t) = if deg == 0.0 {
+            flat_world()
+        } else {
+            slope_world(deg)
+        };
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        let (at, tries) = knock_over_and_wait(&mut w, id);
+        let p = &w.creature(id).expect("c").def.physics;
+        // Documented bound: flight and settling (≤ 2 s) + delay + tries × recovery time.
+        let bound = 2.0 + p.getup_delay + 3.0 * (p.recovery_time + p.getup_delay);
+        assert!(tries <= 3, "{deg}°: {tries} tries");
+        assert!(
+            (at as f32) / 60.0 <= bound,
+            "{deg}°: up after {:.2} s",
+            at as f32 / 60.0
+        );
+        walk_checked(&mut w, id, 5.0);
+    }
+}
+
+#[test]
+fn a_hard_hit_moves_the_centre_of_mass_by_impulse_over_mass_a_soft_one_only_leans() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    let def = w.creature(id).expect("c").def.clone();
+    let strength = 4.0;
+    w.push(Command::Hit(id, Vec3::X, strength));
+    w.step(TICK_DT);
+    let r = rag(&w, id);
+    let rig = w.rigs.rigs.get(&id).expect("rig");
+    let momentum: Vec3 = r
+        .parts
+        .iter()
+        .zip(&rig.masses)
+        .map(|(p, m)| p.linvel * *m)
+        .sum();
+    let v = momentum / rig.mass();
+    let want = def
+        .physics
+        .impulse_of(strength, def.body.mass, def.lean.hit_push)
+        / def.body.mass;
+    assert!((rig.mass() - def.body.mass).abs() < 1e-3);
+    assert!(
+        (v.x - want).abs() <= 0.1 * want,
+        "centre of mass {v:.3} m/s, want {want:.3}"
+    );
+
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    w.push(Command::Hit(id, Vec3::X, def.physics.hit_threshold * 0.5));
+    for _ in 0..5 {
+        w.step(TICK_DT);
+    }
+    let c = w.creature(id).expect("c");
+    assert!(c.rag.is_none() && w.rigs.rigs.is_empty() && w.physics_steps() == 0);
+    assert!(c.loco.lean.is_leaning(), "a soft hit leans the body");
+}
+
+#[test]
+fn settled_rigs_sleep_energy_never_grows_and_speeds_stay_capped() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    w.push(Command::Ragdoll(
+        id,
+        RagdollRequest {
+            muscle: Some(0.3),
+            duration: Some(1e9),
+        },
+    ));
+    w.step(TICK_DT);
+    w.push(Command::Hit(id, Vec3::new(0.3, 1.0, 0.0), 3.0));
+    let mut energy = Vec::new();
+    for _ in 0..60 * 8 {
+        w.step(TICK_DT);
+        let r = rag(&w, id);
+        let rig = w.rigs.rigs.get(&id).expect("rig");
+        let mut ke = 0.0;
+        for (p, m) in r.parts.iter().zip(&rig.masses) {
+            assert!(p.position.is_finite() && p.rotation.is_finite());
+            assert!(p.linvel.length() <= 10.0 + 1e-3 && p.angvel.length() <= 20.0 + 1e-3);
+            ke += 0.5 * m * p.linvel.length_squared();
+        }
+        energy.push(ke);
+    }
+    // Settled 5 s after the blow: kinetic energy stays under 1 mJ from then on; and from 2 s
+    // on it never grows by more than 5 % over a second (growth below 10 mJ is a leg
+    // sliding into place, not energy from nowhere).
+    for (i, e) in energy.iter().enumerate().skip(300) {
+        assert!(*e < 1e-3, "tick {i}: {e} J after settling");
+    }
+    for i in 120..energy.len() - 60 {
+        let (a, b) = (energy[i], energy[i + 60]);
+        assert!(b <= a * 1.05 + 1e-2, "energy grew {a} -> {b} J at tick {i}");
+    }
+    assert_eq!(w.sleeping_rigs(), 1, "a settled rig sleeps");
+    let steps = w.physics_steps();
+    for _ in 0..60 {
+        w.step(TICK_DT);
+    }
+    assert_eq!(
+        w.physics_steps(),
+        steps,
+        "no physics step while every rig sleeps"
+    );
+    // A push wakes it.
+    w.push(Command::Hit(id, Vec3::X, 1.0));
+    w.step(TICK_DT);
+    assert_eq!(w.sleeping_rigs(), 0);
+    assert_eq!(w.physics_steps(), steps + 1);
+}
+
+#[test]
+fn checkpoints_and_level_edits_keep_ragdoll_poses_and_runs_repeat() {
+    let run = || {
+        let (mut w, t) = flat_world();
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        w.push(Command::Hit(id, Vec3::new(1.0, 0.2, 0.0), 5.0));
+        for _ in 0..30 {
+            w.step(TICK_DT);
+        }
+        (w, id)
+    };
+    let (mut w, id) = run();
+    let (w2, _) = run();
+    assert_eq!(rag(&w, id), rag(&w2, id), "same inputs, same poses");
+    let cp = w.checkpoint();
+    let saved = rag(&w, id).clone();
+    for _ in 0..20 {
+        w.step(TICK_DT);
+    }
+    assert_ne!(rag(&w, id).parts, saved.parts);
+    w.restore(cp);
+    assert_eq!(rag(&w, id), &saved, "restore puts the poses back");
+    w.step(TICK_DT);
+    assert!(
+        rag(&w, id).parts[0]
+            .position
+            .distance(saved.parts[0].position)
+            < 0.2
+    );
+    // A level edit far away: the rig is rebuilt where it was.
+    let before = rag(&w, id).clone();
+    w.add_box(crate::sim::BoxDesc {
+        position: Vec3::new(15.0, 0.5, 15.0),
+        size: Vec3::ONE,
+        rotation: Vec3::ZERO,
+    })
+    .expect("box");
+    w.step(TICK_DT);
+    let after = rag(&w, id);
+    for (a, b) in before.parts.iter().zip(&after.parts) {
+        assert!(
+            a.position.distance(b.position) < 0.2,
+            "a part jumped across a level edit"
+        );
+    }
+}
+
+#[test]
+fn the_cap_on_rigs_refuses_with_an_error_naming_the_flag() {
+    let (mut w, t) = flat_world();
+    w.set_max_ragdolls(2);
+    let ids: Vec<CreatureId> = (0..4)
+        .map(|i| {
+            w.spawn(t, Vec3::new(i as f32 * 3.0 - 6.0, 0.0, 0.0), 0.0)
+                .expect("spawn")
+        })
+        .collect();
+    for id in &ids {
+        ragdoll(&mut w, *id, 0.5);
+    }
+    w.step(TICK_DT);
+    assert_eq!(w.ragdoll_count(), 2);
+    let refused: Vec<String> = w
+        .drain_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            crate::sim::WorldEvent::Refused { message, .. } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused.len(), 2);
+    assert!(refused[0].contains("--max-ragdolls 2"), "{}", refused[0]);
+}
