@@ -53,6 +53,7 @@ function Path:simplify(tolerance) end
 ---@field state table kept across hot reloads (plain data only)
 ---@field gait table this instance's gait; assigning a field changes it live
 ---@field lean table this instance's lean; assigning a field changes it live
+---@field muscle number live muscle strength 0..1 of a ragdoll (1 while animated); assign to change it
 local Creature = {}
 
 ---@return vector
@@ -111,16 +112,20 @@ function Creature:arrived() end
 ---@return vector[]
 function Creature:path() end
 
---- Not available yet.
----@param opts? { muscle?: number }
+--- Into physics at the next tick: limp at `muscle` (default physics.limp_strength) for
+--- `duration` seconds (default physics.getup_delay), then it gets up by itself.
+---@param opts? { muscle?: number, duration?: number }
 function Creature:ragdoll(opts) end
 
---- Not available yet.
+--- A ragdoll starts getting up now (a creature that gave up tries afresh).
 function Creature:recover() end
 
---- Not available yet.
+--- In physics (limp or recovering).
 ---@return boolean
 function Creature:is_ragdoll() end
+
+---@return "animated"|"limp"|"recovering"
+function Creature:ragdoll_state() end
 
 ---@param x number
 ---@param y number
@@ -146,13 +151,13 @@ function curve.smoothstep(x0, x1) end
 
 creature = {}
 
----@param def table name, body, legs, gait, lean, nav, behaviour and callbacks
+---@param def table name, body, legs, gait, lean, nav, physics, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 
 behaviour = {}
 
----@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn)
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed)
 ---@return table
 function behaviour.define(def) end
 

@@ -10,7 +10,7 @@ use glam::Vec3;
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
-use crate::sim::{Header, Recorder, Replay, WorldEvent, TICK_DT};
+use crate::sim::{Header, Recorder, Replay, World, WorldEvent, TICK_DT};
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -91,9 +91,10 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             c.id.0,
             json_str(type_name)
         )?;
-        vec3(w, c.loco.body_position())?;
+        let (body, rot) = c.body_pose();
+        vec3(w, body)?;
         w.write_all(b",\"rot\":")?;
-        nums(w, &c.loco.rotation().to_array())?;
+        nums(w, &rot.to_array())?;
         w.write_all(b",\"vel\":")?;
         vec3(w, c.loco.velocity)?;
         w.write_all(b",\"fwd\":")?;
@@ -119,7 +120,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             None => w.write_all(b"null")?,
         }
         w.write_all(b",\"floor\":")?;
-        match world.ground_below(c.loco.body_position()) {
+        match world.ground_below(body) {
             Some(g) => vec3(w, g)?,
             None => w.write_all(b"null")?,
         }
@@ -132,7 +133,13 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             Some(b) => write!(w, "\"{}\"", b.as_str())?,
             None => w.write_all(b"null")?,
         }
-        w.write_all(b",\"ragdoll\":false,\"feet\":[")?;
+        write_ragdoll(w, c)?;
+        if c.rag.is_some() {
+            write_rig_feet(w, world, c)?;
+            w.write_all(b"}\n")?;
+            continue;
+        }
+        w.write_all(b",\"feet\":[")?;
         for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
             if i > 0 {
                 w.write_all(b",")?;
@@ -170,6 +177,66 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
         w.write_all(b"]}\n")?;
     }
     Ok(())
+}
+
+/// `"ragdoll"`, `"ragdoll_state"` and, in physics, `"muscle"` and `"parts"` (every rigid
+/// part's centre and rotation: the body, then each leg's segments from the hip down).
+fn write_ragdoll(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
+    write!(
+        w,
+        ",\"ragdoll\":{},\"ragdoll_state\":\"{}\"",
+        c.rag.is_some(),
+        c.ragdoll_state()
+    )?;
+    let Some(rag) = c.rag.as_ref() else {
+        return Ok(());
+    };
+    w.write_all(b",\"muscle\":")?;
+    num(w, rag.muscle)?;
+    w.write_all(b",\"parts\":[")?;
+    for (i, p) in rag.parts.iter().enumerate() {
+        w.write_all(if i > 0 { b",{\"p\":" } else { b"{\"p\":" })?;
+        vec3(w, p.position)?;
+        w.write_all(b",\"q\":")?;
+        nums(w, &p.rotation.to_array())?;
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"]")
+}
+
+/// Feet of a ragdoll: each leg's lower end, never grounded, its joints along the rig.
+fn write_rig_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
+    w.write_all(b",\"feet\":[")?;
+    let Some(rag) = c.rag.as_ref() else {
+        return w.write_all(b"]");
+    };
+    let chains = crate::sim::rig_chains(&c.def, &rag.parts);
+    for (i, (d, chain)) in c.def.legs.iter().zip(chains).enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        let foot = chain[chain.len() - 1];
+        write!(w, "{{\"leg\":{},\"pos\":", json_str(&d.name))?;
+        vec3(w, foot)?;
+        w.write_all(b",\"target\":")?;
+        vec3(w, foot)?;
+        w.write_all(b",\"grounded\":false,\"ground\":")?;
+        match world.ground_below(foot) {
+            Some(g) => vec3(w, g)?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"reach\":")?;
+        num(w, chain[0].distance(foot) / d.length)?;
+        w.write_all(b",\"joints\":[")?;
+        for (k, j) in chain.iter().enumerate() {
+            if k > 0 {
+                w.write_all(b",")?;
+            }
+            vec3(w, *j)?;
+        }
+        w.write_all(b"],\"pole\":[0,1,0]}")?;
+    }
+    w.write_all(b"]")
 }
 
 fn json_str(s: &str) -> String {

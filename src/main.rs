@@ -34,6 +34,10 @@ struct Limits {
     /// Most creatures one mod may have alive at once.
     #[arg(long, default_value_t = 4096)]
     max_creatures: usize,
+    /// Most creatures in physics (active ragdolls) at once; more requests are refused
+    /// with an error.
+    #[arg(long, default_value_t = skitter::sim::DEFAULT_MAX_RAGDOLLS)]
+    max_ragdolls: usize,
 }
 
 impl Limits {
@@ -49,6 +53,7 @@ impl Limits {
             cpu_at_load: Duration::from_secs_f64((self.cpu_budget_ms / 1e3 * 500.0).max(2.0)),
             memory_limit: self.memory_mb << 20,
             max_creatures: self.max_creatures,
+            max_ragdolls: self.max_ragdolls,
         })
     }
 }

@@ -230,10 +230,10 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
-            errors: &["t/main.lua:1: c:ragdoll is not available yet"],
+            errors: &["t/main.lua:1: c:ragdoll: muscle must be between 0 and 1, got 2"],
             ..case(
-                "the rest of the contract says so",
-                "world.spawn(\"bug\"):ragdoll()\n",
+                "c:ragdoll checks its muscle strength",
+                "world.spawn(\"bug\"):ragdoll({ muscle = 2 })\n",
             )
         },
         Case {

@@ -303,33 +303,6 @@ log.info("undeclared=" .. tostring(ok5) .. " " .. tostring(err5))
 }
 
 #[test]
-fn the_rest_of_the_contract_says_not_available_yet() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let src = r#"
-local c = world.spawn("spider/spider", { position = vec3(0, 0, 0) })
-for _, f in ipairs({
-  function() c:ragdoll({ muscle = 0.5 }) end,
-  function() c:recover() end,
-  function() return c:is_ragdoll() end,
-}) do
-  local ok, err = pcall(f)
-  log.info(tostring(ok) .. " " .. tostring(err))
-end
-"#;
-    let m = lua_mod(dir.path(), "later", src);
-    let out = one_tick_beside_walkers(&m);
-    let log = text(&out);
-    assert!(out.status.success(), "{log}");
-    assert_eq!(log.matches("[later] false ").count(), 2, "{log}");
-    assert_eq!(log.matches("is not available yet").count(), 2, "{log}");
-    for line in ["later/main.lua:4: c:ragdoll", "later/main.lua:5: c:recover"] {
-        assert!(log.contains(line), "{line} missing in {log}");
-    }
-    // The guard already answers: no creature is a ragdoll yet.
-    assert!(log.contains("[later] true false"), "{log}");
-}
-
-#[test]
 fn handles_and_world_queries_work_from_lua() {
     let dir = tempfile::tempdir().expect("tmp");
     let src = r#"

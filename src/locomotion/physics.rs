@@ -124,7 +124,10 @@ fn muscle_number(field: &str, v: Option<f32>, max: f32) -> Result<(), DefError> 
     if let Some(v) = v {
         non_negative(field, v)?;
         if v > max {
-            return Err(DefError::new(field, format!("must be <= {max}, got {v}")));
+            return Err(DefError::new(
+                field,
+                format!("must be <= {max:e}, got {v:e}"),
+            ));
         }
     }
     Ok(())

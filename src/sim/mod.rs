@@ -17,6 +17,7 @@ pub use level_edits::LevelPiece;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;
+pub use ragdoll::rig::rig_chains;
 pub use ragdoll::{
     Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, DEFAULT_MAX_RAGDOLLS,
 };

@@ -77,17 +77,34 @@ impl Snapshot {
         self.legs.clear();
         for c in world.creatures() {
             let first_leg = self.legs.len() as u32;
-            for st in &c.loco.legs {
-                self.legs.push(LegPose {
-                    hip: st.hip,
-                    knee: st.knee,
-                    foot: st.foot,
-                    target: st.target,
-                    grounded: st.grounded,
-                });
+            match c.rag.as_ref() {
+                // A ragdoll's legs are its rig's segments.
+                Some(rag) => {
+                    for chain in super::rig_chains(&c.def, &rag.parts) {
+                        let foot = chain[chain.len() - 1];
+                        self.legs.push(LegPose {
+                            hip: chain[0],
+                            knee: chain[1],
+                            foot,
+                            target: foot,
+                            grounded: false,
+                        });
+                    }
+                }
+                None => {
+                    for st in &c.loco.legs {
+                        self.legs.push(LegPose {
+                            hip: st.hip,
+                            knee: st.knee,
+                            foot: st.foot,
+                            target: st.target,
+                            grounded: st.grounded,
+                        });
+                    }
+                }
             }
             let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
-            let (position, rotation) = (c.loco.body_position(), c.loco.rotation());
+            let (position, rotation) = c.body_pose();
             let size = c.def.body.size;
             let (head_offset, head_size, counter) = match &c.def.body.head {
                 Some(h) => (h.offset, h.size, h.counter_yaw),
@@ -106,9 +123,17 @@ impl Snapshot {
                 rotation,
                 size,
                 head_position: position + rotation * head_offset,
-                head_rotation: c.loco.head_rotation(counter),
+                head_rotation: if c.rag.is_some() {
+                    rotation
+                } else {
+                    c.loco.head_rotation(counter)
+                },
                 head_size,
-                up: c.loco.up,
+                up: if c.rag.is_some() {
+                    rotation * Vec3::Y
+                } else {
+                    c.loco.up
+                },
                 leg_radius: (longest * 0.035).clamp(0.01, 0.08),
                 first_leg,
                 leg_count: c.loco.legs.len() as u32,

@@ -214,6 +214,12 @@ pub struct Rec {
     pub falling: bool,
     /// The ground under the body.
     pub floor: Option<[f64; 3]>,
+    /// In physics (an active ragdoll): the locomotion measures skip these records.
+    pub ragdoll: bool,
+    /// `animated`, `limp` or `recovering`.
+    pub ragdoll_state: String,
+    /// Rigid parts (centre, rotation) while in physics.
+    pub parts: Vec<([f64; 3], [f64; 4])>,
 }
 
 impl Rec {
@@ -283,6 +289,16 @@ impl Trace {
                 feet,
                 falling: v["falling"].as_bool().unwrap_or(false),
                 floor: arr(&v["floor"]),
+                ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),
+                ragdoll_state: v["ragdoll_state"].as_str().unwrap_or("").to_string(),
+                parts: v["parts"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|p| Some((arr(&p["p"])?, arr(&p["q"])?)))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
             });
         }
         t
@@ -353,6 +369,12 @@ pub fn quality(t: &Trace) -> Quality {
     let mut first: BTreeMap<u64, [f64; 3]> = BTreeMap::new();
     let mut last: BTreeMap<u64, [f64; 3]> = BTreeMap::new();
     for r in &t.recs {
+        if r.ragdoll {
+            // In physics: no stance survives it (the stepper replants on the hand-off).
+            stance.retain(|(id, _), _| *id != r.id);
+            was_grounded.retain(|(id, _), _| *id != r.id);
+            continue;
+        }
         match r.pos {
             Some(p) => {
                 first.entry(r.id).or_insert(p);
@@ -474,7 +496,7 @@ fn body_quality(t: &Trace, q: &mut Quality) {
     q.min_clearance = (f64::INFINITY, 0, 0);
     let mut clearance: BTreeMap<u64, Vec<(u64, f64)>> = BTreeMap::new();
     let mut ys: BTreeMap<u64, Vec<(u64, f64, bool)>> = BTreeMap::new();
-    for r in &t.recs {
+    for r in t.recs.iter().filter(|r| !r.ragdoll) {
         let Some(p) = r.pos else { continue };
         if r.feet.is_empty() {
             continue; // flyers: no feet to stand over

@@ -66,11 +66,6 @@ pub(crate) fn def_err(lua: &Lua, what: &str, e: DefError) -> mlua::Error {
     located(lua, format!("{what}: {e}"))
 }
 
-/// The error for a part of contract v1 not built yet.
-pub(crate) fn not_yet(lua: &Lua, what: &str) -> mlua::Error {
-    located(lua, format!("{what} is not available yet in skitter {} (it is part of contract v1 and will land in a later release)", env!("CARGO_PKG_VERSION")))
-}
-
 /// The error for a handle whose creature is gone.
 pub(crate) fn gone(lua: &Lua, id: crate::sim::CreatureId) -> mlua::Error {
     located(lua, format!("creature {} no longer exists", id.0))

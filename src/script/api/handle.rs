@@ -3,10 +3,10 @@
 //! Every method on a creature that is gone fails with "creature N no longer exists".
 
 use glam::Vec3;
-use mlua::{Function, Lua, MultiValue, Table, Value};
+use mlua::{Function, Lua, Table, Value};
 
 use super::context::{
-    arg_point, arg_vec, ctx, def_err, gone, located, not_yet, plain_params, INTERNAL_CHUNK,
+    arg_point, arg_vec, ctx, def_err, gone, located, plain_params, INTERNAL_CHUNK,
 };
 use super::registry;
 use super::resolve::resolve_behaviour;
@@ -326,19 +326,86 @@ pub(super) fn follow_path(
     super::path::follow_path(lua, id, p, opts)
 }
 
-pub(super) fn ragdoll(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
-    Err(not_yet(lua, "c:ragdoll"))
+/// A strength 0..1 from a script, or a located error naming `what`.
+fn strength_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<f32> {
+    match as_number(v) {
+        Some(k) if (0.0..=1.0).contains(&k) => Ok(k as f32),
+        Some(k) => Err(located(
+            lua,
+            format!("{what} must be between 0 and 1, got {k}"),
+        )),
+        None => Err(located(
+            lua,
+            format!(
+                "{what} must be a number between 0 and 1, got {}",
+                type_name(v)
+            ),
+        )),
+    }
 }
 
-pub(super) fn recover(lua: &Lua, _: MultiValue) -> mlua::Result<()> {
-    Err(not_yet(lua, "c:recover"))
+/// `c:ragdoll{ muscle = 0..1, duration = seconds }`: into physics at the next tick.
+pub(super) fn ragdoll(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::Result<()> {
+    let id = live_id(lua, &this)?;
+    if with_creature(lua, &this, |c| c.def.legs.is_empty())? {
+        return Err(located(
+            lua,
+            format!(
+                "c:ragdoll: creature {} has no legs (a flyer has no rig to fall with)",
+                id.0
+            ),
+        ));
+    }
+    let mut req = crate::sim::RagdollRequest::default();
+    if let Some(t) = opts {
+        let r = Reader::new(t, "", &["muscle", "duration"]);
+        let muscle = r
+            .get_value("muscle")
+            .map_err(|e| def_err(lua, "c:ragdoll", e))?;
+        if !muscle.is_nil() {
+            req.muscle = Some(strength_arg(lua, "c:ragdoll: muscle", &muscle)?);
+        }
+        match r.num("duration").map_err(|e| def_err(lua, "c:ragdoll", e))? {
+            Some(d) if d > 0.0 && !d.is_nan() => req.duration = Some(d),
+            Some(d) => {
+                return Err(located(
+                    lua,
+                    format!("c:ragdoll: duration must be > 0 seconds (math.huge: until c:recover()), got {d}"),
+                ))
+            }
+            None => {}
+        }
+        r.finish().map_err(|e| def_err(lua, "c:ragdoll", e))?;
+    }
+    command(lua, &this, |id| Command::Ragdoll(id, req))
 }
 
+/// `c:recover()`: a ragdoll starts getting up at the next tick (no effect when animated).
+pub(super) fn recover(lua: &Lua, this: Table) -> mlua::Result<()> {
+    command(lua, &this, Command::Recover)
+}
+
+/// `c:is_ragdoll()`: in physics (limp or recovering).
 pub(super) fn is_ragdoll(lua: &Lua, this: Table) -> mlua::Result<bool> {
-    // No creature is a ragdoll yet (physics lands with the ragdoll work): false, not an
-    // error, so scripts can already guard on it.
-    live_id(lua, &this)?;
-    Ok(false)
+    with_creature(lua, &this, |c| c.rag.is_some())
+}
+
+/// `c:ragdoll_state()`: `"animated"`, `"limp"` or `"recovering"`.
+pub(super) fn ragdoll_state(lua: &Lua, this: Table) -> mlua::Result<&'static str> {
+    with_creature(lua, &this, |c| c.ragdoll_state())
+}
+
+/// `c.muscle`: the live muscle strength (1 while animated: the pose is held exactly).
+fn get_muscle(lua: &Lua, this: Table) -> mlua::Result<f64> {
+    with_creature(lua, &this, |c| {
+        c.rag.as_ref().map_or(1.0, |r| r.muscle as f64)
+    })
+}
+
+/// `c.muscle = s`: a ragdoll's strength, 0..1 (ignored while animated).
+fn set_muscle(lua: &Lua, (this, v): (Table, Value)) -> mlua::Result<()> {
+    let s = strength_arg(lua, "c.muscle", &v)?;
+    command(lua, &this, |id| Command::SetMuscle(id, s))
 }
 
 fn to_string(_: &Lua, this: Table) -> mlua::Result<String> {
@@ -361,11 +428,12 @@ pub(super) fn install(lua: &Lua, methods: &[super::Entry]) -> mlua::Result<()> {
     let (index, newindex): (Function, Function) = lua
         .load(
             r#"
-local methods, make_proxy, assign = ...
+local methods, make_proxy, assign, get_muscle, set_muscle = ...
 local cache = setmetatable({}, { __mode = "k" })
 local function index(t, k)
   local m = methods[k]
   if m ~= nil then return m end
+  if k == "muscle" then return get_muscle(t) end
   if k == "gait" or k == "lean" then
     local per = cache[t]
     if per == nil then per = {} cache[t] = per end
@@ -377,6 +445,7 @@ local function index(t, k)
 end
 local function newindex(t, k, v)
   if k == "gait" or k == "lean" then return assign(t, k, v) end
+  if k == "muscle" then return set_muscle(t, v) end
   rawset(t, k, v)
 end
 return index, newindex
@@ -387,6 +456,8 @@ return index, newindex
             m.clone(),
             lua.create_function(make_proxy)?,
             lua.create_function(assign_tuning)?,
+            lua.create_function(get_muscle)?,
+            lua.create_function(set_muscle)?,
         ))?;
     let mt = lua.create_table()?;
     mt.raw_set("__index", index)?;

@@ -181,6 +181,9 @@ const HANDLE: &[Entry] = &[
     ("is_ragdoll", "", |l| {
         api_fn(l, "c:is_ragdoll", handle::is_ragdoll)
     }),
+    ("ragdoll_state", "", |l| {
+        api_fn(l, "c:ragdoll_state", handle::ragdoll_state)
+    }),
 ];
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).

@@ -44,6 +44,8 @@ pub struct HostOptions {
     pub memory_limit: usize,
     /// Most creatures one mod may have alive (0: no limit).
     pub max_creatures: usize,
+    /// Most creatures in physics (active ragdolls) at once.
+    pub max_ragdolls: usize,
 }
 
 impl Default for HostOptions {
@@ -54,6 +56,7 @@ impl Default for HostOptions {
             cpu_at_load: Duration::from_secs(2),
             memory_limit: 64 << 20,
             max_creatures: 4096,
+            max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
         }
     }
 }
@@ -146,8 +149,10 @@ pub struct ScriptHost {
 impl ScriptHost {
     /// A host over an empty world.
     pub fn new(opts: HostOptions) -> ScriptHost {
+        let mut world = World::new(opts.seed);
+        world.set_max_ragdolls(opts.max_ragdolls);
         ScriptHost {
-            world: Rc::new(RefCell::new(World::new(opts.seed))),
+            world: Rc::new(RefCell::new(world)),
             shared: Rc::new(RefCell::new(Shared {
                 max_creatures: opts.max_creatures,
                 ..Shared::default()

@@ -401,3 +401,24 @@ pub(crate) fn joint_deviation(rig: &Rig, def: &ValidCreatureDef, parts: &[Part])
         })
         .collect()
 }
+
+/// Each leg's joint points along the rig, hip first, foot last (segment ends).
+pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
+    let mut k = 1;
+    def.legs
+        .iter()
+        .map(|leg| {
+            let mut chain = Vec::with_capacity(leg.segments.len() + 1);
+            for (si, len) in leg.segments.iter().enumerate() {
+                let p = parts.get(k).copied().unwrap_or(parts[0]);
+                let half = p.rotation * Vec3::new(0.0, len * 0.5, 0.0);
+                if si == 0 {
+                    chain.push(p.position - half);
+                }
+                chain.push(p.position + half);
+                k += 1;
+            }
+            chain
+        })
+        .collect()
+}

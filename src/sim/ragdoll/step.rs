@@ -303,7 +303,10 @@ impl World {
         let c = &mut self.creatures[i];
         let Some(rag) = c.rag.take() else { return };
         let body = rag.parts[0];
-        let feet = rig_feet(&c.def, &rag.parts);
+        let feet: Vec<Vec3> = rig::rig_chains(&c.def, &rag.parts)
+            .into_iter()
+            .map(|ch| ch[ch.len() - 1])
+            .collect();
         let mut loco = Locomotor::stand_up(
             &c.def,
             body.position,
@@ -324,20 +327,6 @@ impl World {
 
 fn c_has_nav(w: &World, id: CreatureId) -> bool {
     w.creature(id).is_some_and(|c| c.nav.is_some())
-}
-
-/// The lower end of each leg's last segment.
-pub(crate) fn rig_feet(def: &ValidCreatureDef, parts: &[super::Part]) -> Vec<Vec3> {
-    let mut k = 1;
-    def.legs
-        .iter()
-        .map(|leg| {
-            k += leg.segments.len();
-            let last = parts[k - 1];
-            let len = leg.segments[leg.segments.len() - 1];
-            last.position + last.rotation * Vec3::new(0.0, len * 0.5, 0.0)
-        })
-        .collect()
 }
 
 /// Balance help for stances that cannot stand alone (TABS' marionette strings): while the

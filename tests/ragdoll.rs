@@ -1,0 +1,225 @@
+//! Active ragdolls driven from Lua, end to end through the headless binary: the verbs and
+//! callbacks, the trace's `ragdoll`/`ragdoll_state`/`parts`, record and replay, errors for
+//! absurd `physics` values, and the cap on simultaneous rigs.
+
+mod common;
+
+use common::*;
+
+/// A scene with one spider that a script throws into physics at tick 30 and that logs its
+/// callbacks; `extra` is added to the end of the script.
+fn scene(dir: &std::path::Path, extra: &str) -> std::path::PathBuf {
+    let main = format!(
+        r#"
+world.ground {{ size = vec3(30, 0, 30) }}
+creature.define {{
+  name = "bug",
+  body = {{ size = vec3(0.45, 0.22, 0.7), height = 0.35, mass = 2 }},
+  legs = (function()
+    local legs = {{}}
+    for i, z in ipairs({{ 0.25, 0.08, -0.08, -0.25 }}) do
+      for _, s in ipairs({{ {{ "L", 1 }}, {{ "R", -1 }} }}) do
+        table.insert(legs, {{ name = s[1] .. i, hip = vec3(0.14 * s[2], 0, z),
+          rest = vec3(0.65 * s[2], -0.35, z * 2.4), segments = {{ 0.45, 0.55 }} }})
+      end
+    end
+    return legs
+  end)(),
+  physics = {{ getup_delay = 0.5, recovery_time = 1.0 }},
+  on_update = function(self, dt)
+    self.state.t = (self.state.t or 0) + 1
+    if self.state.t == 30 then
+      self:ragdoll({{ muscle = 0.2, duration = 1.0 }})
+    elseif self.state.t == 31 then
+      log.info("state", self:ragdoll_state(), "muscle", self.muscle, self:is_ragdoll())
+    end
+  end,
+  on_ragdoll = function(self, why) log.info("ragdoll", why) end,
+  on_recover = function(self)
+    log.info("recovered", self:ragdoll_state())
+    self:move(vec3(0, 0, 1), 0.8)
+  end,
+}}
+world.spawn("bug", {{ position = vec3(0, 0, 0) }})
+{extra}
+"#
+    );
+    standalone(dir, "scene", &main)
+}
+
+/// A mod with no dependencies.
+fn standalone(dir: &std::path::Path, name: &str, main: &str) -> std::path::PathBuf {
+    let toml = format!("name = \"{name}\"\nversion = \"0.1.0\"\n");
+    temp_mod(dir, name, &[("mod.toml", &toml), ("main.lua", main)])
+}
+
+#[test]
+fn a_script_throws_a_creature_into_physics_and_it_gets_up_and_walks() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = scene(dir.path(), "");
+    let (out, t) = run_trace(dir.path(), 360, &[m], &[]);
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("[scene] ragdoll\tscript"), "{log}");
+    assert!(log.contains("[scene] state\tlimp\tmuscle\t0.2"), "{log}");
+    assert!(log.contains("[scene] recovered\tanimated"), "{log}");
+    let recs = t.of(1);
+    let states: Vec<&str> = recs.iter().map(|r| r.ragdoll_state.as_str()).collect();
+    let mut phases: Vec<&str> = states.clone();
+    phases.dedup();
+    assert_eq!(
+        phases,
+        ["animated", "limp", "recovering", "animated"],
+        "{phases:?}"
+    );
+    for r in recs.iter().filter(|r| r.ragdoll) {
+        assert_eq!(r.parts.len(), 17, "body + 16 leg segments in the trace");
+        assert!(r.feet.iter().all(|f| !f.grounded));
+    }
+    let up = states
+        .iter()
+        .rposition(|s| *s != "animated")
+        .expect("ragdolled")
+        + 1;
+    assert!(up < 30 + 60 * 4, "up again at tick {up}");
+    // After the hand-off it walks, and the locomotion bars hold.
+    let q = assert_walks_well("ragdoll scene", &t, &[("scene/bug", 4)]);
+    let (a, b) = (
+        recs[up].pos.expect("pos"),
+        recs[recs.len() - 1].pos.expect("pos"),
+    );
+    assert!(
+        b[2] - a[2] > 1.0,
+        "walked {:.2} m after getting up",
+        b[2] - a[2]
+    );
+    assert_body_moves_well("ragdoll scene", &q);
+}
+
+#[test]
+fn a_ragdoll_run_replays_to_the_same_bytes() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = scene(dir.path(), "");
+    let (rec, a, b) = (
+        dir.path().join("run.rec"),
+        dir.path().join("a.jsonl"),
+        dir.path().join("b.jsonl"),
+    );
+    let run = |extra: &[&str], trace: &std::path::Path| {
+        let mut args: Vec<String> = ["run", "--headless", "--frames", "200"]
+            .map(String::from)
+            .to_vec();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend([
+            "--trace".to_string(),
+            trace.display().to_string(),
+            m.display().to_string(),
+        ]);
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = skitter(&argv);
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    run(&["--record", &rec.display().to_string()], &a);
+    let record = std::fs::read_to_string(&rec).expect("record");
+    assert!(
+        record.contains("\"Ragdoll\""),
+        "the ragdoll command is recorded"
+    );
+    run(&["--replay", &rec.display().to_string()], &b);
+    let (ta, tb) = (std::fs::read(&a).expect("a"), std::fs::read(&b).expect("b"));
+    assert!(ta == tb, "the replay's trace differs from the run's");
+    let t = Trace::parse(&String::from_utf8_lossy(&ta));
+    assert!(t.recs.iter().any(|r| r.ragdoll));
+}
+
+#[test]
+fn absurd_physics_values_are_field_named_errors() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (field, value, want) in [
+        (
+            "max_torque",
+            "1e30",
+            "field 'physics.max_torque' must be <= 1e6, got 1e30",
+        ),
+        (
+            "stiffness",
+            "-5",
+            "field 'physics.stiffness' must be >= 0, got -5",
+        ),
+        (
+            "damping",
+            "0/0",
+            "field 'physics.damping' must be a finite number",
+        ),
+        (
+            "limits",
+            "{ knee = { 90, 10 } }",
+            "field 'physics.limits.knee' must be {min, max}",
+        ),
+        (
+            "joints",
+            "{ ['L9.knee'] = { stiffness = 1 } }",
+            "field 'physics.joints.L9.knee' names no leg",
+        ),
+        (
+            "limp_strength",
+            "3",
+            "field 'physics.limp_strength' must be between 0 and 1, got 3",
+        ),
+    ] {
+        let src = format!(
+            "creature.define {{ name = \"b\", legs = {{ {{ name = \"L1\", hip = vec3(0.1, 0, 0), rest = vec3(0.5, -0.35, 0), segments = {{ 0.4, 0.4 }} }} }},\n  physics = {{ {field} = {value} }} }}\n"
+        );
+        let m = standalone(dir.path(), &format!("bad_{field}"), &src);
+        let out = skitter(&["check", &m.display().to_string()]);
+        let log = text(&out);
+        assert!(!out.status.success(), "{field}: {log}");
+        assert!(
+            log.contains(&format!("bad_{field}/main.lua:1")),
+            "{field}: no location in {log}"
+        );
+        assert!(log.contains(want), "{field}: want '{want}' in {log}");
+    }
+}
+
+#[test]
+fn a_mod_that_ragdolls_everything_is_held_by_the_cap_and_the_world_goes_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = scene(
+        dir.path(),
+        r#"
+local all = {}
+for i = 1, 300 do
+  table.insert(all, world.spawn("bug", { position = vec3((i % 20) * 1.4 - 14, 0, math.floor(i / 20) * 1.6 - 12) }))
+end
+behaviour.define { name = "mob", on_update = function(self) end }
+local spawner = world.spawn("bug", { position = vec3(14, 0, 14), behaviour = "mob" })
+spawner:set_behaviour("mob")
+local tick = 0
+creature.define { name = "boss", body = { hover = 1 }, legs = {},
+  on_update = function(self)
+    tick = tick + 1
+    if tick == 2 then
+      for _ = 1, 14 do  -- 14 x 300 requests in one tick
+        for _, c in ipairs(all) do c:ragdoll({ muscle = 0 }) end
+      end
+    end
+  end }
+world.spawn("boss", { position = vec3(0, 0, 0) })
+"#,
+    );
+    let (out, t) = run_trace(dir.path(), 40, &[m], &["--max-ragdolls", "12"]);
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("--max-ragdolls 12"),
+        "the refusal names the flag: {log}"
+    );
+    for f in 0..=40 {
+        let n = t.recs.iter().filter(|r| r.frame == f && r.ragdoll).count();
+        assert!(n <= 12, "{n} rigs at tick {f}");
+    }
+    assert!(t.recs.iter().any(|r| r.ragdoll), "some were thrown");
+    let last = t.recs.iter().map(|r| r.frame).max();
+    assert_eq!(last, Some(40), "the world kept stepping");
+}
