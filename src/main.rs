@@ -80,7 +80,7 @@ enum Cmd {
         /// Image size for --screenshot, WIDTHxHEIGHT.
         #[arg(long, default_value = "1280x720", value_parser = parse_size)]
         size: (u32, u32),
-        /// Debug layers to draw: targets,casts,contacts,plane,paths or all.
+        /// Debug layers to draw: targets,casts,contacts,plane,paths,lean,nav,ragdoll or all.
         #[arg(long, default_value = "")]
         debug: String,
         /// With --screenshot: render every tick and report frame times.

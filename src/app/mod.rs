@@ -1,6 +1,7 @@
 //! Layer 4: the application — the winit window with its egui overlay, input and camera
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
+pub(crate) mod muscles;
 pub(crate) mod screenshot;
 pub(crate) mod shader_watch;
 pub(crate) mod ui;

@@ -25,6 +25,8 @@ pub(crate) enum Action {
     Follow(Option<CreatureId>),
     /// Stop a creature sent somewhere by hand.
     Stop(CreatureId),
+    /// A command for the world (muscles, ragdoll, recover).
+    Push(Command),
 }
 
 /// A short message after a hot reload (ok, or the error), shown for a few seconds.
@@ -93,8 +95,13 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("7", "debug: navmesh (teal) and each agent's path (pink)"),
     (
         "K",
-        "kick the selected creature (a hit of strength 1 along the view)",
+        "knock the selected creature over (a hit of 1.5x its threshold along the view)",
     ),
+    (
+        "Space",
+        "lower every muscle (everyone goes limp); again to raise them (everyone gets up)",
+    ),
+    ("8", "debug: ragdoll joints, limits and muscle targets"),
     ("R", "restart: rebuild the world from the mods"),
 ];
 
@@ -195,6 +202,7 @@ fn status_panel(
         ui.checkbox(&mut d.paths, "paths");
         ui.checkbox(&mut d.lean, "lean");
         ui.checkbox(&mut d.nav, "nav");
+        ui.checkbox(&mut d.ragdoll, "ragdoll");
     });
     if d != view.debug {
         actions.push(Action::Debug(d));
@@ -246,6 +254,10 @@ fn inspector(
                         actions.push(Action::SetLean(id, Box::new(l)));
                     }
                 }
+                if !c.def.legs.is_empty() {
+                    ui.separator();
+                    muscle_sliders(ui, c, actions);
+                }
                 ui.horizontal(|ui| {
                     let following = view.follow == Some(id);
                     if ui.selectable_label(following, "follow (F)").clicked() {
@@ -258,6 +270,35 @@ fn inspector(
                     }
                 });
             });
+    }
+}
+
+/// The selected creature's physics: its state, live muscle strength and this creature's
+/// stiffness and damping (multipliers on its type's), and ragdoll / recover buttons.
+fn muscle_sliders(ui: &mut egui::Ui, c: &crate::sim::Creature, actions: &mut Vec<Action>) {
+    let id = c.id;
+    ui.label(format!("physics: {}", c.ragdoll_state()));
+    let Some(rag) = c.rag.as_ref() else {
+        if ui.button("ragdoll (limp)").clicked() {
+            actions.push(Action::Push(Command::Ragdoll(id, Default::default())));
+        }
+        return;
+    };
+    let mut m = rag.muscle;
+    if ui
+        .add(egui::Slider::new(&mut m, 0.0..=1.0).text("muscle strength"))
+        .changed()
+    {
+        actions.push(Action::Push(Command::SetMuscle(id, m)));
+    }
+    let mut g = rag.gains;
+    let k = ui.add(egui::Slider::new(&mut g[0], 0.1..=4.0).text("stiffness x"));
+    let d = ui.add(egui::Slider::new(&mut g[1], 0.1..=4.0).text("damping x"));
+    if k.changed() || d.changed() {
+        actions.push(Action::Push(Command::SetMuscleGains(id, g)));
+    }
+    if ui.button("recover").clicked() {
+        actions.push(Action::Push(Command::Recover(id)));
     }
 }
 
@@ -386,6 +427,7 @@ pub(crate) fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
         Action::Debug(d) => view.debug = d,
         Action::Follow(f) => view.follow = f,
         Action::Stop(id) => super::window::stop(host, id),
+        Action::Push(c) => host.world_mut().push(c),
     }
 }
 

@@ -99,6 +99,8 @@ struct App {
     failure: Option<anyhow::Error>,
     tape: Tape,
     toasts: Vec<super::ui::Toast>,
+    /// Space lowered every muscle (everyone limp) until pressed again.
+    muscles_lowered: bool,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -143,6 +145,7 @@ impl App {
             failure: None,
             tape,
             toasts: Vec::new(),
+            muscles_lowered: false,
         }
     }
 
@@ -394,6 +397,10 @@ impl App {
                 self.view.selected = None;
                 self.view.follow = None;
             }
+            Key::Named(NamedKey::Space) if !self.host.replaying() => {
+                self.muscles_lowered = !self.muscles_lowered;
+                super::muscles::set_all_muscles(&mut self.host.world_mut(), self.muscles_lowered);
+            }
             Key::Character(c) => match c.as_str() {
                 "h" | "H" => self.show_help = !self.show_help,
                 "f" | "F" => {
@@ -420,10 +427,11 @@ impl App {
                 "5" => self.view.debug.paths ^= true,
                 "6" => self.view.debug.lean ^= true,
                 "7" => self.view.debug.nav ^= true,
+                "8" => self.view.debug.ragdoll ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();
-                        self.host.world_mut().push(Command::Hit(id, fwd, 1.0));
+                        super::muscles::knock_over(&mut self.host.world_mut(), id, fwd);
                     }
                 }
                 _ => {}

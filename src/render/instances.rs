@@ -56,11 +56,15 @@ pub struct DebugFlags {
     pub lean: bool,
     /// The navmesh and each agent's path.
     pub nav: bool,
+    /// Ragdoll joints: each joint, its muscle's target (magenta) and the hips' swing limits.
+    pub ragdoll: bool,
 }
 
 /// A debug layer name `DebugFlags::parse` does not know.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, all)")]
+#[error(
+    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, all)"
+)]
 pub struct UnknownLayer(pub String);
 
 impl DebugFlags {
@@ -76,6 +80,7 @@ impl DebugFlags {
                 "paths" => f.paths = true,
                 "lean" => f.lean = true,
                 "nav" => f.nav = true,
+                "ragdoll" => f.ragdoll = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -85,6 +90,7 @@ impl DebugFlags {
                         paths: true,
                         lean: true,
                         nav: true,
+                        ragdoll: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -102,6 +108,7 @@ impl DebugFlags {
             || self.paths
             || self.lean
             || self.nav
+            || self.ragdoll
     }
 }
 
@@ -217,6 +224,34 @@ impl FrameInstances {
         }
         if debug.paths {
             self.paths(snap, destinations, paths);
+        }
+        if debug.ragdoll {
+            self.rig_joints(snap);
+        }
+    }
+
+    /// Ragdoll joints: a cross at each, a magenta line to where its muscle pulls the child
+    /// segment, and at hips eight spokes on the swing limit's cone around that target.
+    fn rig_joints(&mut self, snap: &Snapshot) {
+        const TARGET: [f32; 4] = [1.0, 0.2, 0.9, 1.0];
+        const LIMIT: [f32; 4] = [0.9, 0.9, 0.3, 1.0];
+        for j in &snap.rig_joints {
+            cross(&mut self.lines, j.at, 0.03, LIMIT);
+            line(&mut self.lines, j.at, j.target, TARGET);
+            if !j.hip {
+                continue;
+            }
+            let d = j.target - j.at;
+            let Some(dir) = d.try_normalize() else {
+                continue;
+            };
+            let side = dir.any_orthonormal_vector();
+            for i in 0..8 {
+                let about =
+                    glam::Quat::from_axis_angle(dir, i as f32 * std::f32::consts::TAU / 8.0) * side;
+                let spoke = glam::Quat::from_axis_angle(about, j.limit.to_radians()) * d * 0.35;
+                line(&mut self.lines, j.at, j.at + spoke, LIMIT);
+            }
         }
     }
 

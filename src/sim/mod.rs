@@ -19,7 +19,8 @@ pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;
 pub use ragdoll::rig::rig_chains;
 pub use ragdoll::{
-    Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, DEFAULT_MAX_RAGDOLLS,
+    Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, RigJointView, DEFAULT_MAX_RAGDOLLS,
+    FOREVER,
 };
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};

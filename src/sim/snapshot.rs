@@ -60,6 +60,8 @@ pub struct Snapshot {
     pub creatures: Vec<CreatureView>,
     /// All legs, creature by creature.
     pub legs: Vec<LegPose>,
+    /// Every ragdoll's joints (for the `ragdoll` debug layer).
+    pub rig_joints: Vec<super::RigJointView>,
 }
 
 impl Snapshot {
@@ -75,11 +77,13 @@ impl Snapshot {
         self.level_version = world.level_version();
         self.creatures.clear();
         self.legs.clear();
+        self.rig_joints.clear();
         for c in world.creatures() {
             let first_leg = self.legs.len() as u32;
             match c.rag.as_ref() {
                 // A ragdoll's legs are its rig's segments.
                 Some(rag) => {
+                    world.rig_joints(c.id, &mut self.rig_joints);
                     for chain in super::rig_chains(&c.def, &rag.parts) {
                         let foot = chain[chain.len() - 1];
                         self.legs.push(LegPose {

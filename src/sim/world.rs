@@ -104,6 +104,9 @@ pub enum Command {
     Recover(CreatureId),
     /// Set a ragdoll's muscle strength, 0..1 (`c.muscle = s`).
     SetMuscle(CreatureId, f32),
+    /// Scale a ragdoll's muscle stiffness and damping (multipliers on its type's, each
+    /// 0.01..100; the window's inspector).
+    SetMuscleGains(CreatureId, [f32; 2]),
 }
 
 /// Something that happened during a tick.
@@ -455,6 +458,7 @@ impl World {
                 }
                 Command::Recover(id) => self.request_recover(*id),
                 Command::SetMuscle(id, s) => self.set_muscle(*id, *s),
+                Command::SetMuscleGains(id, g) => self.set_muscle_gains(*id, *g),
                 Command::Despawn(id) => {
                     self.drop_agent(*id);
                     self.drop_rig(*id);

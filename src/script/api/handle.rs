@@ -366,7 +366,7 @@ pub(super) fn ragdoll(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::
             req.muscle = Some(strength_arg(lua, "c:ragdoll: muscle", &muscle)?);
         }
         match r.num("duration").map_err(|e| def_err(lua, "c:ragdoll", e))? {
-            Some(d) if d > 0.0 && !d.is_nan() => req.duration = Some(d),
+            Some(d) if d > 0.0 && !d.is_nan() => req.duration = Some(d.min(crate::sim::FOREVER)),
             Some(d) => {
                 return Err(located(
                     lua,

@@ -35,6 +35,9 @@ pub(crate) const SLEEP_AFTER: f32 = 0.5;
 pub(crate) const SLEEP_SPEED: f32 = 0.05;
 /// Spin a hit gives the body about the axis across it, rad/s per m/s of push.
 pub(crate) const TUMBLE: f32 = 1.5;
+/// A limp duration that never ends (`math.huge` from a script): finite, so records of it
+/// stay plain JSON.
+pub const FOREVER: f32 = 1e9;
 /// Default cap on simultaneous rigs (`--max-ragdolls`).
 pub const DEFAULT_MAX_RAGDOLLS: usize = 256;
 
@@ -98,6 +101,8 @@ pub struct Ragdoll {
     pub from: (Vec3, Quat),
     /// Where the current try stands the body.
     pub goal: (Vec3, Quat),
+    /// This creature's stiffness and damping multipliers (the inspector's sliders).
+    pub gains: [f32; 2],
 }
 
 impl Ragdoll {
@@ -105,6 +110,21 @@ impl Ragdoll {
     pub fn body(&self) -> &Part {
         &self.parts[0]
     }
+}
+
+/// One ragdoll joint for the debug layer (see [`World::rig_joints`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RigJointView {
+    /// The joint.
+    pub at: Vec3,
+    /// The child segment's far end now.
+    pub now: Vec3,
+    /// Where the muscle pulls it (the standing pose relative to the parent).
+    pub target: Vec3,
+    /// Limit, degrees.
+    pub limit: f32,
+    /// A hip (spherical) rather than a knee.
+    pub hip: bool,
 }
 
 /// Why a creature went into physics.
@@ -184,6 +204,37 @@ impl World {
             .collect()
     }
 
+    /// For drawing: each muscle-driven joint of a ragdoll as (joint point, where its child
+    /// segment's far end is, where the standing pose wants it, the joint's limit in degrees:
+    /// the hip's swing, or the knee's larger bend).
+    pub fn rig_joints(&self, id: CreatureId, out: &mut Vec<RigJointView>) {
+        let (Some(c), Some(rig)) = (self.creature(id), self.rigs.rigs.get(&id)) else {
+            return;
+        };
+        let Some(rag) = c.rag.as_ref() else { return };
+        let chains = rig::rig_chains(&c.def, &rag.parts);
+        let mut k = 1;
+        for (leg, chain) in c.def.legs.iter().zip(&chains) {
+            for (si, len) in leg.segments.iter().enumerate() {
+                let parent = if si == 0 { 0 } else { k - 1 };
+                let rel = rig.stand.parts[parent].1.inverse() * rig.stand.parts[k].1;
+                let want = rag.parts[parent].rotation * rel;
+                out.push(RigJointView {
+                    at: chain[si],
+                    now: chain[si + 1],
+                    target: chain[si] + want * Vec3::Y * *len,
+                    limit: if si == 0 {
+                        c.def.physics.hip_swing
+                    } else {
+                        c.def.physics.knee[1]
+                    },
+                    hip: si == 0,
+                });
+                k += 1;
+            }
+        }
+    }
+
     /// The rigid bodies' quarantine after the last physics step was empty (no part went
     /// non-finite).
     pub fn physics_quarantine_empty(&self) -> bool {
@@ -261,6 +312,7 @@ impl World {
             parts,
             from: body,
             goal: body,
+            gains: [1.0, 1.0],
         }));
         self.drop_agent(id);
         self.events.push(WorldEvent::Ragdoll { id, cause });
@@ -295,6 +347,10 @@ impl World {
 
     /// Sets the live muscle strength of a ragdolled creature (and what it holds limp).
     pub(super) fn set_muscle(&mut self, id: CreatureId, strength: f32) {
+        if !strength.is_finite() {
+            return;
+        }
+        let strength = strength.clamp(0.0, 1.0);
         let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
             return;
         };
@@ -302,6 +358,18 @@ impl World {
         if rag.phase == RagdollPhase::Limp {
             rag.muscle = strength;
         }
+        self.wake_rig(id, None);
+    }
+
+    /// Scales a ragdoll's stiffness and damping (each clamped to 0.01..100; NaN ignored).
+    pub(super) fn set_muscle_gains(&mut self, id: CreatureId, gains: [f32; 2]) {
+        if !gains.iter().all(|g| g.is_finite()) {
+            return;
+        }
+        let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
+            return;
+        };
+        rag.gains = gains.map(|g| g.clamp(0.01, 100.0));
         self.wake_rig(id, None);
     }
 

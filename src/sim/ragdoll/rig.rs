@@ -123,8 +123,8 @@ pub(crate) struct Rig {
     pub(crate) joints: Vec<RigJoint>,
     /// The kinematic body that pulls the torso up during a recovery, and its joint.
     pub(crate) anchor: Option<(RigidBodyHandle, ImpulseJointHandle)>,
-    /// The muscle strength last written to the motors (NaN: never).
-    pub(crate) applied: f32,
+    /// The muscle strength and gains last written to the motors (NaN: never).
+    pub(crate) applied: [f32; 3],
     pub(crate) masses: Vec<f32>,
     pub(crate) stand: StandPose,
     pub(crate) asleep: bool,
@@ -273,26 +273,28 @@ pub(crate) fn build(
         bodies,
         joints,
         anchor: None,
-        applied: f32::NAN,
+        applied: [f32::NAN; 3],
         masses,
         stand,
         asleep: false,
     }
 }
 
-/// Writes muscle strength `s` (0..1) into every motor of `rig`.
-pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32) {
-    if rig.applied == s {
+/// Writes muscle strength `s` (0..1) with the stiffness and damping `gains` into every
+/// motor of `rig`.
+pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32, gains: [f32; 2]) {
+    let want = [s, gains[0], gains[1]];
+    if rig.applied == want {
         return;
     }
-    rig.applied = s;
+    rig.applied = want;
     for j in &rig.joints {
         let Some(joint) = physics.impulse_joints.get_mut(j.handle, true) else {
             continue;
         };
         let (k, d, max) = (
-            j.muscle.stiffness * s,
-            j.muscle.damping * s,
+            j.muscle.stiffness * s * gains[0],
+            j.muscle.damping * s * gains[1],
             j.muscle.max_torque * s,
         );
         let data = &mut joint.data;

@@ -205,7 +205,7 @@ impl World {
             if r.asleep {
                 continue;
             }
-            rig::set_strength(&mut self.physics, r, rag.muscle);
+            rig::set_strength(&mut self.physics, r, rag.muscle, rag.gains);
             if rag.phase == RagdollPhase::Recovering {
                 let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
                 let pose = (

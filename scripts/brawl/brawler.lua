@@ -1,0 +1,44 @@
+-- The brawler brain: walk at the nearest soldier of the other team, shove it when in reach,
+-- wait a moment, go again. A shove below the soldier's hit threshold makes the target
+-- stagger in physics with its muscles at half strength (it struggles to stay up, the
+-- balance help holding it); a hard one knocks it over and it gets up by itself.
+return behaviour.define {
+  name = "brawler",
+  params = { team = 1, reach = 0.95, sight = 14, shove = { 1.5, 4.5 }, rest = 1.4 },
+  on_spawn = function(self)
+    self.state.cool = math.random() * self.params.rest
+  end,
+  on_update = function(self, dt)
+    if self:is_ragdoll() then return end
+    self.state.cool = math.max(0, (self.state.cool or 0) - dt)
+    local me = self:position()
+    local foe, best = nil, math.huge
+    for _, o in ipairs(world.creatures_near(me, self.params.sight, "brawl/soldier")) do
+      if o.params.team ~= self.params.team and not o:is_ragdoll() then
+        local d = vector.magnitude(o:position() - me)
+        if d < best then foe, best = o, d end
+      end
+    end
+    if foe == nil then
+      self:move(vec3(0, 0, 0), 0)
+      return
+    end
+    local to = foe:position() - me
+    local flat = vector.normalize(vec3(to.x, 0, to.z))
+    if best > self.params.reach then
+      self:move(flat, self.params.team == 1 and 1.1 or 1.2)
+    elseif self.state.cool <= 0 then
+      local lo, hi = self.params.shove[1], self.params.shove[2]
+      local strength = lo + (hi - lo) * math.random()
+      foe:hit(flat + vec3(0, 0.25, 0), strength)
+      if strength < 3 then
+        foe:ragdoll({ muscle = 0.65, duration = 0.7 })   -- stagger: wobble, then walk again
+      end
+      self.state.cool = self.params.rest
+      self:face(flat)
+    else
+      self:face(flat)
+    end
+  end,
+  on_ragdoll = function(self, why) self.state.down = (self.state.down or 0) + 1 end,
+}
