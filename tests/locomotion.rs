@@ -144,8 +144,12 @@ fn bundled_demo_wanders_the_arena() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
     // The demo's six spiders, centipede and hound, the patrolling spider and the flyer of
-    // the paths mod.
-    assert_eq!(t.ids().len(), 10, "eight wanderers, a patrol and a flyer");
+    // the paths mod, and the brawl's eight soldiers.
+    assert_eq!(
+        t.ids().len(),
+        18,
+        "eight wanderers, a patrol, a flyer and eight brawlers"
+    );
     assert_eq!(
         t.recs
             .iter()
@@ -160,7 +164,13 @@ fn bundled_demo_wanders_the_arena() {
             ("spider/spider", 4),
             ("menagerie/centipede", 10),
             ("menagerie/hound", 2),
+            ("brawl/soldier", 1),
         ],
+    );
+    let brawled = t.recs.iter().filter(|r| r.ragdoll).count();
+    assert!(
+        brawled > 600,
+        "the brawl knocked soldiers over ({brawled} ragdoll frames)"
     );
     let walked = |id: u64| -> f64 {
         t.of(id)

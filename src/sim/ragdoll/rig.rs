@@ -11,7 +11,7 @@ use rapier3d::prelude::{
 };
 
 use super::Part;
-use crate::locomotion::physics::{bend_axis, limb_radius, split_mass};
+use crate::locomotion::physics::{bend_axis, limb_radius, split_mass, GRAVITY};
 use crate::locomotion::{FlatGround, JointKind, Locomotor, Muscle, ValidCreatureDef};
 use crate::sim::world::CreatureId;
 
@@ -23,6 +23,10 @@ const PARTS_GROUP: u32 = 2;
 /// thigh, shin at mass ratios up to 8) converge slowly; at 4 a standing spider's joints sit
 /// 4° off their targets whatever the stiffness, at 8 under 2°.
 const RIG_EXTRA_ITERATIONS: usize = 4;
+
+/// Angular damping of every part (rapier's, 1/s): a limp limb is not frictionless (with
+/// 0.2 a limp spider creeps at 5–10 cm/s forever and never sleeps).
+const PART_ANGULAR_DAMPING: f32 = 1.0;
 
 /// Fastest a part may move, m/s, and turn, rad/s (seed 003 §9.2).
 pub(crate) const MAX_SPEED: f32 = 10.0;
@@ -123,6 +127,8 @@ pub(crate) struct Rig {
     pub(crate) joints: Vec<RigJoint>,
     /// The kinematic body that pulls the torso up during a recovery, and its joint.
     pub(crate) anchor: Option<(RigidBodyHandle, ImpulseJointHandle)>,
+    /// What the anchor's motors were last set to.
+    pub(crate) anchor_drive: Option<AnchorDrive>,
     /// The muscle strength and gains last written to the motors (NaN: never).
     pub(crate) applied: [f32; 3],
     pub(crate) masses: Vec<f32>,
@@ -175,7 +181,7 @@ pub(crate) fn build(
                 .linvel(part.linvel)
                 .angvel(part.angvel)
                 .linear_damping(0.05)
-                .angular_damping(0.2)
+                .angular_damping(PART_ANGULAR_DAMPING)
                 .additional_solver_iterations(RIG_EXTRA_ITERATIONS),
         )
     };
@@ -210,6 +216,17 @@ pub(crate) fn build(
         for (si, len) in leg.segments.iter().enumerate() {
             let part = parts.get(k).copied().unwrap_or(parts[0]);
             let h = body_of(physics, &part);
+            // A thin capsule barely resists spinning about its own axis; its motors then
+            // chatter and it never settles. Give it a quarter of its crosswise inertia there.
+            let m = leg_masses[li][si];
+            let spin = rapier3d::prelude::MassProperties::new(
+                Vec3::ZERO,
+                0.0,
+                Vec3::new(0.0, m * len * len / 48.0, 0.0),
+            );
+            if let Some(b) = physics.bodies.get_mut(h) {
+                b.set_additional_mass_properties(spin, false);
+            }
             let half_h = (len * 0.5 - r).max(0.0);
             physics.insert_collider(
                 collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
@@ -273,6 +290,7 @@ pub(crate) fn build(
         bodies,
         joints,
         anchor: None,
+        anchor_drive: None,
         applied: [f32::NAN; 3],
         masses,
         stand,
@@ -313,8 +331,18 @@ pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32, ga
     }
 }
 
-/// Adds the recovery anchor: a kinematic body at `pose` pulling the torso with a
-/// motor-only joint (all six axes, acceleration-based so it scales with the rig).
+/// What the anchor does this tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum AnchorDrive {
+    /// Getting up: pull the body to the anchor's pose on every axis.
+    Recover,
+    /// Balance help at this share (0..1): hold the body's height (at most twice the rig's
+    /// weight) and keep it upright; sideways and heading free.
+    Balance(f32),
+}
+
+/// Adds the anchor: a kinematic body at `pose` joined to the torso by a motor-only joint
+/// (implicit springs: stable in piles, where an explicit push would pump energy).
 pub(crate) fn add_anchor(physics: &mut PhysicsWorld, rig: &mut Rig, pose: (Vec3, Quat)) {
     if rig.anchor.is_some() {
         return;
@@ -323,20 +351,58 @@ pub(crate) fn add_anchor(physics: &mut PhysicsWorld, rig: &mut Rig, pose: (Vec3,
         RigidBodyBuilder::kinematic_position_based()
             .pose(rapier3d::math::Pose::from_parts(pose.0, pose.1)),
     );
-    let mut j = GenericJointBuilder::new(JointAxesMask::empty()).contacts_enabled(false);
-    for axis in [JointAxis::LinX, JointAxis::LinY, JointAxis::LinZ] {
-        j = j
-            .motor_position(axis, 0.0, 300.0, 35.0)
-            .motor_max_force(axis, f32::MAX);
-    }
-    for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
-        j = j
-            .motor_position(axis, 0.0, 300.0, 35.0)
-            .motor_max_force(axis, f32::MAX);
-    }
+    let j = GenericJointBuilder::new(JointAxesMask::empty()).contacts_enabled(false);
     let h = physics.insert_impulse_joint(body, rig.bodies[0], j.build());
     rig.anchor = Some((body, h));
+    rig.anchor_drive = None;
 }
+
+/// Sets the anchor's motors for `drive` (the rig weighs `mass` kg).
+pub(crate) fn drive_anchor(
+    physics: &mut PhysicsWorld,
+    rig: &mut Rig,
+    drive: AnchorDrive,
+    mass: f32,
+) {
+    let Some((_, h)) = rig.anchor else { return };
+    if rig.anchor_drive == Some(drive) {
+        return;
+    }
+    rig.anchor_drive = Some(drive);
+    let Some(joint) = physics.impulse_joints.get_mut(h, true) else {
+        return;
+    };
+    let data = &mut joint.data;
+    let all = [
+        JointAxis::LinX,
+        JointAxis::LinY,
+        JointAxis::LinZ,
+        JointAxis::AngX,
+        JointAxis::AngY,
+        JointAxis::AngZ,
+    ];
+    for axis in all {
+        let (k, d, max) = match drive {
+            AnchorDrive::Recover => (300.0, 35.0, f32::MAX),
+            AnchorDrive::Balance(help) => match axis {
+                JointAxis::LinY => (
+                    BALANCE_LIFT * help,
+                    12.0 * help,
+                    2.0 * GRAVITY * mass * help,
+                ),
+                JointAxis::AngX | JointAxis::AngZ => (120.0 * help, 20.0 * help, f32::MAX),
+                _ => (0.0, 0.0, 0.0),
+            },
+        };
+        data.set_motor_model(axis, MotorModel::AccelerationBased);
+        data.set_motor_position(axis, 0.0, k, d);
+        data.set_motor_max_force(axis, max);
+    }
+}
+
+/// Stiffness of the balance lift, 1/s² (TABS' strings: `a = 60 (ride − h) − 12 v`); the
+/// anchor stands `g / BALANCE_LIFT` above ride height so the spring carries the weight.
+pub(crate) const BALANCE_LIFT: f32 = 60.0;
 
 /// Moves the anchor to `pose` for the next step.
 pub(crate) fn move_anchor(physics: &mut PhysicsWorld, rig: &Rig, pose: (Vec3, Quat)) {

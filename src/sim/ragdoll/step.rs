@@ -5,7 +5,7 @@
 use glam::{Quat, Vec3};
 use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
 
-use super::rig::{self, LEVEL_GROUP};
+use super::rig::{self, AnchorDrive, LEVEL_GROUP};
 use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED};
 use crate::locomotion::physics::GRAVITY;
 use crate::locomotion::{Locomotor, ValidCreatureDef};
@@ -58,7 +58,7 @@ impl World {
         }
         self.advance_phases(dt);
         self.sync_rigs();
-        self.drive_rigs(dt);
+        self.drive_rigs();
         let awake = self.rigs.rigs.values().any(|r| !r.asleep);
         if awake {
             self.physics.step_with_events(&OwnPartsApart, &());
@@ -195,8 +195,7 @@ impl World {
     }
 
     /// Muscles, balance help and the anchor, for every awake rig.
-    fn drive_rigs(&mut self, dt: f32) {
-        let mut pushes = Vec::new();
+    fn drive_rigs(&mut self) {
         for c in &self.creatures {
             let Some(rag) = c.rag.as_ref() else { continue };
             let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
@@ -206,24 +205,22 @@ impl World {
                 continue;
             }
             rig::set_strength(&mut self.physics, r, rag.muscle, rag.gains);
+            let mass = r.mass();
             if rag.phase == RagdollPhase::Recovering {
                 let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
                 let pose = (
                     rag.from.0.lerp(rag.goal.0, t),
                     rag.from.1.slerp(rag.goal.1, t),
                 );
+                rig::add_anchor(&mut self.physics, r, pose);
+                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Recover, mass);
                 rig::move_anchor(&mut self.physics, r, pose);
-            } else if let Some(p) =
-                balance_push(&self.physics, &c.def, rag, r.mass() / r.masses[0], dt)
-            {
-                pushes.push((r.bodies[0], p));
-            }
-        }
-        for (h, (dv, dw)) in pushes {
-            if let Some(b) = self.physics.bodies.get_mut(h) {
-                let (v, w) = (b.linvel() + dv, b.angvel() + dw);
-                b.set_linvel(v, true);
-                b.set_angvel(w, true);
+            } else if let Some((help, pose)) = balance(&self.physics, &c.def, rag) {
+                rig::add_anchor(&mut self.physics, r, pose);
+                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Balance(help), mass);
+                rig::move_anchor(&mut self.physics, r, pose);
+            } else {
+                rig::drop_anchor(&mut self.physics, r);
             }
         }
     }
@@ -330,22 +327,20 @@ fn c_has_nav(w: &World, id: CreatureId) -> bool {
 }
 
 /// Balance help for stances that cannot stand alone (TABS' marionette strings): while the
-/// muscles are at least half strength and the body is still above half its ride height
-/// over the ground, the body is lifted toward ride height (`a = clamp(g + 60 (ride − h) −
-/// 12 v_y, 0, 2g)`, the whole rig's weight carried by the body) and turned upright. Returns
-/// the body's velocity change and angular velocity change.
-fn balance_push(
+/// muscles are above half strength, the body is within 45° of upright and over the ground
+/// between half and 1.5 times its ride height, an anchor holds it at ride height (carrying
+/// at most twice the rig's weight) and upright, its heading and sideways motion free.
+/// Returns the help's share and the anchor's pose.
+fn balance(
     physics: &rapier3d::prelude::PhysicsWorld,
     def: &ValidCreatureDef,
     rag: &super::Ragdoll,
-    mass_ratio: f32,
-    dt: f32,
-) -> Option<(Vec3, Vec3)> {
+) -> Option<(f32, (Vec3, Quat))> {
     let help = def.physics.balance_for(def.legs.len()) * smoothstep((rag.muscle - 0.5) * 4.0);
-    if help <= 0.0 {
+    let body = rag.body();
+    if help <= 0.0 || (body.rotation * Vec3::Y).y < 0.7 {
         return None;
     }
-    let body = rag.body();
     let ride = def.body.height;
     let level = rapier3d::prelude::InteractionGroups::new(
         LEVEL_GROUP.into(),
@@ -357,12 +352,10 @@ fn balance_push(
     if h < ride * 0.5 {
         return None;
     }
-    let a = (GRAVITY + 60.0 * (ride - h) - 12.0 * body.linvel.y).clamp(0.0, 2.0 * GRAVITY);
-    let lift = Vec3::Y * (a * dt * mass_ratio * help);
-    let up = body.rotation * Vec3::Y;
-    let axis = up.cross(Vec3::Y);
-    let tilt_spin = body.angvel - Vec3::Y * body.angvel.y;
-    let turn = (axis.normalize_or_zero() * up.y.clamp(-1.0, 1.0).acos() * 40.0 - tilt_spin * 8.0)
-        * (dt * help);
-    Some((lift, turn))
+    let at = Vec3::new(
+        body.position.x,
+        body.position.y - h + ride + GRAVITY / rig::BALANCE_LIFT,
+        body.position.z,
+    );
+    Some((help, (at, yaw_rotation(heading(body.rotation)))))
 }

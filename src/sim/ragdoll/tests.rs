@@ -383,3 +383,157 @@ fn the_cap_on_rigs_refuses_with_an_error_naming_the_flag() {
     assert_eq!(refused.len(), 2);
     assert!(refused[0].contains("--max-ragdolls 2"), "{}", refused[0]);
 }
+
+#[test]
+fn limp_rigs_settle_and_sleep_at_any_strength() {
+    for m in [0.0f32, 0.05, 0.3] {
+        let (mut w, t) = flat_world();
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, id, m);
+        let mut slept = None;
+        for f in 0..60 * 10 {
+            w.step(TICK_DT);
+            if slept.is_none() && w.sleeping_rigs() == 1 {
+                slept = Some(f);
+            }
+        }
+        let f = slept.unwrap_or_else(|| panic!("strength {m}: never slept in 10 s"));
+        assert!(
+            f < 60 * 8,
+            "strength {m}: slept only after {:.1} s",
+            f as f32 / 60.0
+        );
+        assert_eq!(w.sleeping_rigs(), 1, "strength {m}: woke up again");
+    }
+}
+
+/// The brawl mod's soldier, in Rust.
+pub(crate) fn soldier() -> crate::locomotion::CreatureDef {
+    use crate::locomotion::def::{BodyDef, LegDef};
+    let leg = |name: &str, x: f32| LegDef {
+        name: name.into(),
+        hip: Vec3::new(x * 0.11, -0.24, 0.0),
+        rest: Vec3::new(x * 0.13, -0.98, 0.04),
+        segments: vec![0.45, 0.43],
+        knee: Some(Vec3::Z),
+        phase: None,
+    };
+    let mut d = crate::locomotion::CreatureDef {
+        name: "soldier".into(),
+        body: BodyDef {
+            size: Vec3::new(0.38, 0.5, 0.24),
+            height: 0.98,
+            mass: 30.0,
+            ..Default::default()
+        },
+        legs: vec![leg("L", 1.0), leg("R", -1.0)],
+        ..Default::default()
+    };
+    d.gait.groups = Some(vec![vec!["L".into()], vec!["R".into()]]);
+    d.gait.min_grounded = Some(1.0);
+    d.physics.stiffness = Some(500.0);
+    d.physics.damping = Some(18.0);
+    d.physics.max_torque = Some(900.0);
+    d
+}
+
+#[test]
+fn a_biped_in_physics_stands_on_its_balance_help_and_falls_when_limp() {
+    for (m, stands) in [(0.7f32, true), (1.0, true), (0.1, false)] {
+        let (mut w, _) = flat_world();
+        let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, id, m);
+        for _ in 0..180 {
+            w.step(TICK_DT);
+        }
+        let b = rag(&w, id).parts[0];
+        let up = (b.rotation * Vec3::Y).y;
+        if stands {
+            assert!(
+                b.position.y > 0.9 && up > 0.95,
+                "strength {m}: y {:.2} up {up:.2}",
+                b.position.y
+            );
+        } else {
+            assert!(
+                b.position.y < 0.5,
+                "strength {m}: still up at {:.2}",
+                b.position.y
+            );
+        }
+    }
+}
+
+#[test]
+fn fifty_shoving_bipeds_stay_finite_and_capped_for_30_s_then_settle() {
+    let (mut w, _) = flat_world();
+    let sd = soldier();
+    let t = w.register_type("t/soldier", sd.validate().expect("valid"));
+    let ids: Vec<CreatureId> = (0..50)
+        .map(|i| {
+            let (row, k) = (i % 2, i / 2);
+            let p = Vec3::new(
+                k as f32 * 1.1 - 13.0,
+                0.0,
+                if row == 0 { -0.6 } else { 0.6 },
+            );
+            w.spawn(t, p, if row == 0 { 0.0 } else { std::f32::consts::PI })
+                .expect("spawn")
+        })
+        .collect();
+    for id in &ids {
+        ragdoll(&mut w, *id, 0.7);
+    }
+    let masses: Vec<f32> = {
+        w.step(TICK_DT);
+        w.rigs.rigs.get(&ids[0]).expect("rig").masses.clone()
+    };
+    let mut energy = Vec::new();
+    for tick in 0..60 * 30 {
+        if tick < 60 * 12 && tick % 40 == 0 {
+            for (i, id) in ids.iter().enumerate() {
+                let dir = if i % 2 == 0 { Vec3::Z } else { Vec3::NEG_Z };
+                w.push(Command::Hit(*id, dir, 0.8));
+            }
+        }
+        w.step(TICK_DT);
+        assert!(
+            w.physics_quarantine_empty(),
+            "tick {tick}: a part went non-finite"
+        );
+        let mut ke = 0.0;
+        for id in &ids {
+            for (p, m) in rag(&w, *id).parts.iter().zip(&masses) {
+                assert!(
+                    p.position.is_finite() && p.rotation.is_finite(),
+                    "tick {tick}: NaN"
+                );
+                assert!(
+                    p.linvel.length() <= 10.0 + 1e-3,
+                    "tick {tick}: {} m/s",
+                    p.linvel.length()
+                );
+                assert!(
+                    p.angvel.length() <= 20.0 + 1e-3,
+                    "tick {tick}: {} rad/s",
+                    p.angvel.length()
+                );
+                ke += 0.5 * m * p.linvel.length_squared();
+            }
+        }
+        energy.push(ke);
+    }
+    // Shoves for 12 s, then none; settled from 22 s: under 1 J for the whole crowd (1.5 t
+    // of soldiers; standing ones sway on their muscles), never 5 % more over a second than
+    // a second before (0.05 J slack for contacts shifting in the pile).
+    for (i, e) in energy.iter().enumerate().skip(60 * 22) {
+        assert!(*e < 1.0, "tick {i}: {e} J");
+    }
+    for i in 60 * 22..energy.len() - 60 {
+        assert!(
+            energy[i + 60] <= energy[i] * 1.05 + 0.05,
+            "energy grew at {i}"
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! Active ragdolls per tick: one awake ragdolled spider, one settled (asleep), and 50 / 200
+//! soft soldiers (the brawl mod's type) in physics shoving each other, as µs per
+//! creature-tick. Types come from the bundled mods' files, on a flat ground.
+
+#![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use glam::Vec3;
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{Command, CreatureId, RagdollRequest, World, TICK_DT};
+
+fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
+}
+
+/// A flat 80 m ground with the bundled spider and soldier types (copied from their mods).
+fn host(dir: &std::path::Path) -> ScriptHost {
+    let m = dir.join("bench");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"bench\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("write");
+    for (from, to) in [
+        ("spider/body.lua", "spider.lua"),
+        ("brawl/soldier.lua", "soldier.lua"),
+    ] {
+        let src = std::fs::read_to_string(scripts().join(from)).expect("read");
+        // The spider's default brain lives in its own mod: none here.
+        std::fs::write(m.join(to), src.replace("behaviour = \"wander\",", "")).expect("write");
+    }
+    std::fs::write(
+        m.join("main.lua"),
+        "world.ground { size = vec3(80, 0, 80) }\nrequire('./spider')\nrequire('./soldier')\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions {
+        max_ragdolls: 1000,
+        ..HostOptions::default()
+    });
+    host.load(&[m]);
+    assert!(host.take_errors().is_empty());
+    host
+}
+
+fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
+    let req = RagdollRequest {
+        muscle: Some(muscle),
+        duration: Some(skitter::sim::FOREVER),
+    };
+    w.push(Command::Ragdoll(id, req));
+}
+
+/// Two lines of `n / 2` soldiers in physics (muscles at 0.7: the balance help holds them
+/// up), shoved at each other every 2/3 s.
+fn shoving(w: &mut World, n: usize) -> Vec<CreatureId> {
+    let t = w.type_by_name("bench/soldier").expect("soldier");
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let (row, k) = (i % 2, i / 2);
+        let x = (k % 25) as f32 * 1.1 - 13.0;
+        let z = (k / 25) as f32 * 2.6 + if row == 0 { -0.6 } else { 0.6 };
+        let id = w
+            .spawn(t, Vec3::new(x, 0.0, z), if row == 0 { 0.0 } else { 180.0 })
+            .expect("spawn");
+        ragdoll(w, id, 0.7);
+        ids.push(id);
+    }
+    ids
+}
+
+fn shove(w: &mut World, ids: &[CreatureId], tick: u64) {
+    if !tick.is_multiple_of(40) {
+        return;
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let dir = if i % 2 == 0 { Vec3::Z } else { Vec3::NEG_Z };
+        w.push(Command::Hit(*id, dir, 0.8));
+    }
+}
+
+fn ragdolls(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut group = c.benchmark_group("ragdoll");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4));
+
+    // One spider kept awake: a small push every 20 ticks.
+    let h = host(dir.path());
+    {
+        let mut w = h.world_mut();
+        let t = w.type_by_name("bench/spider").expect("spider");
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, id, 0.3);
+        w.step(TICK_DT);
+    }
+    let mut tick = 0u64;
+    group.throughput(criterion::Throughput::Elements(1));
+    group.bench_function("spider_awake", |b| {
+        b.iter(|| {
+            let mut w = h.world_mut();
+            tick += 1;
+            if tick.is_multiple_of(20) {
+                let id = w.creatures()[0].id;
+                w.push(Command::Hit(id, Vec3::new(1.0, 0.5, 0.0), 1.0));
+            }
+            w.step(TICK_DT);
+        })
+    });
+
+    // One settled spider (asleep): a tick should cost about what an empty world's does.
+    let h = host(dir.path());
+    {
+        let mut w = h.world_mut();
+        let t = w.type_by_name("bench/spider").expect("spider");
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, id, 0.0);
+        for _ in 0..600 {
+            w.step(TICK_DT);
+        }
+        assert_eq!(w.sleeping_rigs(), 1, "settled");
+    }
+    group.bench_function("spider_settled", |b| b.iter(|| h.world_mut().step(TICK_DT)));
+
+    for n in [50usize, 200] {
+        let h = host(dir.path());
+        let ids = shoving(&mut h.world_mut(), n);
+        // Into the shove before measuring.
+        for t in 0..60 {
+            let mut w = h.world_mut();
+            shove(&mut w, &ids, t);
+            w.step(TICK_DT);
+        }
+        let mut tick = 0u64;
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(format!("soldiers_shoving/{n}"), |b| {
+            b.iter(|| {
+                let mut w = h.world_mut();
+                tick += 1;
+                shove(&mut w, &ids, tick);
+                w.step(TICK_DT);
+            })
+        });
+        let w = h.world();
+        let up = w
+            .creatures()
+            .iter()
+            .filter(|c| c.body_pose().0.y > 0.7)
+            .count();
+        eprintln!(
+            "soldiers_shoving/{n}: {} in physics, {up} standing, {} asleep",
+            w.ragdoll_count(),
+            w.sleeping_rigs()
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ragdolls);
+criterion_main!(benches);
