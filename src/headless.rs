@@ -139,44 +139,51 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             w.write_all(b"}\n")?;
             continue;
         }
-        w.write_all(b",\"feet\":[")?;
-        for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
-            if i > 0 {
-                w.write_all(b",")?;
-            }
-            write!(w, "{{\"leg\":{},\"pos\":", json_str(&d.name))?;
-            vec3(w, s.foot)?;
-            w.write_all(b",\"target\":")?;
-            vec3(w, s.target)?;
-            write!(w, ",\"grounded\":{},\"ground\":", s.grounded)?;
-            match world.ground_below(s.foot) {
-                Some(g) => vec3(w, g)?,
-                None => w.write_all(b"null")?,
-            }
-            w.write_all(b",\"reach\":")?;
-            num(w, s.reach)?;
-            w.write_all(b",\"joints\":[")?;
-            vec3(w, s.hip)?;
-            w.write_all(b",")?;
-            if s.joints.is_empty() {
-                vec3(w, s.knee)?;
-            } else {
-                for (k, j) in s.joints.iter().enumerate() {
-                    if k > 0 {
-                        w.write_all(b",")?;
-                    }
-                    vec3(w, *j)?;
-                }
-            }
-            w.write_all(b",")?;
-            vec3(w, s.foot)?;
-            w.write_all(b"],\"pole\":")?;
-            vec3(w, s.pole)?;
-            w.write_all(b"}")?;
-        }
-        w.write_all(b"]}\n")?;
+        write_feet(w, world, c)?;
+        w.write_all(b"}\n")?;
     }
     Ok(())
+}
+
+/// An animated creature's feet: where each is, its target, whether it is planted, the
+/// ground under it, its reach, its joints and its knee's pole.
+fn write_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
+    w.write_all(b",\"feet\":[")?;
+    for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write!(w, "{{\"leg\":{},\"pos\":", json_str(&d.name))?;
+        vec3(w, s.foot)?;
+        w.write_all(b",\"target\":")?;
+        vec3(w, s.target)?;
+        write!(w, ",\"grounded\":{},\"ground\":", s.grounded)?;
+        match world.ground_below(s.foot) {
+            Some(g) => vec3(w, g)?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b",\"reach\":")?;
+        num(w, s.reach)?;
+        w.write_all(b",\"joints\":[")?;
+        vec3(w, s.hip)?;
+        w.write_all(b",")?;
+        if s.joints.is_empty() {
+            vec3(w, s.knee)?;
+        } else {
+            for (k, j) in s.joints.iter().enumerate() {
+                if k > 0 {
+                    w.write_all(b",")?;
+                }
+                vec3(w, *j)?;
+            }
+        }
+        w.write_all(b",")?;
+        vec3(w, s.foot)?;
+        w.write_all(b"],\"pole\":")?;
+        vec3(w, s.pole)?;
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"]")
 }
 
 /// `"ragdoll"`, `"ragdoll_state"` and, in physics, `"muscle"` and `"parts"` (every rigid

@@ -147,6 +147,95 @@ fn rad(deg: f32) -> f32 {
     deg.to_radians()
 }
 
+/// A part's collider: its mass, friction, creature tag (own parts never touch, see
+/// `step::OwnPartsApart`) and the parts' collision group.
+fn part_collider(b: ColliderBuilder, mass: f32, id: CreatureId, friction: f32) -> ColliderBuilder {
+    let groups = InteractionGroups::new(
+        PARTS_GROUP.into(),
+        (LEVEL_GROUP | PARTS_GROUP).into(),
+        Default::default(),
+    );
+    b.mass(mass)
+        .friction(friction)
+        .user_data(id.0 as u128 + 1)
+        .collision_groups(groups)
+        .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
+}
+
+/// A part's rigid body, where and as fast as `part` says.
+fn body_of(physics: &mut PhysicsWorld, part: &Part) -> RigidBodyHandle {
+    physics.insert_body(
+        RigidBodyBuilder::dynamic()
+            .pose(rapier3d::math::Pose::from_parts(
+                part.position,
+                part.rotation,
+            ))
+            .linvel(part.linvel)
+            .angvel(part.angvel)
+            .linear_damping(0.05)
+            .angular_damping(PART_ANGULAR_DAMPING)
+            .additional_solver_iterations(RIG_EXTRA_ITERATIONS),
+    )
+}
+
+/// A thin capsule barely resists spinning about its own axis; its motors then chatter and
+/// it never settles. Give it a quarter of its crosswise inertia there.
+fn add_spin_inertia(physics: &mut PhysicsWorld, h: RigidBodyHandle, mass: f32, len: f32) {
+    let spin = rapier3d::prelude::MassProperties::new(
+        Vec3::ZERO,
+        0.0,
+        Vec3::new(0.0, mass * len * len / 48.0, 0.0),
+    );
+    if let Some(b) = physics.bodies.get_mut(h) {
+        b.set_additional_mass_properties(spin, false);
+    }
+}
+
+/// The joint above segment `si` of `leg` (part `k`), with its motor's target: the hip a
+/// spherical joint whose rest frame is the standing pose (limits around it, motors to 0),
+/// a knee a revolute joint about the bend axis (its target the standing angle).
+fn leg_joint(
+    p: &crate::locomotion::PhysicsDef,
+    stand: &StandPose,
+    leg: &crate::locomotion::def::ValidLeg,
+    si: usize,
+    k: usize,
+) -> (GenericJoint, f32) {
+    let len = leg.segments[si];
+    if si == 0 {
+        let rest = stand.parts[0].1.inverse() * stand.parts[k].1;
+        let mut j = SphericalJointBuilder::new()
+            .local_frame1(rapier3d::math::Pose::from_parts(leg.hip, rest))
+            .local_frame2(rapier3d::math::Pose::from_translation(Vec3::new(
+                0.0,
+                -len * 0.5,
+                0.0,
+            )))
+            .contacts_enabled(false);
+        for (axis, lim) in [
+            (JointAxis::AngX, p.hip_swing),
+            (JointAxis::AngY, p.hip_twist),
+            (JointAxis::AngZ, p.hip_swing),
+        ] {
+            j = j
+                .limits(axis, [-rad(lim), rad(lim)])
+                .motor_model(axis, MotorModel::ForceBased);
+        }
+        return (j.build().into(), 0.0);
+    }
+    let above = leg.segments[si - 1];
+    let (lo, hi) = (rad(p.knee[0]), rad(p.knee[1]));
+    let j = RevoluteJointBuilder::new(Vec3::X)
+        .local_anchor1(Vec3::new(0.0, above * 0.5, 0.0))
+        .local_anchor2(Vec3::new(0.0, -len * 0.5, 0.0))
+        .limits([lo, hi])
+        .motor_model(MotorModel::ForceBased)
+        .contacts_enabled(false)
+        .build();
+    let target: f32 = j.angle(&stand.parts[k - 1].1, &stand.parts[k].1);
+    (j.into(), target.clamp(lo, hi))
+}
+
 /// Builds the rig of creature `id` from `parts` (as many as the definition has parts).
 pub(crate) fn build(
     physics: &mut PhysicsWorld,
@@ -159,32 +248,7 @@ pub(crate) fn build(
     let (body_mass, leg_masses) = split_mass(def.body.mass, &segs);
     let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
     let r = limb_radius(longest);
-    let groups = InteractionGroups::new(
-        PARTS_GROUP.into(),
-        (LEVEL_GROUP | PARTS_GROUP).into(),
-        Default::default(),
-    );
-    let collider = |b: ColliderBuilder, mass: f32| {
-        b.mass(mass)
-            .friction(p.friction)
-            .user_data(id.0 as u128 + 1)
-            .collision_groups(groups)
-            .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
-    };
-    let body_of = |physics: &mut PhysicsWorld, part: &Part| {
-        physics.insert_body(
-            RigidBodyBuilder::dynamic()
-                .pose(rapier3d::math::Pose::from_parts(
-                    part.position,
-                    part.rotation,
-                ))
-                .linvel(part.linvel)
-                .angvel(part.angvel)
-                .linear_damping(0.05)
-                .angular_damping(PART_ANGULAR_DAMPING)
-                .additional_solver_iterations(RIG_EXTRA_ITERATIONS),
-        )
-    };
+    let collider = |b: ColliderBuilder, mass: f32| part_collider(b, mass, id, p.friction);
     let mut bodies = Vec::with_capacity(parts.len());
     let mut masses = Vec::with_capacity(parts.len());
     // The body: a box, and the head as a second collider (10 % of the body's mass).
@@ -216,17 +280,7 @@ pub(crate) fn build(
         for (si, len) in leg.segments.iter().enumerate() {
             let part = parts.get(k).copied().unwrap_or(parts[0]);
             let h = body_of(physics, &part);
-            // A thin capsule barely resists spinning about its own axis; its motors then
-            // chatter and it never settles. Give it a quarter of its crosswise inertia there.
-            let m = leg_masses[li][si];
-            let spin = rapier3d::prelude::MassProperties::new(
-                Vec3::ZERO,
-                0.0,
-                Vec3::new(0.0, m * len * len / 48.0, 0.0),
-            );
-            if let Some(b) = physics.bodies.get_mut(h) {
-                b.set_additional_mass_properties(spin, false);
-            }
+            add_spin_inertia(physics, h, leg_masses[li][si], *len);
             let half_h = (len * 0.5 - r).max(0.0);
             physics.insert_collider(
                 collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
@@ -238,40 +292,7 @@ pub(crate) fn build(
                 JointKind::Knee
             };
             let muscle = p.muscle_for(def.body.mass, n, &leg.name, leg.length, kind);
-            let (joint, target): (GenericJoint, f32) = if si == 0 {
-                let rest = stand.parts[0].1.inverse() * stand.parts[k].1;
-                let mut j = SphericalJointBuilder::new()
-                    .local_frame1(rapier3d::math::Pose::from_parts(leg.hip, rest))
-                    .local_frame2(rapier3d::math::Pose::from_translation(Vec3::new(
-                        0.0,
-                        -len * 0.5,
-                        0.0,
-                    )))
-                    .contacts_enabled(false);
-                for (axis, lim) in [
-                    (JointAxis::AngX, p.hip_swing),
-                    (JointAxis::AngY, p.hip_twist),
-                    (JointAxis::AngZ, p.hip_swing),
-                ] {
-                    j = j
-                        .limits(axis, [-rad(lim), rad(lim)])
-                        .motor_model(axis, MotorModel::ForceBased);
-                }
-                (j.build().into(), 0.0)
-            } else {
-                let above = leg.segments[si - 1];
-                let j = RevoluteJointBuilder::new(Vec3::X)
-                    .local_anchor1(Vec3::new(0.0, above * 0.5, 0.0))
-                    .local_anchor2(Vec3::new(0.0, -len * 0.5, 0.0))
-                    .limits([rad(p.knee[0]), rad(p.knee[1])])
-                    .motor_model(MotorModel::ForceBased)
-                    .contacts_enabled(false)
-                    .build();
-                let target: f32 = j.angle(&stand.parts[k - 1].1, &stand.parts[k].1);
-                let lo = rad(p.knee[0]);
-                let hi = rad(p.knee[1]);
-                (j.into(), target.clamp(lo, hi))
-            };
+            let (joint, target) = leg_joint(p, &stand, leg, si, k);
             let handle = physics.insert_impulse_joint(parent, h, joint);
             joints.push(RigJoint {
                 handle,
