@@ -93,8 +93,21 @@ impl World {
             c.def = new;
             if !same_legs {
                 c.loco = c.loco.regrounded(&c.def, &ground);
+                if let Some(rag) = c.rag.as_mut() {
+                    // New legs: the rig starts over from the new standing pose, here.
+                    rag.parts = super::ragdoll::rig::parts_from_pose(&c.def, &c.loco);
+                }
             }
             moved.push(c.id);
+        }
+        // Ragdolls of a new type are rebuilt (from their parts) with its muscles and limits.
+        let rebuilt: Vec<CreatureId> = moved
+            .iter()
+            .copied()
+            .filter(|id| self.rigs.rigs.contains_key(id))
+            .collect();
+        for id in rebuilt {
+            self.drop_rig(id);
         }
         if !moved.is_empty() {
             self.replace_agents();

@@ -537,3 +537,89 @@ fn fifty_shoving_bipeds_stay_finite_and_capped_for_30_s_then_settle() {
         );
     }
 }
+
+#[test]
+fn a_reload_keeps_a_ragdoll_where_it_is_with_the_new_muscles() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    ragdoll(&mut w, id, 1.0);
+    for _ in 0..60 {
+        w.step(TICK_DT);
+    }
+    let before = rag(&w, id).clone();
+    let mut d = spider();
+    d.physics.stiffness = Some(1.0);
+    w.register_type("t/spider", d.validate().expect("valid"));
+    assert_eq!(w.retype(), vec![id]);
+    w.step(TICK_DT);
+    let after = rag(&w, id);
+    for (a, b) in before.parts.iter().zip(&after.parts) {
+        assert!(
+            a.position.distance(b.position) < 0.05,
+            "a part jumped across a reload"
+        );
+    }
+    // The new, weak muscles let it sink.
+    for _ in 0..120 {
+        w.step(TICK_DT);
+    }
+    let y = rag(&w, id).parts[0].position.y;
+    assert!(
+        y < before.parts[0].position.y - 0.05,
+        "still held at {y:.3}"
+    );
+}
+
+#[test]
+fn a_creature_that_cannot_get_up_gives_up_after_its_tries_and_says_so() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    w.push(Command::Ragdoll(
+        id,
+        RagdollRequest {
+            muscle: Some(0.0),
+            duration: Some(1.5),
+        },
+    ));
+    for _ in 0..60 {
+        w.step(TICK_DT);
+    }
+    // Once it lies flat, a low ceiling: no room to stand.
+    w.add_box(crate::sim::BoxDesc {
+        position: Vec3::new(0.0, 0.4, 0.0),
+        size: Vec3::new(6.0, 0.2, 6.0),
+        rotation: Vec3::ZERO,
+    })
+    .expect("ceiling");
+    w.drain_events();
+    let p = w.creature(id).expect("c").def.physics.clone();
+    let mut gave_up = None;
+    for f in 0..60 * 20 {
+        w.step(TICK_DT);
+        for e in w.drain_events() {
+            if let crate::sim::WorldEvent::RecoverFailed { tries, .. } = e {
+                gave_up = Some((f, tries));
+            }
+        }
+        if gave_up.is_some() {
+            break;
+        }
+    }
+    let (f, tries) = gave_up.expect("never gave up");
+    assert_eq!(tries, p.recovery_tries);
+    assert!(rag(&w, id).gave_up && w.creature(id).expect("c").ragdoll_state() == "limp");
+    // It stays down: no more tries.
+    for _ in 0..180 {
+        w.step(TICK_DT);
+    }
+    assert_eq!(
+        rag(&w, id).tries,
+        p.recovery_tries,
+        "tried again after giving up (at {f})"
+    );
+    // c:recover() starts afresh.
+    w.push(Command::Recover(id));
+    w.step(TICK_DT);
+    assert_eq!(rag(&w, id).phase, RagdollPhase::Recovering);
+    assert_eq!(rag(&w, id).tries, 1);
+}
