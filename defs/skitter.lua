@@ -151,7 +151,7 @@ function curve.smoothstep(x0, x1) end
 
 creature = {}
 
----@param def table name, body, legs, gait, lean, nav, physics, behaviour and callbacks
+---@param def table name, body, legs, arms, gait, lean, nav, physics, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 

@@ -11,6 +11,11 @@ return creature.define {
     { name = "L", hip = vec3( 0.11, -0.24, 0), rest = vec3( 0.13, -0.98, 0.04), segments = { 0.45, 0.43 }, knee = vec3(0, 0, 1) },
     { name = "R", hip = vec3(-0.11, -0.24, 0), rest = vec3(-0.13, -0.98, 0.04), segments = { 0.45, 0.43 }, knee = vec3(0, 0, 1) },
   },
+  -- Arms hang from the shoulders and swing against the legs; in physics they flail.
+  arms = {
+    { name = "LA", shoulder = vec3( 0.24, 0.16, 0), segments = { 0.3, 0.28 } },
+    { name = "RA", shoulder = vec3(-0.24, 0.16, 0), segments = { 0.3, 0.28 } },
+  },
   gait = {
     groups = { { "L" }, { "R" } },
     min_grounded = 1,               -- a biped: one foot down while the other swings

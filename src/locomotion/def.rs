@@ -5,6 +5,7 @@
 use glam::Vec3;
 use std::fmt;
 
+use super::arms::ArmDef;
 use super::gait::GaitParams;
 use super::physics::PhysicsDef;
 use crate::math::Curve;
@@ -232,6 +233,8 @@ pub struct CreatureDef {
     pub body: BodyDef,
     /// Legs (may be empty for a flyer).
     pub legs: Vec<LegDef>,
+    /// Arms (hang and swing; rigid parts in physics).
+    pub arms: Vec<ArmDef>,
     /// Gait.
     pub gait: GaitDef,
     /// Lean.
@@ -270,6 +273,8 @@ pub struct ValidCreatureDef {
     pub body: BodyDef,
     /// Legs.
     pub legs: Vec<ValidLeg>,
+    /// Arms.
+    pub arms: Vec<ArmDef>,
     /// Number of gait groups (legs named in no group get one each).
     pub group_count: usize,
     /// Groups take turns in index order (a wave, or phases), not only by urgency.
@@ -371,7 +376,7 @@ pub(crate) fn finite_vec(field: &str, v: Vec3) -> Result<Vec3, DefError> {
     }
 }
 
-fn valid_name(field: &str, name: &str) -> Result<(), DefError> {
+pub(crate) fn valid_name(field: &str, name: &str) -> Result<(), DefError> {
     if name.is_empty()
         || !name
             .chars()
@@ -401,6 +406,7 @@ impl CreatureDef {
         self.validate_hover()?;
         let names: Vec<&str> = self.legs.iter().map(|l| l.name.as_str()).collect();
         self.physics.validate(&names)?;
+        super::arms::validate(&self.arms, &names)?;
         Ok(ValidCreatureDef {
             name: self.name.clone(),
             body: self.body.clone(),
@@ -411,6 +417,7 @@ impl CreatureDef {
             lean: self.lean.clone(),
             nav: self.nav.clone(),
             physics: self.physics.clone(),
+            arms: self.arms.clone(),
         })
     }
 

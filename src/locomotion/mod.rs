@@ -2,6 +2,7 @@
 //! scheduler, foot placement and stepping, leg IK and body posture. Asks the ground through
 //! [`GroundQuery`]; knows nothing of physics engines, scripts or rendering.
 
+pub(crate) mod arms;
 pub(crate) mod def;
 pub(crate) mod gait;
 pub(crate) mod ground;
@@ -11,6 +12,7 @@ pub(crate) mod physics;
 pub(crate) mod posture;
 pub(crate) mod tuning;
 
+pub use arms::{arm_chains, arm_points, ArmDef};
 pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundQuery};

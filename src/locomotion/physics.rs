@@ -106,6 +106,10 @@ pub enum JointKind {
     Hip,
     /// Any joint below the hip (revolute about the leg's bend axis).
     Knee,
+    /// Where an arm meets the body (spherical).
+    Shoulder,
+    /// Any joint below the shoulder (revolute).
+    Elbow,
 }
 
 impl JointKind {
@@ -113,6 +117,8 @@ impl JointKind {
         match self {
             JointKind::Hip => "hip",
             JointKind::Knee => "knee",
+            JointKind::Shoulder => "shoulder",
+            JointKind::Elbow => "elbow",
         }
     }
 }
@@ -156,10 +162,10 @@ impl PhysicsDef {
                 Some((l, j)) => (Some(l), j),
                 None => (None, o.key.as_str()),
             };
-            if joint != "hip" && joint != "knee" {
+            if !["hip", "knee", "shoulder", "elbow"].contains(&joint) {
                 return Err(DefError::new(
                     format!("physics.joints.{}", o.key),
-                    "must name a joint: 'hip', 'knee', or 'LEG.hip' / 'LEG.knee'",
+                    "must name a joint: 'hip', 'knee', 'shoulder', 'elbow', or 'LIMB.hip' / 'LIMB.knee' / 'ARM.shoulder' / 'ARM.elbow'",
                 ));
             }
             if let Some(l) = leg {
@@ -212,15 +218,17 @@ impl PhysicsDef {
     /// stiffness `20 × w × l` (a 5 % sag under the leg's share of the weight), damping
     /// `0.1 × stiffness`, max torque `3 × w × l`. Then the section's numbers, then the
     /// joint's kind override (`knee`), then the leg's own (`L1.knee`).
+    /// An arm's joints are sized the same way from the arm's own weight (`carried` = the
+    /// arm's mass, `count` = 1).
     pub fn muscle_for(
         &self,
-        body_mass: f32,
-        leg_count: usize,
+        carried: f32,
+        count: usize,
         leg_name: &str,
         leg_length: f32,
         kind: JointKind,
     ) -> Muscle {
-        let w = body_mass * GRAVITY / leg_count.max(1) as f32;
+        let w = carried * GRAVITY / count.max(1) as f32;
         let stiffness = self.stiffness.unwrap_or(60.0 * w * leg_length);
         let mut m = Muscle {
             stiffness,
@@ -256,24 +264,31 @@ pub(crate) fn limb_radius(longest: f32) -> f32 {
 
 /// The mass rule: the legs together take `n / (n + 4)` of `body.mass` (a quarter per leg
 /// against the body, so a biped's body holds 2/3, a spider's 1/3), each leg an equal
-/// share split over its segments by length; then each part is raised so no parent is
-/// more than [`MAX_MASS_RATIO`] times its child, and all are scaled back to `body.mass`.
-/// Returns the body's mass and, leg by leg, its segments' masses.
-pub(crate) fn split_mass(body_mass: f32, segments: &[Vec<f32>]) -> (f32, Vec<Vec<f32>>) {
+/// share split over its segments by length; each arm takes [`ARM_SHARE`] of `body.mass`
+/// from the body's share; then each part is raised so no parent is more than
+/// [`MAX_MASS_RATIO`] times its child, and all are scaled back to `body.mass`. Returns the
+/// body's mass and, limb by limb (legs, then arms), its segments' masses.
+pub(crate) fn split_mass(
+    body_mass: f32,
+    segments: &[Vec<f32>],
+    arms: &[Vec<f32>],
+) -> (f32, Vec<Vec<f32>>) {
     let n = segments.len() as f32;
     let legs_share = if segments.is_empty() {
         0.0
     } else {
         n / (n + 4.0)
     };
-    let mut body = body_mass * (1.0 - legs_share);
+    let arms_share = ARM_SHARE * arms.len() as f32;
+    let mut body = body_mass * (1.0 - legs_share - arms_share);
+    let split = |segs: &Vec<f32>, limb: f32| -> Vec<f32> {
+        let total: f32 = segs.iter().sum::<f32>().max(1e-6);
+        segs.iter().map(|s| limb * s / total).collect()
+    };
     let mut legs: Vec<Vec<f32>> = segments
         .iter()
-        .map(|segs| {
-            let total: f32 = segs.iter().sum::<f32>().max(1e-6);
-            let leg = body_mass * legs_share / n;
-            segs.iter().map(|s| leg * s / total).collect()
-        })
+        .map(|segs| split(segs, body_mass * legs_share / n))
+        .chain(arms.iter().map(|segs| split(segs, body_mass * ARM_SHARE)))
         .collect();
     for leg in legs.iter_mut() {
         let mut parent = body;
@@ -290,6 +305,9 @@ pub(crate) fn split_mass(body_mass: f32, segments: &[Vec<f32>]) -> (f32, Vec<Vec
     }
     (body, legs)
 }
+
+/// Share of `body.mass` each arm takes.
+pub(crate) const ARM_SHARE: f32 = 0.04;
 
 /// The largest parent/child mass ratio the rule allows (seed 003 §9.1: under 10×).
 pub(crate) const MAX_MASS_RATIO: f32 = 8.0;
@@ -311,7 +329,8 @@ mod tests {
     fn masses_add_up_with_the_body_heaviest_and_ratios_bounded() {
         for legs in [2usize, 4, 6, 8, 12] {
             let segs = vec![vec![0.45, 0.55]; legs];
-            let (body, parts) = split_mass(4.4, &segs);
+            let arms = vec![vec![0.3, 0.3]; legs % 3];
+            let (body, parts) = split_mass(4.4, &segs, &arms);
             let total = body + parts.iter().flatten().sum::<f32>();
             assert!((total - 4.4).abs() < 1e-4, "{legs} legs: total {total}");
             for leg in &parts {

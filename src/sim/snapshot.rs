@@ -20,7 +20,8 @@ pub struct LegPose {
     pub grounded: bool,
 }
 
-/// One creature for drawing; its legs are `legs[first_leg..first_leg + leg_count]` of the snapshot.
+/// One creature for drawing; its legs, then its arms, are `legs[first_leg..first_leg +
+/// leg_count]` of the snapshot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CreatureView {
     /// Identity.
@@ -43,7 +44,7 @@ pub struct CreatureView {
     pub leg_radius: f32,
     /// Index of the first leg in [`Snapshot::legs`].
     pub first_leg: u32,
-    /// Number of legs.
+    /// Number of legs and arms.
     pub leg_count: u32,
 }
 
@@ -105,6 +106,17 @@ impl Snapshot {
                             grounded: st.grounded,
                         });
                     }
+                    // Arms are drawn as limbs that never touch the ground.
+                    for chain in crate::locomotion::arm_chains(&c.def, &c.loco) {
+                        let hand = chain[chain.len() - 1];
+                        self.legs.push(LegPose {
+                            hip: chain[0],
+                            knee: chain[1],
+                            foot: hand,
+                            target: hand,
+                            grounded: false,
+                        });
+                    }
                 }
             }
             let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
@@ -140,7 +152,7 @@ impl Snapshot {
                 },
                 leg_radius: (longest * 0.035).clamp(0.01, 0.08),
                 first_leg,
-                leg_count: c.loco.legs.len() as u32,
+                leg_count: self.legs.len() as u32 - first_leg,
             });
         }
     }

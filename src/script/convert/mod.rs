@@ -12,6 +12,7 @@ use crate::locomotion::{tuning, GaitParams};
 use crate::math::Curve;
 use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
+mod arms;
 mod physics;
 
 /// A curve as a Lua value (`curve{...}`, `curve.sine_arc()`, ...): `c:eval(x)`.
@@ -313,6 +314,7 @@ const CREATURE_KEYS: &[&str] = &[
     "name",
     "body",
     "legs",
+    "arms",
     "gait",
     "lean",
     "nav",
@@ -386,6 +388,7 @@ pub(crate) fn creature_def(
     let lean = lean_def(&r, lua)?;
     let nav = nav_def(&r, lua)?;
     let physics = physics::physics_def(&r, lua)?;
+    let arms = arms::arm_defs(&r)?;
     r.finish()?;
     Ok((
         CreatureDef {
@@ -396,6 +399,7 @@ pub(crate) fn creature_def(
             lean,
             nav,
             physics,
+            arms,
         },
         behaviour,
     ))

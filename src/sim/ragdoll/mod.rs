@@ -214,7 +214,7 @@ impl World {
         let Some(rag) = c.rag.as_ref() else { return };
         let chains = rig::rig_chains(&c.def, &rag.parts);
         let mut k = 1;
-        for (leg, chain) in c.def.legs.iter().zip(&chains) {
+        for (leg, chain) in rig::limbs(&c.def).iter().zip(&chains) {
             for (si, len) in leg.segments.iter().enumerate() {
                 let parent = if si == 0 { 0 } else { k - 1 };
                 let rel = rig.stand.parts[parent].1.inverse() * rig.stand.parts[k].1;
@@ -223,10 +223,11 @@ impl World {
                     at: chain[si],
                     now: chain[si + 1],
                     target: chain[si] + want * Vec3::Y * *len,
-                    limit: if si == 0 {
-                        c.def.physics.hip_swing
-                    } else {
-                        c.def.physics.knee[1]
+                    limit: match (leg.arm, si == 0) {
+                        (false, true) => c.def.physics.hip_swing,
+                        (false, false) => c.def.physics.knee[1],
+                        (true, true) => rig::SHOULDER.0,
+                        (true, false) => rig::ELBOW[1],
                     },
                     hip: si == 0,
                 });

@@ -62,6 +62,39 @@ pub(crate) fn chain_poses(
     }
 }
 
+/// A leg or an arm, as the rig sees it.
+pub(crate) struct Limb<'a> {
+    pub(crate) name: &'a str,
+    /// Where it joins the body, body space.
+    pub(crate) attach: Vec3,
+    pub(crate) segments: &'a [f32],
+    pub(crate) length: f32,
+    pub(crate) arm: bool,
+}
+
+/// The legs, then the arms.
+pub(crate) fn limbs(def: &ValidCreatureDef) -> Vec<Limb<'_>> {
+    let legs = def.legs.iter().map(|l| Limb {
+        name: &l.name,
+        attach: l.hip,
+        segments: &l.segments,
+        length: l.length,
+        arm: false,
+    });
+    let arms = def.arms.iter().map(|a| Limb {
+        name: &a.name,
+        attach: a.shoulder,
+        segments: &a.segments,
+        length: a.segments.iter().sum(),
+        arm: true,
+    });
+    legs.chain(arms).collect()
+}
+
+/// Shoulder limits (swing, twist) and elbow range, degrees.
+pub(crate) const SHOULDER: (f32, f32) = (120.0, 45.0);
+pub(crate) const ELBOW: [f32; 2] = [0.0, 150.0];
+
 /// A leg's joint points from the hip to the foot.
 fn leg_points(l: &crate::locomotion::locomotor::LegState) -> Vec<Vec3> {
     let mut pts = Vec::with_capacity(2 + l.joints.len());
@@ -80,11 +113,19 @@ fn leg_points(l: &crate::locomotion::locomotor::LegState) -> Vec<Vec3> {
 pub(crate) fn parts_from_pose(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Part> {
     let rot = loco.rotation();
     let mut poses = vec![(loco.body_position(), rot)];
+    let fallback = (rot * Vec3::X).normalize();
     for (leg, st) in def.legs.iter().zip(&loco.legs) {
         let pts = leg_points(st);
-        let fallback = (rot * Vec3::X).normalize();
         let axis = bend_axis(pts[0], pts[1], pts[pts.len() - 1], fallback);
         chain_poses(&pts, &leg.segments, axis, &mut poses);
+    }
+    for (arm, pts) in def
+        .arms
+        .iter()
+        .zip(crate::locomotion::arm_chains(def, loco))
+    {
+        let axis = bend_axis(pts[0], pts[1], pts[pts.len() - 1], fallback);
+        chain_poses(&pts, &arm.segments, axis, &mut poses);
     }
     poses
         .into_iter()
@@ -197,15 +238,20 @@ fn add_spin_inertia(physics: &mut PhysicsWorld, h: RigidBodyHandle, mass: f32, l
 fn leg_joint(
     p: &crate::locomotion::PhysicsDef,
     stand: &StandPose,
-    leg: &crate::locomotion::def::ValidLeg,
+    leg: &Limb<'_>,
     si: usize,
     k: usize,
 ) -> (GenericJoint, f32) {
     let len = leg.segments[si];
+    let (swing, twist, bend) = if leg.arm {
+        (SHOULDER.0, SHOULDER.1, ELBOW)
+    } else {
+        (p.hip_swing, p.hip_twist, p.knee)
+    };
     if si == 0 {
         let rest = stand.parts[0].1.inverse() * stand.parts[k].1;
         let mut j = SphericalJointBuilder::new()
-            .local_frame1(rapier3d::math::Pose::from_parts(leg.hip, rest))
+            .local_frame1(rapier3d::math::Pose::from_parts(leg.attach, rest))
             .local_frame2(rapier3d::math::Pose::from_translation(Vec3::new(
                 0.0,
                 -len * 0.5,
@@ -213,9 +259,9 @@ fn leg_joint(
             )))
             .contacts_enabled(false);
         for (axis, lim) in [
-            (JointAxis::AngX, p.hip_swing),
-            (JointAxis::AngY, p.hip_twist),
-            (JointAxis::AngZ, p.hip_swing),
+            (JointAxis::AngX, swing),
+            (JointAxis::AngY, twist),
+            (JointAxis::AngZ, swing),
         ] {
             j = j
                 .limits(axis, [-rad(lim), rad(lim)])
@@ -224,7 +270,7 @@ fn leg_joint(
         return (j.build().into(), 0.0);
     }
     let above = leg.segments[si - 1];
-    let (lo, hi) = (rad(p.knee[0]), rad(p.knee[1]));
+    let (lo, hi) = (rad(bend[0]), rad(bend[1]));
     let j = RevoluteJointBuilder::new(Vec3::X)
         .local_anchor1(Vec3::new(0.0, above * 0.5, 0.0))
         .local_anchor2(Vec3::new(0.0, -len * 0.5, 0.0))
@@ -245,7 +291,8 @@ pub(crate) fn build(
 ) -> Rig {
     let p = &def.physics;
     let segs: Vec<Vec<f32>> = def.legs.iter().map(|l| l.segments.clone()).collect();
-    let (body_mass, leg_masses) = split_mass(def.body.mass, &segs);
+    let arms: Vec<Vec<f32>> = def.arms.iter().map(|a| a.segments.clone()).collect();
+    let (body_mass, leg_masses) = split_mass(def.body.mass, &segs, &arms);
     let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
     let r = limb_radius(longest);
     let collider = |b: ColliderBuilder, mass: f32| part_collider(b, mass, id, p.friction);
@@ -275,7 +322,7 @@ pub(crate) fn build(
     let mut joints = Vec::new();
     let n = def.legs.len();
     let mut k = 1;
-    for (li, leg) in def.legs.iter().enumerate() {
+    for (li, leg) in limbs(def).iter().enumerate() {
         let mut parent = torso;
         for (si, len) in leg.segments.iter().enumerate() {
             let part = parts.get(k).copied().unwrap_or(parts[0]);
@@ -286,12 +333,18 @@ pub(crate) fn build(
                 collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
                 Some(h),
             );
-            let kind = if si == 0 {
-                JointKind::Hip
-            } else {
-                JointKind::Knee
+            let kind = match (leg.arm, si == 0) {
+                (false, true) => JointKind::Hip,
+                (false, false) => JointKind::Knee,
+                (true, true) => JointKind::Shoulder,
+                (true, false) => JointKind::Elbow,
             };
-            let muscle = p.muscle_for(def.body.mass, n, &leg.name, leg.length, kind);
+            let muscle = if leg.arm {
+                let arm_mass = leg_masses[li].iter().sum();
+                p.muscle_for(arm_mass, 1, leg.name, leg.length, kind)
+            } else {
+                p.muscle_for(def.body.mass, n, leg.name, leg.length, kind)
+            };
             let (joint, target) = leg_joint(p, &stand, leg, si, k);
             let handle = physics.insert_impulse_joint(parent, h, joint);
             joints.push(RigJoint {
@@ -338,13 +391,13 @@ pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32, ga
         );
         let data = &mut joint.data;
         match j.kind {
-            JointKind::Hip => {
+            JointKind::Hip | JointKind::Shoulder => {
                 for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
                     data.set_motor_position(axis, 0.0, k, d);
                     data.set_motor_max_force(axis, max);
                 }
             }
-            JointKind::Knee => {
+            JointKind::Knee | JointKind::Elbow => {
                 data.set_motor_position(JointAxis::AngX, j.target, k, d);
                 data.set_motor_max_force(JointAxis::AngX, max);
             }
@@ -403,19 +456,28 @@ pub(crate) fn drive_anchor(
         JointAxis::AngZ,
     ];
     for axis in all {
-        let (k, d, max) = match drive {
-            AnchorDrive::Recover => (300.0, 35.0, f32::MAX),
+        // The lift is force-based on the whole rig's mass (an acceleration-based motor
+        // would scale with the torso's alone and sag under the limbs); the rest scale with
+        // the torso.
+        let (model, k, d, max) = match drive {
+            AnchorDrive::Recover => (MotorModel::AccelerationBased, 300.0, 35.0, f32::MAX),
             AnchorDrive::Balance(help) => match axis {
                 JointAxis::LinY => (
-                    BALANCE_LIFT * help,
-                    12.0 * help,
+                    MotorModel::ForceBased,
+                    BALANCE_LIFT * mass * help,
+                    12.0 * mass * help,
                     2.0 * GRAVITY * mass * help,
                 ),
-                JointAxis::AngX | JointAxis::AngZ => (120.0 * help, 20.0 * help, f32::MAX),
-                _ => (0.0, 0.0, 0.0),
+                JointAxis::AngX | JointAxis::AngZ => (
+                    MotorModel::AccelerationBased,
+                    200.0 * help,
+                    30.0 * help,
+                    f32::MAX,
+                ),
+                _ => (MotorModel::AccelerationBased, 0.0, 0.0, 0.0),
             },
         };
-        data.set_motor_model(axis, MotorModel::AccelerationBased);
+        data.set_motor_model(axis, model);
         data.set_motor_position(axis, 0.0, k, d);
         data.set_motor_max_force(axis, max);
     }
@@ -474,8 +536,8 @@ pub(crate) fn read_parts(physics: &mut PhysicsWorld, rig: &Rig, parts: &mut [Par
 pub(crate) fn joint_deviation(rig: &Rig, def: &ValidCreatureDef, parts: &[Part]) -> Vec<f32> {
     let mut parent_of = vec![0usize; parts.len()];
     let mut k = 1;
-    for leg in &def.legs {
-        for si in 0..leg.segments.len() {
+    for limb in limbs(def) {
+        for si in 0..limb.segments.len() {
             parent_of[k] = if si == 0 { 0 } else { k - 1 };
             k += 1;
         }
@@ -491,10 +553,11 @@ pub(crate) fn joint_deviation(rig: &Rig, def: &ValidCreatureDef, parts: &[Part])
         .collect()
 }
 
-/// Each leg's joint points along the rig, hip first, foot last (segment ends).
+/// Each limb's joint points along the rig (legs, then arms), hip or shoulder first, foot or
+/// hand last (segment ends).
 pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
     let mut k = 1;
-    def.legs
+    limbs(def)
         .iter()
         .map(|leg| {
             let mut chain = Vec::with_capacity(leg.segments.len() + 1);

@@ -1,0 +1,161 @@
+//! Arms: limbs that hang from a shoulder and never step. Animated, an arm swings against
+//! the legs (forward as the other side's front foot reaches forward); in physics it is a
+//! chain of rigid parts like a leg's, its muscles holding the hanging pose.
+
+use glam::Vec3;
+
+use super::def::{finite_vec, DefError};
+use glam::Quat;
+
+use super::def::ValidCreatureDef;
+use super::locomotor::Locomotor;
+
+/// An arm as a script writes it: `arms = { { name = "LA", shoulder = vec3(0.22, 0.2, 0),
+/// segments = { 0.3, 0.28 } } }` (body space; 1 to 3 segments).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArmDef {
+    /// Name, unique among the creature's legs and arms.
+    pub name: String,
+    /// Where the arm joins the body, body space.
+    pub shoulder: Vec3,
+    /// Segment lengths, shoulder first.
+    pub segments: Vec<f32>,
+}
+
+/// Most arms a creature may have.
+pub(crate) const MAX_ARMS: usize = 8;
+/// How far an arm swings, radians at full stride.
+const SWING: f32 = 0.5;
+/// Each joint below the shoulder bends forward this much when hanging, radians.
+const BEND: f32 = 0.35;
+
+/// Checks `arms` (names unique with `legs`' too).
+pub(crate) fn validate(arms: &[ArmDef], legs: &[&str]) -> Result<(), DefError> {
+    if arms.len() > MAX_ARMS {
+        return Err(DefError::new(
+            "arms",
+            format!("at most {MAX_ARMS} arms, got {}", arms.len()),
+        ));
+    }
+    for (i, a) in arms.iter().enumerate() {
+        let at = |f: &str| format!("arms[{}].{f}", i + 1);
+        super::def::valid_name(&at("name"), &a.name)?;
+        if legs.contains(&a.name.as_str()) || arms[..i].iter().any(|b| b.name == a.name) {
+            return Err(DefError::new(
+                at("name"),
+                format!("\"{}\" is already the name of a leg or arm", a.name),
+            ));
+        }
+        finite_vec(&at("shoulder"), a.shoulder)?;
+        if !(1..=3).contains(&a.segments.len()) {
+            return Err(DefError::new(
+                at("segments"),
+                format!("needs 1 to 3 lengths, got {}", a.segments.len()),
+            ));
+        }
+        for (k, s) in a.segments.iter().enumerate() {
+            super::def::positive(&format!("arms[{}].segments[{}]", i + 1, k + 1), *s)?;
+        }
+    }
+    Ok(())
+}
+
+/// The swing of an arm on the side of `shoulder_x` (radians, positive forward): how far
+/// the other side's front foot reaches forward of its hip, over its leg's length.
+fn swing(shoulder_x: f32, def: &ValidCreatureDef, loco: &Locomotor, back: Quat, body: Vec3) -> f32 {
+    let other = def
+        .legs
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| (l.hip.x < 0.0) != (shoulder_x < 0.0))
+        .max_by(|a, b| a.1.hip.z.total_cmp(&b.1.hip.z));
+    let Some((i, leg)) = other else { return 0.0 };
+    let foot = back * (loco.legs[i].foot - body);
+    (SWING * (foot.z - leg.hip.z) / leg.length.max(1e-3)).clamp(-SWING, SWING)
+}
+
+/// Each arm's joint points in world space as the creature stands now (shoulder first).
+pub fn arm_chains(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Vec<Vec3>> {
+    if def.arms.is_empty() {
+        return Vec::new();
+    }
+    let (body, rot) = (loco.body_position(), loco.rotation());
+    let back = rot.inverse();
+    def.arms
+        .iter()
+        .map(|a| {
+            let sw = swing(a.shoulder.x, def, loco, back, body);
+            arm_points(a, sw)
+                .into_iter()
+                .map(|p| body + rot * p)
+                .collect()
+        })
+        .collect()
+}
+
+/// An arm's joint points in body space, shoulder first, hand last, swung by `swing`.
+pub fn arm_points(arm: &ArmDef, swing: f32) -> Vec<Vec3> {
+    let out = if arm.shoulder.x >= 0.0 { 1.0 } else { -1.0 };
+    // Down, a little outward, swung about the body's left axis.
+    let mut dir =
+        glam::Quat::from_rotation_x(-swing) * Vec3::new(0.12 * out, -1.0, 0.0).normalize();
+    let mut at = arm.shoulder;
+    let mut pts = vec![at];
+    for len in &arm.segments {
+        at += dir * *len;
+        pts.push(at);
+        dir = glam::Quat::from_rotation_x(-BEND) * dir;
+    }
+    pts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arm(name: &str, x: f32, segments: Vec<f32>) -> ArmDef {
+        ArmDef {
+            name: name.into(),
+            shoulder: Vec3::new(x, 0.2, 0.0),
+            segments,
+        }
+    }
+
+    #[test]
+    fn arms_hang_below_their_shoulders_and_swing_forward() {
+        let a = arm("LA", 0.2, vec![0.3, 0.3]);
+        let still = arm_points(&a, 0.0);
+        assert_eq!(still.len(), 3);
+        assert!(
+            still[1].y < a.shoulder.y - 0.25 && still[1].x > a.shoulder.x,
+            "down, a little out"
+        );
+        assert!(still[2].z > still[1].z, "the elbow bends forward");
+        let seg = still[1].distance(still[0]);
+        assert!((seg - 0.3).abs() < 1e-5);
+        let fwd = arm_points(&a, 0.4);
+        assert!(
+            fwd[2].z > still[2].z + 0.1,
+            "a forward swing moves the hand forward"
+        );
+        let right = arm_points(&arm("RA", -0.2, vec![0.5]), 0.0);
+        assert!(right[1].x < -0.2);
+    }
+
+    #[test]
+    fn bad_arms_are_named() {
+        let legs = ["L1", "R1"];
+        let err = |arms: Vec<ArmDef>| validate(&arms, &legs).expect_err("invalid").to_string();
+        assert!(err(vec![arm("L1", 0.2, vec![0.3])]).contains("arms[1].name"));
+        assert!(
+            err(vec![arm("A", 0.2, vec![0.3]), arm("A", -0.2, vec![0.3])]).contains("arms[2].name")
+        );
+        assert!(err(vec![arm("A", 0.2, vec![])]).contains("arms[1].segments"));
+        assert!(err(vec![arm("A", 0.2, vec![0.3, -1.0])]).contains("arms[1].segments[2]"));
+        assert!(err((0..9)
+            .map(|i| arm(&format!("a{i}"), 0.1, vec![0.2]))
+            .collect())
+        .contains("at most 8"));
+        validate(&[arm("LA", 0.2, vec![0.3, 0.3])], &legs).expect("valid");
+    }
+}

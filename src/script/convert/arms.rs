@@ -1,0 +1,59 @@
+//! `creature.define{ arms = { { name =, shoulder =, segments = { … } }, … } }`.
+
+use mlua::{Table, Value};
+
+use super::{as_number, type_name, Reader};
+use crate::locomotion::{ArmDef, DefError};
+
+/// Reads the `arms` list (absent: none).
+pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
+    let Some(t) = r.table("arms")? else {
+        return Ok(Vec::new());
+    };
+    let n = t.raw_len();
+    if t.clone().pairs::<Value, Value>().count() != n {
+        return Err(DefError::new(
+            "arms",
+            "must be a list of arm tables ({ {name=..., shoulder=..., segments={...}}, ... })",
+        ));
+    }
+    let mut arms = Vec::with_capacity(n);
+    for i in 1..=n {
+        let v: Value = t
+            .raw_get(i)
+            .map_err(|e| DefError::new(format!("arms[{i}]"), e.to_string()))?;
+        let Value::Table(a) = v else {
+            return Err(DefError::new(
+                format!("arms[{i}]"),
+                format!("must be a table, got {}", type_name(&v)),
+            ));
+        };
+        let ar = Reader::new(a, &format!("arms[{i}]."), &["name", "shoulder", "segments"]);
+        let name = ar.string("name")?.unwrap_or_else(|| format!("arm{i}"));
+        let shoulder = ar.vec_req("shoulder")?;
+        let segs: Table = ar.table("segments")?.ok_or_else(|| {
+            DefError::new(
+                format!("arms[{i}].segments"),
+                "is required (a list of lengths)",
+            )
+        })?;
+        let mut segments = Vec::new();
+        for (k, s) in segs.sequence_values::<Value>().enumerate() {
+            let s = s.map_err(|e| DefError::new(format!("arms[{i}].segments"), e.to_string()))?;
+            let len = as_number(&s).ok_or_else(|| {
+                DefError::new(
+                    format!("arms[{i}].segments[{}]", k + 1),
+                    format!("must be a number, got {}", type_name(&s)),
+                )
+            })?;
+            segments.push(len as f32);
+        }
+        ar.finish()?;
+        arms.push(ArmDef {
+            name,
+            shoulder,
+            segments,
+        });
+    }
+    Ok(arms)
+}
