@@ -125,8 +125,8 @@ impl World {
         let mut best: Option<(CreatureId, RayHit)> = None;
         for c in &self.creatures {
             let half = (c.def.body.size * 0.5).max(Vec3::splat(1e-3));
-            let centre = c.loco.body_position();
-            let back = c.loco.rotation().inverse();
+            let (centre, rot) = c.body_pose();
+            let back = rot.inverse();
             // In the body's frame, scaled so the body is the unit sphere.
             let o = back * (origin - centre) / half;
             let d = back * dir / half;
@@ -147,7 +147,7 @@ impl World {
                 continue;
             }
             let local = o + d * t;
-            let normal = (c.loco.rotation() * (local / half)).normalize_or(Vec3::Y);
+            let normal = (rot * (local / half)).normalize_or(Vec3::Y);
             best = Some((
                 c.id,
                 RayHit {

@@ -632,3 +632,112 @@ fn a_creature_that_cannot_get_up_gives_up_after_its_tries_and_says_so() {
     assert_eq!(rag(&w, id).phase, RagdollPhase::Recovering);
     assert_eq!(rag(&w, id).tries, 1);
 }
+
+#[test]
+fn entering_physics_keeps_the_body_where_and_as_fast_as_it_was_and_its_lean_spin() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    w.push(Command::SetIntent(
+        id,
+        Intent::Move {
+            dir: Vec3::Z,
+            speed: 1.0,
+            drop: false,
+        },
+    ));
+    for _ in 0..90 {
+        w.step(TICK_DT);
+    }
+    // A sideways blow just below the threshold leans it; then into physics.
+    w.push(Command::Hit(id, Vec3::X, 2.0));
+    w.step(TICK_DT);
+    w.step(TICK_DT);
+    let c = w.creature(id).expect("c");
+    let (p, v) = (c.loco.body_position(), c.loco.velocity);
+    let spin = c.loco.lean.angular_velocity(c.loco.yaw);
+    assert!(
+        spin.length() > 0.1,
+        "the blow left the lean turning: {spin}"
+    );
+    w.enter_ragdoll(
+        id,
+        RagdollRequest::default(),
+        RagdollCause::Script,
+        Vec3::ZERO,
+    );
+    let r = rag(&w, id);
+    assert!(
+        r.parts[0].position.distance(p) < 1e-5,
+        "the body did not move"
+    );
+    assert!(
+        r.parts[0].linvel.distance(v) < 1e-5,
+        "the body kept its velocity"
+    );
+    assert!(
+        r.parts[0].angvel.distance(spin) < 1e-5,
+        "the lean's spin carried over"
+    );
+    w.step(TICK_DT);
+    let r = rag(&w, id);
+    assert!(
+        r.parts[0].position.distance(p + v * TICK_DT) < 0.02,
+        "one tick later: {}",
+        r.parts[0].position
+    );
+    assert!(
+        crate::math::frame::horizontal(r.parts[0].linvel)
+            .distance(crate::math::frame::horizontal(v))
+            < 0.2
+    );
+}
+
+#[test]
+fn level_queries_never_see_ragdoll_parts_but_creature_rays_do() {
+    let (mut w, t) = flat_world();
+    let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+    ragdoll(&mut w, id, 0.0);
+    for _ in 0..120 {
+        w.step(TICK_DT);
+    }
+    let body = rag(&w, id).parts[0].position;
+    let above = Vec3::new(body.x, 3.0, body.z);
+    let hit = w.raycast(above, Vec3::NEG_Y, 10.0).expect("ground");
+    assert!(
+        hit.position.y.abs() < 1e-3,
+        "world.raycast hit a part at {}",
+        hit.position
+    );
+    let g = w.ground_below(body).expect("ground");
+    assert!(g.y.abs() < 1e-3);
+    let (who, h) = w
+        .raycast_bodies(above, Vec3::NEG_Y, 10.0)
+        .expect("the body");
+    assert_eq!(who, id);
+    assert!(
+        h.position.y > 0.05,
+        "the ray met the body where it lies: {}",
+        h.position
+    );
+    // A spider walking across the one lying there plants its feet on the ground.
+    let other = w
+        .spawn(t, Vec3::new(-3.0, 0.0, body.z), 90.0)
+        .expect("spawn");
+    w.push(Command::SetIntent(
+        other,
+        Intent::Move {
+            dir: Vec3::X,
+            speed: 0.8,
+            drop: false,
+        },
+    ));
+    for _ in 0..60 * 8 {
+        w.step(TICK_DT);
+        for l in &w.creature(other).expect("c").loco.legs {
+            assert!(
+                !l.grounded || l.foot.y.abs() < 1e-3,
+                "a foot planted on a ragdoll part"
+            );
+        }
+    }
+}
