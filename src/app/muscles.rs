@@ -48,18 +48,11 @@ pub(crate) fn set_all_muscles(world: &mut World, lowered: bool) {
 mod tests {
     use super::*;
     use crate::locomotion::def::tests::spider;
-    use crate::sim::{GroundDesc, HeightSource, TICK_DT};
+    use crate::sim::TICK_DT;
 
     #[test]
     fn space_lowers_and_raises_everyone_and_k_knocks_one_over() {
-        let mut w = World::new(1);
-        w.set_ground(&GroundDesc {
-            position: Vec3::ZERO,
-            width: 40.0,
-            depth: 40.0,
-            heights: HeightSource::Flat,
-        })
-        .expect("ground");
+        let mut w = crate::sim::world::tests::flat_world(40.0);
         let t = w.register_type("t/spider", spider().validate().expect("valid"));
         let a = w.spawn(t, Vec3::new(-3.0, 0.0, 0.0), 0.0).expect("a");
         let b = w.spawn(t, Vec3::new(3.0, 0.0, 0.0), 0.0).expect("b");

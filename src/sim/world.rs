@@ -538,21 +538,27 @@ impl World {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::locomotion::def::tests::spider;
     use crate::sim::level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
-    #[test]
-    fn spider_stands_and_walks_on_rapier_ground() {
+    /// A world with flat ground `size` metres square around the origin.
+    pub(crate) fn flat_world(size: f32) -> World {
         let mut w = World::new(1);
         w.set_ground(&GroundDesc {
             position: Vec3::ZERO,
-            width: 40.0,
-            depth: 40.0,
+            width: size,
+            depth: size,
             heights: HeightSource::Flat,
         })
         .expect("ground");
+        w
+    }
+
+    #[test]
+    fn spider_stands_and_walks_on_rapier_ground() {
+        let mut w = flat_world(40.0);
         let t = w.register_type("test/spider", spider().validate().expect("valid"));
         let id = w.spawn(t, Vec3::new(0.0, 3.0, 0.0), 0.0).expect("spawned");
         let c = w.creature(id).expect("exists");

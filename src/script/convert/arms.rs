@@ -1,8 +1,8 @@
 //! `creature.define{ arms = { { name =, shoulder =, segments = { … } }, … } }`.
 
-use mlua::{Table, Value};
+use mlua::Value;
 
-use super::{as_number, type_name, Reader};
+use super::{type_name, Reader};
 use crate::locomotion::{ArmDef, DefError};
 
 /// Reads the `arms` list (absent: none).
@@ -31,23 +31,7 @@ pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
         let ar = Reader::new(a, &format!("arms[{i}]."), &["name", "shoulder", "segments"]);
         let name = ar.string("name")?.unwrap_or_else(|| format!("arm{i}"));
         let shoulder = ar.vec_req("shoulder")?;
-        let segs: Table = ar.table("segments")?.ok_or_else(|| {
-            DefError::new(
-                format!("arms[{i}].segments"),
-                "is required (a list of lengths)",
-            )
-        })?;
-        let mut segments = Vec::new();
-        for (k, s) in segs.sequence_values::<Value>().enumerate() {
-            let s = s.map_err(|e| DefError::new(format!("arms[{i}].segments"), e.to_string()))?;
-            let len = as_number(&s).ok_or_else(|| {
-                DefError::new(
-                    format!("arms[{i}].segments[{}]", k + 1),
-                    format!("must be a number, got {}", type_name(&s)),
-                )
-            })?;
-            segments.push(len as f32);
-        }
+        let segments = super::lengths(&ar, "segments")?;
         ar.finish()?;
         arms.push(ArmDef {
             name,

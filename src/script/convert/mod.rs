@@ -492,23 +492,7 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
         let name = lr.string("name")?.unwrap_or_else(|| format!("leg{i}"));
         let hip = lr.vec_req("hip")?;
         let rest = lr.vec_req("rest")?;
-        let seg_t = lr.table("segments")?.ok_or_else(|| {
-            DefError::new(
-                format!("legs[{i}].segments"),
-                "is required (a list of lengths)",
-            )
-        })?;
-        let mut segments = Vec::new();
-        for (k, s) in seg_t.sequence_values::<Value>().enumerate() {
-            let s = s.map_err(|e| DefError::new(format!("legs[{i}].segments"), e.to_string()))?;
-            let n = as_number(&s).ok_or_else(|| {
-                DefError::new(
-                    format!("legs[{i}].segments[{}]", k + 1),
-                    format!("must be a number, got {}", type_name(&s)),
-                )
-            })?;
-            segments.push(n as f32);
-        }
+        let segments = lengths(&lr, "segments")?;
         let knee = lr.vec("knee")?;
         let phase = lr.num("phase")?;
         lr.finish()?;
@@ -631,6 +615,26 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
     };
     nv.finish()?;
     Ok(nav)
+}
+
+/// A required list of lengths (`segments = { 0.45, 0.55 }`) under `key`.
+pub(crate) fn lengths(r: &Reader, key: &str) -> Result<Vec<f32>, DefError> {
+    let field = r.field(key);
+    let t = r
+        .table(key)?
+        .ok_or_else(|| DefError::new(&field, "is required (a list of lengths)"))?;
+    let mut out = Vec::new();
+    for (k, s) in t.sequence_values::<Value>().enumerate() {
+        let s = s.map_err(|e| DefError::new(&field, e.to_string()))?;
+        let n = as_number(&s).ok_or_else(|| {
+            DefError::new(
+                format!("{field}[{}]", k + 1),
+                format!("must be a number, got {}", type_name(&s)),
+            )
+        })?;
+        out.push(n as f32);
+    }
+    Ok(out)
 }
 
 /// Reads a `world.ground` table; `default_seed` is used when noise has no seed.

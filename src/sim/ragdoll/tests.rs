@@ -3,17 +3,10 @@ use glam::Vec3;
 use super::*;
 use crate::locomotion::def::tests::spider;
 use crate::locomotion::Intent;
-use crate::sim::{Command, GroundDesc, HeightSource, TICK_DT};
+use crate::sim::{Command, TICK_DT};
 
 fn flat_world() -> (World, crate::sim::TypeId) {
-    let mut w = World::new(1);
-    w.set_ground(&GroundDesc {
-        position: Vec3::ZERO,
-        width: 40.0,
-        depth: 40.0,
-        heights: HeightSource::Flat,
-    })
-    .expect("ground");
+    let mut w = crate::sim::world::tests::flat_world(40.0);
     let t = w.register_type("t/spider", spider().validate().expect("valid"));
     (w, t)
 }
