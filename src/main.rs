@@ -25,8 +25,17 @@ struct Limits {
     /// Seed for the world and every mod's math.random.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// CPU time each mod may use per tick, in milliseconds.
-    #[arg(long, default_value_t = 4.0)]
+    /// Script work each mod may do per tick, in work units (one per Luau function entry or
+    /// loop back-edge, 25 per API call: the same count on any machine, at any load), before
+    /// its creatures' share.
+    #[arg(long, default_value_t = skitter::script::DEFAULT_WORK_PER_TICK)]
+    cpu_budget: u64,
+    /// Work units added to a mod's tick allowance for each creature its brains drive.
+    #[arg(long, default_value_t = skitter::script::DEFAULT_WORK_PER_CREATURE)]
+    cpu_budget_per_creature: u64,
+    /// Wall-clock backstop per mod per tick, in milliseconds: stops a host call that runs long
+    /// (the load gets 40x).
+    #[arg(long, default_value_t = 250.0)]
     cpu_budget_ms: f64,
     /// Memory each mod's Lua state may use, in MiB.
     #[arg(long, default_value_t = 64)]
@@ -47,10 +56,14 @@ impl Limits {
             "--cpu-budget-ms must be > 0"
         );
         anyhow::ensure!(self.memory_mb >= 1, "--memory-mb must be >= 1");
+        anyhow::ensure!(self.cpu_budget >= 1, "--cpu-budget must be >= 1");
         Ok(HostOptions {
             seed: self.seed,
+            work_per_tick: self.cpu_budget,
+            work_per_creature: self.cpu_budget_per_creature,
+            work_at_load: self.cpu_budget.saturating_mul(500),
             cpu_per_tick: Duration::from_secs_f64(self.cpu_budget_ms / 1e3),
-            cpu_at_load: Duration::from_secs_f64((self.cpu_budget_ms / 1e3 * 500.0).max(2.0)),
+            cpu_at_load: Duration::from_secs_f64((self.cpu_budget_ms / 1e3 * 40.0).max(2.0)),
             memory_limit: self.memory_mb << 20,
             max_creatures: self.max_creatures,
             max_ragdolls: self.max_ragdolls,

@@ -1,4 +1,12 @@
 //! A mod's CPU and memory budget, checked from Luau's interrupt.
+//!
+//! CPU is counted in **work units**, not time, so the same mods and seed stop at the same
+//! instruction on an idle machine and a loaded one: one unit per Luau interrupt (Luau calls
+//! it at every function entry and loop back-edge, about every 10–30 ns of script work) and
+//! [`API_CALL_UNITS`] per call into the host. A mod's allowance per tick is a base plus a
+//! share per creature its brains drive, so a brain that is cheap per creature scales to
+//! any crowd while a runaway is stopped within the base. Wall-clock time remains only as a
+//! backstop for a host call that runs long without interrupts, and says so when it fires.
 
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
@@ -7,11 +15,23 @@ use mlua::{Lua, VmState};
 
 use super::error::caller_location;
 
+/// Work units charged for one call into the host API (the cost of a cheap host call, in
+/// units of script work).
+pub const API_CALL_UNITS: u64 = 25;
+/// Default base allowance per mod per tick, units (≈ 4–10 ms of script work).
+pub const DEFAULT_WORK_PER_TICK: u64 = 400_000;
+/// Default allowance per creature a mod's brains drive, units per tick.
+pub const DEFAULT_WORK_PER_CREATURE: u64 = 2_000;
+/// Default allowance for a mod's load (its entry script), units.
+pub const DEFAULT_WORK_AT_LOAD: u64 = 200_000_000;
+
 /// Why a mod's callback was stopped from outside.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Overrun {
-    /// Ran past its CPU budget.
+    /// Spent its work units.
     Cpu,
+    /// Ran past the wall-clock backstop (a long host call, or a machine far too slow).
+    Backstop,
     /// Allocated past its memory limit.
     Memory,
 }
@@ -19,15 +39,21 @@ pub(super) enum Overrun {
 /// A mod's CPU and memory budget, checked from Luau's interrupt.
 #[derive(Debug)]
 pub(super) struct Budget {
-    /// CPU time allowed in the current window (a tick, or the load).
+    /// Work units allowed in the current window (a tick, or the load).
+    units_limit: Cell<u64>,
+    /// Work units used in the current window.
+    units: Cell<u64>,
+    /// What the window's allowance is made of, for the message (base, per creature,
+    /// creatures).
+    allowance: Cell<(u64, u64, u64)>,
+    /// Wall-clock backstop for the current window.
     pub limit: Cell<Duration>,
-    /// CPU time used in the current window.
+    /// Wall-clock time used in the current window.
     pub used: Cell<Duration>,
     started: Cell<Option<Instant>>,
     /// Thread CPU clock at the window's start: confirms a wall-clock overrun was the mod's
     /// own work, not the OS running something else.
     cpu_start: Cell<Option<cpu_time::ThreadTime>>,
-    counter: Cell<u32>,
     /// Set when a limit was hit; every later interrupt fails until cleared, so `pcall` cannot swallow it.
     pub overrun: Cell<Option<Overrun>>,
     /// Where the overrun happened.
@@ -37,51 +63,70 @@ pub(super) struct Budget {
 }
 
 impl Budget {
-    /// A budget of `limit` per window and `memory_limit` bytes.
-    pub(super) fn new(limit: Duration, memory_limit: usize) -> Budget {
+    /// A budget of `units` work units (and a `backstop` of wall-clock time) for its first
+    /// window, and `memory_limit` bytes.
+    pub(super) fn new(units: u64, backstop: Duration, memory_limit: usize) -> Budget {
         Budget {
-            limit: Cell::new(limit),
+            units_limit: Cell::new(units),
+            units: Cell::new(0),
+            allowance: Cell::new((units, 0, 0)),
+            limit: Cell::new(backstop),
             used: Cell::new(Duration::ZERO),
             started: Cell::new(None),
             cpu_start: Cell::new(None),
-            counter: Cell::new(0),
             overrun: Cell::new(None),
             overrun_at: RefCell::new(None),
             memory_limit,
         }
     }
 
-    /// Starts a new window of `limit`.
-    pub(super) fn reset(&self, limit: Duration) {
-        self.limit.set(limit);
+    /// Starts a new window: `base + per_creature × creatures` units, `backstop` of wall clock.
+    pub(super) fn reset(&self, base: u64, per_creature: u64, creatures: u64, backstop: Duration) {
+        self.units_limit
+            .set(base.saturating_add(per_creature.saturating_mul(creatures)));
+        self.allowance.set((base, per_creature, creatures));
+        self.units.set(0);
+        self.limit.set(backstop);
         self.used.set(Duration::ZERO);
         self.cpu_start.set(None);
     }
 
-    /// Starts timing a call.
+    /// Work units used in the current window.
+    pub(super) fn units_used(&self) -> u64 {
+        self.units.get()
+    }
+
+    /// Work units allowed in the current window.
+    pub(super) fn units_allowed(&self) -> u64 {
+        self.units_limit.get()
+    }
+
+    /// Charges `n` units (a host call); the next interrupt stops the script if that spent
+    /// the allowance.
+    pub(super) fn charge(&self, n: u64) {
+        self.units.set(self.units.get().saturating_add(n));
+    }
+
+    /// Starts timing a call (for the backstop).
     pub(super) fn begin(&self) {
         self.started.set(Some(Instant::now()));
     }
 
-    /// Whether this thread has really spent `limit` of CPU since the window began (the thread
-    /// clock is read lazily: the first wall-clock overrun of a window starts it).
+    /// Whether this thread has really spent the backstop of CPU since the window began (the
+    /// thread clock is read lazily: the first wall-clock overrun of a window starts it).
     fn cpu_confirms(&self) -> bool {
         match self.cpu_start.get() {
             Some(t0) => t0
                 .try_elapsed()
                 .map(|d| d > self.limit.get())
                 .unwrap_or(true),
-            None => {
-                // Start the CPU clock now, backdated by nothing: the next checks compare the CPU
-                // used from here plus what the wall clock already counted.
-                match cpu_time::ThreadTime::try_now() {
-                    Ok(t) => {
-                        self.cpu_start.set(Some(t));
-                        false
-                    }
-                    Err(_) => true,
+            None => match cpu_time::ThreadTime::try_now() {
+                Ok(t) => {
+                    self.cpu_start.set(Some(t));
+                    false
                 }
-            }
+                Err(_) => true,
+            },
         }
     }
 
@@ -97,21 +142,22 @@ impl Budget {
         if let Some(o) = self.overrun.get() {
             return Err(self.overrun_error(o));
         }
-        let n = self.counter.get().wrapping_add(1);
-        self.counter.set(n);
-        if n & 31 != 0 {
+        let n = self.units.get().saturating_add(1);
+        self.units.set(n);
+        // Memory every interrupt (a bomb allocates megabytes between two), time every 32nd.
+        let o = if n > self.units_limit.get() {
+            Overrun::Cpu
+        } else if lua.used_memory() > self.memory_limit / 10 * 9 {
+            Overrun::Memory
+        } else if n & 31 != 0 {
             return Ok(VmState::Continue);
-        }
-        let over_cpu = self
+        } else if self
             .started
             .get()
             .is_some_and(|s| self.used.get() + s.elapsed() > self.limit.get())
-            && self.cpu_confirms();
-        let over_mem = lua.used_memory() > self.memory_limit / 10 * 9;
-        let o = if over_cpu {
-            Overrun::Cpu
-        } else if over_mem {
-            Overrun::Memory
+            && self.cpu_confirms()
+        {
+            Overrun::Backstop
         } else {
             return Ok(VmState::Continue);
         };
@@ -123,8 +169,20 @@ impl Budget {
     /// The error text for an overrun.
     pub(super) fn overrun_message(&self, o: Overrun) -> String {
         match o {
-            Overrun::Cpu => format!(
-                "CPU budget exceeded: more than {:.1} ms",
+            Overrun::Cpu => {
+                let (base, per, n) = self.allowance.get();
+                let what = if per > 0 && n > 0 {
+                    format!("{base} + {per} for each of its {n} creatures")
+                } else {
+                    format!("{base}")
+                };
+                format!(
+                    "CPU budget exceeded: more than {} work units ({what}; --cpu-budget)",
+                    self.units_limit.get()
+                )
+            }
+            Overrun::Backstop => format!(
+                "CPU budget exceeded: wall-clock backstop of {:.0} ms (a host call ran long without yielding to the budget; --cpu-budget-ms)",
                 self.limit.get().as_secs_f64() * 1e3
             ),
             Overrun::Memory => format!(
@@ -137,5 +195,58 @@ impl Budget {
     /// The error raised inside the script for an overrun.
     pub(super) fn overrun_error(&self, o: Overrun) -> mlua::Error {
         mlua::Error::runtime(self.overrun_message(o))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::rc::Rc;
+
+    fn state(units: u64) -> (Lua, Rc<Budget>) {
+        let lua = Lua::new();
+        let b = Rc::new(Budget::new(units, Duration::from_secs(60), 64 << 20));
+        let c = b.clone();
+        lua.set_interrupt(move |l| c.check_interrupt(l));
+        (lua, b)
+    }
+
+    #[test]
+    fn a_runaway_stops_at_the_same_unit_every_time_and_pcall_cannot_swallow_it() {
+        let mut stops = Vec::new();
+        for _ in 0..3 {
+            let (lua, b) = state(10_000);
+            b.begin();
+            let r = lua
+                .load("local n = 0 while true do pcall(function() while true do n = n + 1 end end) end")
+                .exec();
+            b.end();
+            let e = r.expect_err("stopped").to_string();
+            assert!(
+                e.contains("CPU budget exceeded: more than 10000 work units"),
+                "{e}"
+            );
+            stops.push(b.units_used());
+        }
+        assert!(stops.iter().all(|s| *s == stops[0]), "{stops:?}");
+    }
+
+    #[test]
+    fn the_allowance_grows_with_creatures_and_host_calls_are_charged() {
+        let (lua, b) = state(0);
+        b.reset(1_000, 100, 50, Duration::from_secs(60));
+        // 5 000 loop iterations fit in 1 000 + 100 × 50 = 6 000 units.
+        lua.load("for i = 1, 5000 do end").exec().expect("fits");
+        b.reset(1_000, 100, 50, Duration::from_secs(60));
+        b.charge(API_CALL_UNITS * 200);
+        let e = lua
+            .load("for i = 1, 5000 do end")
+            .exec()
+            .expect_err("charged");
+        assert!(
+            e.to_string()
+                .contains("1000 + 100 for each of its 50 creatures"),
+            "{e}"
+        );
     }
 }

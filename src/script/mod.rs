@@ -5,7 +5,7 @@
 //! the host's business.
 
 mod api;
-mod budget;
+pub(crate) mod budget;
 pub(crate) mod convert;
 mod error;
 mod host;
@@ -16,6 +16,9 @@ mod shared;
 mod source;
 mod watch;
 
+pub use budget::{
+    API_CALL_UNITS, DEFAULT_WORK_AT_LOAD, DEFAULT_WORK_PER_CREATURE, DEFAULT_WORK_PER_TICK,
+};
 pub use error::ScriptError;
 pub use host::{
     api_surface, discover, BrainState, HostOptions, ReloadReport, ScriptHost, BRAIN_BACKOFF,

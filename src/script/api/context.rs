@@ -185,6 +185,9 @@ where
     F: Fn(&Lua, A) -> mlua::Result<R> + mlua::MaybeSend + 'static,
 {
     lua.create_function(move |lua, args: MultiValue| {
+        if let Some(b) = lua.app_data_ref::<std::rc::Rc<crate::script::budget::Budget>>() {
+            b.charge(crate::script::budget::API_CALL_UNITS);
+        }
         let a = A::from_lua_args(args, 1, None, lua)
             .map_err(|e| located(lua, format!("{name}: {}", arg_error(name, &e))))?;
         f(lua, a)

@@ -147,7 +147,11 @@ impl ScriptHost {
         all: &BTreeMap<String, Manifest>,
     ) -> mlua::Result<(Lua, Rc<Budget>)> {
         let lua = Lua::new_with(mod_libs(), LuaOptions::default())?;
-        let budget = Rc::new(Budget::new(self.opts.cpu_at_load, self.opts.memory_limit));
+        let budget = Rc::new(Budget::new(
+            self.opts.work_at_load,
+            self.opts.cpu_at_load,
+            self.opts.memory_limit,
+        ));
         let ctx = Rc::new(ModCtx::new(
             &m.name,
             Self::roots_for(m, all),
@@ -158,6 +162,8 @@ impl ScriptHost {
         lua.sandbox(true)?;
         let b = budget.clone();
         lua.set_interrupt(move |lua| b.check_interrupt(lua));
+        // Host calls charge the budget too (`api::context::api_fn`).
+        lua.set_app_data(budget.clone());
         lua.set_memory_limit(self.opts.memory_limit)?;
         Ok((lua, budget))
     }
@@ -220,7 +226,7 @@ impl ScriptHost {
             )
         })?;
         self.shared.borrow_mut().loading = Some(m.name.clone());
-        budget.reset(self.opts.cpu_at_load);
+        budget.reset(self.opts.work_at_load, 0, 0, self.opts.cpu_at_load);
         budget.begin();
         let r = source::chunk(&lua, src.as_bytes(), &chunk).exec();
         budget.end();

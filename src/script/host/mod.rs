@@ -36,9 +36,16 @@ use crate::sim::{Command, CreatureId, World};
 pub struct HostOptions {
     /// Seed for the world and for every mod's `math.random`.
     pub seed: u64,
-    /// CPU time each mod may use per tick, across all its callbacks.
+    /// Work units each mod may use per tick, across all its callbacks, before counting its
+    /// creatures (see [`super::budget`]: deterministic, whatever the machine's load).
+    pub work_per_tick: u64,
+    /// Work units added to a mod's tick allowance for each creature its brains drive.
+    pub work_per_creature: u64,
+    /// Work units a mod's load (its entry script) may take.
+    pub work_at_load: u64,
+    /// Wall-clock backstop per mod per tick (a host call that runs long).
     pub cpu_per_tick: Duration,
-    /// CPU time a mod's load (its entry script) may take.
+    /// Wall-clock backstop for a mod's load.
     pub cpu_at_load: Duration,
     /// Memory each mod's Lua state may use, bytes.
     pub memory_limit: usize,
@@ -52,8 +59,11 @@ impl Default for HostOptions {
     fn default() -> Self {
         HostOptions {
             seed: 0,
-            cpu_per_tick: Duration::from_millis(4),
-            cpu_at_load: Duration::from_secs(2),
+            work_per_tick: super::budget::DEFAULT_WORK_PER_TICK,
+            work_per_creature: super::budget::DEFAULT_WORK_PER_CREATURE,
+            work_at_load: super::budget::DEFAULT_WORK_AT_LOAD,
+            cpu_per_tick: Duration::from_millis(250),
+            cpu_at_load: Duration::from_secs(10),
             memory_limit: 64 << 20,
             max_creatures: 4096,
             max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
@@ -176,6 +186,15 @@ impl ScriptHost {
     /// [`crate::sim::Replay`] feeds the world what the scripts and the user did).
     pub fn set_replaying(&mut self, on: bool) {
         self.replaying = on;
+    }
+
+    /// Work units (see [`super::budget`]) mod `name` used in the last tick, with its
+    /// allowance: `(used, allowed)`.
+    pub fn work_used(&self, name: &str) -> Option<(u64, u64)> {
+        self.mods
+            .iter()
+            .find(|m| m.manifest.name == name)
+            .map(|m| (m.budget.units_used(), m.budget.units_allowed()))
     }
 
     /// Whether callbacks are off for a replay.

@@ -274,7 +274,14 @@ impl ScriptHost {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();
         }
-        self.mods[idx].budget.reset(self.opts.cpu_per_tick);
+        // `on_reload` runs under a tick's allowance for the mod's creatures.
+        let drives = self.brains.values().filter(|b| b.mod_idx == idx).count() as u64;
+        self.mods[idx].budget.reset(
+            self.opts.work_per_tick,
+            self.opts.work_per_creature,
+            drives,
+            self.opts.cpu_per_tick,
+        );
         for id in reloaded {
             if let Some(f) = self.brains.get(&id).and_then(|b| b.on_reload.clone()) {
                 self.call(id, &f, Value::Nil);

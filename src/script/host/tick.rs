@@ -24,9 +24,7 @@ impl ScriptHost {
             return events;
         }
         self.apply_brain_requests();
-        for m in &self.mods {
-            m.budget.reset(self.opts.cpu_per_tick);
-        }
+        self.reset_budgets();
         self.run_updates();
         self.apply_brain_requests();
         self.world.borrow_mut().step(TICK_DT);
@@ -35,6 +33,24 @@ impl ScriptHost {
         self.dispatch_steps(&events);
         self.forget_gone();
         events
+    }
+
+    /// Every mod's tick allowance: the base plus a share per creature its brains drive.
+    pub(super) fn reset_budgets(&mut self) {
+        let mut drives = vec![0u64; self.mods.len()];
+        for b in self.brains.values() {
+            if let Some(n) = drives.get_mut(b.mod_idx) {
+                *n += 1;
+            }
+        }
+        for (m, n) in self.mods.iter().zip(drives) {
+            m.budget.reset(
+                self.opts.work_per_tick,
+                self.opts.work_per_creature,
+                n,
+                self.opts.cpu_per_tick,
+            );
+        }
     }
 
     /// The script half of a tick: `on_spawn` for new brains, then `on_update` for every brain,
