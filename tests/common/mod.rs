@@ -214,6 +214,8 @@ pub struct Rec {
     pub falling: bool,
     /// The ground under the body.
     pub floor: Option<[f64; 3]>,
+    /// Where its navmesh agent goes, if it has one.
+    pub dest: Option<[f64; 3]>,
     /// In physics (an active ragdoll): the locomotion measures skip these records.
     pub ragdoll: bool,
     /// `animated`, `limp` or `recovering`.
@@ -289,6 +291,7 @@ impl Trace {
                 feet,
                 falling: v["falling"].as_bool().unwrap_or(false),
                 floor: arr(&v["floor"]),
+                dest: arr(&v["dest"]),
                 ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),
                 ragdoll_state: v["ragdoll_state"].as_str().unwrap_or("").to_string(),
                 parts: v["parts"]
