@@ -75,7 +75,7 @@ fn nav(c: &mut Criterion) {
             ids.push(w.spawn(t, p, 0.0).expect("spawn"));
         }
         for id in &ids {
-            let goal = w.random_nav_point(None).expect("point");
+            let goal = w.random_nav_point(None, None).expect("point");
             w.push(Command::SetDestination(*id, goal));
         }
     }

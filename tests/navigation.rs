@@ -395,3 +395,54 @@ fn agents_meeting_head_on_pass_each_other_in_the_open() {
     // (2 m, 10 m long) do all arrive, but at 3.4x the straight-line time, and bodies come
     // to 0.61 m (issue 17 §5 stays open for it).
 }
+
+#[test]
+fn nav_queries_from_a_callback_use_the_calling_creatures_own_navmesh() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(30, 0, 30) }
+-- A low roof over x in [3, 9]: room under it for a short creature, not for a tall one.
+world.box { position = vec3(6, 1.0, 0), size = vec3(6, 0.4, 8) }
+local function legs()
+  local l = {}
+  for i, z in ipairs({ 0.2, -0.2 }) do
+    for _, s in ipairs({ { "L", 1 }, { "R", -1 } }) do
+      table.insert(l, { name = s[1] .. i, hip = vec3(0.1 * s[2], 0, z), rest = vec3(0.35 * s[2], -0.25, z), segments = { 0.22, 0.25 } })
+    end
+  end
+  return l
+end
+local function probe(self)
+  if self.state.done then return end
+  self.state.done = true
+  local q = world.nearest_nav_point(vec3(6, 0, 0))
+  log.info(self.type, q and string.format("%.2f", vector.magnitude(q - vec3(6, 0, 0))) or "none")
+end
+creature.define { name = "short", body = { size = vec3(0.3, 0.15, 0.4), height = 0.25 }, legs = legs(),
+  nav = { height = 0.4 }, on_update = probe }
+creature.define { name = "tall", body = { size = vec3(0.3, 0.15, 0.4), height = 0.25 }, legs = legs(),
+  nav = { height = 2.0 }, on_update = probe }
+world.spawn("short", { position = vec3(-4, 0, 0) })
+world.spawn("tall", { position = vec3(-4, 0, 3) })
+"#;
+    let toml = "name = \"roof\"\nversion = \"0.1.0\"\n";
+    let m = temp_mod(dir.path(), "roof", &[("mod.toml", toml), ("main.lua", src)]);
+    let (out, _) = run_trace(dir.path(), 3, &[m], &[]);
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    let dist = |ty: &str| -> f64 {
+        let line = log
+            .lines()
+            .find(|l| l.contains(&format!("[roof] roof/{ty}\t")))
+            .unwrap_or_else(|| panic!("no line for {ty}: {log}"));
+        line.rsplit('\t').next().unwrap().trim().parse().unwrap()
+    };
+    assert!(
+        dist("short") < 0.1,
+        "under the roof for the short one: {log}"
+    );
+    assert!(
+        dist("tall") > 1.0,
+        "out from under it for the tall one: {log}"
+    );
+}

@@ -133,6 +133,9 @@ pub(super) struct Shared {
     pub camera: Vec<CameraRequest>,
     /// The mod whose entry script is running (load or reload), if any.
     pub loading: Option<String>,
+    /// The creature whose callback is running, if any (queries that depend on the caller,
+    /// like `world.random_nav_point`, use its type).
+    pub calling: Option<CreatureId>,
     /// Spawns made by entry scripts: (mod, qualified type, id), in call order. A reload
     /// matches the new version's spawns against these by (type, order).
     pub load_spawns: Vec<(String, String, CreatureId)>,

@@ -296,16 +296,25 @@ impl World {
         }
     }
 
-    /// The navmesh used for queries that name no creature (`world.random_nav_point`,
-    /// `world.nearest_nav_point`): that of the first registered legged type, else the
-    /// default `nav` settings.
-    fn query_navigator(&mut self) -> Option<&mut crate::nav::Navigator> {
+    /// The navmesh for a query (`world.random_nav_point`, `world.nearest_nav_point`): that
+    /// of the calling creature's type when one asks (from its callback), else that of the
+    /// first registered legged type, else the default `nav` settings.
+    fn query_navigator(
+        &mut self,
+        caller: Option<CreatureId>,
+    ) -> Option<&mut crate::nav::Navigator> {
         self.refresh_level();
-        let nav_def = self
-            .types
-            .iter()
-            .find(|t| !t.def.legs.is_empty())
-            .map(|t| t.def.nav.clone())
+        let own = caller
+            .and_then(|id| self.creature(id))
+            .filter(|c| !c.def.legs.is_empty())
+            .map(|c| c.def.nav.clone());
+        let nav_def = own
+            .or_else(|| {
+                self.types
+                    .iter()
+                    .find(|t| !t.def.legs.is_empty())
+                    .map(|t| t.def.nav.clone())
+            })
             .unwrap_or_default();
         let level = &self.level;
         let input = || level.nav_input();
@@ -319,16 +328,21 @@ impl World {
         }
     }
 
-    /// The nearest point on the navmesh to `p`, if any within 10 m.
-    pub fn nearest_nav_point(&mut self, p: Vec3) -> Option<Vec3> {
-        self.query_navigator()?.nearest(p, 10.0)
+    /// The nearest point to `p` on the navmesh of `caller`'s type (see `query_navigator`),
+    /// if any within 10 m.
+    pub fn nearest_nav_point(&mut self, p: Vec3, caller: Option<CreatureId>) -> Option<Vec3> {
+        self.query_navigator(caller)?.nearest(p, 10.0)
     }
 
-    /// A random point on the navmesh (deterministic from the seed), within `radius` of
-    /// `near` when given.
-    pub fn random_nav_point(&mut self, near: Option<(Vec3, f32)>) -> Option<Vec3> {
+    /// A random point on the navmesh of `caller`'s type (deterministic from the seed),
+    /// within `radius` of `near` when given.
+    pub fn random_nav_point(
+        &mut self,
+        near: Option<(Vec3, f32)>,
+        caller: Option<CreatureId>,
+    ) -> Option<Vec3> {
         let mut rng = self.rng;
-        let n = self.query_navigator()?;
+        let n = self.query_navigator(caller)?;
         let mut unit = || {
             rng ^= rng << 13;
             rng ^= rng >> 7;

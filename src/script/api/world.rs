@@ -216,18 +216,19 @@ pub(super) fn random_nav_point(
             Some((c, r))
         }
     };
-    let p = ctx(lua)?.world.borrow_mut().random_nav_point(near);
+    let c = ctx(lua)?;
+    let caller = c.shared.borrow().calling;
+    let p = c.world.borrow_mut().random_nav_point(near, caller);
     Ok(p.map(to_vector))
 }
 
 /// `world.nearest_nav_point(point)`.
 pub(super) fn nearest_nav_point(lua: &Lua, v: Value) -> mlua::Result<Option<mlua::Vector>> {
     let p = arg_point(lua, "world.nearest_nav_point: point", &v)?;
-    Ok(ctx(lua)?
-        .world
-        .borrow_mut()
-        .nearest_nav_point(p)
-        .map(to_vector))
+    let c = ctx(lua)?;
+    let caller = c.shared.borrow().calling;
+    let q = c.world.borrow_mut().nearest_nav_point(p, caller);
+    Ok(q.map(to_vector))
 }
 
 /// A creature type argument (a name or a type table), resolved as the calling mod sees it.

@@ -259,9 +259,11 @@ impl ScriptHost {
             Err(_) => return,
         };
         argv.push_front(Value::Table(brain.handle.clone()));
+        self.shared.borrow_mut().calling = Some(id);
         rt.budget.begin();
         let r = f.call::<()>(argv);
         rt.budget.end();
+        self.shared.borrow_mut().calling = None;
         let Err(e) = r else { return };
         let overrun = rt.budget.overrun.get().is_some() || matches!(e, mlua::Error::MemoryError(_));
         let err = self.error_from(
