@@ -24,4 +24,6 @@ pub use ragdoll::{
 };
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{CreatureView, LegPose, Snapshot};
-pub use world::{Command, Creature, CreatureId, CreatureType, TypeId, World, WorldEvent, TICK_DT};
+pub use world::{
+    Command, Creature, CreatureId, CreatureType, StepTimes, TypeId, World, WorldEvent, TICK_DT,
+};

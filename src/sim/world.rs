@@ -177,6 +177,17 @@ pub enum WorldEvent {
     },
 }
 
+/// Wall-clock time of a step's phases (profiling only; never read by the simulation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTimes {
+    /// Commands, level refresh and navigation (agents, avoidance, steering).
+    pub navigation: std::time::Duration,
+    /// Locomotion of every animated creature (steering, feet, posture, lean, IK).
+    pub locomotion: std::time::Duration,
+    /// Ragdolls (the rapier step).
+    pub physics: std::time::Duration,
+}
+
 /// All simulation state.
 pub struct World {
     pub(super) frame: u64,
@@ -206,6 +217,8 @@ pub struct World {
     pub(super) rigs: Rigs,
     /// Cap on simultaneous ragdolls.
     pub(super) max_ragdolls: usize,
+    /// The last step's phase times.
+    pub(super) step_times: StepTimes,
 }
 
 impl World {
@@ -232,6 +245,7 @@ impl World {
             rng: seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
             rigs: Rigs::default(),
             max_ragdolls: DEFAULT_MAX_RAGDOLLS,
+            step_times: StepTimes::default(),
         }
     }
 
@@ -475,9 +489,11 @@ impl World {
 
     /// Advances the world by `dt` seconds (call with [`TICK_DT`]).
     pub fn step(&mut self, dt: f32) {
+        let t0 = std::time::Instant::now();
         self.refresh_level();
         self.apply_commands();
         self.step_nav(dt);
+        let t1 = std::time::Instant::now();
         let ground = RapierGround {
             query: super::ground::level_query(&self.physics, &self.rigs),
         };
@@ -499,9 +515,21 @@ impl World {
                 self.events.push(WorldEvent::Arrive { id: c.id });
             }
         }
+        let t2 = std::time::Instant::now();
         self.step_ragdolls(dt);
+        // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
+        self.step_times = StepTimes {
+            navigation: t1 - t0,
+            locomotion: t2 - t1,
+            physics: t2.elapsed(),
+        };
         self.frame += 1;
         self.time += dt as f64;
+    }
+
+    /// How long the last `step`'s phases took (wall clock; for benches and the overlay).
+    pub fn last_step_times(&self) -> StepTimes {
+        self.step_times
     }
 
     /// A blow: at or above the type's `physics.hit_threshold` the creature goes into

@@ -1,0 +1,109 @@
+//! The full pipeline at crowd scale (issue 17 §1): N bundled spiders with their Lua wander
+//! brain (navmesh destinations, `on_update` every tick), navmesh agents with avoidance,
+//! locomotion and lean, on flat ground — µs per spider-tick for N = 1 000, 5 000, 10 000,
+//! with the split (scripts / navigation / locomotion / the rest) printed beside it.
+
+#![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use skitter::script::{HostOptions, ScriptHost};
+
+fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
+}
+
+/// `n` wandering spiders on flat ground, 1.6 m apart.
+fn crowd(dir: &std::path::Path, n: usize) -> ScriptHost {
+    let side = (n as f32).sqrt().ceil() as usize;
+    let size = side as f32 * 1.6 + 20.0;
+    let m = dir.join(format!("crowd{n}"));
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        format!("name = \"crowd{n}\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n"),
+    )
+    .expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        format!(
+            "world.ground {{ size = vec3({size}, 0, {size}) }}\n\
+             local half = {side} * 0.8\n\
+             for i = 0, {n} - 1 do\n\
+               world.spawn('spider/spider', {{ position = vec3(i % {side} * 1.6 - half, 0, math.floor(i / {side}) * 1.6 - half), yaw = i * 37 }})\n\
+             end\n"
+        ),
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions {
+        max_creatures: n + 10,
+        ..HostOptions::default()
+    });
+    host.load(&[scripts().join("spider"), m]);
+    assert!(host.take_errors().is_empty(), "the crowd loads");
+    host
+}
+
+/// Per spider-tick: (total, scripts, navigation, locomotion), µs, over `ticks` ticks.
+fn split(host: &mut ScriptHost, n: usize, ticks: u32) -> [f64; 4] {
+    let mut sum = [Duration::ZERO; 4];
+    for _ in 0..ticks {
+        let t0 = Instant::now();
+        host.tick();
+        let total = t0.elapsed();
+        let st = host.world().last_step_times();
+        let world = st.navigation + st.locomotion + st.physics;
+        sum[0] += total;
+        sum[1] += total.saturating_sub(world);
+        sum[2] += st.navigation;
+        sum[3] += st.locomotion;
+    }
+    sum.map(|d| d.as_secs_f64() * 1e6 / (ticks as f64 * n as f64))
+}
+
+fn full_pipeline(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut group = c.benchmark_group("crowd");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(6))
+        .warm_up_time(Duration::from_secs(1));
+    for n in [1000usize, 5000, 10_000] {
+        let mut host = crowd(dir.path(), n);
+        // Into a steady wander (agents placed, first destinations picked).
+        for _ in 0..90 {
+            host.tick();
+        }
+        let s = split(&mut host, n, 30);
+        eprintln!(
+            "crowd/{n}: {:.2} µs per spider-tick = scripts {:.2} + navigation {:.2} + locomotion {:.2} + rest {:.2}",
+            s[0],
+            s[1],
+            s[2],
+            s[3],
+            s[0] - s[1] - s[2] - s[3]
+        );
+        if let Some((used, allowed)) = host.work_used("spider") {
+            eprintln!(
+                "crowd/{n}: the spider mod used {used} of {allowed} work units in its last tick"
+            );
+        }
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("tick", n), &n, |b, _| {
+            b.iter_custom(|iters| {
+                let t0 = Instant::now();
+                for _ in 0..iters {
+                    host.tick();
+                }
+                t0.elapsed()
+            })
+        });
+        assert!(host.take_errors().is_empty(), "no budget tripped at {n}");
+    }
+    group.finish();
+}
+
+criterion_group!(benches, full_pipeline);
+criterion_main!(benches);
