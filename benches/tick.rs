@@ -104,6 +104,48 @@ fn tick(c: &mut Criterion) {
     group.finish();
 }
 
+/// The tick at 5 000 spiders on 1 thread and on every core (locomotion spreads over the
+/// pool; navigation and the rest stay on the calling thread).
+fn threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spider_tick_threads");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    let n = 5000;
+    let host = arena_with_spiders(n);
+    for k in 0..120 {
+        if k % 60 == 0 {
+            steer(&mut host.world_mut(), k);
+        }
+        host.world_mut().step(TICK_DT);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    group.throughput(Throughput::Elements(n as u64));
+    for t in [1, cores] {
+        host.world_mut().set_threads(t);
+        let mut k = 0u64;
+        group.bench_with_input(BenchmarkId::new("step_5000", t), &t, |b, _| {
+            b.iter_custom(|iters| {
+                let mut w = host.world_mut();
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    k += 1;
+                    if k.is_multiple_of(120) {
+                        steer(&mut w, k / 120);
+                    }
+                    let t0 = Instant::now();
+                    w.step(TICK_DT);
+                    total += t0.elapsed();
+                    w.drain_events();
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
 fn lua_update(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tmp");
     let m = dir.path().join("bench");
@@ -135,5 +177,5 @@ fn lua_update(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tick, lua_update);
+criterion_group!(benches, tick, threads, lua_update);
 criterion_main!(benches);

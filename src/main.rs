@@ -47,6 +47,10 @@ struct Limits {
     /// with an error.
     #[arg(long, default_value_t = skitter::sim::DEFAULT_MAX_RAGDOLLS)]
     max_ragdolls: usize,
+    /// Threads for the tick's per-creature work (default: every core). The same seed and
+    /// mods give the same trace at any count.
+    #[arg(long)]
+    threads: Option<usize>,
 }
 
 impl Limits {
@@ -67,6 +71,9 @@ impl Limits {
             memory_limit: self.memory_mb << 20,
             max_creatures: self.max_creatures,
             max_ragdolls: self.max_ragdolls,
+            threads: self
+                .threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         })
     }
 }

@@ -124,3 +124,33 @@ fn a_loaded_machine_gives_the_same_bytes_with_a_mod_that_trips_its_budget() {
     assert_eq!(errors[0]["frame"], 40);
     assert!(idle == loaded, "the trace differs under load");
 }
+
+#[test]
+fn the_trace_is_the_same_at_any_thread_count() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = vec![
+        bundled("spider"),
+        fixture("walkers"),
+        crowd(dir.path(), 150),
+    ];
+    let run = |threads: &str| {
+        let sub = dir.path().join(format!("t{threads}"));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let (out, _) = run_trace(&sub, 240, &mods, &["--seed", "7", "--threads", threads]);
+        assert!(out.status.success(), "{}", text(&out));
+        let trace = std::fs::read_dir(&sub)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .expect("trace");
+        std::fs::read(trace.path()).expect("read")
+    };
+    let one = run("1");
+    assert!(one.len() > 1_000_000, "a real crowd: {} bytes", one.len());
+    for n in ["2", "5"] {
+        assert!(
+            run(n) == one,
+            "the trace at --threads {n} differs from --threads 1"
+        );
+    }
+}

@@ -18,6 +18,7 @@ use super::navigation::{NavGoal, NavWorld};
 use super::ragdoll::{Ragdoll, RagdollCause, RagdollRequest, Rigs, DEFAULT_MAX_RAGDOLLS};
 use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
+use crate::locomotion::StepEvent;
 use crate::locomotion::{GaitParams, Intent, LeanDef, Locomotor, ValidCreatureDef};
 
 /// The fixed simulation step: 60 Hz.
@@ -219,6 +220,8 @@ pub struct World {
     pub(super) max_ragdolls: usize,
     /// The last step's phase times.
     pub(super) step_times: StepTimes,
+    /// Threads for the per-creature work (`None`: the calling thread).
+    pub(super) pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl World {
@@ -246,6 +249,7 @@ impl World {
             rigs: Rigs::default(),
             max_ragdolls: DEFAULT_MAX_RAGDOLLS,
             step_times: StepTimes::default(),
+            pool: None,
         }
     }
 
@@ -494,27 +498,7 @@ impl World {
         self.apply_commands();
         self.step_nav(dt);
         let t1 = std::time::Instant::now();
-        let ground = RapierGround {
-            query: super::ground::level_query(&self.physics, &self.rigs),
-        };
-        for c in self.creatures.iter_mut() {
-            if c.rag.is_some() {
-                continue;
-            }
-            c.loco
-                .update(&c.def, &c.gait, &c.lean, &ground, dt, &mut self.scratch);
-            for s in self.scratch.events.drain(..) {
-                self.events.push(WorldEvent::Step {
-                    id: c.id,
-                    leg: s.leg,
-                    position: s.position,
-                });
-            }
-            if std::mem::take(&mut self.scratch.path_end) {
-                // The end of a path followed once: the same event as a destination reached.
-                self.events.push(WorldEvent::Arrive { id: c.id });
-            }
-        }
+        self.step_locomotion(dt);
         let t2 = std::time::Instant::now();
         self.step_ragdolls(dt);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
@@ -525,6 +509,94 @@ impl World {
         };
         self.frame += 1;
         self.time += dt as f64;
+    }
+
+    /// Locomotion of every animated creature: on the calling thread, or spread over the
+    /// pool (each creature's update reads only the static level and its own state, so the
+    /// results are the same at any thread count; events are gathered in id order).
+    fn step_locomotion(&mut self, dt: f32) {
+        let World {
+            creatures,
+            scratch,
+            events,
+            pool,
+            physics,
+            rigs,
+            ..
+        } = self;
+        let (physics, rigs) = (&*physics, &*rigs);
+        let push =
+            |events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool| {
+                for s in steps {
+                    events.push(WorldEvent::Step {
+                        id,
+                        leg: s.leg,
+                        position: s.position,
+                    });
+                }
+                if end {
+                    // The end of a path followed once: the same event as a destination reached.
+                    events.push(WorldEvent::Arrive { id });
+                }
+            };
+        let Some(pool) = pool.as_ref() else {
+            let ground = RapierGround {
+                query: super::ground::level_query(physics, rigs),
+            };
+            for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
+                c.loco
+                    .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
+                let end = std::mem::take(&mut scratch.path_end);
+                push(events, c.id, &scratch.events, end);
+                scratch.events.clear();
+            }
+            return;
+        };
+        use rayon::prelude::*;
+        let out: Vec<(CreatureId, Vec<StepEvent>, bool)> = pool.install(|| {
+            creatures
+                .par_iter_mut()
+                .filter(|c| c.rag.is_none())
+                .map_init(
+                    // A query pipeline per chunk of work (its filter is not shareable).
+                    || {
+                        let ground = RapierGround {
+                            query: super::ground::level_query(physics, rigs),
+                        };
+                        (Scratch::default(), ground)
+                    },
+                    |(s, ground), c| {
+                        c.loco.update(&c.def, &c.gait, &c.lean, &*ground, dt, s);
+                        let end = std::mem::take(&mut s.path_end);
+                        (c.id, std::mem::take(&mut s.events), end)
+                    },
+                )
+                .filter(|(_, steps, end)| !steps.is_empty() || *end)
+                .collect()
+        });
+        for (id, steps, end) in out {
+            push(events, id, &steps, end);
+        }
+    }
+
+    /// Runs the tick's per-creature locomotion on `n` threads (1: on the calling thread).
+    /// Results are identical at any count.
+    pub fn set_threads(&mut self, n: usize) {
+        self.pool = if n <= 1 {
+            None
+        } else {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("skitter-tick-{i}"))
+                .build()
+                .ok()
+                .map(Arc::new)
+        };
+    }
+
+    /// Threads the tick's locomotion runs on.
+    pub fn threads(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
     }
 
     /// How long the last `step`'s phases took (wall clock; for benches and the overlay).

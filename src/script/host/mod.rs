@@ -53,6 +53,9 @@ pub struct HostOptions {
     pub max_creatures: usize,
     /// Most creatures in physics (active ragdolls) at once.
     pub max_ragdolls: usize,
+    /// Threads for the tick's per-creature work (1: the calling thread only). Results are
+    /// identical at any count.
+    pub threads: usize,
 }
 
 impl Default for HostOptions {
@@ -67,6 +70,7 @@ impl Default for HostOptions {
             memory_limit: 64 << 20,
             max_creatures: 4096,
             max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }
@@ -161,6 +165,7 @@ impl ScriptHost {
     pub fn new(opts: HostOptions) -> ScriptHost {
         let mut world = World::new(opts.seed);
         world.set_max_ragdolls(opts.max_ragdolls);
+        world.set_threads(opts.threads);
         ScriptHost {
             world: Rc::new(RefCell::new(world)),
             shared: Rc::new(RefCell::new(Shared {
