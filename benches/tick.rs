@@ -62,6 +62,22 @@ fn steer(w: &mut World, k: u64) {
     }
 }
 
+/// Steps `iters` ticks (re-steering every 2 s, counted by `k`); the time in `step` alone.
+fn timed_steps(w: &mut World, k: &mut u64, iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        *k += 1;
+        if k.is_multiple_of(120) {
+            steer(w, *k / 120);
+        }
+        let t0 = Instant::now();
+        w.step(TICK_DT);
+        total += t0.elapsed();
+        w.drain_events();
+    }
+    total
+}
+
 fn tick(c: &mut Criterion) {
     let mut group = c.benchmark_group("spider_tick");
     group
@@ -80,21 +96,7 @@ fn tick(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         let mut k = 0u64;
         group.bench_with_input(BenchmarkId::new("step", n), &n, |b, _| {
-            b.iter_custom(|iters| {
-                let mut w = host.world_mut();
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    k += 1;
-                    if k.is_multiple_of(120) {
-                        steer(&mut w, k / 120);
-                    }
-                    let t0 = Instant::now();
-                    w.step(TICK_DT);
-                    total += t0.elapsed();
-                    w.drain_events();
-                }
-                total
-            })
+            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &mut k, iters))
         });
         group.bench_with_input(BenchmarkId::new("casts_only", n), &n, |b, _| {
             let w = host.world();
@@ -126,21 +128,7 @@ fn threads(c: &mut Criterion) {
         host.world_mut().set_threads(t);
         let mut k = 0u64;
         group.bench_with_input(BenchmarkId::new("step_5000", t), &t, |b, _| {
-            b.iter_custom(|iters| {
-                let mut w = host.world_mut();
-                let mut total = Duration::ZERO;
-                for _ in 0..iters {
-                    k += 1;
-                    if k.is_multiple_of(120) {
-                        steer(&mut w, k / 120);
-                    }
-                    let t0 = Instant::now();
-                    w.step(TICK_DT);
-                    total += t0.elapsed();
-                    w.drain_events();
-                }
-                total
-            })
+            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &mut k, iters))
         });
     }
     group.finish();

@@ -3,6 +3,8 @@
 //! gives the same bytes on an idle and a loaded machine, with a mod that trips its budget
 //! beside one that does not.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
 mod common;
 
 use std::path::PathBuf;
@@ -42,6 +44,19 @@ fn the_wander_brain_stays_within_its_per_creature_share() {
         per < 2_000 / 4,
         "the brain uses {per} units per spider-tick"
     );
+}
+
+/// A headless run's trace, byte for byte (written into `dir`, which is created).
+fn trace_bytes(dir: &std::path::Path, frames: u32, mods: &[PathBuf], extra: &[&str]) -> Vec<u8> {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let (out, _) = run_trace(dir, frames, mods, extra);
+    assert!(out.status.success(), "{}", text(&out));
+    let trace = std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .expect("trace");
+    std::fs::read(trace.path()).expect("read")
 }
 
 /// Keeps every core busy until dropped.
@@ -97,18 +112,7 @@ fn a_loaded_machine_gives_the_same_bytes_with_a_mod_that_trips_its_budget() {
         )],
     );
     let mods = vec![bundled("spider"), fixture("walkers"), spin];
-    let run = |name: &str| {
-        let sub = dir.path().join(name);
-        std::fs::create_dir_all(&sub).expect("mkdir");
-        let (out, _) = run_trace(&sub, 120, &mods, &["--seed", "3"]);
-        assert!(out.status.success(), "{}", text(&out));
-        let trace = std::fs::read_dir(&sub)
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-            .expect("trace");
-        std::fs::read(trace.path()).expect("read")
-    };
+    let run = |name: &str| trace_bytes(&dir.path().join(name), 120, &mods, &["--seed", "3"]);
     let idle = run("idle");
     let loaded = {
         let _load = Load::start();
@@ -134,16 +138,8 @@ fn the_trace_is_the_same_at_any_thread_count() {
         crowd(dir.path(), 150),
     ];
     let run = |threads: &str| {
-        let sub = dir.path().join(format!("t{threads}"));
-        std::fs::create_dir_all(&sub).expect("mkdir");
-        let (out, _) = run_trace(&sub, 240, &mods, &["--seed", "7", "--threads", threads]);
-        assert!(out.status.success(), "{}", text(&out));
-        let trace = std::fs::read_dir(&sub)
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-            .expect("trace");
-        std::fs::read(trace.path()).expect("read")
+        let extra = ["--seed", "7", "--threads", threads];
+        trace_bytes(&dir.path().join(format!("t{threads}")), 240, &mods, &extra)
     };
     let one = run("1");
     assert!(one.len() > 1_000_000, "a real crowd: {} bytes", one.len());

@@ -17,6 +17,7 @@
 use glam::{Quat, Vec3};
 
 use super::def::LeanDef;
+use crate::math::curve::smoothstep01;
 use crate::math::frame::{forward_from_yaw, horizontal, wrap_angle};
 use crate::math::spring::{low_pass_alpha, Spring, SpringStep};
 
@@ -74,11 +75,6 @@ pub struct LeanState {
     /// The spring step and low-pass factor for the last (response, damping, filter, dt):
     /// they change only when a setting does, so the exponentials run once, not every tick.
     cache: Option<([u32; 4], SpringStep, f32)>,
-}
-
-fn smoothstep01(x: f32) -> f32 {
-    let t = x.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 impl LeanState {

@@ -3,6 +3,12 @@
 
 use thiserror::Error;
 
+/// Smoothstep on 0..1 (clamped): 0 at 0, 1 at 1, flat at both ends.
+pub(crate) fn smoothstep01(x: f32) -> f32 {
+    let t = x.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
 /// A 1-D curve `y = f(x)`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Curve {
@@ -139,10 +145,7 @@ impl Curve {
                     0.0
                 }
             }
-            Curve::Smoothstep { x0, x1 } => {
-                let t = ((x - x0) / (x1 - x0)).clamp(0.0, 1.0);
-                t * t * (3.0 - 2.0 * t)
-            }
+            Curve::Smoothstep { x0, x1 } => smoothstep01((x - x0) / (x1 - x0)),
             Curve::Linear { xs, ys } => {
                 let (k, t) = locate(xs, x);
                 match t {

@@ -618,13 +618,10 @@ impl World {
         let p = &c.def.physics;
         let impulse = dir * p.impulse_of(strength, c.def.body.mass, c.lean.hit_push);
         let hard = strength >= p.hit_threshold && !c.def.legs.is_empty();
-        if hard || c.rag.is_some() {
-            let req = RagdollRequest::default();
-            if c.rag.is_none() || hard {
-                self.enter_ragdoll(id, req, RagdollCause::Hit, impulse);
-            } else {
-                self.push_ragdoll(id, impulse);
-            }
+        if hard {
+            self.enter_ragdoll(id, RagdollRequest::default(), RagdollCause::Hit, impulse);
+        } else if c.rag.is_some() {
+            self.push_ragdoll(id, impulse);
         } else {
             c.loco.hit(&c.lean, dir, strength);
         }

@@ -198,7 +198,7 @@ impl World {
         let Some(rag) = c.rag.as_ref() else {
             return Vec::new();
         };
-        rig::joint_deviation(rig, &c.def, &rag.parts)
+        rig::joint_deviation(rig, &rag.parts)
             .into_iter()
             .map(f32::to_degrees)
             .collect()
@@ -223,11 +223,13 @@ impl World {
                     at: chain[si],
                     now: chain[si + 1],
                     target: chain[si] + want * Vec3::Y * *len,
-                    limit: match (leg.arm, si == 0) {
-                        (false, true) => c.def.physics.hip_swing,
-                        (false, false) => c.def.physics.knee[1],
-                        (true, true) => rig::SHOULDER.0,
-                        (true, false) => rig::ELBOW[1],
+                    limit: {
+                        let (swing, _, bend) = leg.limits(&c.def.physics);
+                        if si == 0 {
+                            swing
+                        } else {
+                            bend[1]
+                        }
                     },
                     hip: si == 0,
                 });
@@ -243,8 +245,8 @@ impl World {
     }
 
     /// Throws `id` into physics (`RagdollCause`), keeping its momentum; `impulse` (N·s,
-    /// world space) is added to the whole rig's velocity as `impulse / mass`. Returns an
-    /// error message when the cap on rigs refuses it.
+    /// world space) is added to the whole rig's velocity as `impulse / mass`. Past the cap
+    /// on rigs it refuses, with a [`WorldEvent::Refused`] naming `--max-ragdolls`.
     pub(super) fn enter_ragdoll(
         &mut self,
         id: CreatureId,
@@ -272,11 +274,7 @@ impl World {
             rag.phase = RagdollPhase::Limp;
             rag.time = 0.0;
             rag.muscle = rag.hold;
-            let dv = impulse / c.def.body.mass;
-            for p in rag.parts.iter_mut() {
-                p.linvel += dv;
-            }
-            self.wake_rig(id, Some(dv));
+            self.push_ragdoll(id, impulse);
             return;
         }
         if count >= cap {

@@ -92,8 +92,30 @@ pub(crate) fn limbs(def: &ValidCreatureDef) -> Vec<Limb<'_>> {
 }
 
 /// Shoulder limits (swing, twist) and elbow range, degrees.
-pub(crate) const SHOULDER: (f32, f32) = (120.0, 45.0);
-pub(crate) const ELBOW: [f32; 2] = [0.0, 150.0];
+const SHOULDER: (f32, f32) = (120.0, 45.0);
+const ELBOW: [f32; 2] = [0.0, 150.0];
+
+impl Limb<'_> {
+    /// The joint above segment `si`.
+    pub(crate) fn joint_kind(&self, si: usize) -> JointKind {
+        match (self.arm, si == 0) {
+            (false, true) => JointKind::Hip,
+            (false, false) => JointKind::Knee,
+            (true, true) => JointKind::Shoulder,
+            (true, false) => JointKind::Elbow,
+        }
+    }
+
+    /// Its top joint's swing and twist limits and its lower joints' bend range, degrees
+    /// (legs from the type's `physics.limits`, arms fixed).
+    pub(crate) fn limits(&self, p: &crate::locomotion::PhysicsDef) -> (f32, f32, [f32; 2]) {
+        if self.arm {
+            (SHOULDER.0, SHOULDER.1, ELBOW)
+        } else {
+            (p.hip_swing, p.hip_twist, p.knee)
+        }
+    }
+}
 
 /// A leg's joint points from the hip to the foot.
 fn leg_points(l: &crate::locomotion::locomotor::LegState) -> Vec<Vec3> {
@@ -157,6 +179,8 @@ pub(crate) struct RigJoint {
     pub(crate) muscle: Muscle,
     /// Revolute joints: the target angle (rad); spherical: 0 on every axis.
     pub(crate) target: f32,
+    /// Index of the parent part (0: the body).
+    pub(crate) parent: usize,
     /// Index of the child part.
     pub(crate) child: usize,
 }
@@ -232,10 +256,11 @@ fn add_spin_inertia(physics: &mut PhysicsWorld, h: RigidBodyHandle, mass: f32, l
     }
 }
 
-/// The joint above segment `si` of `leg` (part `k`), with its motor's target: the hip a
-/// spherical joint whose rest frame is the standing pose (limits around it, motors to 0),
-/// a knee a revolute joint about the bend axis (its target the standing angle).
-fn leg_joint(
+/// The joint above segment `si` of `leg` (part `k`), with its motor's target: the hip or
+/// shoulder a spherical joint whose rest frame is the standing pose (limits around it,
+/// motors to 0), a knee or elbow a revolute joint about the bend axis (its target the
+/// standing angle).
+fn limb_joint(
     p: &crate::locomotion::PhysicsDef,
     stand: &StandPose,
     leg: &Limb<'_>,
@@ -243,11 +268,7 @@ fn leg_joint(
     k: usize,
 ) -> (GenericJoint, f32) {
     let len = leg.segments[si];
-    let (swing, twist, bend) = if leg.arm {
-        (SHOULDER.0, SHOULDER.1, ELBOW)
-    } else {
-        (p.hip_swing, p.hip_twist, p.knee)
-    };
+    let (swing, twist, bend) = leg.limits(p);
     if si == 0 {
         let rest = stand.parts[0].1.inverse() * stand.parts[k].1;
         let mut j = SphericalJointBuilder::new()
@@ -333,25 +354,21 @@ pub(crate) fn build(
                 collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
                 Some(h),
             );
-            let kind = match (leg.arm, si == 0) {
-                (false, true) => JointKind::Hip,
-                (false, false) => JointKind::Knee,
-                (true, true) => JointKind::Shoulder,
-                (true, false) => JointKind::Elbow,
-            };
+            let kind = leg.joint_kind(si);
             let muscle = if leg.arm {
                 let arm_mass = leg_masses[li].iter().sum();
                 p.muscle_for(arm_mass, 1, leg.name, leg.length, kind)
             } else {
                 p.muscle_for(def.body.mass, n, leg.name, leg.length, kind)
             };
-            let (joint, target) = leg_joint(p, &stand, leg, si, k);
+            let (joint, target) = limb_joint(p, &stand, leg, si, k);
             let handle = physics.insert_impulse_joint(parent, h, joint);
             joints.push(RigJoint {
                 handle,
                 kind,
                 muscle,
                 target,
+                parent: if si == 0 { 0 } else { k - 1 },
                 child: k,
             });
             bodies.push(h);
@@ -533,19 +550,11 @@ pub(crate) fn read_parts(physics: &mut PhysicsWorld, rig: &Rig, parts: &mut [Par
 
 /// The angle (rad) between each joint's child part and where the standing pose puts it
 /// relative to its parent.
-pub(crate) fn joint_deviation(rig: &Rig, def: &ValidCreatureDef, parts: &[Part]) -> Vec<f32> {
-    let mut parent_of = vec![0usize; parts.len()];
-    let mut k = 1;
-    for limb in limbs(def) {
-        for si in 0..limb.segments.len() {
-            parent_of[k] = if si == 0 { 0 } else { k - 1 };
-            k += 1;
-        }
-    }
+pub(crate) fn joint_deviation(rig: &Rig, parts: &[Part]) -> Vec<f32> {
     rig.joints
         .iter()
         .map(|j| {
-            let p = parent_of[j.child];
+            let p = j.parent;
             let now = parts[p].rotation.inverse() * parts[j.child].rotation;
             let want = rig.stand.parts[p].1.inverse() * rig.stand.parts[j.child].1;
             now.angle_between(want)

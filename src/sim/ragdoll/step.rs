@@ -5,10 +5,11 @@
 use glam::{Quat, Vec3};
 use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
 
-use super::rig::{self, AnchorDrive, LEVEL_GROUP};
+use super::rig::{self, AnchorDrive};
 use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED};
 use crate::locomotion::physics::GRAVITY;
 use crate::locomotion::{Locomotor, ValidCreatureDef};
+use crate::math::curve::smoothstep01;
 use crate::math::frame::{horizontal, yaw_rotation};
 use crate::sim::ground::RapierGround;
 use crate::sim::world::{CreatureId, WorldEvent};
@@ -33,12 +34,11 @@ const UPRIGHT_COS: f32 = 0.906;
 /// ...and this close to ride height (share of it).
 const HEIGHT_SHARE: f32 = 0.25;
 
-fn smoothstep(x: f32) -> f32 {
-    let t = x.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
-}
+/// Seconds a limp body must stay slower than [`GETUP_SPEED`] before it tries to get up.
+const SLOW_FOR: f32 = 0.2;
 
-/// The heading of a body rotation (its +Z seen from above; +Y when it points up or down).
+/// The heading of a body rotation (its +Z seen from above; its −Y when +Z points up or
+/// down).
 fn heading(rot: Quat) -> f32 {
     let f = rot * Vec3::Z;
     let h = horizontal(f);
@@ -85,12 +85,12 @@ impl World {
                         0.0
                     };
                     let wait = rag.duration.unwrap_or(p.getup_delay);
-                    if !rag.gave_up && rag.time >= wait && rag.slow >= 0.2 {
+                    if !rag.gave_up && rag.time >= wait && rag.slow >= SLOW_FOR {
                         start.push(c.id);
                     }
                 }
                 RagdollPhase::Recovering => {
-                    let ramp = smoothstep(rag.time / (p.recovery_time * 0.5));
+                    let ramp = smoothstep01(rag.time / (p.recovery_time * 0.5));
                     rag.muscle = rag.hold + (1.0 - rag.hold) * ramp;
                     if rag.time >= p.recovery_time {
                         failed.push(c.id);
@@ -112,13 +112,9 @@ impl World {
         let Some(rag) = c.rag.as_ref() else { return };
         let body = *rag.body();
         let ride = c.def.body.height;
-        let up = body.position + Vec3::Y * 2.0;
         let floor = self
-            .physics
-            .query_pipeline_with_filter(QueryFilter::exclude_dynamic())
-            .cast_ray(&Ray::new(up, Vec3::NEG_Y), 10.0, true)
-            .map(|(_, t)| up.y - t)
-            .unwrap_or(body.position.y - ride);
+            .raycast(body.position + Vec3::Y * 2.0, Vec3::NEG_Y, 10.0)
+            .map_or(body.position.y - ride, |h| h.position.y);
         let goal = (
             Vec3::new(body.position.x, floor + ride, body.position.z),
             yaw_rotation(heading(body.rotation)),
@@ -181,15 +177,8 @@ impl World {
             if self.rigs.rigs.contains_key(&c.id) {
                 continue;
             }
-            let mut r = rig::build(&mut self.physics, c.id, &c.def, &rag.parts);
-            if rag.phase == RagdollPhase::Recovering {
-                let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
-                let pose = (
-                    rag.from.0.lerp(rag.goal.0, t),
-                    rag.from.1.slerp(rag.goal.1, t),
-                );
-                rig::add_anchor(&mut self.physics, &mut r, pose);
-            }
+            // A recovering one gets its anchor back in `drive_rigs`.
+            let r = rig::build(&mut self.physics, c.id, &c.def, &rag.parts);
             self.rigs.rigs.insert(c.id, r);
         }
     }
@@ -207,7 +196,7 @@ impl World {
             rig::set_strength(&mut self.physics, r, rag.muscle, rag.gains);
             let mass = r.mass();
             if rag.phase == RagdollPhase::Recovering {
-                let t = smoothstep(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
+                let t = smoothstep01(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
                 let pose = (
                     rag.from.0.lerp(rag.goal.0, t),
                     rag.from.1.slerp(rag.goal.1, t),
@@ -290,9 +279,7 @@ impl World {
     fn hand_back(&mut self, id: CreatureId) {
         self.drop_rig(id);
         let ground = RapierGround {
-            query: self
-                .physics
-                .query_pipeline_with_filter(QueryFilter::exclude_dynamic()),
+            query: crate::sim::ground::level_query(&self.physics, &self.rigs),
         };
         let Some(i) = self.creatures.binary_search_by_key(&id, |c| c.id).ok() else {
             return;
@@ -315,15 +302,12 @@ impl World {
         loco.intent = c.loco.intent;
         loco.follow = c.loco.follow.take();
         c.loco = loco;
+        let has_nav = c.nav.is_some();
         self.events.push(WorldEvent::Recover { id });
-        if c_has_nav(self, id) {
+        if has_nav {
             self.replace_agents();
         }
     }
-}
-
-fn c_has_nav(w: &World, id: CreatureId) -> bool {
-    w.creature(id).is_some_and(|c| c.nav.is_some())
 }
 
 /// Balance help for stances that cannot stand alone (TABS' marionette strings): while the
@@ -336,18 +320,14 @@ fn balance(
     def: &ValidCreatureDef,
     rag: &super::Ragdoll,
 ) -> Option<(f32, (Vec3, Quat))> {
-    let help = def.physics.balance_for(def.legs.len()) * smoothstep((rag.muscle - 0.5) * 4.0);
+    let help = def.physics.balance_for(def.legs.len()) * smoothstep01((rag.muscle - 0.5) * 4.0);
     let body = rag.body();
     if help <= 0.0 || (body.rotation * Vec3::Y).y < 0.7 {
         return None;
     }
     let ride = def.body.height;
-    let level = rapier3d::prelude::InteractionGroups::new(
-        LEVEL_GROUP.into(),
-        LEVEL_GROUP.into(),
-        Default::default(),
-    );
-    let query = physics.query_pipeline_with_filter(QueryFilter::exclude_dynamic().groups(level));
+    // The level alone: every other rigid body is a ragdoll part.
+    let query = physics.query_pipeline_with_filter(QueryFilter::exclude_dynamic());
     let (_, h) = query.cast_ray(&Ray::new(body.position, Vec3::NEG_Y), ride * 1.5, true)?;
     if h < ride * 0.5 {
         return None;
