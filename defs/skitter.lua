@@ -219,6 +219,12 @@ path = {}
 ---@return Path
 function path.bezier(def) end
 
+--- The mod's `paths/NAME.toml` (written by hand or by the window's path editor, `E`). Its
+--- followers follow every later save of the file without a jump.
+---@param name string
+---@return Path
+function path.load(name) end
+
 camera = {}
 
 ---@param c Creature

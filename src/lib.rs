@@ -6,6 +6,7 @@
 #![warn(unreachable_pub)]
 
 pub mod app;
+pub mod editor;
 pub mod headless;
 pub mod locomotion;
 pub mod math;

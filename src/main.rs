@@ -113,6 +113,10 @@ enum Cmd {
         /// mods' level, types and tuning come from their files).
         #[arg(long, value_name = "FILE", conflicts_with = "record")]
         replay: Option<PathBuf>,
+        /// Open the window in path edit mode (E) and print where each path point is drawn
+        /// (window pixels), for scripted edits; with --screenshot, draw the edit gizmos.
+        #[arg(long, conflicts_with_all = ["headless", "replay"])]
+        edit_paths: bool,
         #[command(flatten)]
         limits: Limits,
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
@@ -140,6 +144,7 @@ fn windowed_or_headless(
     host: HostOptions,
     debug: skitter::render::DebugFlags,
     tape: (Option<PathBuf>, Option<PathBuf>),
+    edit_paths: bool,
     stdout: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
     let (record, replay) = tape;
@@ -152,6 +157,7 @@ fn windowed_or_headless(
             debug,
             record: record.clone(),
             replay: replay.clone(),
+            edit_paths,
         }) {
             Ok(()) => return Ok(()),
             Err(e) => format!("cannot open the window: {e:#}"),
@@ -231,6 +237,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 HostOptions::default(),
                 skitter::render::DebugFlags::default(),
                 (None, None),
+                false,
                 &mut stdout,
             )?;
             Ok(ExitCode::SUCCESS)
@@ -246,6 +253,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             bench_frames,
             record,
             replay,
+            edit_paths,
             limits,
             mods,
         }) => {
@@ -258,6 +266,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     debug,
                     bench: bench_frames,
                     host: limits.host()?,
+                    edit_paths,
                 };
                 return screenshot_cmd(&opts, &out, &mut stdout);
             }
@@ -268,6 +277,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     limits.host()?,
                     debug,
                     (record, replay),
+                    edit_paths,
                     &mut stdout,
                 )?;
                 return Ok(ExitCode::SUCCESS);

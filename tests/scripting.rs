@@ -208,7 +208,7 @@ fn memory_bombs_are_stopped_even_inside_pcall() {
             "behaviour.define {{ name = 'b', on_update = function(self, dt)\n  {body}\nend }}\nworld.spawn('spider/spider', {{ position = vec3(8, 0, 8), behaviour = 'b' }})\n"
         );
         let m = lua_mod(dir.path(), name, &src);
-        let t = run_beside_flat(dir.path(), &m, 60, &["--memory-mb", "16", "--cpu-budget", "1000000000"]);
+        let t = run_beside_flat(dir.path(), &m, 60, &["--memory-mb", "16", "--cpu-budget", "1000000000", "--cpu-budget-ms", "60000"]);
         let e = t.errors();
         assert_eq!(e.len(), 1, "{name}: {e:?}");
         assert!(e[0]["message"].as_str().unwrap_or("").contains("memory limit exceeded"), "{name}: {e:?}");

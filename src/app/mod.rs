@@ -2,6 +2,7 @@
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
 pub(crate) mod muscles;
+mod path_edit;
 pub(crate) mod screenshot;
 pub(crate) mod shader_watch;
 pub(crate) mod ui;

@@ -24,6 +24,8 @@ pub struct ShotOptions {
     pub bench: bool,
     /// Host limits and seed.
     pub host: HostOptions,
+    /// Draw the path editor's gizmos (as `--edit-paths` shows them in the window).
+    pub edit_paths: bool,
 }
 
 /// What a shot did.
@@ -54,6 +56,7 @@ pub fn shoot(
     let mut report = ShotReport::default();
     let mut view = View::new(&host.world());
     view.debug = opts.debug;
+    view.edit.on = opts.edit_paths;
     let mut shot = Offscreen::new(opts.size.0, opts.size.1, &super::scene_shader())?;
     report.adapter = shot.adapter_name.clone();
     if let Some(e) = &shot.renderer.shader_error {

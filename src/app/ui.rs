@@ -27,6 +27,12 @@ pub(crate) enum Action {
     Stop(CreatureId),
     /// A command for the world (muscles, ragdoll, recover).
     Push(Command),
+    /// Path edit mode on or off.
+    ToggleEdit,
+    /// A path editor command.
+    Edit(crate::editor::EditCommand),
+    /// The name typed for an inline path's file (`None`: the offer is dismissed).
+    OfferName(Option<String>),
 }
 
 /// A short message after a hot reload (ok, or the error), shown for a few seconds.
@@ -103,6 +109,18 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ),
     ("8", "debug: ragdoll joints, limits and muscle targets"),
     ("R", "restart: rebuild the world from the mods"),
+    (
+        "E",
+        "path edit mode: drag a path's points and handles (saved into the mod's paths/)",
+    ),
+    (
+        "  drag",
+        "a point (its handles follow) or a handle (the other mirrors it); Shift: up/down; Alt: break the tangent",
+    ),
+    ("  A", "add a point after the selected one (or at the end)"),
+    ("  Delete", "remove the selected point"),
+    ("  C", "open / close the selected path"),
+    ("  Ctrl+Z", "undo (Ctrl+Shift+Z or Ctrl+Y: redo)"),
 ];
 
 /// What the status panel reads out about the frame.
@@ -142,6 +160,89 @@ pub(crate) fn overlay(
     }
     errors_panel(ctx, errors, shader_error);
     help_window(ctx, show_help);
+    if view.edit.on {
+        edit_panel(ctx, host, view, actions);
+    }
+}
+
+/// Path edit mode: the selection, the commands as buttons, what the editor said, and the
+/// offer to move an inline path into a file.
+fn edit_panel(ctx: &egui::Context, host: &ScriptHost, view: &View, actions: &mut Vec<Action>) {
+    use crate::editor::EditCommand as E;
+    let edit = &view.edit;
+    egui::Window::new("path editor")
+        .anchor(egui::Align2::CENTER_TOP, [0.0, 8.0])
+        .resizable(false)
+        .show(ctx, |ui| {
+            let files = host.path_files();
+            if files.is_empty() {
+                ui.label("no path files loaded (path.load(\"NAME\") reads paths/NAME.toml)");
+            }
+            let sel = edit.selected.as_ref();
+            ui.label(match sel {
+                Some(g) => format!("selected: {} point {}", g.key, g.index + 1),
+                None => "click a point or handle to select it; drag to move it".to_string(),
+            });
+            ui.horizontal(|ui| {
+                if let Some(g) = sel {
+                    if ui.button("add point (A)").clicked() {
+                        actions.push(Action::Edit(E::AddPoint {
+                            key: g.key.clone(),
+                            after: Some(g.index),
+                        }));
+                    }
+                    if ui.button("remove (Del)").clicked() {
+                        actions.push(Action::Edit(E::RemovePoint {
+                            key: g.key.clone(),
+                            index: g.index,
+                        }));
+                    }
+                    if ui.button("open/close (C)").clicked() {
+                        actions.push(Action::Edit(E::ToggleClosed { key: g.key.clone() }));
+                    }
+                }
+                let (u, r) = edit.editor.history();
+                if ui.add_enabled(u > 0, egui::Button::new("undo")).clicked() {
+                    actions.push(Action::Edit(E::Undo));
+                }
+                if ui.add_enabled(r > 0, egui::Button::new("redo")).clicked() {
+                    actions.push(Action::Edit(E::Redo));
+                }
+                if ui.button("done (E)").clicked() {
+                    actions.push(Action::ToggleEdit);
+                }
+            });
+            for l in &edit.status {
+                ui.label(egui::RichText::new(l).small());
+            }
+            if let Some(o) = &edit.offer {
+                ui.separator();
+                ui.label(format!(
+                    "{} is written inline (path.bezier). Save it as a path file to edit it:",
+                    o.source
+                ));
+                let mut name = o.name.clone();
+                ui.horizontal(|ui| {
+                    ui.label("paths/");
+                    ui.text_edit_singleline(&mut name);
+                    ui.label(".toml");
+                });
+                if name != o.name {
+                    actions.push(Action::OfferName(Some(name.clone())));
+                }
+                ui.horizontal(|ui| {
+                    if ui.button("save as path file").clicked() {
+                        actions.push(Action::Edit(E::Extract {
+                            source: o.source.clone(),
+                            name: name.clone(),
+                        }));
+                    }
+                    if ui.button("cancel").clicked() {
+                        actions.push(Action::OfferName(None));
+                    }
+                });
+            }
+        });
 }
 
 /// Frame and tick times, counts, the adapter, mod badges, the debug layer toggles.
@@ -207,7 +308,17 @@ fn status_panel(
     if d != view.debug {
         actions.push(Action::Debug(d));
     }
-    ui.label(egui::RichText::new("H: help").weak());
+    ui.horizontal(|ui| {
+        let label = if view.edit.on {
+            "editing paths (E)"
+        } else {
+            "edit paths (E)"
+        };
+        if ui.selectable_label(view.edit.on, label).clicked() {
+            actions.push(Action::ToggleEdit);
+        }
+        ui.label(egui::RichText::new("H: help").weak());
+    });
 }
 
 /// The selected creature: where it is, its live gait and lean sliders, follow and stop.
@@ -428,6 +539,18 @@ pub(crate) fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
         Action::Follow(f) => view.follow = f,
         Action::Stop(id) => super::window::stop(host, id),
         Action::Push(c) => host.world_mut().push(c),
+        Action::ToggleEdit => super::path_edit::toggle(&mut view.edit, host),
+        Action::Edit(cmd) => {
+            let extract = matches!(cmd, crate::editor::EditCommand::Extract { .. });
+            view.edit.run(host, cmd);
+            if extract {
+                view.edit.offer = None;
+            }
+        }
+        Action::OfferName(name) => match (name, view.edit.offer.as_mut()) {
+            (Some(n), Some(o)) => o.name = n,
+            _ => view.edit.offer = None,
+        },
     }
 }
 

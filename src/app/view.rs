@@ -52,6 +52,8 @@ pub(crate) struct View {
     pub frame: FrameInstances,
     /// The selected creature's recent lean, for the plot panel.
     pub lean_history: LeanHistory,
+    /// The path editor's edit mode (`E`).
+    pub edit: super::path_edit::PathEdit,
 }
 
 /// One tick of a creature's lean, for plotting.
@@ -209,20 +211,26 @@ impl View {
                 self.flight = None;
             }
         }
-        let paths = if self.debug.paths {
+        let paths = if self.debug.paths || self.edit.on {
             self.path_views(host)
         } else {
             Vec::new()
         };
+        let mut debug = self.debug;
+        // Edit mode shows the paths it edits.
+        debug.paths |= self.edit.on;
         self.frame.build(
             &self.draw,
             self.selected,
-            self.debug,
+            debug,
             &host.destinations(),
             &paths,
         );
         if self.debug.nav {
             self.add_nav_lines(host);
+        }
+        for (a, b, color) in self.edit.lines(host) {
+            self.frame.add_lines([(a, b)], color);
         }
     }
 
@@ -259,13 +267,17 @@ impl View {
         }
     }
 
-    /// Paths to draw: those creatures follow, and the camera's.
+    /// Paths to draw: the named ones, those creatures follow, and the camera's.
     fn path_views(&self, host: &ScriptHost) -> Vec<PathView> {
         let mut out = Vec::new();
         if let Some(f) = &self.flight {
             out.push(PathView::of(&f.path, 0.0));
         }
         let w = host.world();
+        // Named paths (path files) where they are, followed or not.
+        for (_, p) in w.paths() {
+            out.push(PathView::of(p, 0.0));
+        }
         for c in w.creatures() {
             if let Some(f) = &c.loco.follow {
                 // Legged followers walk a ground projection: draw it at their feet.

@@ -35,6 +35,8 @@ pub struct WindowOptions {
     pub record: Option<PathBuf>,
     /// Replay this record instead of running callbacks.
     pub replay: Option<PathBuf>,
+    /// Start in path edit mode and print where each path point is drawn.
+    pub edit_paths: bool,
 }
 
 /// Whether a display server is reachable (X11 or Wayland).
@@ -73,6 +75,7 @@ struct Mouse {
     left_down_at: Option<(f32, f32)>,
     right: bool,
     middle: bool,
+    mods: winit::keyboard::ModifiersState,
 }
 
 #[derive(Default)]
@@ -120,6 +123,7 @@ fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
     }
     let mut view = View::new(&host.world());
     view.debug = opts.debug;
+    view.edit.on = opts.edit_paths && !host.replaying();
     view.apply(host.take_camera_requests());
     (host, view)
 }
@@ -360,6 +364,9 @@ impl App {
             super::ui::apply(a, &mut self.host, &mut self.view);
         }
         self.frames += 1;
+        if self.frames == 2 && self.opts.edit_paths {
+            super::path_edit::print_gizmos(&self.host, &self.view.camera, size);
+        }
         if self.opts.frames.is_some_and(|n| self.frames >= n) {
             event_loop.exit();
         }
@@ -388,6 +395,19 @@ impl App {
     }
 
     fn key(&mut self, key: &Key) {
+        let name = match key {
+            Key::Character(c) => c.to_lowercase(),
+            Key::Named(NamedKey::Delete | NamedKey::Backspace) => "delete".to_string(),
+            _ => String::new(),
+        };
+        let m = self.mouse.mods;
+        if self
+            .view
+            .edit
+            .key(&mut self.host, &name, m.control_key(), m.shift_key())
+        {
+            return;
+        }
         match key {
             Key::Named(NamedKey::Home) => {
                 self.view.camera = self.view.home;
@@ -403,6 +423,7 @@ impl App {
             }
             Key::Character(c) => match c.as_str() {
                 "h" | "H" => self.show_help = !self.show_help,
+                "e" | "E" => super::path_edit::toggle(&mut self.view.edit, &self.host),
                 "f" | "F" => {
                     self.view.follow = if self.view.follow.is_some() {
                         None
@@ -473,6 +494,7 @@ impl ApplicationHandler for App {
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
+            WindowEvent::ModifiersChanged(m) => self.mouse.mods = m.state(),
             WindowEvent::CursorMoved { position, .. } => {
                 let p = (position.x as f32, position.y as f32);
                 let (dx, dy) = (p.0 - self.mouse.pos.0, p.1 - self.mouse.pos.1);
@@ -484,6 +506,19 @@ impl ApplicationHandler for App {
                     self.view.follow = None;
                 }
                 self.mouse.pos = p;
+                if self.view.edit.grabbing() {
+                    if let Some(g) = &self.gfx {
+                        let m = self.mouse.mods;
+                        self.view.edit.motion(
+                            &mut self.host,
+                            &self.view.camera,
+                            p,
+                            (g.config.width, g.config.height),
+                            m.shift_key(),
+                            m.alt_key(),
+                        );
+                    }
+                }
             }
             WindowEvent::MouseInput { state, button, .. }
                 if !consumed || state == ElementState::Released =>
@@ -493,7 +528,21 @@ impl ApplicationHandler for App {
                     MouseButton::Right => self.mouse.right = down,
                     MouseButton::Middle => self.mouse.middle = down,
                     MouseButton::Left if down && !consumed => {
-                        self.mouse.left_down_at = Some(self.mouse.pos)
+                        let size = self.gfx.as_ref().map(|g| (g.config.width, g.config.height));
+                        let took = size.is_some_and(|size| {
+                            self.view.edit.press(
+                                &mut self.host,
+                                &self.view.camera,
+                                self.mouse.pos,
+                                size,
+                            )
+                        });
+                        if !took {
+                            self.mouse.left_down_at = Some(self.mouse.pos)
+                        }
+                    }
+                    MouseButton::Left if self.view.edit.grabbing() => {
+                        self.view.edit.release(&mut self.host);
                     }
                     MouseButton::Left => {
                         if let Some(at) = self.mouse.left_down_at.take() {

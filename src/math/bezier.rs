@@ -308,11 +308,36 @@ impl BezierPath {
     /// Arc length of the point of the path closest to `v` (coarse scan, then golden refinement).
     pub fn closest(&self, v: Vec3) -> f32 {
         let l = self.length();
-        let n = (self.segs.len() * 24).max(64);
-        let step = l / n as f32;
+        self.closest_between(v, 0.0, l, (self.segs.len() * 24).max(64))
+    }
+
+    /// Arc length of the point closest to `v` within `window` metres of arc length `s0`
+    /// either way (the whole path when the window covers it): where a body that was at `v`
+    /// belongs on this path when it stood near `s0` of a similar one, without jumping to
+    /// another stretch that passes close by.
+    pub fn closest_near(&self, v: Vec3, s0: f32, window: f32) -> f32 {
+        let l = self.length();
+        if 2.0 * window >= l {
+            return self.closest(v);
+        }
+        let (mut a, mut b) = (s0 - window, s0 + window);
+        if !self.closed {
+            a = a.max(0.0);
+            b = b.min(l);
+        }
+        let n = (((b - a) / l) * (self.segs.len() * 24) as f32)
+            .ceil()
+            .max(16.0) as usize;
+        self.closest_between(v, a, b, n)
+    }
+
+    /// The closest point to `v` with arc length in `from..=to` (scanned in `n` steps).
+    fn closest_between(&self, v: Vec3, from: f32, to: f32, n: usize) -> f32 {
+        let l = self.length();
+        let step = (to - from) / n as f32;
         let mut best = (f32::MAX, 0.0f32);
         for k in 0..=n {
-            let s = k as f32 * step;
+            let s = from + k as f32 * step;
             let d = self.point(s).distance_squared(v);
             if d < best.0 {
                 best = (d, s);

@@ -49,7 +49,27 @@ pub struct PathFollower {
     pub speed_curve: Option<Curve>,
     /// Reached the end of a `Once` path.
     pub done: bool,
+    /// The named path this follows (`"mod/name"` for `path.load`, `"mod/file.lua:LINE"` for
+    /// an inline `path.bezier`): when that path is edited or its file saved, the follower
+    /// moves onto the new shape ([`PathFollower::retarget`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Where the body is off the path after a retarget; eased away as it moves on.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset: Vec3,
 }
+
+fn is_zero(v: &Vec3) -> bool {
+    *v == Vec3::ZERO
+}
+
+/// How fast a body eases back onto an edited path, as a share of its speed along it (with a
+/// floor for slow or stopped followers), m/s: at most half a tick of travel more per tick.
+const CATCH_UP_SHARE: f32 = 0.5;
+const CATCH_UP_MIN: f32 = 0.25;
+/// How far along the new path a retarget looks for the body's place, as a share of its
+/// length either way from the same fraction of it.
+const RETARGET_WINDOW: f32 = 0.15;
 
 /// Serde for the shared path (serde's `rc` feature left off: one field needs it).
 mod shared_path {
@@ -87,6 +107,30 @@ impl PathFollower {
             rotation,
             speed_curve,
             done: false,
+            source: None,
+            offset: Vec3::ZERO,
+        }
+    }
+
+    /// The same follower on `path`, a new shape of the path it follows: it goes on from the
+    /// point of the new path nearest to `at` (where the body is) within
+    /// [`RETARGET_WINDOW`] of the same fraction of the length, and the body keeps `at`:
+    /// what separates it from the new path is eased away as it moves on, so an edit never
+    /// makes it jump. `ground`: the path is a ground projection (legged bodies), whose
+    /// height is the ground's business, so only the horizontal offset is kept.
+    pub fn retarget(&mut self, path: Arc<BezierPath>, at: Vec3, ground: bool) {
+        let frac = (self.s / self.path.length()).clamp(0.0, 1.0);
+        let l = path.length();
+        let s = path.closest_near(at, frac * l, RETARGET_WINDOW * l);
+        let mut off = at - path.point(s);
+        if ground {
+            off.y = 0.0;
+        }
+        self.offset = off;
+        self.path = path;
+        self.s = s;
+        if self.mode == LoopMode::Once {
+            self.done = self.done && (self.s >= l || self.s <= 0.0);
         }
     }
 
@@ -129,15 +173,20 @@ impl PathFollower {
             }
             self.s = s.clamp(0.0, l);
         }
+        if self.offset != Vec3::ZERO {
+            let ease = (self.speed * CATCH_UP_SHARE).max(CATCH_UP_MIN) * dt;
+            let len = self.offset.length();
+            self.offset *= (len - ease).max(0.0) / len;
+        }
         (
-            self.path.point(self.s),
+            self.path.point(self.s) + self.offset,
             self.path.tangent(self.s) * self.dir,
         )
     }
 
-    /// The current point, without moving.
+    /// The current point (with what is left of a retarget's offset), without moving.
     pub fn point(&self) -> Vec3 {
-        self.path.point(self.s)
+        self.path.point(self.s) + self.offset
     }
 
     /// The current direction of travel (unit), without moving.

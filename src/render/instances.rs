@@ -125,11 +125,17 @@ impl PathView {
     /// Samples `path` (12 points a segment), lifted by `lift` metres.
     pub fn of(path: &crate::math::bezier::BezierPath, lift: f32) -> PathView {
         let up = Vec3::Y * lift;
-        let points = path
+        let mut points: Vec<Vec3> = path
             .sample(path.segments().len() * 12 + 1)
             .into_iter()
             .map(|p| p + up)
             .collect();
+        if path.closed() {
+            // A closed path's samples stop short of the start: draw the last stretch too.
+            if let Some(first) = points.first().copied() {
+                points.push(first);
+            }
+        }
         let mut handles = Vec::new();
         for s in path.segments() {
             handles.push((s.p0 + up, s.p1 + up));
@@ -427,6 +433,21 @@ pub(crate) fn box_instances(level: &Level) -> Vec<MeshInstance> {
 mod tests {
     use super::*;
     use crate::sim::{CreatureView, LegPose};
+
+    #[test]
+    fn a_closed_path_is_drawn_all_the_way_round() {
+        use crate::math::bezier::{BezierPath, ControlPoint};
+        let cp = |x: f32, z: f32| ControlPoint {
+            position: Vec3::new(x, 0.0, z),
+            handle_in: None,
+            handle_out: None,
+        };
+        let pts = [cp(0.0, 0.0), cp(4.0, 0.0), cp(2.0, 3.0)];
+        let closed = PathView::of(&BezierPath::new(&pts, true).expect("path"), 0.0);
+        assert_eq!(closed.points.first(), closed.points.last());
+        let open = PathView::of(&BezierPath::new(&pts, false).expect("path"), 0.0);
+        assert!((*open.points.last().expect("points") - pts[2].position).length() < 1e-4);
+    }
 
     fn snap(n: usize) -> Snapshot {
         let mut s = Snapshot::default();

@@ -64,7 +64,7 @@ impl std::error::Error for ScriptError {}
 /// Splits `"mod/file.lua:12: message"` into location and message.
 pub(crate) fn split_location(msg: &str) -> (Option<String>, String) {
     let msg = msg.trim();
-    for ext in [".luau:", ".lua:"] {
+    for ext in [".luau:", ".lua:", ".toml:"] {
         if let Some(i) = msg.find(ext) {
             let after = &msg[i + ext.len()..];
             let digits: String = after.chars().take_while(|c| c.is_ascii_digit()).collect();

@@ -11,6 +11,7 @@ mod error;
 mod host;
 mod manifest;
 mod output;
+pub(crate) mod path_file;
 mod plain;
 mod shared;
 mod source;
@@ -21,8 +22,8 @@ pub use budget::{
 };
 pub use error::ScriptError;
 pub use host::{
-    api_surface, discover, BrainState, HostOptions, ReloadReport, ScriptHost, BRAIN_BACKOFF,
-    BRAIN_FAILURES,
+    api_surface, discover, BrainState, HostOptions, PathFile, ReloadReport, ScriptHost,
+    BRAIN_BACKOFF, BRAIN_FAILURES,
 };
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError};
 pub use output::HostOutput;

@@ -3,15 +3,12 @@
 //! are rebuilt in the state they cross into. Functions, threads and foreign userdata cannot
 //! cross: what is left out is named.
 
-use std::sync::Arc;
-
 use glam::Vec3;
 #[cfg(test)]
 use mlua::Table;
 use mlua::{Lua, Value};
 
 use super::convert::{as_number, as_vec3, to_vector, LuaCurve};
-use crate::math::bezier::BezierPath;
 use crate::math::Curve;
 use crate::sim::CreatureId;
 
@@ -56,7 +53,7 @@ pub(super) enum Plain {
     /// table, as key/value pairs.
     Table(Vec<(Plain, Plain)>),
     /// A path (`path.bezier{...}`).
-    Path(Arc<BezierPath>),
+    Path(crate::script::api::LuaPath),
     /// A curve.
     Curve(Curve),
     /// A creature handle: its id and type.
@@ -101,7 +98,7 @@ impl Plain {
             }
             Value::UserData(ud) => {
                 if let Ok(p) = ud.borrow::<crate::script::api::LuaPath>() {
-                    Plain::Path(p.0.clone())
+                    Plain::Path(p.clone())
                 } else if let Ok(c) = ud.borrow::<LuaCurve>() {
                     Plain::Curve(c.0.clone())
                 } else {
@@ -163,9 +160,7 @@ impl Plain {
                 }
                 Value::Table(t)
             }
-            Plain::Path(p) => {
-                Value::UserData(lua.create_userdata(crate::script::api::LuaPath(p.clone()))?)
-            }
+            Plain::Path(p) => Value::UserData(lua.create_userdata(p.clone())?),
             Plain::Curve(c) => Value::UserData(lua.create_userdata(LuaCurve(c.clone()))?),
             Plain::Creature(id, ty) => Value::Table(crate::script::api::handle(lua, *id, ty)?),
         })

@@ -152,4 +152,18 @@ pub(super) struct Shared {
     pub check_mode: bool,
     /// Errors collected in check mode: (mod, "mod/file.lua:LINE: message").
     pub check_errors: Vec<(String, String)>,
+    /// Path files loaded (`path.load`), by key `"mod/name"`: the bytes the World's shape
+    /// came from (the path editor compares them with the disk before it writes).
+    pub path_files: BTreeMap<String, PathSource>,
+}
+
+/// A path file a mod loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PathSource {
+    /// The mod.
+    pub mod_name: String,
+    /// The path's name (`paths/NAME.toml`).
+    pub name: String,
+    /// The file's bytes when it was loaded (or last written by the editor).
+    pub bytes: Vec<u8>,
 }

@@ -1,6 +1,7 @@
 //! Mod folder watching for hot reload: every loaded mod's folder, recursively, through a
 //! short debouncer (an editor's save is often several writes); changes come back grouped
-//! by mod, only for the files a mod is made of (`.lua`, `.luau`, `mod.toml`).
+//! by mod, only for the files a mod is made of (`.lua`, `.luau`, `mod.toml`,
+//! `paths/*.toml`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,13 +50,21 @@ pub(super) fn mod_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Whether a changed path is part of a mod (scripts and the manifest; not editor temp files).
+/// Whether a changed path is part of a mod (scripts, the manifest, path files in `paths/`;
+/// not editor temp files).
 pub(super) fn is_mod_file(p: &Path) -> bool {
     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if name.starts_with('.') || name.ends_with('~') {
         return false;
     }
-    name == "mod.toml" || name.ends_with(".lua") || name.ends_with(".luau")
+    let in_paths = p
+        .parent()
+        .and_then(|d| d.file_name())
+        .is_some_and(|d| d == crate::script::path_file::PATHS_DIR);
+    name == "mod.toml"
+        || name.ends_with(".lua")
+        || name.ends_with(".luau")
+        || (in_paths && name.ends_with(".toml"))
 }
 
 /// Why the mod folders cannot be watched.
@@ -150,7 +159,7 @@ mod tests {
 
     #[test]
     fn mod_files_are_scripts_and_the_manifest() {
-        for ok in ["main.lua", "brains/x.luau", "mod.toml"] {
+        for ok in ["main.lua", "brains/x.luau", "mod.toml", "paths/route.toml"] {
             assert!(is_mod_file(Path::new(ok)), "{ok}");
         }
         for no in [
@@ -159,6 +168,8 @@ mod tests {
             "notes.txt",
             "4913",
             "main.lua.tmp",
+            "notes.toml",
+            "paths/.skitter-abc.tmp",
         ] {
             assert!(!is_mod_file(Path::new(no)), "{no}");
         }

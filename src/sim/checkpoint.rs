@@ -18,11 +18,12 @@ pub struct WorldCheckpoint {
     creatures: Vec<Creature>,
     next_id: u32,
     commands: Vec<Command>,
+    paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
 }
 
 impl World {
-    /// Everything a failed reload must be able to undo: the level, types, creatures and
-    /// queued commands (events and the physics world are derived or transient).
+    /// Everything a failed reload must be able to undo: the level, types, creatures,
+    /// named paths and queued commands (events and the physics world are derived or transient).
     pub fn checkpoint(&self) -> WorldCheckpoint {
         WorldCheckpoint {
             pieces: self.pieces.clone(),
@@ -30,6 +31,7 @@ impl World {
             creatures: self.creatures.clone(),
             next_id: self.next_id,
             commands: self.commands.clone(),
+            paths: self.paths.clone(),
         }
     }
 
@@ -46,6 +48,7 @@ impl World {
         self.creatures = cp.creatures;
         self.next_id = cp.next_id;
         self.commands = cp.commands;
+        self.paths = cp.paths;
         self.replace_agents();
     }
 

@@ -6,6 +6,7 @@ mod ground;
 pub(crate) mod level;
 mod level_edits;
 pub(crate) mod navigation;
+mod paths;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
@@ -17,6 +18,7 @@ pub use level_edits::LevelPiece;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;
+pub use paths::Adopt;
 pub use ragdoll::rig::rig_chains;
 pub use ragdoll::{
     Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, RigJointView, DEFAULT_MAX_RAGDOLLS,

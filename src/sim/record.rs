@@ -12,7 +12,9 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use super::level::{BoxDesc, GroundDesc, StairsDesc};
+use super::paths::Adopt;
 use super::world::{Command, CreatureId, World};
+use crate::math::bezier::BezierPath;
 
 /// Format version written in the header.
 pub(crate) const RECORD_VERSION: u32 = 1;
@@ -51,6 +53,16 @@ pub enum Input {
     Stairs {
         /// The stairs.
         desc: StairsDesc,
+    },
+    /// A named path got a new shape (a file saved, the path editor).
+    Path {
+        /// `"mod/name"`.
+        key: String,
+        /// The new shape.
+        path: BezierPath,
+        /// Inline followers it took over.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        adopt: Option<Adopt>,
     },
 }
 
@@ -224,6 +236,9 @@ impl Replay {
                 Input::Stairs { desc } => world
                     .add_stairs(desc.clone())
                     .map_err(|err| diverged(err.to_string()))?,
+                Input::Path { key, path, adopt } => {
+                    world.set_path(key, std::sync::Arc::new(path.clone()), adopt.clone());
+                }
             }
         }
         Ok(())

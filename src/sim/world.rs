@@ -222,6 +222,8 @@ pub struct World {
     pub(super) step_times: StepTimes,
     /// Threads for the per-creature work (`None`: the calling thread).
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
+    /// Named paths (`path.load`), by `"mod/name"`.
+    pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
 }
 
 impl World {
@@ -250,6 +252,7 @@ impl World {
             max_ragdolls: DEFAULT_MAX_RAGDOLLS,
             step_times: StepTimes::default(),
             pool: None,
+            paths: std::collections::BTreeMap::new(),
         }
     }
 

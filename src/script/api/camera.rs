@@ -62,7 +62,7 @@ fn linear() -> Curve {
 
 /// `camera.path(p [, { duration, ease, look_at }])`.
 pub(super) fn path(lua: &Lua, (p, opts): (Value, Option<Table>)) -> mlua::Result<()> {
-    let path = path_arg(lua, "camera.path", &p)?;
+    let (path, _) = path_arg(lua, "camera.path", &p)?;
     let (duration, ease, look_at) = match opts {
         None => (path.length() / 4.0, linear(), None),
         Some(t) => {

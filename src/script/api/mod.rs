@@ -115,7 +115,10 @@ const GLOBALS: &[(&str, &[Entry])] = &[
     ),
     (
         "path",
-        &[("bezier", "def", |l| api_fn(l, "path.bezier", path::bezier))],
+        &[
+            ("bezier", "def", |l| api_fn(l, "path.bezier", path::bezier)),
+            ("load", "name", |l| api_fn(l, "path.load", path::load)),
+        ],
     ),
     (
         "camera",

@@ -1,23 +1,53 @@
-//! Paths in Lua: `path.bezier{...}` builds a [`LuaPath`] (`p:length()`, `p:point(s)`, ...);
-//! `c:follow_path(p, opts)` puts a creature on one.
+//! Paths in Lua: `path.bezier{...}` builds a [`LuaPath`] (`p:length()`, `p:point(s)`, ...),
+//! `path.load("NAME")` reads one from the mod's `paths/NAME.toml`; `c:follow_path(p, opts)`
+//! puts a creature on one.
 
 use std::sync::Arc;
 
 use glam::Vec3;
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
-use super::context::{arg_vec, ctx, def_err, finite_arg, gone, located};
+use super::context::{arg_vec, caller_location, ctx, def_err, finite_arg, gone, located};
 use crate::locomotion::DefError;
 use crate::math::bezier::{BezierPath, ControlPoint};
 use crate::math::Curve;
 use crate::path::{LoopMode, PathFollower, RotationMode};
 use crate::script::convert::{to_vector, type_name, Reader};
+use crate::script::path_file;
+use crate::script::shared::PathSource;
 use crate::sim::{Command, CreatureId};
 
 /// A Bézier path as a Lua value: `p:length()`, `p:point(s)`, `p:tangent(s)`, `p:closest(v)`,
 /// `p:sample(n)`, `p:simplify(tolerance)`.
-#[derive(Clone, Debug)]
-pub(crate) struct LuaPath(pub Arc<BezierPath>);
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct LuaPath {
+    /// Its shape when made.
+    pub path: Arc<BezierPath>,
+    /// Where it comes from: `"mod/name"` (a path file: the World holds its current shape,
+    /// which the editor or a saved file may change) or `"mod/file.lua:LINE"` (an inline
+    /// `path.bezier`, which the editor can move into a file).
+    pub source: Option<String>,
+}
+
+impl LuaPath {
+    /// A path with no source (derived: `p:simplify`).
+    fn plain(path: BezierPath) -> LuaPath {
+        LuaPath {
+            path: Arc::new(path),
+            source: None,
+        }
+    }
+
+    /// The shape now: a named path's current one in the World, else the one it was made with.
+    pub(crate) fn live(&self, lua: &Lua) -> Arc<BezierPath> {
+        if let (Some(key), Ok(c)) = (self.source.as_deref(), ctx(lua)) {
+            if let Some(p) = c.world.borrow().path(key) {
+                return p.clone();
+            }
+        }
+        self.path.clone()
+    }
+}
 
 /// A finite number argument of a path method (any other value: a located error).
 fn num_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<f32> {
@@ -38,27 +68,25 @@ pub(crate) fn sample_path_userdata(lua: &Lua) -> mlua::Result<mlua::AnyUserData>
         handle_out: None,
     };
     let p = BezierPath::new(&[cp(0.0), cp(1.0)], false).map_err(mlua::Error::external)?;
-    lua.create_userdata(LuaPath(Arc::new(p)))
+    lua.create_userdata(LuaPath::plain(p))
 }
 
 impl UserData for LuaPath {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method("length", |_, this, ()| Ok(this.0.length() as f64));
+        methods.add_method("length", |lua, this, ()| Ok(this.live(lua).length() as f64));
         methods.add_method("point", |lua, this, s: Value| {
-            Ok(to_vector(this.0.point(num_arg(lua, "p:point: s", &s)?)))
+            let s = num_arg(lua, "p:point: s", &s)?;
+            Ok(to_vector(this.live(lua).point(s)))
         });
         methods.add_method("tangent", |lua, this, s: Value| {
-            let s = num_arg(lua, "p:tangent: s", &s)? as f64;
-            Ok(to_vector(this.0.tangent(finite_arg(
-                lua,
-                "p:tangent: s",
-                s,
-            )?)))
+            let s = num_arg(lua, "p:tangent: s", &s)?;
+            Ok(to_vector(this.live(lua).tangent(s)))
         });
         methods.add_method("closest", |lua, this, v: Value| {
             let v = arg_vec(lua, "p:closest: point", &v)?;
-            let s = this.0.closest(v);
-            Ok((s as f64, to_vector(this.0.point(s))))
+            let p = this.live(lua);
+            let s = p.closest(v);
+            Ok((s as f64, to_vector(p.point(s))))
         });
         methods.add_method("sample", |lua, this, n: Value| {
             let n = num_arg(lua, "p:sample: n", &n)? as f64;
@@ -69,7 +97,7 @@ impl UserData for LuaPath {
                 ));
             }
             let t = lua.create_table()?;
-            for (i, p) in this.0.sample(n as usize).into_iter().enumerate() {
+            for (i, p) in this.live(lua).sample(n as usize).into_iter().enumerate() {
                 t.raw_set(i + 1, to_vector(p))?;
             }
             Ok(t)
@@ -79,14 +107,15 @@ impl UserData for LuaPath {
             if tol <= 0.0 {
                 return Err(located(lua, "p:simplify: tolerance must be > 0"));
             }
-            Ok(LuaPath(Arc::new(this.0.simplify(tol))))
+            Ok(LuaPath::plain(this.live(lua).simplify(tol)))
         });
-        methods.add_meta_method("__tostring", |_, this, ()| {
+        methods.add_meta_method("__tostring", |lua, this, ()| {
+            let p = this.live(lua);
             Ok(format!(
                 "path({} points, {:.2} m{})",
-                this.0.points().len(),
-                this.0.length(),
-                if this.0.closed() { ", closed" } else { "" }
+                p.points().len(),
+                p.length(),
+                if p.closed() { ", closed" } else { "" }
             ))
         });
     }
@@ -132,17 +161,80 @@ pub(super) fn bezier(lua: &Lua, t: Value) -> mlua::Result<LuaPath> {
     };
     let (points, closed) = read().map_err(|e| def_err(lua, "path.bezier", e))?;
     r.finish().map_err(|e| def_err(lua, "path.bezier", e))?;
-    BezierPath::new(&points, closed)
-        .map(|p| LuaPath(Arc::new(p)))
-        .map_err(|e| located(lua, format!("path.bezier: {e}")))
+    let path =
+        BezierPath::new(&points, closed).map_err(|e| located(lua, format!("path.bezier: {e}")))?;
+    Ok(LuaPath {
+        path: Arc::new(path),
+        source: caller_location(lua),
+    })
 }
 
-/// A path argument, or an error naming `what`.
-pub(super) fn path_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<Arc<BezierPath>> {
+/// `path.load("NAME")`: the calling mod's `paths/NAME.toml` (see `script/path_file.rs`), its
+/// shape put in the World under `"mod/NAME"` (followers of it follow every later change).
+pub(super) fn load(lua: &Lua, name: Value) -> mlua::Result<LuaPath> {
+    let Value::String(name) = name else {
+        return Err(located(
+            lua,
+            format!(
+                "path.load: expects a path name (a string), got {}",
+                type_name(&name)
+            ),
+        ));
+    };
+    let name = name.to_string_lossy();
+    if !path_file::valid_name(&name) {
+        return Err(located(
+            lua,
+            format!(
+                "path.load: \"{name}\" is not a path name (1-64 letters, digits, _ and -; the file is paths/NAME.toml)"
+            ),
+        ));
+    }
+    let c = ctx(lua)?;
+    let Some((dir, _)) = c.roots.get(&c.name) else {
+        return Err(located(lua, "path.load: this mod has no folder"));
+    };
+    let rel = path_file::relative_file(&name);
+    let at = format!("{}/{}", c.name, rel.display());
+    let (bytes, points, closed) = path_file::read(&dir.join(&rel)).map_err(|e| {
+        let place = match e.line {
+            Some(l) => format!("{at}:{l}"),
+            None => at.clone(),
+        };
+        let by = caller_location(lua)
+            .map(|l| format!(" (path.load at {l})"))
+            .unwrap_or_default();
+        mlua::Error::runtime(format!("{place}: {}{by}", e.message))
+    })?;
+    let path = Arc::new(
+        BezierPath::new(&points, closed).map_err(|e| located(lua, format!("path.load: {e}")))?,
+    );
+    let key = format!("{}/{name}", c.name);
+    c.world.borrow_mut().set_path(&key, path.clone(), None);
+    c.shared.borrow_mut().path_files.insert(
+        key.clone(),
+        PathSource {
+            mod_name: c.name.clone(),
+            name,
+            bytes,
+        },
+    );
+    Ok(LuaPath {
+        path,
+        source: Some(key),
+    })
+}
+
+/// A path argument (its shape now, and its source), or an error naming `what`.
+pub(super) fn path_arg(
+    lua: &Lua,
+    what: &str,
+    v: &Value,
+) -> mlua::Result<(Arc<BezierPath>, Option<String>)> {
     match v {
         Value::UserData(ud) => ud
             .borrow::<LuaPath>()
-            .map(|p| p.0.clone())
+            .map(|p| (p.live(lua), p.source.clone()))
             .map_err(|_| located(lua, format!("{what}: expects a path (path.bezier{{...}})"))),
         other => Err(located(
             lua,
@@ -209,7 +301,7 @@ pub(super) fn follow_path(
     p: Value,
     opts: Option<Table>,
 ) -> mlua::Result<()> {
-    let path = path_arg(lua, "c:follow_path", &p)?;
+    let (path, source) = path_arg(lua, "c:follow_path", &p)?;
     let c = ctx(lua)?;
     let (legged, cruise, at) = {
         let w = c.world.borrow();
@@ -229,7 +321,8 @@ pub(super) fn follow_path(
         at
     };
     let s = followed.closest(from);
-    let f = PathFollower::new(followed, s, speed, mode, rotation, speed_curve);
+    let mut f = PathFollower::new(followed, s, speed, mode, rotation, speed_curve);
+    f.source = source;
     c.world
         .borrow_mut()
         .push(Command::FollowPath(id, Box::new(f)));

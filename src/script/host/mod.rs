@@ -4,10 +4,12 @@
 //! - `load`: discovery, manifests, load order, the per-mod transaction, fresh states;
 //! - `tick`: brains, callbacks under budgets, events to callbacks;
 //! - `check`: `skitter check` and the API surface listing;
-//! - `reload`: watching and hot reload, one transaction per mod.
+//! - `reload`: watching and hot reload, one transaction per mod;
+//! - `paths`: path files saved (or written by the path editor) change their paths' shapes.
 
 mod check;
 mod load;
+mod paths;
 mod reload;
 mod tick;
 
@@ -22,6 +24,7 @@ use mlua::{Function, Lua, Table};
 
 pub use check::api_surface;
 pub use load::discover;
+pub use paths::PathFile;
 pub use reload::ReloadReport;
 
 use super::budget::{Budget, Overrun};

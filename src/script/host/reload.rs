@@ -87,6 +87,23 @@ impl ScriptHost {
         if self.replaying {
             return Vec::new();
         }
+        // Path files change their paths' shapes; no script runs for them.
+        let mut changed = changed.clone();
+        let path_reports = self.reload_path_files(&mut changed);
+        for e in path_reports.iter().filter_map(|r| r.error.as_ref()) {
+            self.errors.push(e.clone());
+        }
+        self.reloads.extend(path_reports.iter().cloned());
+        if changed.is_empty() {
+            return path_reports;
+        }
+        let mut reports = self.reload_scripts(&changed);
+        reports.splice(0..0, path_reports);
+        reports
+    }
+
+    /// The script half of [`ScriptHost::reload`].
+    fn reload_scripts(&mut self, changed: &Changed) -> Vec<ReloadReport> {
         // The newest change, for the save-to-running time.
         let newest = changed
             .iter()
