@@ -300,6 +300,16 @@ fn steps(host: &mut ScriptHost, id: skitter::sim::CreatureId, n: usize) -> Vec<f
     out
 }
 
+fn follower(host: &ScriptHost, id: skitter::sim::CreatureId) -> skitter::path::PathFollower {
+    host.world()
+        .creature(id)
+        .unwrap()
+        .loco
+        .follow
+        .clone()
+        .unwrap()
+}
+
 fn spider(host: &ScriptHost) -> skitter::sim::CreatureId {
     host.world()
         .creatures()
@@ -341,39 +351,14 @@ fn followers_keep_moving_without_a_jump_across_a_saved_file_and_an_edit() {
     // It is on the new path once the offset has eased out.
     let on = |host: &ScriptHost| {
         let c = host.world().creature(id).unwrap().loco.position;
-        let f = host
-            .world()
-            .creature(id)
-            .unwrap()
-            .loco
-            .follow
-            .clone()
-            .unwrap();
+        let f = follower(&host, id);
         let flat = Vec3::new(c.x, 0.0, c.z);
         flat.distance(f.path.point(f.path.closest(flat)))
     };
     assert!(on(&host) < 0.01, "off the new path by {}", on(&host));
-    assert_same_path(
-        &host
-            .world()
-            .creature(id)
-            .unwrap()
-            .loco
-            .follow
-            .clone()
-            .unwrap()
-            .path,
-        &shape(&host, KEY).flattened(0.0),
-    );
+    assert_same_path(&follower(&host, id).path, &shape(&host, KEY).flattened(0.0));
     // An edit under the spider's feet while it walks: the same, never a jump.
-    let near = host
-        .world()
-        .creature(id)
-        .unwrap()
-        .loco
-        .follow
-        .clone()
-        .unwrap();
+    let near = follower(&host, id);
     let s = near.s / near.path.length();
     let idx = ((s * 3.0).round() as usize).min(3);
     let p = shape(&host, KEY).points()[idx].position;
@@ -443,6 +428,11 @@ fn a_malformed_file_is_an_error_with_its_line_and_the_last_good_path_stays() {
         "{e}"
     );
     assert!(e.message.contains("path.load at route/main.lua:4"), "{e}");
+    // Fixing the file loads the mod that it stopped.
+    std::fs::write(m.join("paths/route.toml"), ROUTE).unwrap();
+    let r = fresh.reload(&changed);
+    assert!(r.iter().any(|r| r.mod_name == "route" && r.ok), "{r:?}");
+    assert!(fresh.loaded_mods().contains(&"route".to_string()));
     // A fixed save goes in.
     std::fs::write(
         m.join("paths/route.toml"),

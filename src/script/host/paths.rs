@@ -113,6 +113,11 @@ impl ScriptHost {
                 let Some(name) = path_file::name_of(f) else {
                     return true;
                 };
+                if !self.is_loaded(m) || self.broken.contains_key(m) {
+                    // The mod is not running its latest code (perhaps this very file made it
+                    // fail): its scripts run again, and `path.load` reads the file.
+                    return true;
+                }
                 let key = format!("{m}/{name}");
                 if !self.shared.borrow().path_files.contains_key(&key) {
                     // No script loaded it (yet): a later `path.load` reads it.

@@ -225,7 +225,7 @@ impl ScriptHost {
         }
     }
 
-    fn is_loaded(&self, name: &str) -> bool {
+    pub(super) fn is_loaded(&self, name: &str) -> bool {
         self.mods.iter().any(|m| m.manifest.name == name)
     }
 
