@@ -351,7 +351,7 @@ fn followers_keep_moving_without_a_jump_across_a_saved_file_and_an_edit() {
     // It is on the new path once the offset has eased out.
     let on = |host: &ScriptHost| {
         let c = host.world().creature(id).unwrap().loco.position;
-        let f = follower(&host, id);
+        let f = follower(host, id);
         let flat = Vec3::new(c.x, 0.0, c.z);
         flat.distance(f.path.point(f.path.closest(flat)))
     };

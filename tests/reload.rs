@@ -371,3 +371,74 @@ fn a_reload_gives_a_detached_brain_back() {
     let x = host.world().creatures()[0].loco.position.x;
     assert!(x > 0.3, "the brain runs again: x = {x}");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn a_dependent_re_runs_only_when_it_runs_the_changed_mods_code() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let spider = dir.path().join("spider");
+    copy_dir(&bundled("spider"), &spider);
+    std::fs::write(spider.join("util.lua"), "return { v = 1 }\n").expect("write");
+    let dep = "version = \"0.1.0\"\ndepends = [\"spider\"]\n";
+    let scene = temp_mod(
+        dir.path(),
+        "scene",
+        &[
+            ("mod.toml", &format!("name = \"scene\"\n{dep}")),
+            (
+                "main.lua",
+                "world.ground { size = vec3(30, 0, 30) }\nfor i = 1, 3 do world.spawn('spider/spider', { position = vec3(i * 2, 0, 0) }) end\n",
+            ),
+        ],
+    );
+    let user = temp_mod(
+        dir.path(),
+        "user",
+        &[
+            ("mod.toml", &format!("name = \"user\"\n{dep}")),
+            (
+                "main.lua",
+                "local util = require('@spider/util')\nlog.info('user sees ' .. util.v)\n",
+            ),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[spider.clone(), scene, user]);
+    let errors = host.take_errors();
+    assert!(errors.is_empty(), "{errors:?}");
+    ticks(&mut host, 30);
+    let ids: Vec<CreatureId> = host.world().creatures().iter().map(|c| c.id).collect();
+    assert_eq!(ids.len(), 3);
+    let body = std::fs::read_to_string(spider.join("body.lua")).expect("read");
+    std::fs::write(
+        spider.join("body.lua"),
+        body.replace("step_height = 0.12", "step_height = 0.2"),
+    )
+    .expect("write");
+    let reports = host.reload(&BTreeMap::from([(
+        "spider".to_string(),
+        vec![PathBuf::from("body.lua")],
+    )]));
+    let reloaded: Vec<&str> = reports.iter().map(|r| r.mod_name.as_str()).collect();
+    assert!(reports.iter().all(|r| r.ok), "{reports:?}");
+    // `user` runs spider's code (it required a module of it); `scene` only names its type.
+    assert_eq!(reloaded, vec!["spider", "user"]);
+    let w = host.world();
+    let now: Vec<CreatureId> = w.creatures().iter().map(|c| c.id).collect();
+    assert_eq!(now, ids, "the scene's creatures stay");
+    assert!(
+        w.creatures().iter().all(|c| c.gait.step_height == 0.2),
+        "and take the new definition"
+    );
+}

@@ -145,6 +145,17 @@ impl Plain {
         }
     }
 
+    /// Sets a table's pairs into `t` (anything else writes nothing): params over defaults,
+    /// without building an intermediate table.
+    pub(super) fn write_into(&self, lua: &Lua, t: &mlua::Table) -> mlua::Result<()> {
+        if let Plain::Table(pairs) = self {
+            for (k, v) in pairs {
+                t.raw_set(k.to_lua(lua)?, v.to_lua(lua)?)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Builds the value in `lua`.
     pub(super) fn to_lua(&self, lua: &Lua) -> mlua::Result<Value> {
         Ok(match self {

@@ -155,6 +155,8 @@ pub(super) struct Shared {
     /// Path files loaded (`path.load`), by key `"mod/name"`: the bytes the World's shape
     /// came from (the path editor compares them with the disk before it writes).
     pub path_files: BTreeMap<String, PathSource>,
+    /// (mod, other mod whose modules it `require`d): the dependents a reload must re-run.
+    pub required: BTreeSet<(String, String)>,
 }
 
 /// A path file a mod loaded.

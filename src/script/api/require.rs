@@ -121,6 +121,16 @@ fn resolve(lua: &Lua, spec: &str) -> mlua::Result<(String, PathBuf)> {
 /// `require("./x")`, `require("x/y")` (inside the calling file's mod), `require("@dep/x")`.
 pub(super) fn require(lua: &Lua, spec: String) -> mlua::Result<Value> {
     let (chunk, canon) = resolve(lua, &spec)?;
+    // Code of another mod now runs in this one: a reload of that mod reloads this one too.
+    if let Some((from, _)) = chunk.split_once('/') {
+        let c = ctx(lua)?;
+        if from != c.name {
+            c.shared
+                .borrow_mut()
+                .required
+                .insert((c.name.clone(), from.to_string()));
+        }
+    }
     let modules: Table = registry::modules(lua)?;
     match modules.raw_get::<Value>(chunk.as_str())? {
         Value::Nil => {}

@@ -134,10 +134,19 @@ impl ScriptHost {
             .cloned()
             .collect();
         for m in &order {
-            // A dependent of a mod reloaded cleanly reloads too (its code ran against the
-            // old one).
+            // A dependent of a mod reloaded cleanly reloads too when it runs that mod's
+            // code (it `require`d a module of it: its copy is the old one). One that only
+            // names the mod's types and behaviours does not: those are looked up by name,
+            // and its creatures already took the new definitions.
             let dep_reloaded = m.depends.iter().any(|d| {
-                redo.contains(&d.name) && !bad.contains(&d.name) && self.is_loaded(&m.name)
+                redo.contains(&d.name)
+                    && !bad.contains(&d.name)
+                    && self.is_loaded(&m.name)
+                    && self
+                        .shared
+                        .borrow()
+                        .required
+                        .contains(&(m.name.clone(), d.name.clone()))
             });
             if !redo.contains(&m.name) && !dep_reloaded {
                 continue;
@@ -285,8 +294,12 @@ impl ScriptHost {
                 self.shared.borrow_mut().brain_requests.push(r);
             }
         }
+        // Brains are rebuilt in a burst of small allocations: the new state's collector
+        // waits until they are in (it runs incrementally from the next callbacks on).
+        self.mods[idx].lua.gc_stop();
         self.apply_brain_requests();
         let reloaded = self.restore_states(carry);
+        self.mods[idx].lua.gc_restart();
         if self.world.borrow().level_pieces() != pieces_before.as_slice() {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();
@@ -320,6 +333,7 @@ impl ScriptHost {
         sh.reuse = reuse;
         sh.load_spawns.retain(|(mm, _, _)| mm != name);
         sh.kept.clear();
+        sh.required.retain(|(mm, _)| mm != name);
     }
 
     /// After a mod's new version ran: its load-time creatures it did not spawn again, and

@@ -195,6 +195,8 @@ impl ScriptHost {
     /// Attaches the brains scripts asked for (spawns, `c:set_behaviour`, reloads).
     pub(super) fn apply_brain_requests(&mut self) {
         let requests = std::mem::take(&mut self.shared.borrow_mut().brain_requests);
+        // Callbacks and default params, once per (mod, brain kind).
+        let mut templates: Vec<((usize, BrainKind), BrainTemplate)> = Vec::new();
         for req in requests {
             let Some(mod_idx) = self
                 .mods
@@ -213,7 +215,16 @@ impl ScriptHost {
                     None => continue,
                 }
             };
-            match build_brain(&self.mods[mod_idx].lua, mod_idx, &req, &type_name) {
+            let lua = &self.mods[mod_idx].lua;
+            let key = (mod_idx, req.kind.clone());
+            let template = match templates.iter().find(|(k, _)| *k == key) {
+                Some((_, t)) => Ok(t),
+                None => brain_template(lua, &req).map(|t| {
+                    templates.push((key, t));
+                    &templates[templates.len() - 1].1
+                }),
+            };
+            match template.and_then(|t| build_brain(lua, mod_idx, &req, &type_name, t)) {
                 Ok(b) => {
                     self.brains.insert(req.id, b);
                 }
@@ -346,15 +357,29 @@ impl ScriptHost {
     }
 }
 
-/// A brain for `req` in mod `mod_idx`'s state: its handle (with `params` = the behaviour's
-/// defaults overlaid with the given ones) and its callbacks.
-fn build_brain(
-    lua: &mlua::Lua,
-    mod_idx: usize,
-    req: &BrainRequest,
-    type_name: &str,
-) -> mlua::Result<Brain> {
-    let handle = api::handle(lua, req.id, type_name)?;
+/// What every brain of one kind shares in its mod's state: the callbacks and the default
+/// params (looked up once per kind when many brains are built together, as a reload does).
+struct BrainTemplate {
+    defaults: Option<Plain>,
+    callbacks: [Option<Function>; 11],
+}
+
+/// The callback names, in `BrainTemplate::callbacks` order.
+const CALLBACKS: [&str; 11] = [
+    "on_reload",
+    "on_update",
+    "on_step",
+    "on_hit",
+    "on_despawn",
+    "on_arrive",
+    "on_spawn",
+    "on_ragdoll",
+    "on_recover",
+    "on_recover_failed",
+    "",
+];
+
+fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemplate> {
     let Some(table) = api::brain_table(lua, &req.kind)? else {
         let (what, key) = match &req.kind {
             BrainKind::Behaviour(n) => ("behaviour", n),
@@ -365,42 +390,56 @@ fn build_brain(
             req.mod_name, req.id.0
         )));
     };
-    let params = lua.create_table()?;
-    if let Value::Table(defaults) = table.raw_get::<Value>("params")? {
-        if let Value::Table(copy) = Plain::from_lua(&Value::Table(defaults)).to_lua(lua)? {
-            for (k, v) in copy.pairs::<Value, Value>().flatten() {
-                params.raw_set(k, v)?;
+    let defaults = match table.raw_get::<Value>("params")? {
+        v @ Value::Table(_) => Some(Plain::from_lua(&v)),
+        _ => None,
+    };
+    let mut callbacks: [Option<Function>; 11] = Default::default();
+    for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
+        if !name.is_empty() {
+            if let Value::Function(f) = table.raw_get::<Value>(name)? {
+                *slot = Some(f);
             }
         }
     }
-    if let Value::Table(given) = req.params.to_lua(lua)? {
-        for (k, v) in given.pairs::<Value, Value>().flatten() {
-            params.raw_set(k, v)?;
-        }
+    Ok(BrainTemplate {
+        defaults,
+        callbacks,
+    })
+}
+
+fn build_brain(
+    lua: &mlua::Lua,
+    mod_idx: usize,
+    req: &BrainRequest,
+    type_name: &str,
+    template: &BrainTemplate,
+) -> mlua::Result<Brain> {
+    let handle = api::handle(lua, req.id, type_name)?;
+    let params = lua.create_table()?;
+    if let Some(d) = &template.defaults {
+        d.write_into(lua, &params)?;
     }
+    req.params.write_into(lua, &params)?;
     handle.raw_set("params", params)?;
-    let f = |name: &str| -> mlua::Result<Option<Function>> {
-        Ok(match table.raw_get::<Value>(name)? {
-            Value::Function(f) => Some(f),
-            _ => None,
-        })
-    };
+    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, _] =
+        template.callbacks.clone();
     Ok(Brain {
         mod_idx,
         kind: req.kind.clone(),
-        handle: handle.clone(),
-        on_reload: f("on_reload")?,
-        on_update: f("on_update")?,
-        on_step: f("on_step")?,
-        on_hit: f("on_hit")?,
-        on_despawn: f("on_despawn")?,
+        handle,
+        on_reload,
+        on_update,
+        on_step,
+        on_hit,
+        on_despawn,
         failures: 0,
         resume_at: None,
-        on_arrive: f("on_arrive")?,
-        on_spawn: f("on_spawn")?,
-        on_ragdoll: f("on_ragdoll")?,
-        on_recover: f("on_recover")?,
-        on_recover_failed: f("on_recover_failed")?,
+        on_arrive,
+        on_spawn,
+        on_ragdoll,
+        on_recover,
+        on_recover_failed,
         spawn_pending: true,
     })
 }
