@@ -91,5 +91,83 @@ fn nav(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, nav);
+/// 300 spiders roaming open ground (60 m square), each sent to a new random point when it
+/// arrives, for 40 s: arrivals, and how often and how deep two bodies overlap (navigation
+/// radii), with crowd-rate navigation or every agent every tick.
+fn roaming(full_rate: bool) -> (usize, f64, f32) {
+    let scripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts");
+    let mut host = ScriptHost::new(HostOptions {
+        threads: 1,
+        ..HostOptions::default()
+    });
+    host.load(&[scripts.join("spider")]);
+    assert!(host.take_errors().is_empty());
+    let mut w = host.world_mut();
+    w.set_ground(&skitter::sim::GroundDesc {
+        position: Vec3::ZERO,
+        width: 60.0,
+        depth: 60.0,
+        heights: skitter::sim::HeightSource::Flat,
+    })
+    .expect("ground");
+    w.set_nav_full_rate(full_rate);
+    let t = w.type_by_name("spider/spider").expect("spider");
+    let radius = w.creature_type(t).expect("type").def.nav.radius;
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        let u = (rng >> 40) as f32 / (1u64 << 24) as f32;
+        u * 52.0 - 26.0
+    };
+    for i in 0..300 {
+        let p = Vec3::new(
+            -26.0 + (i % 20) as f32 * 2.7,
+            0.0,
+            -26.0 + (i / 20) as f32 * 3.5,
+        );
+        let id = w.spawn(t, p, 0.0).expect("spawn");
+        w.push(Command::SetDestination(id, Vec3::new(next(), 0.0, next())));
+    }
+    let (mut arrivals, mut overlaps, mut pairs_seen, mut worst) = (0usize, 0u64, 0u64, 0.0f32);
+    for _ in 0..60 * 40 {
+        w.step(TICK_DT);
+        for e in w.drain_events() {
+            if let skitter::sim::WorldEvent::Arrive { id } = e {
+                arrivals += 1;
+                w.push(Command::SetDestination(id, Vec3::new(next(), 0.0, next())));
+            }
+        }
+        let ps: Vec<Vec3> = w.creatures().iter().map(|c| c.loco.position).collect();
+        for a in 0..ps.len() {
+            for b in a + 1..ps.len() {
+                let d = Vec3::new(ps[a].x - ps[b].x, 0.0, ps[a].z - ps[b].z).length();
+                if d < 2.0 * radius {
+                    pairs_seen += 1;
+                    let depth = 2.0 * radius - d;
+                    if depth > 0.2 * radius {
+                        overlaps += 1;
+                    }
+                    worst = worst.max(depth);
+                }
+            }
+        }
+    }
+    let _ = pairs_seen;
+    (arrivals, overlaps as f64 / (60.0 * 40.0), worst / radius)
+}
+
+fn crowd_quality(_c: &mut Criterion) {
+    for full in [true, false] {
+        let (n, per_tick, worst) = roaming(full);
+        println!(
+            "300 spiders roaming 40 s, navigation {}: {n} arrivals; pairs overlapping by more than 20 % of a radius: {per_tick:.2} per tick; deepest {:.0} % of a radius",
+            if full { "every tick" } else { "at crowd rate (every 3rd tick)" },
+            worst * 100.0
+        );
+    }
+}
+
+criterion_group!(benches, nav, crowd_quality);
 criterion_main!(benches);

@@ -142,6 +142,11 @@ impl Navigator {
         }
     }
 
+    /// How many agents are here.
+    pub fn agent_count(&self) -> usize {
+        self.agents.len()
+    }
+
     /// Agents here.
     pub fn agent_keys(&self) -> impl Iterator<Item = u32> + '_ {
         self.agents.keys().copied()

@@ -26,6 +26,17 @@ const STUCK_SPEED: f32 = 0.2;
 const STUCK_AFTER: f32 = 0.5;
 /// How far to its right a stuck agent turns its desired velocity (radians, 60°).
 const SIDESTEP: f32 = 1.05;
+/// Agents on one navmesh whose paths and avoidance update every tick; a bigger crowd updates
+/// every `ceil(agents / CROWD_AT_60HZ)` ticks (with that many ticks' time), down to
+/// [`MIN_NAV_HZ`], so a tick's navigation work stays near this many agents' worth.
+const CROWD_AT_60HZ: usize = 128;
+/// The slowest rate paths and avoidance update at, per second.
+const MIN_NAV_HZ: u64 = 10;
+
+/// Ticks between navigation updates for `agents` agents on one navmesh.
+pub(crate) fn nav_interval(agents: usize) -> u64 {
+    (agents.div_ceil(CROWD_AT_60HZ) as u64).clamp(1, 60 / MIN_NAV_HZ)
+}
 
 /// A creature's destination.
 #[derive(Clone, Debug, PartialEq)]
@@ -250,6 +261,13 @@ impl World {
         c.loco.position - Vec3::Y * ride
     }
 
+    /// Crowds update paths and avoidance at a lower rate (see `nav_interval`) unless this is
+    /// on: every agent every tick, whatever the crowd (to compare, or for small scenes that
+    /// want it).
+    pub fn set_nav_full_rate(&mut self, on: bool) {
+        self.nav_full_rate = on;
+    }
+
     /// The navigation half of [`World::step`] alone (benches measure it): agents follow
     /// their paths (with avoidance) and set each creature's movement intent.
     pub fn nav_tick(&mut self, dt: f32) {
@@ -277,13 +295,23 @@ impl World {
             creatures,
             level,
             events,
+            nav_ticks,
+            nav_full_rate,
             ..
         } = self;
         let input = || level.nav_input();
         place_agents(nav, creatures, events, version, &input);
+        let tick = *nav_ticks;
+        *nav_ticks += 1;
+        let full = *nav_full_rate;
         for n in nav.ready() {
-            if n.agent_keys().next().is_some() {
-                n.update(dt);
+            let every = if full {
+                1
+            } else {
+                nav_interval(n.agent_count())
+            };
+            if n.agent_count() > 0 && tick % every == 0 {
+                n.update(dt * every as f32);
             }
         }
         for c in creatures.iter_mut() {
@@ -559,4 +587,20 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     } else {
         Intent::Idle
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nav_interval;
+
+    #[test]
+    fn crowds_update_less_often_but_never_below_ten_hertz() {
+        assert_eq!(nav_interval(0), 1);
+        assert_eq!(nav_interval(1), 1);
+        assert_eq!(nav_interval(128), 1);
+        assert_eq!(nav_interval(129), 2);
+        assert_eq!(nav_interval(300), 3);
+        assert_eq!(nav_interval(1000), 6);
+        assert_eq!(nav_interval(100_000), 6);
+    }
 }

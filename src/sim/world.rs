@@ -222,6 +222,10 @@ pub struct World {
     pub(super) step_times: StepTimes,
     /// Threads for the per-creature work (`None`: the calling thread).
     pub(super) pool: Option<Arc<rayon::ThreadPool>>,
+    /// Navigation steps so far (crowds update paths and avoidance every few of them).
+    pub(super) nav_ticks: u64,
+    /// Every agent updates every tick, whatever the crowd.
+    pub(super) nav_full_rate: bool,
     /// Named paths (`path.load`), by `"mod/name"`.
     pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
 }
@@ -253,6 +257,8 @@ impl World {
             step_times: StepTimes::default(),
             pool: None,
             paths: std::collections::BTreeMap::new(),
+            nav_ticks: 0,
+            nav_full_rate: false,
         }
     }
 
