@@ -1,7 +1,8 @@
 //! skitter: a runtime for procedurally animated, script-defined creatures.
 //!
 //! Layers (each imports only those below it): [`math`] → [`locomotion`] → [`sim`] →
-//! [`script`], [`headless`] and [`scaffold`] → [`render`] and [`app`]. See `ARCHITECTURE.md`.
+//! [`script`], [`editor`], [`headless`] and [`scaffold`] → [`render`] and [`app`]. See
+//! `ARCHITECTURE.md`.
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
