@@ -384,7 +384,7 @@ impl PathEditor {
 
 /// The World's shape of named path `key` (an inline source is an error that says so).
 fn path_of(host: &ScriptHost, key: &str) -> Result<Arc<BezierPath>, EditError> {
-    if key.contains(".lua:") || key.contains(".luau:") {
+    if crate::path::is_inline_source(key) {
         return Err(EditError::Inline {
             at: key.to_string(),
         });
@@ -418,21 +418,11 @@ fn point_mut<'a>(
     })
 }
 
-/// Point `i`'s handles as the path uses them (smooth ones computed; an open end's missing
-/// one mirrored from the other).
+/// Point `i`'s handles as the path uses them (an open end's missing one mirrored from the
+/// other).
 fn handles(path: &BezierPath, i: usize) -> (Vec3, Vec3) {
-    let segs = path.segments();
-    let n = path.points().len();
     let pos = path.points().get(i).map_or(Vec3::ZERO, |p| p.position);
-    let out = segs.get(i).map(|s| s.p1);
-    let inn = if i > 0 {
-        segs.get(i - 1).map(|s| s.p2)
-    } else if path.closed() {
-        segs.get(n - 1).map(|s| s.p2)
-    } else {
-        None
-    };
-    match (inn, out) {
+    match path.handles(i) {
         (Some(a), Some(b)) => (a, b),
         (Some(a), None) => (a, pos * 2.0 - a),
         (None, Some(b)) => (pos * 2.0 - b, b),

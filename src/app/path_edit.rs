@@ -86,7 +86,7 @@ pub(crate) fn gizmos(host: &ScriptHost) -> Vec<Gizmo> {
         if let Some(src) = c.loco.follow.as_ref().and_then(|f| {
             f.source
                 .as_deref()
-                .filter(|s| s.contains(".lua:") || s.contains(".luau:"))
+                .filter(|s| crate::path::is_inline_source(s))
                 .map(|s| (s, f))
         }) {
             if inline.contains(&src.0) {
@@ -103,8 +103,6 @@ pub(crate) fn gizmos(host: &ScriptHost) -> Vec<Gizmo> {
 }
 
 fn path_gizmos(key: &str, p: &BezierPath, with_handles: bool, out: &mut Vec<Gizmo>) {
-    let segs = p.segments();
-    let n = p.points().len();
     for (i, cp) in p.points().iter().enumerate() {
         out.push(Gizmo {
             key: key.to_string(),
@@ -115,12 +113,7 @@ fn path_gizmos(key: &str, p: &BezierPath, with_handles: bool, out: &mut Vec<Gizm
         if !with_handles {
             continue;
         }
-        let out_h = segs.get(i).map(|s| s.p1);
-        let in_h = match i {
-            0 if p.closed() => segs.get(n - 1).map(|s| s.p2),
-            0 => None,
-            _ => segs.get(i - 1).map(|s| s.p2),
-        };
+        let (in_h, out_h) = p.handles(i);
         for (h, which) in [(in_h, Handle::In), (out_h, Handle::Out)] {
             if let Some(h) = h {
                 out.push(Gizmo {

@@ -279,7 +279,11 @@ impl View {
             out.push(PathView::of(p, 0.0));
         }
         for c in w.creatures() {
-            if let Some(f) = &c.loco.follow {
+            // A follower of a named path walks the path drawn above.
+            let named = |f: &crate::path::PathFollower| {
+                f.source.as_deref().is_some_and(|k| w.path(k).is_some())
+            };
+            if let Some(f) = c.loco.follow.as_ref().filter(|f| !named(f)) {
                 // Legged followers walk a ground projection: draw it at their feet.
                 let lift = if c.def.legs.is_empty() {
                     0.0

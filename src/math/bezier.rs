@@ -305,6 +305,19 @@ impl BezierPath {
         (self.point(s + e) - self.point(s - e)).normalize_or(Vec3::Z)
     }
 
+    /// Point `i`'s incoming and outgoing handles as the segments use them (smooth ones
+    /// computed); `None` where no segment uses one (an open path's ends).
+    pub fn handles(&self, i: usize) -> (Option<Vec3>, Option<Vec3>) {
+        let n = self.points.len();
+        let out = self.segs.get(i).map(|s| s.p1);
+        let inn = match i {
+            0 if self.closed => self.segs.get(n - 1).map(|s| s.p2),
+            0 => None,
+            _ => self.segs.get(i - 1).map(|s| s.p2),
+        };
+        (inn, out)
+    }
+
     /// Arc length of the point of the path closest to `v` (coarse scan, then golden refinement).
     pub fn closest(&self, v: Vec3) -> f32 {
         let l = self.length();

@@ -361,11 +361,11 @@ impl ScriptHost {
 /// params (looked up once per kind when many brains are built together, as a reload does).
 struct BrainTemplate {
     defaults: Option<Plain>,
-    callbacks: [Option<Function>; 11],
+    callbacks: [Option<Function>; 10],
 }
 
 /// The callback names, in `BrainTemplate::callbacks` order.
-const CALLBACKS: [&str; 11] = [
+const CALLBACKS: [&str; 10] = [
     "on_reload",
     "on_update",
     "on_step",
@@ -376,7 +376,6 @@ const CALLBACKS: [&str; 11] = [
     "on_ragdoll",
     "on_recover",
     "on_recover_failed",
-    "",
 ];
 
 fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemplate> {
@@ -394,12 +393,10 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         v @ Value::Table(_) => Some(Plain::from_lua(&v)),
         _ => None,
     };
-    let mut callbacks: [Option<Function>; 11] = Default::default();
+    let mut callbacks: [Option<Function>; 10] = Default::default();
     for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
-        if !name.is_empty() {
-            if let Value::Function(f) = table.raw_get::<Value>(name)? {
-                *slot = Some(f);
-            }
+        if let Value::Function(f) = table.raw_get::<Value>(name)? {
+            *slot = Some(f);
         }
     }
     Ok(BrainTemplate {
@@ -422,7 +419,7 @@ fn build_brain(
     }
     req.params.write_into(lua, &params)?;
     handle.raw_set("params", params)?;
-    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, _] =
+    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed] =
         template.callbacks.clone();
     Ok(Brain {
         mod_idx,
