@@ -391,9 +391,21 @@ fn agents_meeting_head_on_pass_each_other_in_the_open() {
         30,
         2.0,
     );
-    // Not yet: two groups of four swapping ends through a corridor twice an agent's width
-    // (2 m, 10 m long) do all arrive, but at 3.4x the straight-line time, and bodies come
-    // to 0.61 m (issue 17 §5 stays open for it).
+}
+
+#[test]
+fn two_groups_swap_ends_through_a_corridor_twice_their_width() {
+    // A corridor along x, 10 m long and 2.9 m wide: twice a spider's width as it stands (its
+    // feet rest 0.72 m to each side; its legs keep its body that far from a wall). Four at
+    // each end in two files, each bound for the mirror place at the other end: the streams
+    // keep right, each merges into one file, and they pass.
+    head_on(
+        "corridor",
+        "world.box { position = vec3(0, 0.6, -1.95), size = vec3(10, 1.2, 1) }\nworld.box { position = vec3(0, 0.6, 1.95), size = vec3(10, 1.2, 1) }",
+        "for i = 0, 3 do\n  local x = 7 + math.floor(i / 2) * 1.3\n  local z = (i % 2) * 1.3 - 0.65\n  go(vec3(-x, 0, z), vec3(x, 0, z))\n  go(vec3(x, 0, -z), vec3(-x, 0, -z))\nend",
+        40,
+        2.0,
+    );
 }
 
 #[test]

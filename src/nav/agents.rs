@@ -13,6 +13,7 @@ use landmass::{
     TargetReachedCondition, Transform,
 };
 
+use super::avoid::{avoid, Borders, Mover, Scratch};
 use super::mesh::{BakeError, NavMesh};
 
 /// skitter's coordinates (+Y up) for landmass (+Z up): a proper rotation about X.
@@ -63,6 +64,13 @@ pub struct Navigator {
     arch: Archipelago<YUp>,
     agents: BTreeMap<u32, AgentId>,
     sample: PointSampleDistance3d,
+    /// The mesh's outer edges, for avoidance.
+    borders: Borders,
+    /// How far agents look for others to avoid (m).
+    neighbourhood: f32,
+    /// Every agent after the last update, by key, with the velocity avoidance gave it.
+    movers: Vec<Mover>,
+    scratch: Scratch,
 }
 
 /// How far a point may be from the mesh and still sample onto it (m).
@@ -91,9 +99,8 @@ impl Navigator {
             .map_err(|e| BakeError::Invalid(e.to_string()))?;
         let mut arch = Archipelago::new(ArchipelagoOptions {
             point_sample_distance: sample_distance(radius, radius + 0.3),
-            // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
-            // in a crowd each one costs.
-            neighbourhood: 5.0 * radius,
+            // landmass only follows paths: avoidance is skitter's own (`avoid`).
+            neighbourhood: 0.0,
             ..ArchipelagoOptions::from_agent_radius(radius)
         });
         arch.add_island(Island::new(
@@ -106,10 +113,16 @@ impl Navigator {
         // Islands join the queries at the next update.
         arch.update(0.0);
         Ok(Navigator {
+            borders: Borders::new(&mesh),
             mesh,
             arch,
             agents: BTreeMap::new(),
             sample: sample_distance(radius, 1.0e4),
+            // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
+            // in a crowd each one costs.
+            neighbourhood: 5.0 * radius,
+            movers: Vec::new(),
+            scratch: Scratch::default(),
         })
     }
 
@@ -142,6 +155,17 @@ impl Navigator {
         }
     }
 
+    /// Agent `key` stands where it is (no target): an obstacle the others walk round.
+    pub fn stand(&mut self, key: u32) {
+        if let Some(a) = self
+            .agents
+            .get(&key)
+            .and_then(|id| self.arch.get_agent_mut(*id))
+        {
+            a.current_target = None;
+        }
+    }
+
     /// How many agents are here.
     pub fn agent_count(&self) -> usize {
         self.agents.len()
@@ -164,9 +188,36 @@ impl Navigator {
         }
     }
 
-    /// Steps path following and avoidance.
+    /// Steps path following (landmass) and avoidance (`avoid`).
     pub fn update(&mut self, dt: f32) {
         self.arch.update(dt);
+        self.movers.clear();
+        for (&key, id) in &self.agents {
+            let Some(a) = self.arch.get_agent(*id) else {
+                continue;
+            };
+            let preferred = match a.state() {
+                AgentState::Moving => *a.get_desired_velocity(),
+                _ => Vec3::ZERO,
+            };
+            self.movers.push(Mover {
+                key,
+                position: a.position,
+                velocity: a.velocity,
+                radius: a.radius,
+                max_speed: a.max_speed,
+                preferred,
+                desired: preferred,
+            });
+        }
+        avoid(
+            &mut self.movers,
+            |_| true,
+            &self.borders,
+            self.neighbourhood,
+            dt,
+            &mut self.scratch,
+        );
     }
 
     /// What agent `key` wants.
@@ -181,10 +232,11 @@ impl Navigator {
             AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
             AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
         };
-        Some(NavAgent {
-            desired: *a.get_desired_velocity(),
-            state,
-        })
+        let desired = match self.movers.binary_search_by_key(&key, |m| m.key) {
+            Ok(i) => self.movers[i].desired,
+            Err(_) => *a.get_desired_velocity(),
+        };
+        Some(NavAgent { desired, state })
     }
 
     /// The nearest point on the mesh to `p` within `horizontal` metres (any height within

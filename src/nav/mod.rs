@@ -2,6 +2,7 @@
 //! (`landmass`). Knows nothing of the World: it is given triangles and agent states.
 
 pub(crate) mod agents;
+pub(crate) mod avoid;
 pub(crate) mod mesh;
 
 pub use agents::{NavAgent, NavAgentState, Navigator};

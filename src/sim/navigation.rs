@@ -18,8 +18,6 @@ use crate::math::frame::horizontal;
 use crate::nav::mesh::BakeError;
 use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
 
-/// Extra radius agents keep from each other in avoidance, metres.
-const AVOID_MARGIN: f32 = 0.1;
 /// An agent slower than this share of its cruise speed, far from its target, is stuck...
 const STUCK_SPEED: f32 = 0.2;
 /// ...once it has been so this long (s): it then sidesteps to its right.
@@ -440,10 +438,15 @@ fn place_agents(
 ) {
     let mut failed: Vec<(usize, String)> = Vec::new();
     for (i, c) in creatures.iter_mut().enumerate() {
-        if c.nav.as_ref().is_none_or(|g| g.arrived) {
+        let Some(goal) = c.nav.as_ref() else { continue };
+        let here = World::agent_point(c);
+        if goal.arrived {
+            // Arrived: it stands as an agent others walk round (see `steer`).
+            if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, input) {
+                n.set_body(c.id.0, here, horizontal(c.loco.velocity));
+            }
             continue;
         }
-        let here = World::agent_point(c);
         let n = match nav.get(settings_of(&c.def.nav), version, input) {
             Status::Ready(n) => n,
             Status::Baking => {
@@ -470,9 +473,8 @@ fn place_agents(
                 c.id.0,
                 here,
                 v,
-                // Avoidance keeps a margin: bodies follow their desired velocity within
-                // acceleration and turn limits, not exactly.
-                nv.radius + AVOID_MARGIN,
+                // (Avoidance adds a margin: see `nav::avoid`.)
+                nv.radius,
                 nv.speed,
                 nv.stopping_distance,
                 target,
@@ -539,7 +541,9 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     let desired = match a.state {
         NavAgentState::Arrived => {
             goal.arrived = true;
-            n.remove_agent(c.id.0);
+            // It stays an agent, standing, until it is given other orders: others walk
+            // round it instead of through it.
+            n.stand(c.id.0);
             c.loco.intent = Intent::Idle;
             events.push(WorldEvent::Arrive { id: c.id });
             return;
