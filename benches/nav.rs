@@ -82,6 +82,17 @@ fn nav(c: &mut Criterion) {
     for _ in 0..30 {
         host.world_mut().step(TICK_DT);
     }
+    // The slowest single tick against the mean over a second (crowd-rate updates must not
+    // pile onto one tick).
+    let mut times = Vec::new();
+    for _ in 0..60 {
+        let t0 = std::time::Instant::now();
+        host.world_mut().nav_tick(TICK_DT);
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let worst = times.iter().cloned().fold(0.0, f64::max);
+    println!("nav tick with 1 000 agents over 60 ticks: mean {mean:.2} ms, slowest {worst:.2} ms");
     let mut g = c.benchmark_group("nav_tick");
     g.sample_size(10);
     g.throughput(Throughput::Elements(1000));

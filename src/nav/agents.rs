@@ -48,6 +48,19 @@ pub enum NavAgentState {
     NoPath,
 }
 
+/// An agent's state in skitter's terms.
+fn state_of(s: AgentState) -> NavAgentState {
+    match s {
+        AgentState::Idle | AgentState::Paused => NavAgentState::Idle,
+        AgentState::ReachedTarget => NavAgentState::Arrived,
+        AgentState::Moving | AgentState::ReachedAnimationLink | AgentState::UsingAnimationLink => {
+            NavAgentState::Moving
+        }
+        AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
+        AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
+    }
+}
+
 /// What the navigator says about one agent after an update.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NavAgent {
@@ -70,6 +83,8 @@ pub struct Navigator {
     neighbourhood: f32,
     /// Every agent after the last update, by key, with the velocity avoidance gave it.
     movers: Vec<Mover>,
+    /// The previous `movers` (reused).
+    spare: Vec<Mover>,
     scratch: Scratch,
 }
 
@@ -122,6 +137,7 @@ impl Navigator {
             // in a crowd each one costs.
             neighbourhood: 5.0 * radius,
             movers: Vec::new(),
+            spare: Vec::new(),
             scratch: Scratch::default(),
         })
     }
@@ -153,6 +169,18 @@ impl Navigator {
         if let Some(id) = self.agents.remove(&key) {
             self.arch.remove_agent(id);
         }
+        // What it was told is void (a new agent under this key starts afresh).
+        if let Ok(i) = self.movers.binary_search_by_key(&key, |m| m.key) {
+            self.movers.remove(i);
+        }
+    }
+
+    /// Removes every agent.
+    pub fn clear_agents(&mut self) {
+        for (_, id) in std::mem::take(&mut self.agents) {
+            self.arch.remove_agent(id);
+        }
+        self.movers.clear();
     }
 
     /// Agent `key` stands where it is (no target): an obstacle the others walk round.
@@ -188,55 +216,94 @@ impl Navigator {
         }
     }
 
-    /// Steps path following (landmass) and avoidance (`avoid`).
+    /// Steps path following (landmass) and avoidance (`avoid`) by `dt`, every agent.
     pub fn update(&mut self, dt: f32) {
-        self.arch.update(dt);
-        self.movers.clear();
+        self.step(dt, 0, 1);
+    }
+
+    /// One tick of `dt` for a crowd whose paths update every `every` ticks: each tick the
+    /// agents whose turn it is (key modulo `every` equal to `tick` modulo `every`) follow
+    /// their paths (landmass; the others are paused for it) and avoid, with `every` ticks'
+    /// time; the others keep what they were told on their last turn, fed where their bodies
+    /// are. So a crowd's navigation is spread evenly over the ticks instead of landing on
+    /// one.
+    pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
+        let every = every.max(1);
+        let span = dt * every as f32;
+        let turn = tick % every;
+        let mine = |key: u32| u64::from(key) % every == turn;
+        for (&key, id) in &self.agents {
+            if let Some(a) = self.arch.get_agent_mut(*id) {
+                a.paused = !mine(key);
+            }
+        }
+        self.arch.update(span);
+        // New preferred velocities for those whose turn it was; the others keep theirs.
+        let old = std::mem::take(&mut self.movers);
+        let mut movers = std::mem::take(&mut self.spare);
+        movers.clear();
+        let mut o = 0;
         for (&key, id) in &self.agents {
             let Some(a) = self.arch.get_agent(*id) else {
                 continue;
             };
-            let preferred = match a.state() {
-                AgentState::Moving => *a.get_desired_velocity(),
-                _ => Vec3::ZERO,
+            while o < old.len() && old[o].key < key {
+                o += 1;
+            }
+            let before = old.get(o).filter(|m| m.key == key);
+            let (preferred, state) = if mine(key) {
+                let state = state_of(a.state());
+                let preferred = match state {
+                    NavAgentState::Moving => *a.get_desired_velocity(),
+                    _ => Vec3::ZERO,
+                };
+                (preferred, state)
+            } else if let Some(m) = before {
+                (m.preferred, m.state)
+            } else {
+                (Vec3::ZERO, NavAgentState::Idle)
             };
-            self.movers.push(Mover {
+            let desired = match before {
+                _ if preferred == Vec3::ZERO => Vec3::ZERO,
+                Some(m) => m.desired,
+                None => preferred,
+            };
+            movers.push(Mover {
                 key,
                 position: a.position,
                 velocity: a.velocity,
                 radius: a.radius,
                 max_speed: a.max_speed,
                 preferred,
-                desired: preferred,
+                desired,
+                state,
             });
         }
+        self.movers = movers;
+        self.spare = old;
         avoid(
             &mut self.movers,
-            |_| true,
+            |m: &Mover| mine(m.key),
             &self.borders,
             self.neighbourhood,
-            dt,
+            span,
             &mut self.scratch,
         );
     }
 
-    /// What agent `key` wants.
+    /// What agent `key` wants (as of its last turn).
     pub fn agent(&self, key: u32) -> Option<NavAgent> {
         let a = self.arch.get_agent(*self.agents.get(&key)?)?;
-        let state = match a.state() {
-            AgentState::Idle | AgentState::Paused => NavAgentState::Idle,
-            AgentState::ReachedTarget => NavAgentState::Arrived,
-            AgentState::Moving
-            | AgentState::ReachedAnimationLink
-            | AgentState::UsingAnimationLink => NavAgentState::Moving,
-            AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
-            AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
-        };
-        let desired = match self.movers.binary_search_by_key(&key, |m| m.key) {
-            Ok(i) => self.movers[i].desired,
-            Err(_) => *a.get_desired_velocity(),
-        };
-        Some(NavAgent { desired, state })
+        Some(match self.movers.binary_search_by_key(&key, |m| m.key) {
+            Ok(i) => NavAgent {
+                desired: self.movers[i].desired,
+                state: self.movers[i].state,
+            },
+            Err(_) => NavAgent {
+                desired: *a.get_desired_velocity(),
+                state: state_of(a.state()),
+            },
+        })
     }
 
     /// The nearest point on the mesh to `p` within `horizontal` metres (any height within
@@ -393,6 +460,49 @@ mod tests {
         }
         assert!(arrived, "stuck at {p}");
         assert!(p.distance(b) < 0.5);
+    }
+
+    #[test]
+    fn a_crowd_updates_a_share_each_tick_and_everyone_within_the_interval() {
+        let mut n = nav();
+        for k in 0..6u32 {
+            let p = Vec3::new(-8.0 + k as f32 * 2.0, 0.0, -6.0);
+            n.add_agent(
+                k,
+                p,
+                Vec3::ZERO,
+                0.4,
+                2.0,
+                0.3,
+                p + Vec3::new(0.0, 0.0, -3.0),
+            );
+        }
+        let moving = |n: &Navigator| -> Vec<u32> {
+            (0..6)
+                .filter(|k| n.agent(*k).is_some_and(|a| a.desired.length() > 0.5))
+                .collect()
+        };
+        n.step(1.0 / 60.0, 0, 3);
+        assert_eq!(moving(&n), vec![0, 3], "tick 0: keys 0 and 3 only");
+        n.step(1.0 / 60.0, 1, 3);
+        assert_eq!(moving(&n), vec![0, 1, 3, 4]);
+        n.step(1.0 / 60.0, 2, 3);
+        assert_eq!(
+            moving(&n),
+            vec![0, 1, 2, 3, 4, 5],
+            "all within the interval"
+        );
+        // A new destination voids what the agent was told: it waits for its turn.
+        n.add_agent(
+            1,
+            Vec3::new(-6.0, 0.0, -6.0),
+            Vec3::ZERO,
+            0.4,
+            2.0,
+            0.3,
+            Vec3::new(-6.0, 0.0, -2.0),
+        );
+        assert!(n.agent(1).is_some_and(|a| a.desired == Vec3::ZERO));
     }
 
     #[test]

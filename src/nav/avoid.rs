@@ -235,6 +235,8 @@ pub(crate) struct Mover {
     pub preferred: Vec3,
     /// The velocity it should take, world space (the result).
     pub desired: Vec3,
+    /// Where it stands with its path, as of its last turn.
+    pub state: super::NavAgentState,
 }
 
 /// Reused buffers of [`avoid`].
@@ -254,13 +256,13 @@ fn pack(c: (i32, i32)) -> u64 {
     ((c.0 as u32 as u64) << 32) | c.1 as u32 as u64
 }
 
-/// Sets each mover's `desired` (those with `update[i]` false keep theirs): its preferred
+/// Sets each mover's `desired` (those `update` refuses keep theirs): its preferred
 /// velocity, turned by the side rule, made safe from the others within `neighbourhood` and
 /// from the mesh's edges. `dt` is the time until the next update. Movers must come in a
 /// fixed order (by key): the result depends only on them.
 pub(crate) fn avoid(
     movers: &mut [Mover],
-    update: impl Fn(usize) -> bool,
+    update: impl Fn(&Mover) -> bool,
     borders: &Borders,
     neighbourhood: f32,
     dt: f32,
@@ -290,7 +292,7 @@ pub(crate) fn avoid(
     };
     for i in 0..movers.len() {
         // Those standing (no path) do not move: nothing to work out.
-        if !update(i) || movers[i].preferred == Vec3::ZERO {
+        if !update(&movers[i]) || movers[i].preferred == Vec3::ZERO {
             continue;
         }
         let me = movers[i];
@@ -419,6 +421,7 @@ mod tests {
             max_speed: 2.0,
             preferred: Vec3::new(dir * 1.5, 0.0, 0.0),
             desired: Vec3::ZERO,
+            state: crate::nav::NavAgentState::Moving,
         }
     }
 

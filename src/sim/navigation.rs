@@ -205,10 +205,7 @@ impl NavWorld {
     /// Drops every agent (after a checkpoint restore or a reload: they are re-added).
     pub(crate) fn clear_agents(&mut self) {
         for n in self.ready() {
-            let keys: Vec<u32> = n.agent_keys().collect();
-            for k in keys {
-                n.remove_agent(k);
-            }
+            n.clear_agents();
         }
     }
 }
@@ -308,8 +305,8 @@ impl World {
             } else {
                 nav_interval(n.agent_count())
             };
-            if n.agent_count() > 0 && tick % every == 0 {
-                n.update(dt * every as f32);
+            if n.agent_count() > 0 {
+                n.step(dt, tick, every);
             }
         }
         for c in creatures.iter_mut() {
