@@ -411,19 +411,10 @@ impl Navigator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nav::mesh::{tests::floor_with_wall, NavSettings};
+    use crate::nav::mesh::tests::baked_floor_with_wall;
 
     fn nav() -> Navigator {
-        let s = NavSettings {
-            radius: 0.4,
-            height: 0.5,
-            max_slope: 45.0,
-            step_height: 0.3,
-        };
-        Navigator::new(Arc::new(
-            NavMesh::bake(&floor_with_wall(), s).expect("bake"),
-        ))
-        .expect("nav")
+        Navigator::new(Arc::new(baked_floor_with_wall())).expect("nav")
     }
 
     #[test]

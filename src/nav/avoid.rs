@@ -273,12 +273,14 @@ pub(crate) fn avoid(
         edges,
         neighbours,
     } = scratch;
+    // Cells as wide as the farthest neighbour counted: the 3 × 3 around one hold them all.
+    let size = neighbourhood + movers.iter().map(|m| m.radius).fold(0.0, f32::max);
     cells.clear();
     cells.extend(
         movers
             .iter()
             .enumerate()
-            .map(|(i, m)| (pack(cell_key(plane(m.position), neighbourhood)), i as u32)),
+            .map(|(i, m)| (pack(cell_key(plane(m.position), size)), i as u32)),
     );
     cells.sort_unstable();
     let mut obstacles: Vec<Cow<'_, Obstacle>> = Vec::new();
@@ -306,7 +308,7 @@ pub(crate) fn avoid(
             edges,
         );
         let narrow = wall < me.radius + NARROW;
-        let (cx, cz) = cell_key(p, neighbourhood);
+        let (cx, cz) = cell_key(p, size);
         neighbours.clear();
         let mut bear = 0.0f32;
         for x in cx - 1..=cx + 1 {
@@ -340,9 +342,9 @@ pub(crate) fn avoid(
                             bear = bear.max(1.0 - ahead / LOOKAHEAD);
                         }
                     }
-                    // Going the same way side by side: the one on the right has the way (so
-                    // a stream bearing right merges into one file behind it).
-                    // One standing does not move: the mover does all the avoiding.
+                    // One standing does not move: the mover does all the avoiding. Going the
+                    // same way side by side: the one on the right has the way (so a stream
+                    // bearing right merges into one file behind it).
                     let mut share = if odir == Vec2::ZERO { 0.0 } else { 1.0 };
                     if dir.dot(odir) > 0.5 {
                         let side = d.dot(right(dir));
@@ -400,16 +402,18 @@ pub(crate) fn avoid(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nav::mesh::{tests::floor_with_wall, NavSettings};
+    use crate::nav::mesh::tests::baked_floor_with_wall as mesh;
 
-    fn mesh() -> NavMesh {
-        let s = NavSettings {
-            radius: 0.4,
-            height: 0.5,
-            max_slope: 45.0,
-            step_height: 0.3,
-        };
-        NavMesh::bake(&floor_with_wall(), s).expect("bake")
+    /// One avoidance pass over `movers`, every one updated, a tick ahead.
+    fn run(b: &Borders, movers: &mut [Mover]) {
+        avoid(
+            movers,
+            |_| true,
+            b,
+            2.5,
+            1.0 / 60.0,
+            &mut Scratch::default(),
+        );
     }
 
     fn mover(key: u32, x: f32, dir: f32) -> Mover {
@@ -453,14 +457,7 @@ mod tests {
             preferred: Vec3::new(0.0, 0.0, 1.5),
             ..mover(1, 0.0, 1.0)
         }];
-        avoid(
-            &mut movers,
-            |_| true,
-            &b,
-            2.5,
-            1.0 / 60.0,
-            &mut Scratch::default(),
-        );
+        run(&b, &mut movers);
         let v = movers[0].desired;
         // No closer than the rim within ORCA's obstacle horizon.
         assert!(v.z * OBSTACLE_HORIZON <= 0.3 + 1e-3, "{v}");
@@ -471,14 +468,7 @@ mod tests {
             preferred: Vec3::new(1.5, 0.0, 0.0),
             ..mover(1, 0.0, 1.0)
         }];
-        avoid(
-            &mut movers,
-            |_| true,
-            &b,
-            2.5,
-            1.0 / 60.0,
-            &mut Scratch::default(),
-        );
+        run(&b, &mut movers);
         assert!(movers[0].desired.x > 1.0, "{}", movers[0].desired);
     }
 
@@ -487,14 +477,7 @@ mod tests {
         let m = mesh();
         let b = Borders::new(&m);
         let mut movers = [mover(1, -1.2, 1.0), mover(2, 1.2, -1.0)];
-        avoid(
-            &mut movers,
-            |_| true,
-            &b,
-            2.5,
-            1.0 / 60.0,
-            &mut Scratch::default(),
-        );
+        run(&b, &mut movers);
         for m in &movers {
             let dir = plane(m.preferred).normalize();
             let d = plane(m.desired);
@@ -507,14 +490,7 @@ mod tests {
         }
         // Going the same way, side by side: no turn.
         let mut movers = [mover(1, -1.2, 1.0), mover(2, 1.2, 1.0)];
-        avoid(
-            &mut movers,
-            |_| true,
-            &b,
-            2.5,
-            1.0 / 60.0,
-            &mut Scratch::default(),
-        );
+        run(&b, &mut movers);
         for m in &movers {
             assert!(plane(m.desired).y.abs() < 1e-3, "{:?}", m.desired);
         }

@@ -333,6 +333,17 @@ fn inside_xz(pts: &[Vec3], p: Vec3) -> bool {
 pub(crate) mod tests {
     use super::*;
 
+    /// [`floor_with_wall`] baked for agents of radius 0.4.
+    pub(crate) fn baked_floor_with_wall() -> NavMesh {
+        let s = NavSettings {
+            radius: 0.4,
+            height: 0.5,
+            max_slope: 45.0,
+            step_height: 0.3,
+        };
+        NavMesh::bake(&floor_with_wall(), s).expect("bake")
+    }
+
     /// A flat 20 × 20 floor with a wall across the middle, a gap at one end.
     pub(crate) fn floor_with_wall() -> NavInput {
         let mut input = NavInput::default();
