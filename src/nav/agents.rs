@@ -268,6 +268,7 @@ impl Navigator {
                 Some(m) => m.desired,
                 None => preferred,
             };
+            let yielding = before.map_or(0.0, |m| m.yielding);
             movers.push(Mover {
                 key,
                 position: a.position,
@@ -277,6 +278,7 @@ impl Navigator {
                 preferred,
                 desired,
                 state,
+                yielding,
             });
         }
         self.movers = movers;

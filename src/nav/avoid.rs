@@ -14,6 +14,9 @@
 //! - **a margin that gives way**: agents keep a margin from each other (bodies follow their
 //!   velocity within acceleration and turn limits, not exactly), except two passing each
 //!   other, which may brush by at their radii;
+//! - **giving way where only one fits**: somewhere narrow, of two nose to nose that cannot
+//!   pass, the one with the higher key backs off and waits while the other's stream comes
+//!   through, and those of its own stream it backs into give way too;
 //! - **standing agents are obstacles**: one that has arrived does not move, so the others
 //!   take all the avoiding on themselves;
 //! - **no hashing, no per-agent allocation**: neighbours come from a sorted grid rebuilt in
@@ -41,6 +44,11 @@ const NARROW_BEAR: f32 = 0.8;
 const LANE: f32 = 0.3;
 /// ...and an oncoming agent this far to the side (metres) still counts.
 const NARROW_SIDE: f32 = 2.0;
+/// Somewhere narrow, two face to face that cannot pass (nose to nose, too slow to be
+/// getting by): the one with the higher key gives way — backs off while the other is close
+/// ahead, then waits while anyone of that stream is coming — and one giving way makes
+/// those of its own stream it backs into give way too. This long after the last reason.
+const YIELD_HOLD: f32 = 1.0;
 /// Of two going the same way side by side, the share of their avoidance the one on the
 /// right takes (the left one the rest): the right has the way.
 const RIGHT_OF_WAY: f32 = 0.05;
@@ -237,6 +245,8 @@ pub(crate) struct Mover {
     pub desired: Vec3,
     /// Where it stands with its path, as of its last turn.
     pub state: super::NavAgentState,
+    /// Seconds it goes on giving way (see [`avoid`]); 0 when it is not.
+    pub yielding: f32,
 }
 
 /// Reused buffers of [`avoid`].
@@ -311,6 +321,9 @@ pub(crate) fn avoid(
         let (cx, cz) = cell_key(p, size);
         neighbours.clear();
         let mut bear = 0.0f32;
+        // The nearest directly ahead: (its distance, its key, it gives way, same stream).
+        let mut facing: Option<(f32, u32, bool, bool)> = None;
+        let mut oncoming = false;
         for x in cx - 1..=cx + 1 {
             for z in cz - 1..=cz + 1 {
                 let k = pack((x, z));
@@ -330,6 +343,18 @@ pub(crate) fn avoid(
                     }
                     let odir = plane(o.preferred).normalize_or_zero();
                     let opposed = dir.dot(odir) < -0.5;
+                    let (ahead, side) = (d.dot(dir), d.dot(right(dir)).abs());
+                    if ahead > 0.0
+                        && ahead < me.radius + o.radius + 0.6
+                        && side < me.radius + o.radius
+                        && facing.is_none_or(|f| ahead < f.0)
+                        && (opposed || dir.dot(odir) > 0.5)
+                    {
+                        facing = Some((ahead, o.key, o.yielding > 0.0, !opposed));
+                    }
+                    if opposed && ahead > 0.0 && ahead < LOOKAHEAD * 0.5 && side < NARROW_SIDE {
+                        oncoming = true;
+                    }
                     if opposed {
                         let ahead = d.dot(dir);
                         let side = d.dot(right(dir)).abs();
@@ -370,7 +395,35 @@ pub(crate) fn avoid(
             bear = bear.max(NARROW_BEAR * lane.clamp(0.0, 1.0));
         }
         let speed = pref.length();
-        let preferred = if bear > 0.0 {
+        // Giving way (somewhere narrow only; in the open the side rule does it).
+        let slow = plane(me.velocity).length() < 0.3 * me.max_speed;
+        let starts = narrow
+            && slow
+            && facing.is_some_and(
+                |(_, k, yields, same)| {
+                    if same {
+                        yields
+                    } else {
+                        !yields && me.key > k
+                    }
+                },
+            );
+        let yielding = if starts {
+            YIELD_HOLD
+        } else if me.yielding > 0.0 && narrow && oncoming {
+            me.yielding
+        } else {
+            (me.yielding - dt).max(0.0)
+        };
+        movers[i].yielding = yielding;
+        let preferred = if yielding > 0.0 {
+            // Back off from one close ahead; else wait.
+            if facing.is_some() {
+                -dir * (0.5 * speed)
+            } else {
+                Vec2::ZERO
+            }
+        } else if bear > 0.0 {
             (dir + right(dir) * (SIDE * bear.sqrt())).normalize_or_zero() * speed
         } else {
             pref
@@ -426,6 +479,7 @@ mod tests {
             preferred: Vec3::new(dir * 1.5, 0.0, 0.0),
             desired: Vec3::ZERO,
             state: crate::nav::NavAgentState::Moving,
+            yielding: 0.0,
         }
     }
 
