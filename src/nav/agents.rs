@@ -48,6 +48,15 @@ pub enum NavAgentState {
     NoPath,
 }
 
+/// How many archipelagos a navigator splits its agents over: the most ticks a crowd's
+/// update is spread over.
+pub(crate) const SHARDS: usize = 6;
+
+/// Which archipelago agent `key` is in.
+fn shard(key: u32) -> usize {
+    key as usize % SHARDS
+}
+
 /// An agent's state in skitter's terms.
 fn state_of(s: AgentState) -> NavAgentState {
     match s {
@@ -74,7 +83,10 @@ pub struct NavAgent {
 pub struct Navigator {
     /// The navmesh.
     pub mesh: Arc<NavMesh>,
-    arch: Archipelago<YUp>,
+    /// Agents are split over [`SHARDS`] archipelagos by key (landmass only follows paths, so
+    /// they need not see each other): a crowd's paths update one share per tick, and no
+    /// update walks the others. Queries use the first.
+    archs: Vec<Archipelago<YUp>>,
     agents: BTreeMap<u32, AgentId>,
     sample: PointSampleDistance3d,
     /// The mesh's outer edges, for avoidance.
@@ -112,25 +124,31 @@ impl Navigator {
         let valid = nav
             .validate()
             .map_err(|e| BakeError::Invalid(e.to_string()))?;
-        let mut arch = Archipelago::new(ArchipelagoOptions {
-            point_sample_distance: sample_distance(radius, radius + 0.3),
-            // landmass only follows paths: avoidance is skitter's own (`avoid`).
-            neighbourhood: 0.0,
-            ..ArchipelagoOptions::from_agent_radius(radius)
-        });
-        arch.add_island(Island::new(
-            Transform {
-                translation: Vec3::ZERO,
-                rotation: 0.0,
-            },
-            Arc::new(valid),
-        ));
-        // Islands join the queries at the next update.
-        arch.update(0.0);
+        let valid = Arc::new(valid);
+        let archs = (0..SHARDS)
+            .map(|_| {
+                let mut arch = Archipelago::new(ArchipelagoOptions {
+                    point_sample_distance: sample_distance(radius, radius + 0.3),
+                    // landmass only follows paths: avoidance is skitter's own (`avoid`).
+                    neighbourhood: 0.0,
+                    ..ArchipelagoOptions::from_agent_radius(radius)
+                });
+                arch.add_island(Island::new(
+                    Transform {
+                        translation: Vec3::ZERO,
+                        rotation: 0.0,
+                    },
+                    valid.clone(),
+                ));
+                // Islands join the queries at the next update.
+                arch.update(0.0);
+                arch
+            })
+            .collect();
         Ok(Navigator {
             borders: Borders::new(&mesh),
             mesh,
-            arch,
+            archs,
             agents: BTreeMap::new(),
             sample: sample_distance(radius, 1.0e4),
             // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
@@ -160,14 +178,14 @@ impl Navigator {
         a.target_reached_condition =
             TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
         a.permitted_animation_links = PermittedAnimationLinks::All;
-        let id = self.arch.add_agent(a);
+        let id = self.archs[shard(key)].add_agent(a);
         self.agents.insert(key, id);
     }
 
     /// Removes agent `key`.
     pub fn remove_agent(&mut self, key: u32) {
         if let Some(id) = self.agents.remove(&key) {
-            self.arch.remove_agent(id);
+            self.archs[shard(key)].remove_agent(id);
         }
         // What it was told is void (a new agent under this key starts afresh).
         if let Ok(i) = self.movers.binary_search_by_key(&key, |m| m.key) {
@@ -177,8 +195,8 @@ impl Navigator {
 
     /// Removes every agent.
     pub fn clear_agents(&mut self) {
-        for (_, id) in std::mem::take(&mut self.agents) {
-            self.arch.remove_agent(id);
+        for (key, id) in std::mem::take(&mut self.agents) {
+            self.archs[shard(key)].remove_agent(id);
         }
         self.movers.clear();
     }
@@ -188,7 +206,7 @@ impl Navigator {
         if let Some(a) = self
             .agents
             .get(&key)
-            .and_then(|id| self.arch.get_agent_mut(*id))
+            .and_then(|id| self.archs[shard(key)].get_agent_mut(*id))
         {
             a.current_target = None;
         }
@@ -209,7 +227,7 @@ impl Navigator {
         if let Some(a) = self
             .agents
             .get(&key)
-            .and_then(|id| self.arch.get_agent_mut(*id))
+            .and_then(|id| self.archs[shard(key)].get_agent_mut(*id))
         {
             a.position = position;
             a.velocity = velocity;
@@ -221,30 +239,29 @@ impl Navigator {
         self.step(dt, 0, 1);
     }
 
-    /// One tick of `dt` for a crowd whose paths update every `every` ticks: each tick the
-    /// agents whose turn it is (key modulo `every` equal to `tick` modulo `every`) follow
-    /// their paths (landmass; the others are paused for it) and avoid, with `every` ticks'
-    /// time; the others keep what they were told on their last turn, fed where their bodies
-    /// are. So a crowd's navigation is spread evenly over the ticks instead of landing on
-    /// one.
+    /// One tick of `dt` for a crowd whose paths update every `every` ticks (at most
+    /// [`SHARDS`]): each tick the agents whose turn it is (those of the archipelagos whose
+    /// index modulo `every` is `tick` modulo `every`) follow their paths and avoid, with
+    /// `every` ticks' time; the others keep what they were told on their last turn, fed
+    /// where their bodies are. So a crowd's navigation is spread evenly over the ticks
+    /// instead of landing on one.
     pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
-        let every = every.max(1);
+        let every = every.clamp(1, SHARDS as u64);
         let span = dt * every as f32;
         let turn = tick % every;
-        let mine = |key: u32| u64::from(key) % every == turn;
-        for (&key, id) in &self.agents {
-            if let Some(a) = self.arch.get_agent_mut(*id) {
-                a.paused = !mine(key);
+        let mine = |key: u32| shard(key) as u64 % every == turn;
+        for (i, arch) in self.archs.iter_mut().enumerate() {
+            if i as u64 % every == turn {
+                arch.update(span);
             }
         }
-        self.arch.update(span);
         // New preferred velocities for those whose turn it was; the others keep theirs.
         let old = std::mem::take(&mut self.movers);
         let mut movers = std::mem::take(&mut self.spare);
         movers.clear();
         let mut o = 0;
         for (&key, id) in &self.agents {
-            let Some(a) = self.arch.get_agent(*id) else {
+            let Some(a) = self.archs[shard(key)].get_agent(*id) else {
                 continue;
             };
             while o < old.len() && old[o].key < key {
@@ -295,7 +312,7 @@ impl Navigator {
 
     /// What agent `key` wants (as of its last turn).
     pub fn agent(&self, key: u32) -> Option<NavAgent> {
-        let a = self.arch.get_agent(*self.agents.get(&key)?)?;
+        let a = self.archs[shard(key)].get_agent(*self.agents.get(&key)?)?;
         Some(match self.movers.binary_search_by_key(&key, |m| m.key) {
             Ok(i) => NavAgent {
                 desired: self.movers[i].desired,
@@ -315,16 +332,15 @@ impl Navigator {
             horizontal_distance: horizontal,
             ..self.sample.clone()
         };
-        self.arch.sample_point(p, &d).ok().map(|s| s.point())
+        self.archs[0].sample_point(p, &d).ok().map(|s| s.point())
     }
 
     /// The corners of the shortest path from `from` to `to` (both sampled onto the mesh),
     /// start and end included; `None` when there is none.
     pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
-        let a = self.arch.sample_point(from, &self.sample).ok()?;
-        let b = self.arch.sample_point(to, &self.sample).ok()?;
-        let steps = self
-            .arch
+        let a = self.archs[0].sample_point(from, &self.sample).ok()?;
+        let b = self.archs[0].sample_point(to, &self.sample).ok()?;
+        let steps = self.archs[0]
             .find_path(&a, &b, &HashMap::new(), PermittedAnimationLinks::All)
             .ok()?;
         let mut out = vec![a.point()];

@@ -31,6 +31,9 @@ const CROWD_AT_60HZ: usize = 128;
 /// The slowest rate paths and avoidance update at, per second.
 const MIN_NAV_HZ: u64 = 10;
 
+// A navigator spreads a crowd over its archipelagos: never more ticks than it has them.
+const _: () = assert!((60 / MIN_NAV_HZ) as usize <= crate::nav::agents::SHARDS);
+
 /// Ticks between navigation updates for `agents` agents on one navmesh.
 pub(crate) fn nav_interval(agents: usize) -> u64 {
     (agents.div_ceil(CROWD_AT_60HZ) as u64).clamp(1, 60 / MIN_NAV_HZ)
