@@ -217,11 +217,6 @@ impl Navigator {
         self.agents.len()
     }
 
-    /// Agents here.
-    pub fn agent_keys(&self) -> impl Iterator<Item = u32> + '_ {
-        self.agents.keys().copied()
-    }
-
     /// Feeds agent `key` its body's real position (on the ground) and velocity.
     pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
         if let Some(a) = self

@@ -342,28 +342,26 @@ pub(crate) fn avoid(
                         continue;
                     }
                     let odir = plane(o.preferred).normalize_or_zero();
-                    let opposed = dir.dot(odir) < -0.5;
-                    let (ahead, side) = (d.dot(dir), d.dot(right(dir)).abs());
+                    let (opposed, same) = (dir.dot(odir) < -0.5, dir.dot(odir) > 0.5);
+                    // Where it is: how far ahead, and how far to the right (< 0: left).
+                    let (ahead, across) = (d.dot(dir), d.dot(right(dir)));
+                    let side = across.abs();
                     if ahead > 0.0
                         && ahead < me.radius + o.radius + 0.6
                         && side < me.radius + o.radius
                         && facing.is_none_or(|f| ahead < f.0)
-                        && (opposed || dir.dot(odir) > 0.5)
+                        && (opposed || same)
                     {
-                        facing = Some((ahead, o.key, o.yielding > 0.0, !opposed));
+                        facing = Some((ahead, o.key, o.yielding > 0.0, same));
                     }
-                    if opposed && ahead > 0.0 && ahead < LOOKAHEAD * 0.5 && side < NARROW_SIDE {
-                        oncoming = true;
-                    }
-                    if opposed {
-                        let ahead = d.dot(dir);
-                        let side = d.dot(right(dir)).abs();
+                    if opposed && ahead > 0.0 {
+                        oncoming |= ahead < LOOKAHEAD * 0.5 && side < NARROW_SIDE;
                         let near_line = if narrow {
                             NARROW_SIDE
                         } else {
                             me.radius + o.radius + MARGIN
                         };
-                        if ahead > 0.0 && ahead < LOOKAHEAD && side < near_line {
+                        if ahead < LOOKAHEAD && side < near_line {
                             bear = bear.max(1.0 - ahead / LOOKAHEAD);
                         }
                     }
@@ -371,12 +369,10 @@ pub(crate) fn avoid(
                     // same way side by side: the one on the right has the way (so a stream
                     // bearing right merges into one file behind it).
                     let mut share = if odir == Vec2::ZERO { 0.0 } else { 1.0 };
-                    if dir.dot(odir) > 0.5 {
-                        let side = d.dot(right(dir));
-                        let ahead = d.dot(dir);
-                        if side > 0.3 && ahead > -0.5 {
+                    if same {
+                        if across > 0.3 && ahead > -0.5 {
                             share = RIGHT_OF_WAY;
-                        } else if side < -0.3 && ahead < 0.5 {
+                        } else if across < -0.3 && ahead < 0.5 {
                             share = 1.0 / RIGHT_OF_WAY;
                         }
                     }
