@@ -1,7 +1,9 @@
 //! The full pipeline at crowd scale (issue 17 §1): N bundled spiders with their Lua wander
 //! brain (navmesh destinations, `on_update` every tick), navmesh agents with avoidance,
 //! locomotion and lean, on flat ground — µs per spider-tick for N = 1 000, 5 000, 10 000,
-//! with the split (scripts / navigation / locomotion / the rest) printed beside it.
+//! with the split (scripts / navigation / locomotion / the rest) printed beside it; and
+//! `crowd/lod/10000`: the same 10 000 with level of detail on (full detail within
+//! [`LOD_RADIUS`] of the centre, far spiders every 3 ticks).
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -10,13 +12,18 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::Detail;
+
+/// The level of detail of the `crowd/lod` runs: full detail within 20 m of the crowd's
+/// centre (a camera's close view), far spiders every 3 ticks.
+const LOD_RADIUS: f32 = 20.0;
 
 fn scripts() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
 }
 
 /// `n` wandering spiders on flat ground, 1.6 m apart.
-fn crowd(dir: &std::path::Path, n: usize) -> ScriptHost {
+fn crowd(dir: &std::path::Path, n: usize, detail: Option<Detail>) -> ScriptHost {
     let side = (n as f32).sqrt().ceil() as usize;
     let size = side as f32 * 1.6 + 20.0;
     let m = dir.join(format!("crowd{n}"));
@@ -39,6 +46,7 @@ fn crowd(dir: &std::path::Path, n: usize) -> ScriptHost {
     .expect("write");
     let mut host = ScriptHost::new(HostOptions {
         max_creatures: n + 10,
+        detail,
         ..HostOptions::default()
     });
     host.load(&[scripts().join("spider"), m]);
@@ -70,15 +78,25 @@ fn full_pipeline(c: &mut Criterion) {
         .sample_size(10)
         .measurement_time(Duration::from_secs(6))
         .warm_up_time(Duration::from_secs(1));
-    for n in [1000usize, 5000, 10_000] {
-        let mut host = crowd(dir.path(), n);
+    let runs = [
+        ("tick", 1000usize, None),
+        ("tick", 5000, None),
+        ("tick", 10_000, None),
+        (
+            "lod",
+            10_000,
+            Some(Detail::around(glam::Vec3::ZERO, LOD_RADIUS)),
+        ),
+    ];
+    for (what, n, detail) in runs {
+        let mut host = crowd(dir.path(), n, detail);
         // Into a steady wander (agents placed, first destinations picked).
         for _ in 0..90 {
             host.tick();
         }
         let s = split(&mut host, n, 30);
         eprintln!(
-            "crowd/{n}: {:.2} µs per spider-tick = scripts {:.2} + navigation {:.2} + locomotion {:.2} + rest {:.2}",
+            "crowd/{what}/{n}: {:.2} µs per spider-tick = scripts {:.2} + navigation {:.2} + locomotion {:.2} + rest {:.2}",
             s[0],
             s[1],
             s[2],
@@ -87,11 +105,11 @@ fn full_pipeline(c: &mut Criterion) {
         );
         if let Some((used, allowed)) = host.work_used("spider") {
             eprintln!(
-                "crowd/{n}: the spider mod used {used} of {allowed} work units in its last tick"
+                "crowd/{what}/{n}: the spider mod used {used} of {allowed} work units in its last tick"
             );
         }
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_with_input(BenchmarkId::new("tick", n), &n, |b, _| {
+        group.bench_with_input(BenchmarkId::new(what, n), &n, |b, _| {
             b.iter_custom(|iters| {
                 let t0 = Instant::now();
                 for _ in 0..iters {

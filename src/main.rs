@@ -51,6 +51,17 @@ struct Limits {
     /// mods give the same trace at any count.
     #[arg(long)]
     threads: Option<usize>,
+    /// Level of detail: creatures farther than this many metres from the camera (in the
+    /// window; default 40) or from --lod-focus (headless and --screenshot, where it is off
+    /// unless given) update their locomotion and steering every --lod-every ticks. 0: off.
+    #[arg(long, value_name = "METRES")]
+    lod_radius: Option<f32>,
+    /// How often far creatures update, in ticks.
+    #[arg(long, default_value_t = skitter::sim::DEFAULT_DETAIL_EVERY, value_name = "TICKS")]
+    lod_every: u32,
+    /// The point of interest for --lod-radius when there is no window camera: X,Z metres.
+    #[arg(long, default_value = "0,0", value_parser = parse_xz, value_name = "X,Z")]
+    lod_focus: (f32, f32),
 }
 
 impl Limits {
@@ -61,6 +72,11 @@ impl Limits {
         );
         anyhow::ensure!(self.memory_mb >= 1, "--memory-mb must be >= 1");
         anyhow::ensure!(self.cpu_budget >= 1, "--cpu-budget must be >= 1");
+        anyhow::ensure!(self.lod_every >= 1, "--lod-every must be >= 1");
+        anyhow::ensure!(
+            self.lod_radius.is_none_or(|r| r.is_finite() && r >= 0.0),
+            "--lod-radius must be >= 0"
+        );
         Ok(HostOptions {
             seed: self.seed,
             work_per_tick: self.cpu_budget,
@@ -74,8 +90,33 @@ impl Limits {
             threads: self
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            detail: self.detail(None),
         })
     }
+
+    /// The level-of-detail setting: `--lod-radius` if given (0: off), else `default` (the
+    /// window's radius; `None` headless).
+    fn detail(&self, default: Option<f32>) -> Option<skitter::sim::Detail> {
+        let radius = self.lod_radius.or(default).filter(|r| *r > 0.0)?;
+        let (x, z) = self.lod_focus;
+        Some(skitter::sim::Detail {
+            focus: vec![glam::Vec3::new(x, 0.0, z)],
+            radius,
+            every: self.lod_every,
+        })
+    }
+}
+
+fn parse_xz(s: &str) -> Result<(f32, f32), String> {
+    let (x, z) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected X,Z, got \"{s}\""))?;
+    let x: f32 = x.trim().parse().map_err(|_| format!("bad X in \"{s}\""))?;
+    let z: f32 = z.trim().parse().map_err(|_| format!("bad Z in \"{s}\""))?;
+    if !x.is_finite() || !z.is_finite() {
+        return Err(format!("X,Z must be finite, got \"{s}\""));
+    }
+    Ok((x, z))
 }
 
 #[derive(Subcommand)]
@@ -234,7 +275,13 @@ fn real_main() -> anyhow::Result<ExitCode> {
             windowed_or_headless(
                 mods,
                 None,
-                HostOptions::default(),
+                HostOptions {
+                    detail: Some(skitter::sim::Detail::around(
+                        glam::Vec3::ZERO,
+                        skitter::sim::DEFAULT_DETAIL_RADIUS,
+                    )),
+                    ..HostOptions::default()
+                },
                 skitter::render::DebugFlags::default(),
                 (None, None),
                 false,
@@ -271,10 +318,14 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 return screenshot_cmd(&opts, &out, &mut stdout);
             }
             if !is_headless {
+                let host = HostOptions {
+                    detail: limits.detail(Some(skitter::sim::DEFAULT_DETAIL_RADIUS)),
+                    ..limits.host()?
+                };
                 windowed_or_headless(
                     default_mods(mods),
                     frames,
-                    limits.host()?,
+                    host,
                     debug,
                     (record, replay),
                     edit_paths,

@@ -78,6 +78,8 @@ pub fn shoot(
     drain(&mut host, &mut report, console)?;
     view.apply(host.take_camera_requests());
     for f in 0..opts.frames {
+        // Full detail around the camera (when a level of detail is set).
+        host.world_mut().set_detail_focus(&[view.camera.eye()]);
         host.tick();
         drain(&mut host, &mut report, console)?;
         view.apply(host.take_camera_requests());

@@ -258,6 +258,9 @@ impl App {
             }
         }
         self.view.apply(self.host.take_camera_requests());
+        // Full detail around the camera (when a level of detail is set).
+        let eye = self.view.camera.eye();
+        self.host.world_mut().set_detail_focus(&[eye]);
     }
 
     fn step(&mut self) {

@@ -2,6 +2,7 @@
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
 mod checkpoint;
+mod detail;
 mod ground;
 pub(crate) mod level;
 mod level_edits;
@@ -13,6 +14,7 @@ pub(crate) mod snapshot;
 pub(crate) mod world;
 
 pub use checkpoint::WorldCheckpoint;
+pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
 

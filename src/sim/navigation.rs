@@ -313,10 +313,11 @@ impl World {
             }
         }
         for c in creatures.iter_mut() {
-            if c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
+            if !c.due || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
                 continue;
             }
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
+                let dt = c.step_dt(dt);
                 steer(n, c, events, dt);
             }
         }
@@ -439,6 +440,10 @@ fn place_agents(
     let mut failed: Vec<(usize, String)> = Vec::new();
     for (i, c) in creatures.iter_mut().enumerate() {
         let Some(goal) = c.nav.as_ref() else { continue };
+        if !c.due && !goal.pending {
+            // Far, between its turns (`sim::detail`): its body has not moved.
+            continue;
+        }
         let here = World::agent_point(c);
         if goal.arrived {
             // Arrived: it stands as an agent others walk round (see `steer`).

@@ -63,6 +63,30 @@ pub struct Creature {
     pub nav: Option<NavGoal>,
     /// In physics (an active ragdoll), or `None` while animated.
     pub rag: Option<Box<Ragdoll>>,
+    /// Ticks since its locomotion last ran (far creatures skip ticks: see `sim::detail`).
+    pub behind: u32,
+    /// Its locomotion and steering run this tick (see `sim::detail`).
+    pub due: bool,
+}
+
+impl Creature {
+    /// The time its locomotion and steering advance by this tick: `dt` for every tick it
+    /// has not run.
+    pub fn step_dt(&self, dt: f32) -> f32 {
+        dt * (self.behind + 1) as f32
+    }
+
+    /// Its locomotion's turn this tick: the time to advance by (and it is no longer
+    /// behind), or `None` when it skips the tick (one tick more behind).
+    fn take_turn(&mut self, dt: f32) -> Option<f32> {
+        if !self.due {
+            self.behind += 1;
+            return None;
+        }
+        let dt = self.step_dt(dt);
+        self.behind = 0;
+        Some(dt)
+    }
 }
 
 impl Creature {
@@ -226,6 +250,8 @@ pub struct World {
     pub(super) nav_ticks: u64,
     /// Every agent updates every tick, whatever the crowd.
     pub(super) nav_full_rate: bool,
+    /// Level of detail (`None`: every creature at full detail).
+    pub(super) detail: Option<super::detail::Detail>,
     /// Named paths (`path.load`), by `"mod/name"`.
     pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
 }
@@ -259,6 +285,7 @@ impl World {
             paths: std::collections::BTreeMap::new(),
             nav_ticks: 0,
             nav_full_rate: false,
+            detail: None,
         }
     }
 
@@ -373,6 +400,8 @@ impl World {
             loco,
             nav: None,
             rag: None,
+            behind: 0,
+            due: true,
         });
         Some(id)
     }
@@ -505,6 +534,7 @@ impl World {
         let t0 = std::time::Instant::now();
         self.refresh_level();
         self.apply_commands();
+        self.plan_detail();
         self.step_nav(dt);
         let t1 = std::time::Instant::now();
         self.step_locomotion(dt);
@@ -553,6 +583,7 @@ impl World {
                 query: super::ground::level_query(physics, rigs),
             };
             for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
+                let Some(dt) = c.take_turn(dt) else { continue };
                 c.loco
                     .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
                 let end = std::mem::take(&mut scratch.path_end);
@@ -575,6 +606,9 @@ impl World {
                         (Scratch::default(), ground)
                     },
                     |(s, ground), c| {
+                        let Some(dt) = c.take_turn(dt) else {
+                            return (c.id, Vec::new(), false);
+                        };
                         c.loco.update(&c.def, &c.gait, &c.lean, &*ground, dt, s);
                         let end = std::mem::take(&mut s.path_end);
                         (c.id, std::mem::take(&mut s.events), end)

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use glam::Vec3;
-use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, MultiValue, Value};
+use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 
 use crate::locomotion::DefError;
 use crate::script::convert::{as_vec3, type_name};
 pub(crate) use crate::script::error::{caller_location, located};
 use crate::script::shared::Shared;
-use crate::sim::World;
+use crate::sim::{CreatureId, World};
 
 /// Folders code may be required from: mod name → (folder, the mod names it may require from).
 pub(crate) type Roots = BTreeMap<String, (PathBuf, BTreeSet<String>)>;
@@ -30,6 +30,32 @@ pub(crate) struct ModCtx {
     pub shared: Rc<RefCell<Shared>>,
     /// Where each type / behaviour name was defined in this mod (duplicates are errors).
     pub defined: RefCell<BTreeMap<String, String>>,
+    /// While one call runs `on_update` for many of this mod's creatures: which one is running.
+    pub batch: RefCell<Option<BatchCaller>>,
+}
+
+/// Who is calling during a batched `on_update` (`ScriptHost::run_updates`): the batch's
+/// creatures, and the table in which the batch's Lua loop writes the 1-based index of the
+/// one it is calling.
+pub(crate) struct BatchCaller {
+    /// The batch's creatures, in call order.
+    pub ids: Rc<[CreatureId]>,
+    /// `ctl[1]`: the index of the creature being called (0 between calls).
+    pub ctl: Table,
+}
+
+impl ModCtx {
+    /// The creature whose callback is running, if any (queries that depend on the caller,
+    /// like `world.random_nav_point`, use its type).
+    pub(crate) fn caller(&self) -> Option<CreatureId> {
+        if let Some(id) = self.shared.borrow().calling {
+            return Some(id);
+        }
+        let b = self.batch.borrow();
+        let b = b.as_ref()?;
+        let i: usize = b.ctl.raw_get(1).ok()?;
+        b.ids.get(i.checked_sub(1)?).copied()
+    }
 }
 
 impl ModCtx {
@@ -46,6 +72,7 @@ impl ModCtx {
             world,
             shared,
             defined: RefCell::new(BTreeMap::new()),
+            batch: RefCell::new(None),
         }
     }
 }

@@ -27,7 +27,10 @@ pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result
     t.raw_set("id", id.0)?;
     t.raw_set("type", type_name)?;
     t.raw_set("params", lua.create_table()?)?;
-    t.raw_set("state", lua.create_table()?)?;
+    // Room for a brain's usual handful of state fields up front: the table is not rehashed
+    // (reallocated somewhere else in memory) as a brain fills it, so the states of creatures
+    // spawned together stay together, and a crowd's `on_update` walks them in order.
+    t.raw_set("state", lua.create_table_with_capacity(0, 8)?)?;
     t.set_metatable(Some(registry::handle_mt(lua)?))?;
     handles.raw_set(id.0, t.clone())?;
     Ok(t)

@@ -22,7 +22,7 @@ use mlua::{Function, Lua, Table, Value};
 
 use context::api_fn;
 pub(crate) use context::INTERNAL_CHUNK;
-pub(crate) use context::{ModCtx, Roots};
+pub(crate) use context::{ctx, BatchCaller, ModCtx, Roots};
 pub(crate) use handle::{drop_handle, handle};
 pub(crate) use path::{sample_path_userdata, LuaPath};
 pub(crate) use registry::{brain_table, handle_methods};

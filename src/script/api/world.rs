@@ -217,7 +217,7 @@ pub(super) fn random_nav_point(
         }
     };
     let c = ctx(lua)?;
-    let caller = c.shared.borrow().calling;
+    let caller = c.caller();
     let p = c.world.borrow_mut().random_nav_point(near, caller);
     Ok(p.map(to_vector))
 }
@@ -226,7 +226,7 @@ pub(super) fn random_nav_point(
 pub(super) fn nearest_nav_point(lua: &Lua, v: Value) -> mlua::Result<Option<mlua::Vector>> {
     let p = arg_point(lua, "world.nearest_nav_point: point", &v)?;
     let c = ctx(lua)?;
-    let caller = c.shared.borrow().calling;
+    let caller = c.caller();
     let q = c.world.borrow_mut().nearest_nav_point(p, caller);
     Ok(q.map(to_vector))
 }

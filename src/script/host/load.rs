@@ -246,6 +246,7 @@ impl ScriptHost {
             lua,
             budget,
             suspended: None,
+            updates: None,
         })
     }
 }

@@ -12,6 +12,7 @@ mod load;
 mod paths;
 mod reload;
 mod tick;
+mod updates;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,6 +60,9 @@ pub struct HostOptions {
     /// Threads for the tick's per-creature work (1: the calling thread only). Results are
     /// identical at any count.
     pub threads: usize,
+    /// Level of detail (`sim::Detail`): far creatures update every few ticks. `None`
+    /// (the default, and headless runs unless asked): everything at full detail.
+    pub detail: Option<crate::sim::Detail>,
 }
 
 impl Default for HostOptions {
@@ -74,6 +78,7 @@ impl Default for HostOptions {
             max_creatures: 4096,
             max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            detail: None,
         }
     }
 }
@@ -84,6 +89,8 @@ struct ModRuntime {
     lua: Lua,
     budget: Rc<Budget>,
     suspended: Option<String>,
+    /// The Lua side of batched `on_update` calls (built on the first tick).
+    updates: Option<updates::UpdateBatch>,
 }
 
 /// A creature's callbacks, in the state of the mod that runs them.
@@ -142,6 +149,8 @@ pub struct ScriptHost {
     shared: Rc<RefCell<Shared>>,
     mods: Vec<ModRuntime>,
     brains: BTreeMap<CreatureId, Brain>,
+    /// Bumped whenever a brain is added or removed (batched `on_update` lists are rebuilt).
+    brains_gen: u64,
     /// Creatures sent somewhere by hand (a click in the window): their brains wait.
     manual: BTreeMap<CreatureId, Vec3>,
     errors: Vec<ScriptError>,
@@ -169,6 +178,7 @@ impl ScriptHost {
         let mut world = World::new(opts.seed);
         world.set_max_ragdolls(opts.max_ragdolls);
         world.set_threads(opts.threads);
+        world.set_detail(opts.detail.clone());
         ScriptHost {
             world: Rc::new(RefCell::new(world)),
             shared: Rc::new(RefCell::new(Shared {
@@ -177,6 +187,7 @@ impl ScriptHost {
             })),
             mods: Vec::new(),
             brains: BTreeMap::new(),
+            brains_gen: 0,
             manual: BTreeMap::new(),
             errors: Vec::new(),
             reported: BTreeSet::new(),
@@ -194,6 +205,11 @@ impl ScriptHost {
     /// [`crate::sim::Replay`] feeds the world what the scripts and the user did).
     pub fn set_replaying(&mut self, on: bool) {
         self.replaying = on;
+        if on {
+            // A replay steps every creature as the recording did: at full detail (recording
+            // turns the level of detail off too, see `sim::detail`).
+            self.world.borrow_mut().set_detail(None);
+        }
     }
 
     /// Work units (see [`super::budget`]) mod `name` used in the last tick, with its

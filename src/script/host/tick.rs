@@ -54,29 +54,26 @@ impl ScriptHost {
     }
 
     /// The script half of a tick: `on_spawn` for new brains, then `on_update` for every brain,
-    /// in creature id order. (`tick` calls this; benches call it alone.)
+    /// in creature id order. (`tick` calls this; benches call it alone.) `on_update` goes
+    /// into Lua once per run of consecutive creatures of one mod (usually once per mod), not
+    /// once per creature: a loop in the mod's state calls each brain.
     pub fn run_updates(&mut self) {
-        let ids: Vec<CreatureId> = self.brains.keys().copied().collect();
-        for id in &ids {
+        let new: Vec<CreatureId> = self
+            .brains
+            .iter()
+            .filter(|(_, b)| b.spawn_pending)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in &new {
             let Some(b) = self.brains.get_mut(id) else {
                 continue;
             };
-            if b.spawn_pending {
-                b.spawn_pending = false;
-                if let Some(f) = b.on_spawn.clone() {
-                    self.call(*id, &f, Value::Nil);
-                }
+            b.spawn_pending = false;
+            if let Some(f) = b.on_spawn.clone() {
+                self.call(*id, &f, Value::Nil);
             }
         }
-        for id in &ids {
-            if self.manual.contains_key(id) {
-                continue;
-            }
-            let Some(f) = self.brains.get(id).and_then(|b| b.on_update.clone()) else {
-                continue;
-            };
-            self.call(*id, &f, Value::Number(TICK_DT as f64));
-        }
+        self.run_on_update();
     }
 
     /// Calls `on_step` for every landed foot and `on_hit` for every hit.
@@ -185,6 +182,9 @@ impl ScriptHost {
                 .copied()
                 .collect()
         };
+        if !gone.is_empty() {
+            self.brains_gen += 1;
+        }
         for id in gone {
             if let Some(b) = self.brains.remove(&id) {
                 let _ = api::drop_handle(&self.mods[b.mod_idx].lua, id);
@@ -226,6 +226,7 @@ impl ScriptHost {
             };
             match template.and_then(|t| build_brain(lua, mod_idx, &req, &type_name, t)) {
                 Ok(b) => {
+                    self.brains_gen += 1;
                     self.brains.insert(req.id, b);
                 }
                 Err(e) => {
@@ -275,12 +276,21 @@ impl ScriptHost {
         let r = f.call::<()>(argv);
         rt.budget.end();
         self.shared.borrow_mut().calling = None;
-        let Err(e) = r else { return };
-        let overrun = rt.budget.overrun.get().is_some() || matches!(e, mlua::Error::MemoryError(_));
+        if let Err(e) = r {
+            self.fail(id, mod_idx, frame, &e);
+        }
+    }
+
+    /// A callback of creature `id` (mod `mod_idx`) failed with `e` at `frame`. A budget
+    /// overrun suspends the mod (its creatures stop); any other error stands the creature,
+    /// and its brain backs off and is detached after repeated errors.
+    pub(super) fn fail(&mut self, id: CreatureId, mod_idx: usize, frame: u64, e: &mlua::Error) {
+        let overrun = self.mods[mod_idx].budget.overrun.get().is_some()
+            || matches!(e, mlua::Error::MemoryError(_));
         let err = self.error_from(
             &self.mods[mod_idx].manifest.name.clone(),
             &self.mods[mod_idx].budget,
-            &e,
+            e,
         );
         if overrun {
             let name = self.mods[mod_idx].manifest.name.clone();
@@ -318,6 +328,7 @@ impl ScriptHost {
             };
             b.failures += 1;
             if b.failures >= BRAIN_FAILURES {
+                self.brains_gen += 1;
                 if let Some(b) = self.brains.remove(&id) {
                     let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
                     self.detached.insert(

@@ -1,0 +1,180 @@
+//! `on_update` for a crowd: one call into Lua per run of consecutive creatures of one mod
+//! (usually one per mod per tick) instead of one per creature. A small loop in the mod's
+//! own state calls each brain; it writes the index of the creature it is calling where the
+//! host API can read it (`ModCtx::caller`), so queries that depend on the caller still see
+//! the right creature. A failing brain stops the loop: the host handles the error exactly as
+//! for a single call, then goes on from the next creature. The lists of handles and
+//! callbacks live in the mod's state and are rebuilt only when the set of brains changes.
+//!
+//! Order and budgets are as before: brains run in creature id order across mods, under
+//! their mod's budget (the loop's own back-edge costs each creature one more work unit).
+
+use std::rc::Rc;
+
+use mlua::{Function, Lua, Table, Value};
+
+use super::ScriptHost;
+use crate::script::api::{self, BatchCaller, INTERNAL_CHUNK};
+use crate::sim::{CreatureId, TICK_DT};
+
+/// The loop that calls a run of brains: `(handles, callbacks, from, to, dt)`, 1-based,
+/// inclusive; `ctl[1]` holds the index being called (0 when none).
+const DISPATCH: &str = "local ctl = ...\n\
+return function(hs, fs, from, to, dt)\n\
+  for i = from, to do\n\
+    ctl[1] = i\n\
+    fs[i](hs[i], dt)\n\
+  end\n\
+  ctl[1] = 0\n\
+end\n";
+
+/// A mod's batched `on_update`: the loop, and the creatures it calls with their handles
+/// and callbacks as Lua arrays.
+pub(super) struct UpdateBatch {
+    dispatch: Function,
+    ctl: Table,
+    handles: Table,
+    callbacks: Table,
+    ids: Rc<[CreatureId]>,
+    /// `ScriptHost::brains_gen` when the arrays were built.
+    gen: u64,
+}
+
+impl UpdateBatch {
+    fn new(lua: &Lua) -> mlua::Result<UpdateBatch> {
+        let ctl = lua.create_table()?;
+        ctl.raw_set(1, 0)?;
+        let dispatch = lua
+            .load(DISPATCH)
+            .set_name(format!("={INTERNAL_CHUNK}update"))
+            .call::<Function>(ctl.clone())?;
+        Ok(UpdateBatch {
+            dispatch,
+            ctl,
+            handles: lua.create_table()?,
+            callbacks: lua.create_table()?,
+            ids: Rc::from(Vec::new()),
+            gen: u64::MAX,
+        })
+    }
+}
+
+impl ScriptHost {
+    /// `on_update` for every brain that runs this tick, in creature id order.
+    pub(super) fn run_on_update(&mut self) {
+        let frame = self.world.borrow().frame();
+        let (lists, runs) = self.update_runs(frame);
+        for (m, list) in lists.into_iter().enumerate() {
+            if !list.is_empty() {
+                if let Err(e) = self.prepare_batch(m, list) {
+                    let err = self.error_from(
+                        &self.mods[m].manifest.name.clone(),
+                        &self.mods[m].budget,
+                        &e,
+                    );
+                    self.report(err);
+                    return;
+                }
+            }
+        }
+        for (m, from, to) in runs {
+            self.run_batch(m, from, to, frame);
+        }
+    }
+
+    /// Who runs `on_update` this tick: each mod's creatures in id order, and the runs of
+    /// consecutive creatures of one mod as `(mod, from, to)` (0-based, end exclusive, into
+    /// that mod's list).
+    #[allow(clippy::type_complexity)]
+    fn update_runs(&mut self, frame: u64) -> (Vec<Vec<CreatureId>>, Vec<(usize, usize, usize)>) {
+        let mut lists: Vec<Vec<CreatureId>> = vec![Vec::new(); self.mods.len()];
+        let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+        for (id, b) in self.brains.iter_mut() {
+            if b.on_update.is_none()
+                || self.manual.contains_key(id)
+                || self.mods[b.mod_idx].suspended.is_some()
+            {
+                continue;
+            }
+            if let Some(at) = b.resume_at {
+                if frame < at {
+                    continue;
+                }
+                b.resume_at = None;
+            }
+            let list = &mut lists[b.mod_idx];
+            match runs.last_mut() {
+                Some(r) if r.0 == b.mod_idx => r.2 += 1,
+                _ => runs.push((b.mod_idx, list.len(), list.len() + 1)),
+            }
+            list.push(*id);
+        }
+        (lists, runs)
+    }
+
+    /// Makes mod `m`'s batch call `ids`' brains (rebuilding its arrays only if they changed).
+    fn prepare_batch(&mut self, m: usize, ids: Vec<CreatureId>) -> mlua::Result<()> {
+        let rt = &mut self.mods[m];
+        if rt.updates.is_none() {
+            rt.updates = Some(UpdateBatch::new(&rt.lua)?);
+        }
+        let Some(batch) = rt.updates.as_mut() else {
+            return Ok(());
+        };
+        if batch.gen == self.brains_gen && *batch.ids == *ids {
+            return Ok(());
+        }
+        let handles = rt.lua.create_table_with_capacity(ids.len(), 0)?;
+        let callbacks = rt.lua.create_table_with_capacity(ids.len(), 0)?;
+        for (i, id) in ids.iter().enumerate() {
+            let b = &self.brains[id];
+            handles.raw_set(i + 1, b.handle.clone())?;
+            let f = b.on_update.clone().map_or(Value::Nil, Value::Function);
+            callbacks.raw_set(i + 1, f)?;
+        }
+        batch.handles = handles;
+        batch.callbacks = callbacks;
+        batch.ids = Rc::from(ids);
+        batch.gen = self.brains_gen;
+        Ok(())
+    }
+
+    /// Calls the brains `from..to` of mod `m`'s batch; a failing brain is handled as a failed
+    /// single call and the loop goes on after it, unless its mod was suspended.
+    fn run_batch(&mut self, m: usize, from: usize, to: usize, frame: u64) {
+        let mut next = from;
+        while next < to {
+            let rt = &self.mods[m];
+            let Some(batch) = rt.updates.as_ref() else {
+                return;
+            };
+            if rt.suspended.is_some() {
+                return;
+            }
+            let Ok(ctx) = api::ctx(&rt.lua) else { return };
+            *ctx.batch.borrow_mut() = Some(BatchCaller {
+                ids: batch.ids.clone(),
+                ctl: batch.ctl.clone(),
+            });
+            rt.budget.begin();
+            let r = batch.dispatch.call::<()>((
+                &batch.handles,
+                &batch.callbacks,
+                next + 1,
+                to,
+                TICK_DT as f64,
+            ));
+            rt.budget.end();
+            *ctx.batch.borrow_mut() = None;
+            let Err(e) = r else { return };
+            // Which brain failed: the loop's index (1-based), or the last one it called if
+            // the loop itself was stopped (a spent budget stops the next interrupt).
+            let at: usize = batch.ctl.raw_get(1).unwrap_or(0);
+            let _ = batch.ctl.raw_set(1, 0);
+            let failed = at.clamp(next + 1, to) - 1;
+            let id = batch.ids[failed];
+            self.fail(id, m, frame, &e);
+            next = failed + 1;
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Level of detail (issue 17 §6; seed 000 §6.3: "for spiders far from the camera, update
+//! leg IK and ground detection every 2–3 frames"). With a [`Detail`] set, an animated
+//! creature farther than `radius` (horizontally) from every focus point — the window's
+//! camera, or a point of interest the user gave — is *far*: its locomotion (ground casts,
+//! steps, body fit, IK, lean) and its navigation steering run once every `every` ticks,
+//! with the time of the ticks it skipped, instead of every tick. Its body holds still in
+//! between. Creatures near a focus, and those in physics, run every tick, exactly as
+//! without a detail setting.
+//!
+//! Which creatures run on which tick depends only on the tick, the creature's id, its
+//! position and the focus: the same seed, mods and focus give the same trace at any thread
+//! count. A world without a detail setting (headless runs, unless asked) runs everything at
+//! full detail, and so does one that is recording (a replay runs at full detail: the focus
+//! of a window's camera is not recorded).
+
+use glam::Vec3;
+
+use super::world::World;
+
+/// A level-of-detail setting (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detail {
+    /// Points of interest (the camera's eye in the window): full detail within `radius`.
+    pub focus: Vec<Vec3>,
+    /// Full detail within this horizontal distance of a focus point, metres.
+    pub radius: f32,
+    /// Far creatures update once every this many ticks (1: every tick).
+    pub every: u32,
+}
+
+/// The default radius of full detail around the window's camera, metres.
+pub const DEFAULT_DETAIL_RADIUS: f32 = 40.0;
+/// The default update interval of far creatures, ticks (20 Hz at 60 Hz).
+pub const DEFAULT_DETAIL_EVERY: u32 = 3;
+
+impl Detail {
+    /// Full detail within `radius` of `focus`, far creatures every [`DEFAULT_DETAIL_EVERY`]
+    /// ticks.
+    pub fn around(focus: Vec3, radius: f32) -> Detail {
+        Detail {
+            focus: vec![focus],
+            radius,
+            every: DEFAULT_DETAIL_EVERY,
+        }
+    }
+
+    /// Whether a creature at `p` is near a focus point.
+    fn near(&self, p: Vec3) -> bool {
+        let r2 = self.radius * self.radius;
+        self.focus.iter().any(|f| {
+            let d = p - *f;
+            d.x * d.x + d.z * d.z <= r2
+        })
+    }
+}
+
+impl World {
+    /// Sets (or clears, with `None`) the level of detail. Takes effect from the next tick.
+    pub fn set_detail(&mut self, detail: Option<Detail>) {
+        self.detail = detail.filter(|d| d.every > 1 && d.radius.is_finite());
+    }
+
+    /// Moves the focus of the current detail setting (the window calls this as its camera
+    /// moves); nothing without one.
+    pub fn set_detail_focus(&mut self, focus: &[Vec3]) {
+        if let Some(d) = self.detail.as_mut() {
+            d.focus.clear();
+            d.focus.extend_from_slice(focus);
+        }
+    }
+
+    /// The current level-of-detail setting.
+    pub fn detail(&self) -> Option<&Detail> {
+        self.detail.as_ref()
+    }
+
+    /// Marks which creatures run their locomotion and steering this tick (`due`), and for
+    /// how many ticks' time (`behind` + 1).
+    pub(super) fn plan_detail(&mut self) {
+        let frame = self.frame;
+        // A recording is replayed at full detail, so it is made at full detail.
+        let Some(d) = self.detail.as_ref().filter(|_| self.recording.is_none()) else {
+            for c in self.creatures.iter_mut() {
+                c.due = true;
+            }
+            return;
+        };
+        let every = d.every as u64;
+        for c in self.creatures.iter_mut() {
+            c.due = c.rag.is_some()
+                || u64::from(c.behind) + 1 >= every
+                || (frame + u64::from(c.id.0)).is_multiple_of(every)
+                || d.near(c.loco.position);
+        }
+    }
+}
