@@ -255,6 +255,34 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            // Brains of two mods alternate by id (base, t, base, t): on_update goes into
+            // each mod's state once per run of its creatures, so this checks the order
+            // across mods, and that a brain raising mid-run stops only itself.
+            ticks: 3,
+            logs: &[
+                "[t] say\t1\t2",
+                "[t] say\t1\t4",
+                "[t] say\t2\t4",
+                "[base] third\t1",
+                "[base] third\t3",
+                "[t] say\t3\t4",
+            ],
+            errors: &["t/main.lua:4: boom"],
+            creatures: Some(4),
+            ..case(
+                "on_update runs in id order across mods; one that raises stops only itself",
+                "behaviour.define { name = \"say\", on_update = function(self)\n\
+                 self.state.n = (self.state.n or 0) + 1\n\
+                 if self.params.bad and self.state.n == 2 then\n\
+                 error(\"boom\") end\n\
+                 print(\"say\", self.state.n, self.id) end }\n\
+                 world.spawn(\"bug\", { behaviour = \"base/count\", params = { k = 1 } })\n\
+                 world.spawn(\"bug\", { position = vec3(3, 0, 0), behaviour = \"say\", params = { bad = true } })\n\
+                 world.spawn(\"bug\", { position = vec3(6, 0, 0), behaviour = \"base/count\", params = { k = 3 } })\n\
+                 world.spawn(\"bug\", { position = vec3(9, 0, 0), behaviour = \"say\" })\n",
+            )
+        },
+        Case {
             logs: &["[t] warn: w", "[t] error: e", "[t] a\tnil\ttrue\t1.5"],
             ..case(
                 "log levels and print",
