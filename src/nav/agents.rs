@@ -3,7 +3,7 @@
 //! agent its body's real position and velocity every tick and reads back the desired
 //! velocity (path following plus avoidance between agents).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use glam::Vec3;
@@ -87,16 +87,18 @@ pub struct Navigator {
     /// they need not see each other): a crowd's paths update one share per tick, and no
     /// update walks the others. Queries use the first.
     archs: Vec<Archipelago<YUp>>,
-    agents: BTreeMap<u32, AgentId>,
     sample: PointSampleDistance3d,
-    /// The mesh's outer edges, for avoidance.
     borders: Borders,
-    /// How far agents look for others to avoid (m).
     neighbourhood: f32,
-    /// Every agent after the last update, by key, with the velocity avoidance gave it.
+    /// Every agent as avoidance sees it, sorted by key: bodies are fed here every tick and
+    /// copied into landmass only on their turn (a crowd's agents live in one dense array,
+    /// not behind a map and landmass's slot map).
     movers: Vec<Mover>,
-    /// The previous `movers` (reused).
-    spare: Vec<Mover>,
+    /// `movers[i]`'s landmass agent, and whether it has had no turn since it was added.
+    slots: Vec<(AgentId, bool)>,
+    /// Where the last lookup by key landed: the World asks in key order each tick, so the
+    /// next one is usually the next index.
+    hint: std::cell::Cell<usize>,
     scratch: Scratch,
 }
 
@@ -149,13 +151,14 @@ impl Navigator {
             borders: Borders::new(&mesh),
             mesh,
             archs,
-            agents: BTreeMap::new(),
+
             sample: sample_distance(radius, 1.0e4),
             // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
             // in a crowd each one costs.
             neighbourhood: 5.0 * radius,
             movers: Vec::new(),
-            spare: Vec::new(),
+            slots: Vec::new(),
+            hint: std::cell::Cell::new(0),
             scratch: Scratch::default(),
         })
     }
@@ -172,60 +175,94 @@ impl Navigator {
         stopping_distance: f32,
         target: Vec3,
     ) {
-        self.remove_agent(key);
-        let mut a = Agent::create(position, velocity, radius, speed, speed * 1.25);
+        // landmass aims at `speed` and may go up to 1.25× it (avoidance uses that top speed).
+        let max_speed = speed * 1.25;
+        let mut a = Agent::create(position, velocity, radius, speed, max_speed);
         a.current_target = Some(target);
         a.target_reached_condition =
             TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
         a.permitted_animation_links = PermittedAnimationLinks::All;
         let id = self.archs[shard(key)].add_agent(a);
-        self.agents.insert(key, id);
+        // What it was told before is void: it starts afresh (in place, when it was an agent).
+        let mover = Mover {
+            key,
+            position,
+            velocity,
+            radius,
+            max_speed,
+            preferred: Vec3::ZERO,
+            desired: Vec3::ZERO,
+            state: NavAgentState::Idle,
+            yielding: 0.0,
+        };
+        match self.find(key) {
+            Some(i) => {
+                self.archs[shard(key)].remove_agent(self.slots[i].0);
+                self.movers[i] = mover;
+                self.slots[i] = (id, true);
+            }
+            None => {
+                let i = self.movers.partition_point(|m| m.key < key);
+                self.movers.insert(i, mover);
+                self.slots.insert(i, (id, true));
+            }
+        }
     }
 
     /// Removes agent `key`.
     pub fn remove_agent(&mut self, key: u32) {
-        if let Some(id) = self.agents.remove(&key) {
-            self.archs[shard(key)].remove_agent(id);
-        }
-        // What it was told is void (a new agent under this key starts afresh).
-        if let Ok(i) = self.movers.binary_search_by_key(&key, |m| m.key) {
+        if let Some(i) = self.find(key) {
+            self.archs[shard(key)].remove_agent(self.slots[i].0);
             self.movers.remove(i);
+            self.slots.remove(i);
         }
     }
 
     /// Removes every agent.
     pub fn clear_agents(&mut self) {
-        for (key, id) in std::mem::take(&mut self.agents) {
-            self.archs[shard(key)].remove_agent(id);
+        for (m, (id, _)) in self.movers.iter().zip(&self.slots) {
+            self.archs[shard(m.key)].remove_agent(*id);
         }
         self.movers.clear();
+        self.slots.clear();
     }
 
-    /// Agent `key` stands where it is (no target): an obstacle the others walk round.
+    /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
+    /// stands until it is given another.
     pub fn stand(&mut self, key: u32) {
-        if let Some(a) = self
-            .agents
-            .get(&key)
-            .and_then(|id| self.archs[shard(key)].get_agent_mut(*id))
-        {
-            a.current_target = None;
+        if let Some(i) = self.find(key) {
+            if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
+                a.current_target = None;
+            }
         }
     }
 
-    /// How many agents are here.
+    /// How many agents there are.
     pub fn agent_count(&self) -> usize {
-        self.agents.len()
+        self.movers.len()
     }
 
-    /// Feeds agent `key` its body's real position (on the ground) and velocity.
+    /// The index of agent `key` in `movers`: the hint or the one after it when the World
+    /// asks in key order (every tick), else a binary search.
+    fn find(&self, key: u32) -> Option<usize> {
+        let h = self.hint.get();
+        for i in [h, h + 1] {
+            if self.movers.get(i).is_some_and(|m| m.key == key) {
+                self.hint.set(i);
+                return Some(i);
+            }
+        }
+        let i = self.movers.binary_search_by_key(&key, |m| m.key).ok()?;
+        self.hint.set(i);
+        Some(i)
+    }
+
+    /// Where agent `key`'s body really is, and how fast it goes.
     pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
-        if let Some(a) = self
-            .agents
-            .get(&key)
-            .and_then(|id| self.archs[shard(key)].get_agent_mut(*id))
-        {
-            a.position = position;
-            a.velocity = velocity;
+        if let Some(i) = self.find(key) {
+            let m = &mut self.movers[i];
+            m.position = position;
+            m.velocity = velocity;
         }
     }
 
@@ -239,62 +276,51 @@ impl Navigator {
     /// index modulo `every` is `tick` modulo `every`) follow their paths and avoid, with
     /// `every` ticks' time; the others keep what they were told on their last turn, fed
     /// where their bodies are. So a crowd's navigation is spread evenly over the ticks
-    /// instead of landing on one.
+    /// instead of landing on one. landmass sees an agent's body only on its turn.
     pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
         let every = every.clamp(1, SHARDS as u64);
         let span = dt * every as f32;
         let turn = tick % every;
         let mine = |key: u32| shard(key) as u64 % every == turn;
-        for (i, arch) in self.archs.iter_mut().enumerate() {
+        let Navigator {
+            archs,
+            movers,
+            slots,
+            ..
+        } = self;
+        for (m, (id, _)) in movers.iter().zip(slots.iter()) {
+            if mine(m.key) {
+                if let Some(a) = archs[shard(m.key)].get_agent_mut(*id) {
+                    a.position = m.position;
+                    a.velocity = m.velocity;
+                }
+            }
+        }
+        for (i, arch) in archs.iter_mut().enumerate() {
             if i as u64 % every == turn {
                 arch.update(span);
             }
         }
         // New preferred velocities for those whose turn it was; the others keep theirs.
-        let old = std::mem::take(&mut self.movers);
-        let mut movers = std::mem::take(&mut self.spare);
-        movers.clear();
-        let mut o = 0;
-        for (&key, id) in &self.agents {
-            let Some(a) = self.archs[shard(key)].get_agent(*id) else {
+        for (m, (id, fresh)) in movers.iter_mut().zip(slots.iter_mut()) {
+            if !mine(m.key) {
+                continue;
+            }
+            let Some(a) = archs[shard(m.key)].get_agent(*id) else {
                 continue;
             };
-            while o < old.len() && old[o].key < key {
-                o += 1;
+            m.state = state_of(a.state());
+            m.preferred = match m.state {
+                NavAgentState::Moving => *a.get_desired_velocity(),
+                _ => Vec3::ZERO,
+            };
+            if m.preferred == Vec3::ZERO {
+                m.desired = Vec3::ZERO;
+            } else if *fresh {
+                m.desired = m.preferred;
             }
-            let before = old.get(o).filter(|m| m.key == key);
-            let (preferred, state) = if mine(key) {
-                let state = state_of(a.state());
-                let preferred = match state {
-                    NavAgentState::Moving => *a.get_desired_velocity(),
-                    _ => Vec3::ZERO,
-                };
-                (preferred, state)
-            } else if let Some(m) = before {
-                (m.preferred, m.state)
-            } else {
-                (Vec3::ZERO, NavAgentState::Idle)
-            };
-            let desired = match before {
-                _ if preferred == Vec3::ZERO => Vec3::ZERO,
-                Some(m) => m.desired,
-                None => preferred,
-            };
-            let yielding = before.map_or(0.0, |m| m.yielding);
-            movers.push(Mover {
-                key,
-                position: a.position,
-                velocity: a.velocity,
-                radius: a.radius,
-                max_speed: a.max_speed,
-                preferred,
-                desired,
-                state,
-                yielding,
-            });
+            *fresh = false;
         }
-        self.movers = movers;
-        self.spare = old;
         avoid(
             &mut self.movers,
             |m: &Mover| mine(m.key),
@@ -307,16 +333,10 @@ impl Navigator {
 
     /// What agent `key` wants (as of its last turn).
     pub fn agent(&self, key: u32) -> Option<NavAgent> {
-        let a = self.archs[shard(key)].get_agent(*self.agents.get(&key)?)?;
-        Some(match self.movers.binary_search_by_key(&key, |m| m.key) {
-            Ok(i) => NavAgent {
-                desired: self.movers[i].desired,
-                state: self.movers[i].state,
-            },
-            Err(_) => NavAgent {
-                desired: *a.get_desired_velocity(),
-                state: state_of(a.state()),
-            },
+        let m = &self.movers[self.find(key)?];
+        Some(NavAgent {
+            desired: m.desired,
+            state: m.state,
         })
     }
 

@@ -151,6 +151,8 @@ pub struct ScriptHost {
     brains: BTreeMap<CreatureId, Brain>,
     /// Bumped whenever a brain is added or removed (batched `on_update` lists are rebuilt).
     brains_gen: u64,
+    /// `(brains_gen, whether any brain has an on_step)` when last worked out.
+    on_step_seen: (u64, bool),
     /// Creatures sent somewhere by hand (a click in the window): their brains wait.
     manual: BTreeMap<CreatureId, Vec3>,
     errors: Vec<ScriptError>,
@@ -188,6 +190,7 @@ impl ScriptHost {
             mods: Vec::new(),
             brains: BTreeMap::new(),
             brains_gen: 0,
+            on_step_seen: (u64::MAX, false),
             manual: BTreeMap::new(),
             errors: Vec::new(),
             reported: BTreeSet::new(),

@@ -78,8 +78,11 @@ impl ScriptHost {
 
     /// Calls `on_step` for every landed foot and `on_hit` for every hit.
     fn dispatch_steps(&mut self, events: &[WorldEvent]) {
+        // Most brains have no on_step: a crowd's thousand landings a tick need no lookup then.
+        let steps = self.any_on_step();
         for ev in events {
             let (id, leg, position) = match ev {
+                WorldEvent::Step { .. } if !steps => continue,
                 WorldEvent::Step { id, leg, position } => (id, leg, position),
                 WorldEvent::Arrive { id } => {
                     if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
@@ -158,6 +161,17 @@ impl ScriptHost {
         }
     }
 
+    /// Whether any brain has an `on_step` (worked out again only when brains change).
+    fn any_on_step(&mut self) -> bool {
+        let (gen, any) = self.on_step_seen;
+        if gen == self.brains_gen {
+            return any;
+        }
+        let any = self.brains.values().any(|b| b.on_step.is_some());
+        self.on_step_seen = (self.brains_gen, any);
+        any
+    }
+
     /// A console line about a creature, under the mod that drives it.
     fn log_about(&mut self, id: CreatureId, level: LogLevel, message: String) {
         let mod_name = self
@@ -175,10 +189,15 @@ impl ScriptHost {
     /// Forgets the brains of creatures that are gone.
     fn forget_gone(&mut self) {
         let gone: Vec<CreatureId> = {
+            // Both in id order: one walk down each.
             let w = self.world.borrow();
+            let mut alive = w.creatures().iter().map(|c| c.id).peekable();
             self.brains
                 .keys()
-                .filter(|id| w.creature(**id).is_none())
+                .filter(|id| {
+                    while alive.next_if(|a| a < *id).is_some() {}
+                    alive.peek() != Some(*id)
+                })
                 .copied()
                 .collect()
         };
