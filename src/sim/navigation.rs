@@ -226,7 +226,8 @@ impl World {
         self.nav.clear_agents();
         for c in self.creatures.iter_mut() {
             if let Some(g) = c.nav.as_mut() {
-                g.pending = !g.arrived;
+                // Arrived ones too: they stand as agents again (see `place_agents`).
+                g.pending = true;
             }
         }
     }
@@ -284,7 +285,7 @@ impl World {
             self.nav_version = version;
             for c in self.creatures.iter_mut() {
                 if let Some(g) = c.nav.as_mut() {
-                    g.pending = !g.arrived;
+                    g.pending = true;
                 }
             }
         }
@@ -446,9 +447,25 @@ fn place_agents(
         }
         let here = World::agent_point(c);
         if goal.arrived {
-            // Arrived: it stands as an agent others walk round (see `steer`).
+            // Arrived: it stands as an agent others walk round (see `steer`); after a
+            // restore or a level change it is made one again where it stands.
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, input) {
-                n.set_body(c.id.0, here, horizontal(c.loco.velocity));
+                let v = horizontal(c.loco.velocity);
+                if let Some(g) = c.nav.as_mut().filter(|g| g.pending) {
+                    g.pending = false;
+                    let nv = &c.def.nav;
+                    n.add_agent(
+                        c.id.0,
+                        here,
+                        v,
+                        nv.radius,
+                        nv.speed,
+                        nv.stopping_distance,
+                        here,
+                    );
+                    n.stand(c.id.0);
+                }
+                n.set_body(c.id.0, here, v);
             }
             continue;
         }

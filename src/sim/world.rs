@@ -774,6 +774,48 @@ pub(crate) mod tests {
         assert_eq!(w.nav_meshes().len(), 1);
     }
 
+    /// Agents on the world's (only) navmesh.
+    fn agents(w: &World) -> usize {
+        w.nav
+            .meshes()
+            .first()
+            .and_then(|(m, _)| m.settings)
+            .and_then(|s| w.nav.peek(s, w.level_version))
+            .map_or(0, |n| n.agent_count())
+    }
+
+    #[test]
+    fn an_arrived_creature_stands_as_an_agent_again_after_a_restore() {
+        let mut w = flat_world(40.0);
+        let t = w.register_type("test/spider", spider().validate().expect("valid"));
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
+        w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 3.0)));
+        let mut arrived = false;
+        for _ in 0..60 * 8 {
+            w.step(TICK_DT);
+            arrived |= w
+                .drain_events()
+                .iter()
+                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if *a == id));
+        }
+        assert!(arrived, "it arrives");
+        assert_eq!(agents(&w), 1, "arrived, it stands as an agent others avoid");
+        let cp = w.checkpoint();
+        w.restore(cp);
+        assert_eq!(agents(&w), 0, "a restore drops the agents");
+        w.step(TICK_DT);
+        assert_eq!(agents(&w), 1, "and it stands as one again");
+        let c = w.creature(id).expect("exists");
+        assert!(c.nav.as_ref().is_some_and(|g| g.arrived && !g.pending));
+        assert_eq!(c.loco.intent, Intent::Idle, "it stays where it stands");
+        assert!(
+            !w.drain_events()
+                .iter()
+                .any(|e| matches!(e, WorldEvent::Arrive { .. } | WorldEvent::NavWarning { .. })),
+            "no new arrival nor warning for it"
+        );
+    }
+
     #[test]
     fn boxes_and_stairs_are_solid() {
         let mut w = World::new(1);
