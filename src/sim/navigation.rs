@@ -428,6 +428,21 @@ impl World {
     }
 }
 
+/// Makes creature `c` (at `here`, going `v`) an agent of `n` headed for `target`, with its
+/// type's radius, speed and stopping distance (avoidance adds a margin: see `nav::avoid`).
+fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: Vec3) {
+    let nv = &c.def.nav;
+    n.add_agent(
+        c.id.0,
+        here,
+        v,
+        nv.radius,
+        nv.speed,
+        nv.stopping_distance,
+        target,
+    );
+}
+
 /// Makes every creature with a new destination an agent (its target moved onto the mesh,
 /// or to the closest reachable point, with a warning saying so), and tells every agent
 /// where its body is. Creatures whose navmesh failed lose their destination.
@@ -453,16 +468,7 @@ fn place_agents(
                 let v = horizontal(c.loco.velocity);
                 if let Some(g) = c.nav.as_mut().filter(|g| g.pending) {
                     g.pending = false;
-                    let nv = &c.def.nav;
-                    n.add_agent(
-                        c.id.0,
-                        here,
-                        v,
-                        nv.radius,
-                        nv.speed,
-                        nv.stopping_distance,
-                        here,
-                    );
+                    add_agent_for(n, c, here, v, here);
                     n.stand(c.id.0);
                 }
                 n.set_body(c.id.0, here, v);
@@ -490,17 +496,7 @@ fn place_agents(
                 continue;
             };
             goal.target = Some(target);
-            let nv = &c.def.nav;
-            n.add_agent(
-                c.id.0,
-                here,
-                v,
-                // (Avoidance adds a margin: see `nav::avoid`.)
-                nv.radius,
-                nv.speed,
-                nv.stopping_distance,
-                target,
-            );
+            add_agent_for(n, c, here, v, target);
         }
         n.set_body(c.id.0, here, v);
     }

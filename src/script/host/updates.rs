@@ -64,21 +64,28 @@ impl ScriptHost {
     pub(super) fn run_on_update(&mut self) {
         let frame = self.world.borrow().frame();
         let (lists, runs) = self.update_runs(frame);
+        let mut ready = vec![false; lists.len()];
         for (m, list) in lists.into_iter().enumerate() {
-            if !list.is_empty() {
-                if let Err(e) = self.prepare_batch(m, list) {
+            if list.is_empty() {
+                continue;
+            }
+            match self.prepare_batch(m, list) {
+                Ok(()) => ready[m] = true,
+                // (Its state is out of memory: its brains miss this tick; the error says why.)
+                Err(e) => {
                     let err = self.error_from(
                         &self.mods[m].manifest.name.clone(),
                         &self.mods[m].budget,
                         &e,
                     );
                     self.report(err);
-                    return;
                 }
             }
         }
         for (m, from, to) in runs {
-            self.run_batch(m, from, to, frame);
+            if ready[m] {
+                self.run_batch(m, from, to, frame);
+            }
         }
     }
 
