@@ -63,12 +63,21 @@ fn steer(w: &mut World, k: u64) {
 }
 
 /// Steps `iters` ticks (re-steering every 2 s, counted by `k`); the time in `step` alone.
-fn timed_steps(w: &mut World, k: &mut u64, iters: u64) -> Duration {
+/// `iters` ticks of the same stretch of walking: every [`CYCLE`] ticks the world goes back
+/// to `start` (untimed), so however many ticks criterion asks for, it measures the same
+/// scene (otherwise the spiders, walking into the arena's centre, crowd ever tighter the
+/// longer the bench runs).
+fn timed_steps(
+    w: &mut World,
+    start: &skitter::sim::WorldCheckpoint,
+    k: &mut u64,
+    iters: u64,
+) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         *k += 1;
-        if k.is_multiple_of(120) {
-            steer(w, *k / 120);
+        if k.is_multiple_of(CYCLE) {
+            w.restore(start.clone());
         }
         let t0 = Instant::now();
         w.step(TICK_DT);
@@ -77,6 +86,9 @@ fn timed_steps(w: &mut World, k: &mut u64, iters: u64) -> Duration {
     }
     total
 }
+
+/// Ticks measured before the scene starts again.
+const CYCLE: u64 = 120;
 
 fn tick(c: &mut Criterion) {
     let mut group = c.benchmark_group("spider_tick");
@@ -94,9 +106,10 @@ fn tick(c: &mut Criterion) {
             host.world_mut().step(TICK_DT);
         }
         group.throughput(Throughput::Elements(n as u64));
+        let start = host.world().checkpoint();
         let mut k = 0u64;
         group.bench_with_input(BenchmarkId::new("step", n), &n, |b, _| {
-            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &mut k, iters))
+            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &start, &mut k, iters))
         });
         group.bench_with_input(BenchmarkId::new("casts_only", n), &n, |b, _| {
             let w = host.world();
@@ -124,11 +137,13 @@ fn threads(c: &mut Criterion) {
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     group.throughput(Throughput::Elements(n as u64));
+    let start = host.world().checkpoint();
     for t in [1, cores] {
         host.world_mut().set_threads(t);
+        host.world_mut().restore(start.clone());
         let mut k = 0u64;
         group.bench_with_input(BenchmarkId::new("step_5000", t), &t, |b, _| {
-            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &mut k, iters))
+            b.iter_custom(|iters| timed_steps(&mut host.world_mut(), &start, &mut k, iters))
         });
     }
     group.finish();
