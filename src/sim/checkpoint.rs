@@ -46,6 +46,8 @@ impl World {
         }
         self.types = cp.types;
         self.creatures = cp.creatures;
+        // They come back as they were marked then (`sim::detail`): mark them again.
+        self.all_due = false;
         self.next_id = cp.next_id;
         self.commands = cp.commands;
         self.paths = cp.paths;

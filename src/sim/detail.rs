@@ -69,22 +69,22 @@ impl World {
         }
     }
 
-    /// The current level-of-detail setting.
-    pub fn detail(&self) -> Option<&Detail> {
-        self.detail.as_ref()
-    }
-
     /// Marks which creatures run their locomotion and steering this tick (`due`), and for
     /// how many ticks' time (`behind` + 1).
     pub(super) fn plan_detail(&mut self) {
         let frame = self.frame;
         // A recording is replayed at full detail, so it is made at full detail.
         let Some(d) = self.detail.as_ref().filter(|_| self.recording.is_none()) else {
-            for c in self.creatures.iter_mut() {
-                c.due = true;
+            // Every creature runs (new ones are spawned due): touch them only when that is news.
+            if !self.all_due {
+                for c in self.creatures.iter_mut() {
+                    c.due = true;
+                }
+                self.all_due = true;
             }
             return;
         };
+        self.all_due = false;
         let every = d.every as u64;
         for c in self.creatures.iter_mut() {
             c.due = c.rag.is_some()

@@ -252,6 +252,8 @@ pub struct World {
     pub(super) nav_full_rate: bool,
     /// Level of detail (`None`: every creature at full detail).
     pub(super) detail: Option<super::detail::Detail>,
+    /// Every creature is `due` (as it is without a level of detail): nothing to mark.
+    pub(super) all_due: bool,
     /// Named paths (`path.load`), by `"mod/name"`.
     pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
 }
@@ -286,6 +288,7 @@ impl World {
             nav_ticks: 0,
             nav_full_rate: false,
             detail: None,
+            all_due: true,
         }
     }
 

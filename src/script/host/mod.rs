@@ -149,7 +149,10 @@ pub struct ScriptHost {
     shared: Rc<RefCell<Shared>>,
     mods: Vec<ModRuntime>,
     brains: BTreeMap<CreatureId, Brain>,
-    /// Bumped whenever a brain is added or removed (batched `on_update` lists are rebuilt).
+    /// Bumped whenever a brain is built (`apply_brain_requests`, the only place brains
+    /// enter `brains`): a batched `on_update` list is rebuilt when it moved or when its
+    /// creatures changed (a removed brain shows there), and `any_on_step` is worked out again
+    /// (a removed brain can only leave it true when none is left: a few lookups, not wrong).
     brains_gen: u64,
     /// `(brains_gen, whether any brain has an on_step)` when last worked out.
     on_step_seen: (u64, bool),

@@ -392,7 +392,6 @@ impl ScriptHost {
             .filter_map(|id| self.brains.remove(&id).map(|b| (id, b)))
             .collect();
         self.brains.retain(|id, _| !gone.contains(id));
-        self.brains_gen += 1;
         let mut dropped = Dropped::default();
         let mut carry: BTreeMap<CreatureId, Plain> = BTreeMap::new();
         let mut sh = self.shared.borrow_mut();

@@ -201,9 +201,6 @@ impl ScriptHost {
                 .copied()
                 .collect()
         };
-        if !gone.is_empty() {
-            self.brains_gen += 1;
-        }
         for id in gone {
             if let Some(b) = self.brains.remove(&id) {
                 let _ = api::drop_handle(&self.mods[b.mod_idx].lua, id);
@@ -347,7 +344,6 @@ impl ScriptHost {
             };
             b.failures += 1;
             if b.failures >= BRAIN_FAILURES {
-                self.brains_gen += 1;
                 if let Some(b) = self.brains.remove(&id) {
                     let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
                     self.detached.insert(
