@@ -91,6 +91,7 @@ impl Limits {
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             detail: self.detail(None),
+            migrate_per_tick: skitter::script::DEFAULT_MIGRATE_PER_TICK,
         })
     }
 

@@ -11,7 +11,7 @@ use common::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use skitter::script::{HostOptions, ScriptHost};
+use skitter::script::{BrainState, HostOptions, ScriptHost};
 use skitter::sim::{Command, CreatureId};
 
 fn save(dir: &Path, live: &Live) -> BTreeMap<String, Vec<PathBuf>> {
@@ -441,4 +441,152 @@ fn a_dependent_re_runs_only_when_it_runs_the_changed_mods_code() {
         w.creatures().iter().all(|c| c.gait.step_height == 0.2),
         "and take the new definition"
     );
+}
+
+/// The `herd` mod's behaviour `counter`, `version` written into it: counts its ticks in
+/// `state.n`, notes the version that ran last in `state.v`, logs every `on_reload`.
+fn counter_behaviour(version: u32) -> String {
+    format!(
+        "behaviour.define {{ name = 'counter',\n\
+           on_update = function(self, dt) self.state.n = (self.state.n or 0) + 1; self.state.v = {version} end,\n\
+           on_reload = function(self) log.info('moved ' .. self.id .. ' n=' .. self.state.n) end,\n\
+         }}\n\
+         creature.define {{ name = 'grazer', body = {{ size = vec3(0.3, 0.15, 0.45), height = 0.25 }},\n\
+           legs = {{ {{ name = 'L', hip = vec3(0.1, 0, 0.12), rest = vec3(0.35, -0.25, 0.3), segments = {{ 0.25, 0.3 }} }},\n\
+                    {{ name = 'R', hip = vec3(-0.1, 0, 0.12), rest = vec3(-0.35, -0.25, 0.3), segments = {{ 0.25, 0.3 }} }},\n\
+                    {{ name = 'B', hip = vec3(0, 0, -0.12), rest = vec3(0, -0.25, -0.35), segments = {{ 0.25, 0.3 }} }} }},\n\
+           behaviour = 'counter' }}\n"
+    )
+}
+
+#[test]
+fn a_save_with_many_creatures_alive_moves_their_brains_a_few_per_tick_with_state_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let herd = temp_mod(
+        dir.path(),
+        "herd",
+        &[
+            ("mod.toml", "name = \"herd\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &counter_behaviour(1)),
+        ],
+    );
+    let field = temp_mod(
+        dir.path(),
+        "field",
+        &[
+            (
+                "mod.toml",
+                "name = \"field\"\nversion = \"0.1.0\"\ndepends = [\"herd\"]\n",
+            ),
+            (
+                "main.lua",
+                "world.ground { size = vec3(40, 0, 40) }\nfor i = 0, 9 do world.spawn('herd/grazer', { position = vec3(i * 2 - 9, 0, 0) }) end\n",
+            ),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions {
+        migrate_per_tick: 4,
+        ..HostOptions::default()
+    });
+    host.load(&[herd.clone(), field]);
+    let errors = host.take_errors();
+    assert!(errors.is_empty(), "{errors:?}");
+    ticks(&mut host, 5);
+    let ids: Vec<CreatureId> = host.world().creatures().iter().map(|c| c.id).collect();
+    assert_eq!(ids.len(), 10);
+    let _ = host.take_logs();
+    // Each creature's state as the trace would see it: (ticks counted, version that ran).
+    let states = |host: &ScriptHost| -> Vec<(i64, i64)> {
+        ids.iter()
+            .map(|id| {
+                let n = host.state_number(*id, "n").unwrap_or(-1.0);
+                let v = host.state_number(*id, "v").unwrap_or(-1.0);
+                (n as i64, v as i64)
+            })
+            .collect()
+    };
+    assert!(
+        states(&host).iter().all(|s| *s == (5, 1)),
+        "{:?}",
+        states(&host)
+    );
+
+    std::fs::write(herd.join("main.lua"), counter_behaviour(2)).expect("write");
+    let changed = BTreeMap::from([("herd".to_string(), vec![PathBuf::from("main.lua")])]);
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    // The first 4 brains moved with the reload; 6 wait, in id order, their state untouched.
+    assert_eq!(host.brains_migrating(), 6);
+    let moved_now = logs(&mut host);
+    for (k, id) in ids.iter().enumerate() {
+        assert_eq!(
+            moved_now.contains(&format!("moved {} n=5", id.0)),
+            k < 4,
+            "{moved_now}"
+        );
+        // A waiting brain still counts as running (the trace's `brain`).
+        assert_eq!(host.brain_state(*id), Some(BrainState::Running));
+    }
+    // Each tick moves 4 more before any callback runs: the waiting ones skip their
+    // `on_update` until then (their walk goes on), and none starts over.
+    let mut seen = vec![(5, 1); 10];
+    for (tick, waiting) in [(1, 2), (2, 0), (3, 0)] {
+        host.tick();
+        assert_eq!(host.brains_migrating(), waiting, "after tick {tick}");
+        let now = states(&host);
+        for (k, (before, after)) in seen.iter().zip(&now).enumerate() {
+            let moved_by = if k < 4 {
+                0
+            } else if k < 8 {
+                1
+            } else {
+                2
+            };
+            if tick >= moved_by {
+                assert_eq!(
+                    after.1, 2,
+                    "creature {k} runs the new code from tick {moved_by}"
+                );
+                assert_eq!(
+                    after.0,
+                    before.0 + 1,
+                    "creature {k} counts on from its old state"
+                );
+            } else {
+                assert_eq!(after, before, "creature {k} waits its turn");
+            }
+        }
+        seen = now;
+    }
+    let log = logs(&mut host);
+    for id in &ids[4..] {
+        assert_eq!(
+            log.matches(&format!("moved {} n=", id.0)).count(),
+            1,
+            "on_reload once per creature: {log}"
+        );
+    }
+    assert!(host.take_errors().is_empty());
+
+    // A save while brains are still moving: the move in progress finishes first (no state
+    // lost), then the new one starts; a creature despawned while it waits is left out.
+    let r = host.reload(&changed);
+    assert!(r[0].ok);
+    assert_eq!(host.brains_migrating(), 6);
+    let gone = ids[9];
+    host.world_mut().push(Command::Despawn(gone));
+    host.tick();
+    let r = host.reload(&changed);
+    assert!(r[0].ok, "{r:?}");
+    for _ in 0..3 {
+        host.tick();
+    }
+    assert_eq!(host.brains_migrating(), 0);
+    let now = states(&host);
+    assert!(host.world().creature(gone).is_none());
+    assert!(
+        now[..9].iter().all(|(n, v)| *v == 2 && *n > seen[0].0),
+        "every brain kept counting: {now:?}"
+    );
+    assert!(host.take_errors().is_empty());
 }

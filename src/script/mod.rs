@@ -23,7 +23,7 @@ pub use budget::{
 pub use error::ScriptError;
 pub use host::{
     api_surface, discover, BrainState, HostOptions, PathFile, ReloadReport, ScriptHost,
-    BRAIN_BACKOFF, BRAIN_FAILURES,
+    BRAIN_BACKOFF, BRAIN_FAILURES, DEFAULT_MIGRATE_PER_TICK,
 };
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError};
 pub use output::HostOutput;

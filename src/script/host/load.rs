@@ -64,6 +64,7 @@ impl ScriptHost {
     /// Loads every mod found under `paths` in dependency order. Failures are recorded (see
     /// [`ScriptHost::take_errors`]); the mods that loaded keep running.
     pub fn load(&mut self, paths: &[PathBuf]) {
+        self.finish_migration();
         let (dirs, errs) = discover(paths);
         for e in errs {
             self.report(ScriptError::in_mod("-", e));

@@ -5,13 +5,11 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime};
 
-use mlua::Value;
-
+use super::migrate::{plain_state, Migration};
 use super::{Brain, ScriptHost};
 use crate::script::error::ScriptError;
 use crate::script::manifest::{load_order, Manifest};
 use crate::script::plain::{Dropped, Plain};
-use crate::script::shared::{BrainRequest, LogLevel, LogLine};
 use crate::script::watch::{ModWatcher, WatchError};
 use crate::sim::{Command, CreatureId};
 
@@ -33,6 +31,17 @@ pub struct ReloadReport {
     pub frame: u64,
 }
 
+/// What a reload takes out of a mod's old state.
+#[derive(Default)]
+struct Carried {
+    /// States of creatures whose new brains the new code already asked for: put back now.
+    now: BTreeMap<CreatureId, Plain>,
+    /// Old brains to move into the new state (in id order), a few hundred per tick.
+    later: Vec<(CreatureId, Brain)>,
+    /// Values the states taken now could not carry.
+    dropped: Dropped,
+}
+
 /// Changed files per mod, relative to each mod folder.
 type Changed = BTreeMap<String, Vec<PathBuf>>;
 
@@ -42,12 +51,6 @@ fn changed_files(changed: &Changed, name: &str) -> Vec<String> {
         .get(name)
         .map(|f| f.iter().map(|p| p.display().to_string()).collect())
         .unwrap_or_default()
-}
-
-/// A creature's `state` table as plain data (what cannot cross is counted in `dropped`).
-fn plain_state(id: CreatureId, b: &Brain, dropped: &mut Dropped) -> Plain {
-    let state = b.handle.raw_get::<Value>("state").unwrap_or(Value::Nil);
-    Plain::from_lua_report(&state, &format!("creature {} state", id.0), dropped)
 }
 
 impl ScriptHost {
@@ -246,6 +249,9 @@ impl ScriptHost {
         m: &Manifest,
         all: &BTreeMap<String, Manifest>,
     ) -> Result<(), ScriptError> {
+        // Brains still moving out of an earlier reload's old state move now (this reload may
+        // take them out of their new one, or carry their states).
+        self.finish_migration();
         let pieces_before = self.world.borrow().level_pieces().to_vec();
         let camera_before = self.shared.borrow().camera.len();
         let rt = self.transaction(|h| {
@@ -260,28 +266,16 @@ impl ScriptHost {
         let old_idx = self.mods.iter().position(|r| r.manifest.name == m.name);
         let idx = old_idx.unwrap_or(self.mods.len());
         let (gone, kept) = self.retire_unmatched(&m.name);
-        let (carry, dropped) = self.carry_brains(idx, &m.name, &gone, &kept);
-        // Swap the state only now: the carried values were read from the old one.
-        match old_idx {
-            Some(i) => self.mods[i] = rt,
-            None => self.mods.push(rt),
-        }
-        if dropped.count > 0 {
-            self.shared.borrow_mut().logs.push(LogLine {
-                mod_name: m.name.clone(),
-                level: LogLevel::Warn,
-                text: format!(
-                    "reload kept only plain data in state; dropped {} value(s): {}{}",
-                    dropped.count,
-                    dropped.items.join(", "),
-                    if dropped.count > dropped.items.len() {
-                        ", ..."
-                    } else {
-                        ""
-                    }
-                ),
-            });
-        }
+        let carried = self.carry_brains(idx, &gone, &kept);
+        // Swap the state only now: the carried values were read from the old one (which
+        // stays alive while brains still move out of it).
+        let old = match old_idx {
+            Some(i) => Some(std::mem::replace(&mut self.mods[i], rt)),
+            None => {
+                self.mods.push(rt);
+                None
+            }
+        };
         // Brains detached after repeated errors come back with the new code.
         let back: Vec<CreatureId> = self
             .detached
@@ -294,28 +288,14 @@ impl ScriptHost {
                 self.shared.borrow_mut().brain_requests.push(r);
             }
         }
-        // Brains are rebuilt in a burst of small allocations: the new state's collector
-        // waits until they are in (it runs incrementally from the next callbacks on).
-        self.mods[idx].lua.gc_stop();
-        self.apply_brain_requests();
-        let reloaded = self.restore_states(carry);
-        self.mods[idx].lua.gc_restart();
+        // Brains the new code asked for (kept load-time creatures) and detached ones come
+        // back now; the rest move over a few hundred per tick, the first of them now.
+        self.rebuild_brains(&m.name, carried.now);
+        self.migration = Some(Migration::new(&m.name, carried.later, carried.dropped, old));
+        self.migrate(self.opts.migrate_per_tick.max(1));
         if self.world.borrow().level_pieces() != pieces_before.as_slice() {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();
-        }
-        // `on_reload` runs under a tick's allowance for the mod's creatures.
-        let drives = self.brains.values().filter(|b| b.mod_idx == idx).count() as u64;
-        self.mods[idx].budget.reset(
-            self.opts.work_per_tick,
-            self.opts.work_per_creature,
-            drives,
-            self.opts.cpu_per_tick,
-        );
-        for id in reloaded {
-            if let Some(f) = self.brains.get(&id).and_then(|b| b.on_reload.clone()) {
-                self.call(id, &f, Value::Nil);
-            }
         }
         Ok(())
     }
@@ -372,15 +352,14 @@ impl ScriptHost {
     }
 
     /// Takes the brains that ran in mod `idx`'s old state (and the kept load-time creatures)
-    /// out: their `state` as plain data, and a request to rebuild each brain in the new state
-    /// with its params.
+    /// out: the states of those the new code already asked brains for, as plain data, and
+    /// the rest of the old brains, to move into the new state with their params.
     fn carry_brains(
         &mut self,
         idx: usize,
-        name: &str,
         gone: &BTreeSet<CreatureId>,
         kept: &[CreatureId],
-    ) -> (BTreeMap<CreatureId, Plain>, Dropped) {
+    ) -> Carried {
         let ids: Vec<CreatureId> = self
             .brains
             .iter()
@@ -392,35 +371,35 @@ impl ScriptHost {
             .filter_map(|id| self.brains.remove(&id).map(|b| (id, b)))
             .collect();
         self.brains.retain(|id, _| !gone.contains(id));
-        let mut dropped = Dropped::default();
-        let mut carry: BTreeMap<CreatureId, Plain> = BTreeMap::new();
-        let mut sh = self.shared.borrow_mut();
-        for (id, b) in &carried {
-            carry.insert(*id, plain_state(*id, b, &mut dropped));
-            if !sh.brain_requests.iter().any(|r| r.id == *id) {
-                let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
-                sh.brain_requests.push(BrainRequest {
-                    id: *id,
-                    mod_name: name.to_string(),
-                    kind: b.kind.clone(),
-                    params: Plain::from_lua(&params),
-                });
+        let mut out = Carried::default();
+        let requested: BTreeSet<CreatureId> = self
+            .shared
+            .borrow()
+            .brain_requests
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        for (id, b) in carried {
+            if requested.contains(&id) {
+                out.now.insert(id, plain_state(id, &b, &mut out.dropped));
+            } else {
+                out.later.push((id, b));
             }
         }
         // Kept load-time creatures keep their state even when their brain moved to another
         // mod's behaviour.
         for id in kept {
-            if !carry.contains_key(id) {
+            if !out.now.contains_key(id) {
                 if let Some(b) = self.brains.get(id) {
-                    carry.insert(*id, plain_state(*id, b, &mut dropped));
+                    out.now.insert(*id, plain_state(*id, b, &mut out.dropped));
                 }
             }
         }
-        (carry, dropped)
+        out
     }
 
     /// Puts carried state into the new brains; they do not start again. Returns their ids.
-    fn restore_states(&mut self, carry: BTreeMap<CreatureId, Plain>) -> Vec<CreatureId> {
+    pub(super) fn restore_states(&mut self, carry: BTreeMap<CreatureId, Plain>) -> Vec<CreatureId> {
         let mut reloaded = Vec::new();
         for (id, state) in carry {
             let Some(b) = self.brains.get_mut(&id) else {

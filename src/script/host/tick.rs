@@ -2,7 +2,7 @@
 //! steps, `on_step`/`on_hit`/`on_arrive` after, each call under its mod's budget. No borrow
 //! of the World is held across a call into Lua.
 
-use mlua::{Function, Value};
+use mlua::{Function, Table, Value};
 
 use super::{Brain, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
 use crate::locomotion::Intent;
@@ -23,6 +23,7 @@ impl ScriptHost {
             self.forget_gone();
             return events;
         }
+        self.migrate(self.opts.migrate_per_tick.max(1));
         self.apply_brain_requests();
         self.reset_budgets();
         self.run_updates();
@@ -439,12 +440,12 @@ fn build_brain(
     template: &BrainTemplate,
 ) -> mlua::Result<Brain> {
     let handle = api::handle(lua, req.id, type_name)?;
-    let params = lua.create_table()?;
+    // The handle comes with an empty params table: the defaults, then the request's.
+    let params: Table = handle.raw_get("params")?;
     if let Some(d) = &template.defaults {
         d.write_into(lua, &params)?;
     }
     req.params.write_into(lua, &params)?;
-    handle.raw_set("params", params)?;
     let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed] =
         template.callbacks.clone();
     Ok(Brain {
