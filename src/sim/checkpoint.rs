@@ -58,9 +58,12 @@ impl World {
     /// place, heading, motion and overrides; feet and height from the new ground.
     pub fn reground_all(&mut self) {
         self.refresh_level();
-        let ground = RapierGround {
-            query: super::ground::level_query(&self.physics, &self.rigs),
-        };
+        let ground = RapierGround::new(
+            &self.physics,
+            &self.rigs,
+            self.ground_collider,
+            self.level.boxes.is_empty(),
+        );
         for c in self.creatures.iter_mut() {
             c.loco = c.loco.regrounded(&c.def, &ground);
         }
@@ -72,9 +75,12 @@ impl World {
     /// number or names is re-stood on the ground at its place. Returns the ids migrated.
     pub fn retype(&mut self) -> Vec<CreatureId> {
         self.refresh_level();
-        let ground = RapierGround {
-            query: super::ground::level_query(&self.physics, &self.rigs),
-        };
+        let ground = RapierGround::new(
+            &self.physics,
+            &self.rigs,
+            self.ground_collider,
+            self.level.boxes.is_empty(),
+        );
         let mut moved = Vec::new();
         for c in self.creatures.iter_mut() {
             let Some(t) = self.types.get(c.type_id.0 as usize) else {

@@ -2,7 +2,8 @@
 //! ([`GroundQuery`]), rays for scripts, the surface under a point for traces.
 
 use glam::Vec3;
-use rapier3d::prelude::{PhysicsWorld, QueryPipeline, Ray};
+use rapier3d::parry::shape::HeightField;
+use rapier3d::prelude::{ColliderHandle, PhysicsWorld, QueryFilter, QueryPipeline, Ray};
 
 use super::world::CreatureId;
 use super::World;
@@ -41,24 +42,121 @@ pub(super) fn level_query<'a>(
     physics: &'a PhysicsWorld,
     rigs: &super::ragdoll::Rigs,
 ) -> QueryPipeline<'a> {
+    physics.query_pipeline_with_filter(level_filter(rigs))
+}
+
+/// The filter of [`level_query`].
+fn level_filter(rigs: &super::ragdoll::Rigs) -> QueryFilter<'static> {
     if rigs.rigs.is_empty() {
-        physics.query_pipeline()
+        QueryFilter::default()
     } else {
-        physics.query_pipeline_with_filter(rapier3d::prelude::QueryFilter::exclude_dynamic())
+        QueryFilter::exclude_dynamic()
+    }
+}
+
+/// The level's ground heightfield, answered without the query pipeline: a ray straight down
+/// meets it in the one cell under it (two triangles, parry's own), where a general ray cast
+/// descends the pipeline's tree and walks the heightfield's cells along the ray. Ground casts
+/// are most of locomotion's cost in a crowd.
+#[derive(Clone, Copy)]
+pub(super) struct Field<'a> {
+    shape: &'a HeightField,
+    /// The collider's translation (heightfields are never rotated here).
+    at: Vec3,
+}
+
+impl<'a> Field<'a> {
+    /// The ground collider `handle` as a field, when it is a heightfield.
+    pub(super) fn of(physics: &'a PhysicsWorld, handle: ColliderHandle) -> Option<Field<'a>> {
+        let c = physics.colliders.get(handle)?;
+        Some(Field {
+            shape: c.shape().as_heightfield()?,
+            at: c.position().translation,
+        })
+    }
+
+    /// The height of the surface straight below (or above) `p`, `None` off the field.
+    fn surface_at(&self, p: Vec3) -> Option<f32> {
+        let local = p - self.at;
+        let (i, j) = self.shape.cell_at_point(local)?;
+        let (t1, t2) = self.shape.triangles_at(i, j);
+        // Barycentric weights in the x-z plane; of the cell's two triangles, the one that
+        // holds the point (the larger smallest weight: no gap between them at the diagonal).
+        let mut best: Option<(f32, f32)> = None;
+        for t in [t1, t2].into_iter().flatten() {
+            let (e0, e1, q) = (t.b - t.a, t.c - t.a, local - t.a);
+            let d = e0.x * e1.z - e1.x * e0.z;
+            if d.abs() < 1e-12 {
+                continue;
+            }
+            let u = (q.x * e1.z - e1.x * q.z) / d;
+            let v = (e0.x * q.z - q.x * e0.z) / d;
+            let w = 1.0 - u - v;
+            let inside = u.min(v).min(w);
+            let y = t.a.y * w + t.b.y * u + t.c.y * v;
+            if best.is_none_or(|(m, _)| inside > m) {
+                best = Some((inside, y));
+            }
+        }
+        best.map(|(_, y)| y + self.at.y)
     }
 }
 
 /// Ground queries against the rapier level.
 pub(super) struct RapierGround<'a> {
-    pub(super) query: QueryPipeline<'a>,
+    /// Every collider of the level (sphere sweeps).
+    query: QueryPipeline<'a>,
+    /// The ground heightfield, cast against directly, and the query for the rest of the
+    /// level (`None` when there is nothing but the ground).
+    field: Option<(Field<'a>, Option<QueryPipeline<'a>>)>,
+}
+
+impl<'a> RapierGround<'a> {
+    /// Ground queries on `world`'s level (its ragdolls' parts left out).
+    pub(super) fn new(
+        physics: &'a PhysicsWorld,
+        rigs: &super::ragdoll::Rigs,
+        ground: Option<ColliderHandle>,
+        only_ground: bool,
+    ) -> RapierGround<'a> {
+        let query = level_query(physics, rigs);
+        let field = ground
+            .and_then(|h| Field::of(physics, h).map(|f| (h, f)))
+            .map(|(h, f)| {
+                let rest = (!only_ground).then(|| {
+                    physics.query_pipeline_with_filter(QueryFilter {
+                        exclude_collider: Some(h),
+                        ..level_filter(rigs)
+                    })
+                });
+                (f, rest)
+            });
+        RapierGround { query, field }
+    }
 }
 
 impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
+        let toi = match &self.field {
+            None => ray_down(&self.query, origin, max_distance),
+            Some((field, rest)) => {
+                let on_field = field
+                    .surface_at(origin)
+                    .map(|y| origin.y - y)
+                    .filter(|t| (0.0..=max_distance).contains(t));
+                let on_rest = rest
+                    .as_ref()
+                    .and_then(|q| ray_down(q, origin, max_distance));
+                match (on_field, on_rest) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+        };
         // A cast that starts inside solid geometry (a foot spot inside a wall) is a miss:
         // locomotion then keeps the last good spot instead of planting a foot in the wall.
-        match ray_down(&self.query, origin, max_distance) {
+        match toi {
             Some(toi) if toi > 1e-4 => Some(origin - Vec3::Y * toi),
             _ => None,
         }
@@ -91,10 +189,20 @@ impl World {
         self.physics = PhysicsWorld::default();
         // Rigs lived in the old physics world: they are rebuilt from their plain data.
         self.rigs.rigs.clear();
-        self.level.build_colliders(&mut self.physics.colliders);
+        self.ground_collider = self.level.build_colliders(&mut self.physics.colliders);
         // One step brings the broad phase (used by every query) up to date.
         self.physics.step();
         self.level_dirty = false;
+    }
+
+    /// Ground queries for locomotion on the level as it stands (its ragdolls left out).
+    pub(super) fn ground_query(&self) -> RapierGround<'_> {
+        RapierGround::new(
+            &self.physics,
+            &self.rigs,
+            self.ground_collider,
+            self.level.boxes.is_empty(),
+        )
     }
 
     /// Casts a ray against the static level.
@@ -171,9 +279,7 @@ impl World {
     /// Ground casts alone for every leg of every creature, as locomotion would do them this
     /// tick: the measure the tick cost is compared against. Returns the hits found.
     pub fn cast_feet_only(&self) -> usize {
-        let ground = RapierGround {
-            query: level_query(&self.physics, &self.rigs),
-        };
+        let ground = self.ground_query();
         let mut hits = 0;
         for c in &self.creatures {
             let y = c.loco.position.y + 0.5;
@@ -183,5 +289,94 @@ impl World {
             }
         }
         hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::level::{BoxDesc, GroundDesc, HeightSource};
+
+    /// A rough ground (noise, 0.25 m cells) with a box standing on it.
+    fn rough_world(with_box: bool) -> World {
+        let mut w = World::new(1);
+        w.set_ground(&GroundDesc {
+            position: Vec3::new(0.5, -0.3, -0.25),
+            width: 12.0,
+            depth: 9.0,
+            heights: HeightSource::Noise {
+                amplitude: 0.8,
+                scale: 3.0,
+                seed: 7,
+            },
+        })
+        .expect("ground");
+        if with_box {
+            w.add_box(BoxDesc {
+                position: Vec3::new(1.0, 0.4, 1.0),
+                size: Vec3::new(1.5, 0.8, 1.0),
+                rotation: Vec3::new(0.0, 30.0, 0.0),
+            })
+            .expect("box");
+        }
+        w.refresh_level();
+        w
+    }
+
+    #[test]
+    fn ground_casts_answer_what_a_ray_cast_on_the_whole_level_answers() {
+        for with_box in [false, true] {
+            let w = rough_world(with_box);
+            let fast = w.ground_query();
+            assert!(fast.field.is_some(), "the ground is cast against directly");
+            assert_eq!(fast.field.as_ref().map(|f| f.1.is_some()), Some(with_box));
+            let full = level_query(&w.physics, &w.rigs);
+            // A fixed sequence of points (xorshift).
+            let mut state = 0x9e37_79b9_u32;
+            let mut range = |lo: f32, hi: f32| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                lo + (hi - lo) * (state as f32 / u32::MAX as f32)
+            };
+            let (mut hits, mut misses) = (0, 0);
+            for k in 0..4000 {
+                // Points over the field, past its edges, on cell corners and edges, inside
+                // and over the box, and some below the ground.
+                let mut p = Vec3::new(range(-7.0, 8.0), range(-1.5, 2.5), range(-6.0, 5.5));
+                if k % 5 == 0 {
+                    p.x = (p.x * 4.0).round() / 4.0 + 0.5;
+                    p.z = (p.z * 4.0).round() / 4.0 - 0.25;
+                }
+                let max = range(0.2, 3.0);
+                let want = match ray_down(&full, p, max) {
+                    Some(t) if t > 1e-4 => Some(p - Vec3::Y * t),
+                    _ => None,
+                };
+                let got = fast.cast_down(p, max);
+                match (want, got) {
+                    (Some(a), Some(b)) => {
+                        hits += 1;
+                        // On a cell's edge the ray cast may slip between two triangles and
+                        // look again 1 mm aside (`ray_down`): the slope over that millimetre.
+                        let tol = if k % 5 == 0 { 3e-3 } else { 1e-4 };
+                        assert!(
+                            (a.y - b.y).abs() < tol,
+                            "at {p} (max {max}): ray cast {a}, direct {b}"
+                        );
+                    }
+                    (None, None) => misses += 1,
+                    // A hit exactly at the cast's reach may fall either side of it.
+                    (a, b) => {
+                        let y = a.or(b).map_or(f32::NAN, |q| q.y);
+                        assert!(
+                            ((p.y - y) - max).abs() < 1e-3 || (p.y - y) < 2e-4,
+                            "at {p} (max {max}): ray cast {a:?}, direct {b:?}"
+                        );
+                    }
+                }
+            }
+            assert!(hits > 1000 && misses > 500, "{hits} hits, {misses} misses");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! validation, and their conversion into rapier colliders.
 
 use glam::{Quat, Vec3};
-use rapier3d::prelude::{ColliderBuilder, ColliderSet};
+use rapier3d::prelude::{ColliderBuilder, ColliderHandle, ColliderSet};
 
 use crate::locomotion::def::{finite, finite_vec, positive};
 use crate::locomotion::DefError;
@@ -299,14 +299,13 @@ impl Level {
         input
     }
 
-    /// Rebuilds `colliders` from the level.
-    pub fn build_colliders(&self, colliders: &mut ColliderSet) {
-        if let Some(g) = &self.ground {
-            colliders.insert(g.collider());
-        }
+    /// Rebuilds `colliders` from the level; the ground's collider, if there is a ground.
+    pub fn build_colliders(&self, colliders: &mut ColliderSet) -> Option<ColliderHandle> {
+        let ground = self.ground.as_ref().map(|g| colliders.insert(g.collider()));
         for b in &self.boxes {
             colliders.insert(b.collider());
         }
+        ground
     }
 }
 

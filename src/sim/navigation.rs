@@ -18,12 +18,21 @@ use crate::math::frame::horizontal;
 use crate::nav::mesh::BakeError;
 use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
 
-/// An agent slower than this share of its cruise speed, far from its target, is stuck...
+/// An agent slower than this share of its cruise speed, short of its target, is stuck...
 const STUCK_SPEED: f32 = 0.2;
-/// ...once it has been so this long (s): it then sidesteps to its right.
+/// ...once it has been so this long (s): it then sidesteps to its right (while the target is
+/// more than a metre beyond its stopping distance).
 const STUCK_AFTER: f32 = 0.5;
 /// How far to its right a stuck agent turns its desired velocity (radians, 60°).
 const SIDESTEP: f32 = 1.05;
+/// An agent that has made no headway toward its target (less than [`STUCK_SPEED`] of its
+/// cruise speed) for this long (s) within [`CROWDED_REACH`] radii of it (beyond its stopping
+/// distance) arrives where it stands: others stand on or around its spot (a crowd filling
+/// the end of a corridor, a spot already taken), and pushing at them, or circling them,
+/// would go on for ever.
+const CROWDED_AFTER: f32 = 2.0;
+/// See [`CROWDED_AFTER`]: agent radii.
+const CROWDED_REACH: f32 = 4.0;
 /// Agents on one navmesh whose paths and avoidance update every tick; a bigger crowd updates
 /// every `ceil(agents / CROWD_AT_60HZ)` ticks (with that many ticks' time), down to
 /// [`MIN_NAV_HZ`], so a tick's navigation work stays near this many agents' worth.
@@ -50,8 +59,12 @@ pub struct NavGoal {
     pub arrived: bool,
     /// Not yet an agent (new, or the navmesh changed).
     pub pending: bool,
-    /// Seconds it has made almost no headway toward a target still far away.
+    /// Seconds it has been slower than `STUCK_SPEED` short of its target (a sidestep when
+    /// the target is still far).
     pub stuck: f32,
+    /// Seconds it has made almost no headway toward its target (standing, or going round
+    /// others) while near it: see `CROWDED_AFTER`.
+    pub held: f32,
 }
 
 /// The settings a creature type's `nav` table bakes for.
@@ -492,6 +505,7 @@ fn place_agents(
         if goal.pending {
             goal.pending = false;
             let Some(target) = agent_target(n, c.id, goal.dest, here, events) else {
+                n.remove_agent(c.id.0);
                 failed.push((i, "the navmesh is empty".into()));
                 continue;
             };
@@ -556,14 +570,19 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     let Some(a) = n.agent(c.id.0) else { return };
     let target = goal.target.unwrap_or(goal.dest);
     let nv = &c.def.nav;
+    let id = c.id;
+    let arrive =
+        |goal: &mut NavGoal, n: &mut Navigator, intent: &mut Intent, events: &mut Vec<_>| {
+            goal.arrived = true;
+            // It stays an agent, standing, until it is given other orders: others walk round it
+            // instead of through it.
+            n.stand(id.0);
+            *intent = Intent::Idle;
+            events.push(WorldEvent::Arrive { id });
+        };
     let desired = match a.state {
         NavAgentState::Arrived => {
-            goal.arrived = true;
-            // It stays an agent, standing, until it is given other orders: others walk
-            // round it instead of through it.
-            n.stand(c.id.0);
-            c.loco.intent = Intent::Idle;
-            events.push(WorldEvent::Arrive { id: c.id });
+            arrive(goal, n, &mut c.loco.intent, events);
             return;
         }
         NavAgentState::Moving | NavAgentState::Idle => a.desired,
@@ -589,13 +608,27 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     // Two agents meeting head-on can hold each other still for ever (avoidance is
     // symmetric). One that has made no headway for a while sidesteps to its right, as
     // people keep right: both do, so they pass.
-    let far = horizontal(target - here).length() > nv.stopping_distance + 1.0;
-    if far && c.loco.speed() < STUCK_SPEED * nv.speed {
+    let left = horizontal(target - here).length() - nv.stopping_distance;
+    if left > 0.0 && c.loco.speed() < STUCK_SPEED * nv.speed {
         goal.stuck += dt;
     } else {
         goal.stuck = 0.0;
     }
-    if goal.stuck > STUCK_AFTER && desired.length_squared() > 1e-6 {
+    let toward = horizontal(target - here).normalize_or_zero();
+    if left > 0.0
+        && left <= CROWDED_REACH * nv.radius
+        && horizontal(c.loco.velocity).dot(toward) < STUCK_SPEED * nv.speed
+    {
+        goal.held += dt;
+    } else {
+        goal.held = 0.0;
+    }
+    if goal.held > CROWDED_AFTER {
+        arrive(goal, n, &mut c.loco.intent, events);
+        return;
+    }
+    // Near its target a slow agent is braking (or waiting for the spot): no sidestep.
+    if goal.stuck > STUCK_AFTER && left > 1.0 && desired.length_squared() > 1e-6 {
         let right = Vec3::new(-desired.z, 0.0, desired.x);
         desired = desired * SIDESTEP.cos() + right * SIDESTEP.sin();
     }

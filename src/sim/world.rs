@@ -223,6 +223,8 @@ pub struct World {
     /// What built `level`, piece by piece, with the mod that added each.
     pub(super) pieces: Vec<(String, LevelPiece)>,
     pub(super) level_dirty: bool,
+    /// The ground's collider in `physics` (ground casts answer it directly).
+    pub(super) ground_collider: Option<rapier3d::prelude::ColliderHandle>,
     pub(super) level_version: u64,
     pub(super) types: Vec<CreatureType>,
     pub(super) creatures: Vec<Creature>,
@@ -269,6 +271,7 @@ impl World {
             level: Level::default(),
             pieces: Vec::new(),
             level_dirty: false,
+            ground_collider: None,
             level_version: 0,
             types: Vec::new(),
             creatures: Vec::new(),
@@ -376,9 +379,7 @@ impl World {
     pub fn spawn(&mut self, type_id: TypeId, position: Vec3, yaw: f32) -> Option<CreatureId> {
         self.refresh_level();
         let def = self.types.get(type_id.0 as usize)?.def.clone();
-        let ground = RapierGround {
-            query: super::ground::level_query(&self.physics, &self.rigs),
-        };
+        let ground = self.ground_query();
         let loco = Locomotor::spawn(&def, position, yaw, &ground);
         let id = CreatureId(self.next_id);
         self.next_id += 1;
@@ -481,7 +482,9 @@ impl World {
                     }
                 }
                 Command::SetDestination(id, dest) => {
-                    self.drop_agent(*id);
+                    // An agent stays one: its new destination resets it in place at the next
+                    // placement (`place_agents`), not by leaving the dense agent array and
+                    // entering it again (two moves of the array's tail).
                     if let Some(c) = self.creature_mut(*id) {
                         c.loco.follow = None;
                         c.nav = Some(NavGoal {
@@ -490,6 +493,7 @@ impl World {
                             arrived: false,
                             pending: true,
                             stuck: 0.0,
+                            held: 0.0,
                         });
                     }
                 }
@@ -564,9 +568,12 @@ impl World {
             pool,
             physics,
             rigs,
+            ground_collider,
+            level,
             ..
         } = self;
         let (physics, rigs) = (&*physics, &*rigs);
+        let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
         let push =
             |events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool| {
                 for s in steps {
@@ -582,9 +589,7 @@ impl World {
                 }
             };
         let Some(pool) = pool.as_ref() else {
-            let ground = RapierGround {
-                query: super::ground::level_query(physics, rigs),
-            };
+            let ground = RapierGround::new(physics, rigs, field, only_ground);
             for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
                 let Some(dt) = c.take_turn(dt) else { continue };
                 c.loco
@@ -603,9 +608,7 @@ impl World {
                 .map_init(
                     // A query pipeline per chunk of work (its filter is not shareable).
                     || {
-                        let ground = RapierGround {
-                            query: super::ground::level_query(physics, rigs),
-                        };
+                        let ground = RapierGround::new(physics, rigs, field, only_ground);
                         (Scratch::default(), ground)
                     },
                     |(s, ground), c| {

@@ -278,9 +278,12 @@ impl World {
     /// Ends a ragdoll: the stepper takes over from the rig's pose.
     fn hand_back(&mut self, id: CreatureId) {
         self.drop_rig(id);
-        let ground = RapierGround {
-            query: crate::sim::ground::level_query(&self.physics, &self.rigs),
-        };
+        let ground = RapierGround::new(
+            &self.physics,
+            &self.rigs,
+            self.ground_collider,
+            self.level.boxes.is_empty(),
+        );
         let Some(i) = self.creatures.binary_search_by_key(&id, |c| c.id).ok() else {
             return;
         };
