@@ -10,7 +10,7 @@ use crate::math::Curve;
 use crate::render::instances::PathView;
 use crate::render::{DebugFlags, FrameInstances, OrbitCamera};
 use crate::script::{CameraRequest, LookAt, ScriptHost};
-use crate::sim::{CreatureId, Snapshot, World};
+use crate::sim::{CreatureId, Motion, Snapshot, World};
 
 /// A camera flying a path (`camera.path`), timed in simulation seconds.
 #[derive(Clone, Debug)]
@@ -42,10 +42,8 @@ pub(crate) struct View {
     pub selected: Option<CreatureId>,
     /// Debug layers.
     pub debug: DebugFlags,
-    /// Snapshot after the previous tick.
-    pub prev: Snapshot,
-    /// Snapshot after the latest tick.
-    pub cur: Snapshot,
+    /// Every creature's poses at its last two turns (the latest snapshot is `motion.cur`).
+    pub motion: Motion,
     /// What this frame draws (interpolated).
     pub draw: Snapshot,
     /// Instances built from `draw`.
@@ -129,8 +127,7 @@ impl View {
             home: camera,
             ..Default::default()
         };
-        v.cur.capture(world);
-        v.prev.clone_from(&v.cur);
+        v.motion = Motion::new(world);
         v
     }
 
@@ -151,7 +148,7 @@ impl View {
                         duration,
                         ease,
                         look_at,
-                        start: self.cur.time,
+                        start: self.motion.cur.time,
                     });
                 }
                 CameraRequest::Look { from, at } => {
@@ -166,8 +163,7 @@ impl View {
 
     /// After a tick: shift snapshots and take the new one.
     pub(crate) fn after_tick(&mut self, world: &World) {
-        std::mem::swap(&mut self.prev, &mut self.cur);
-        self.cur.capture(world);
+        self.motion.after_tick(world);
         if let Some(id) = self.selected {
             if world.creature(id).is_none() {
                 self.selected = None;
@@ -179,7 +175,7 @@ impl View {
     /// Builds this frame's instances at `alpha` (0..1) between the last two ticks; moves a
     /// following camera along (eased by `dt` seconds of wall time).
     pub(crate) fn prepare_frame(&mut self, alpha: f32, dt: f32, host: &ScriptHost) {
-        self.draw.interpolate(&self.prev, &self.cur, alpha);
+        self.motion.frame(alpha, &mut self.draw);
         if let Some(id) = self.follow {
             match self.draw.creatures.iter().find(|c| c.id == id) {
                 Some(c) => {
@@ -376,15 +372,15 @@ mod tests {
             ease,
             look_at: Some(LookAt::Point(Vec3::ZERO)),
         }]);
-        v.cur.time = 0.0;
-        v.prev.time = 0.0;
+        v.motion.cur.time = 0.0;
+        v.motion.prev.time = 0.0;
         v.prepare_frame(1.0, 0.016, &host);
         assert!(
             v.camera.eye().distance(Vec3::new(-10.0, 4.0, 0.0)) < 1e-3,
             "starts at the path start: {}",
             v.camera.eye()
         );
-        v.cur.time = 1.0;
+        v.motion.cur.time = 1.0;
         v.prepare_frame(1.0, 0.016, &host);
         assert!(
             v.camera.eye().distance(path.point(path.length() * 0.5)) < 1e-3,
@@ -394,7 +390,7 @@ mod tests {
             (v.camera.target - Vec3::ZERO).length() < 1e-4,
             "looks at the point"
         );
-        v.cur.time = 5.0;
+        v.motion.cur.time = 5.0;
         v.prepare_frame(1.0, 0.016, &host);
         assert!(v.camera.eye().distance(Vec3::new(10.0, 4.0, 0.0)) < 1e-3);
         assert!(v.flight.is_none(), "the flight ends");

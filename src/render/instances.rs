@@ -475,6 +475,7 @@ mod tests {
                 leg_radius: 0.03,
                 first_leg,
                 leg_count: 8,
+                turn: true,
             });
         }
         s

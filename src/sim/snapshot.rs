@@ -46,6 +46,9 @@ pub struct CreatureView {
     pub first_leg: u32,
     /// Number of legs and arms.
     pub leg_count: u32,
+    /// Whether it moved on the tick the snapshot was taken after (always, at full detail; a
+    /// far creature under a level of detail only on its turns, see `sim::detail`).
+    pub turn: bool,
 }
 
 /// Everything a frame draws of the dynamic world.
@@ -153,6 +156,7 @@ impl Snapshot {
                 leg_radius: (longest * 0.035).clamp(0.01, 0.08),
                 first_leg,
                 leg_count: self.legs.len() as u32 - first_leg,
+                turn: c.due || c.rag.is_some(),
             });
         }
     }
@@ -160,10 +164,15 @@ impl Snapshot {
     /// Blends two snapshots (`a` at `t = 0`, `b` at `t = 1`) into `self`: creatures present
     /// in both are interpolated, the rest are taken from `b`.
     pub fn interpolate(&mut self, a: &Snapshot, b: &Snapshot, t: f32) {
+        self.interpolate_each(a, b, |_| t);
+    }
+
+    /// [`Snapshot::interpolate`] with each creature at its own `t(index in b)`.
+    pub fn interpolate_each(&mut self, a: &Snapshot, b: &Snapshot, t: impl Fn(usize) -> f32) {
         self.clone_from(b);
-        let t = t.clamp(0.0, 1.0);
         let mut j = 0;
-        for c in self.creatures.iter_mut() {
+        for (i, c) in self.creatures.iter_mut().enumerate() {
+            let t = t(i).clamp(0.0, 1.0);
             while j < a.creatures.len() && a.creatures[j].id < c.id {
                 j += 1;
             }
@@ -189,6 +198,98 @@ impl Snapshot {
                 pb.foot = pa.foot.lerp(pb.foot, t);
             }
         }
+    }
+}
+
+/// What frames draw between ticks: every creature between its poses at its last two turns,
+/// at its own pace. At full detail those are the last two ticks; a far creature under a
+/// level of detail (`sim::detail`) moves on one tick in `every`, and is drawn gliding from
+/// its pose at one turn to the next over the ticks between them (`every` ticks behind,
+/// where a near one is one tick behind) instead of jumping on one frame in `every` and
+/// standing still in between.
+#[derive(Clone, Debug, Default)]
+pub struct Motion {
+    /// Each creature's pose at its turn before the last.
+    pub prev: Snapshot,
+    /// The latest snapshot: each creature's pose at its last turn.
+    pub cur: Snapshot,
+    /// Per creature of `cur`: the tick of its last turn and the ticks between its last two.
+    turns: Vec<(u64, u32)>,
+    /// Spare buffers.
+    spare: Snapshot,
+}
+
+impl Motion {
+    /// Starts from `world` as it stands (nothing moving yet).
+    pub fn new(world: &World) -> Motion {
+        let mut m = Motion::default();
+        m.cur.capture(world);
+        m.prev.clone_from(&m.cur);
+        m.turns = vec![(m.cur.frame, 1); m.cur.creatures.len()];
+        m
+    }
+
+    /// After a tick: the new snapshot; creatures that moved on it shift their last two turns.
+    pub fn after_tick(&mut self, world: &World) {
+        // `spare` takes the old latest snapshot; `cur` the new one.
+        std::mem::swap(&mut self.spare, &mut self.cur);
+        self.cur.capture(world);
+        let (old, prev) = (&self.spare, &self.prev);
+        let mut next = Snapshot {
+            frame: old.frame,
+            time: old.time,
+            level_version: old.level_version,
+            creatures: Vec::with_capacity(self.cur.creatures.len()),
+            legs: Vec::with_capacity(self.cur.legs.len()),
+            rig_joints: Vec::new(),
+        };
+        let mut turns = Vec::with_capacity(self.cur.creatures.len());
+        let (mut i, mut j) = (0, 0);
+        for c in &self.cur.creatures {
+            while old.creatures.get(i).is_some_and(|o| o.id < c.id) {
+                i += 1;
+            }
+            while prev.creatures.get(j).is_some_and(|o| o.id < c.id) {
+                j += 1;
+            }
+            let same = |o: &&CreatureView| o.id == c.id && o.leg_count == c.leg_count;
+            let last = old.creatures.get(i).filter(same);
+            // A creature that moved: its turn before the last is the old latest snapshot (it
+            // has not moved since its last turn), and its last turn is now. One that did not
+            // keeps both.
+            let (from, src, turn) = match (last, c.turn) {
+                (Some(o), true) => {
+                    let span = self.cur.frame.saturating_sub(self.turns[i].0).max(1);
+                    (o, old, (self.cur.frame, span as u32))
+                }
+                (Some(_), false) => match prev.creatures.get(j).filter(same) {
+                    Some(p) => (p, prev, self.turns[i]),
+                    None => (c, &self.cur, (self.cur.frame, 1)),
+                },
+                // New: drawn where it is.
+                (None, _) => (c, &self.cur, (self.cur.frame, 1)),
+            };
+            let first = next.legs.len() as u32;
+            next.legs.extend_from_slice(src.legs_of(from));
+            next.creatures.push(CreatureView {
+                first_leg: first,
+                ..*from
+            });
+            turns.push(turn);
+        }
+        self.prev = next;
+        self.turns = turns;
+    }
+
+    /// The frame `alpha` (0..1) of the way from the last tick to the next: each creature
+    /// between its last two turns, `(ticks since its last turn + alpha) / (ticks between
+    /// them)` of the way.
+    pub fn frame(&self, alpha: f32, out: &mut Snapshot) {
+        let now = self.cur.frame;
+        out.interpolate_each(&self.prev, &self.cur, |i| match self.turns.get(i) {
+            Some(&(last, span)) => (now.saturating_sub(last) as f32 + alpha) / span as f32,
+            None => alpha,
+        });
     }
 }
 
@@ -241,5 +342,103 @@ mod tests {
         assert!(pb.z > pa.z);
         assert!((pm - (pa + pb) * 0.5).length() < 1e-5);
         assert!(w.level_version() > 0);
+    }
+}
+
+#[cfg(test)]
+mod motion_tests {
+    use super::*;
+    use crate::locomotion::def::tests::spider;
+    use crate::locomotion::Intent;
+    use crate::sim::{Command, Detail, GroundDesc, HeightSource, TICK_DT};
+
+    /// (near z, far z).
+    type Zs = (f32, f32);
+
+    /// Two spiders walking along +z: one at the level of detail's focus, one 30 m away
+    /// (moving on one tick in 3). Drawn at 4 frames per tick: (near z, far z) per frame, and
+    /// each one's z at every tick.
+    fn walk_and_draw(ticks: usize) -> (Vec<Zs>, Vec<Zs>) {
+        let mut w = World::new(1);
+        w.set_ground(&GroundDesc {
+            position: Vec3::ZERO,
+            width: 80.0,
+            depth: 80.0,
+            heights: HeightSource::Flat,
+        })
+        .expect("ground");
+        let t = w.register_type("t/spider", spider().validate().expect("valid"));
+        let near = w.spawn(t, Vec3::new(0.0, 0.0, -10.0), 0.0).expect("spawn");
+        let far = w.spawn(t, Vec3::new(30.0, 0.0, -10.0), 0.0).expect("spawn");
+        for id in [near, far] {
+            w.push(Command::SetIntent(
+                id,
+                Intent::Move {
+                    dir: Vec3::Z,
+                    speed: 1.0,
+                    drop: false,
+                },
+            ));
+        }
+        w.set_detail(Some(Detail::around(Vec3::new(0.0, 0.0, -10.0), 10.0)));
+        let mut m = Motion::new(&w);
+        let mut out = Snapshot::default();
+        let (mut drawn, mut ticked) = (Vec::new(), Vec::new());
+        for _ in 0..ticks {
+            w.step(TICK_DT);
+            m.after_tick(&w);
+            let z = |s: &Snapshot, k: usize| s.creatures[k].position.z;
+            ticked.push((z(&m.cur, 0), z(&m.cur, 1)));
+            for a in [0.0, 0.25, 0.5, 0.75] {
+                m.frame(a, &mut out);
+                drawn.push((z(&out, 0), z(&out, 1)));
+            }
+        }
+        (drawn, ticked)
+    }
+
+    #[test]
+    fn far_creatures_are_drawn_gliding_between_their_turns() {
+        let (drawn, ticked) = walk_and_draw(240);
+        // Once both walk at speed (the last two seconds).
+        let steps = |k: usize| -> Vec<f32> {
+            drawn[480..]
+                .windows(2)
+                .map(|w| {
+                    if k == 0 {
+                        w[1].0 - w[0].0
+                    } else {
+                        w[1].1 - w[0].1
+                    }
+                })
+                .collect()
+        };
+        let tick_steps: Vec<f32> = ticked[120..].windows(2).map(|w| w[1].1 - w[0].1).collect();
+        // The far one moves on one tick in three (the world's level of detail)...
+        let still = tick_steps.iter().filter(|d| d.abs() < 1e-6).count();
+        assert!(
+            (still as f32 / tick_steps.len() as f32 - 2.0 / 3.0).abs() < 0.05,
+            "{still} of {} ticks without a move",
+            tick_steps.len()
+        );
+        // ...yet every frame draws it a little farther on, by about the same step: no frame
+        // jumps and none stands still, as for the near one.
+        for k in [0, 1] {
+            let s = steps(k);
+            let mean = s.iter().sum::<f32>() / s.len() as f32;
+            assert!(mean > 1e-3, "creature {k} walks: {mean}");
+            let (lo, hi) = s
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(l, h), d| (l.min(*d), h.max(*d)));
+            assert!(
+                lo > 0.3 * mean && hi < 2.0 * mean,
+                "creature {k}: frame steps {lo:.4}..{hi:.4} m, mean {mean:.4}"
+            );
+        }
+        // The near one is drawn between its last two ticks, as before: at the start of a tick
+        // exactly where it was the tick before.
+        for i in 1..ticked.len() {
+            assert_eq!(drawn[i * 4].0, ticked[i - 1].0, "tick {i}");
+        }
     }
 }
