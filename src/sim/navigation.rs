@@ -112,6 +112,18 @@ pub(crate) enum Status<'a> {
 }
 
 impl NavWorld {
+    /// Runs the crowd updates `step_nav` deferred (`deferred[i]` for the `i`-th ready
+    /// navigator: `(tick, every)`, `None` when it updated there), each `dt` long.
+    pub(crate) fn step_deferred(&mut self, deferred: &[Option<(u64, u64)>], dt: f32) {
+        for (n, d) in self.ready().zip(deferred) {
+            if let Some((tick, every)) = *d {
+                if n.agent_count() > 0 {
+                    n.step(dt, tick, every);
+                }
+            }
+        }
+    }
+
     /// The navigator for `s` on the level at `version`, baking it if needed: on a worker
     /// thread when bakes run in the background (then `Baking` until it is done), else here.
     pub(crate) fn get(
@@ -284,11 +296,14 @@ impl World {
     /// their paths (with avoidance) and set each creature's movement intent.
     pub fn nav_tick(&mut self, dt: f32) {
         self.step_nav(dt);
+        let deferred = std::mem::take(&mut self.nav_deferred);
+        self.nav.step_deferred(&deferred, dt);
     }
 
     /// Navigation: agents follow their paths (with avoidance); each creature's movement
     /// intent comes from its agent's desired velocity, within its `nav` limits.
     pub(super) fn step_nav(&mut self, dt: f32) {
+        self.nav_deferred.clear();
         if !self.creatures.iter().any(|c| c.nav.is_some()) {
             return;
         }
@@ -309,6 +324,7 @@ impl World {
             events,
             nav_ticks,
             nav_full_rate,
+            nav_deferred,
             ..
         } = self;
         let input = || level.nav_input();
@@ -316,14 +332,25 @@ impl World {
         let tick = *nav_ticks;
         *nav_ticks += 1;
         let full = *nav_full_rate;
+        // A crowd's share of path following and avoidance (navigators updated every few
+        // ticks) is deferred: it runs beside the tick's locomotion (see `step_locomotion`),
+        // on the bodies fed above, and its agents steer by it from their next tick on.
+        // Navigators updated every tick (up to `CROWD_AT_60HZ` agents) update here, before
+        // their agents steer, as they always did.
+        nav_deferred.clear();
         for n in nav.ready() {
             let every = if full {
                 1
             } else {
                 nav_interval(n.agent_count())
             };
-            if n.agent_count() > 0 {
-                n.step(dt, tick, every);
+            if every > 1 {
+                nav_deferred.push(Some((tick, every)));
+            } else {
+                nav_deferred.push(None);
+                if n.agent_count() > 0 {
+                    n.step(dt, tick, every);
+                }
             }
         }
         for c in creatures.iter_mut() {

@@ -224,7 +224,7 @@ pub struct World {
     pub(super) pieces: Vec<(String, LevelPiece)>,
     pub(super) level_dirty: bool,
     /// The ground's collider in `physics` (ground casts answer it directly).
-    pub(super) ground_collider: Option<rapier3d::prelude::ColliderHandle>,
+    pub(super) ground_collider: Option<super::ground::GroundRef>,
     pub(super) level_version: u64,
     pub(super) types: Vec<CreatureType>,
     pub(super) creatures: Vec<Creature>,
@@ -252,6 +252,9 @@ pub struct World {
     pub(super) nav_ticks: u64,
     /// Every agent updates every tick, whatever the crowd.
     pub(super) nav_full_rate: bool,
+    /// Per ready navigator, its crowd update deferred to run beside locomotion this tick:
+    /// `(tick, every)` (see `step_nav`).
+    pub(super) nav_deferred: Vec<Option<(u64, u64)>>,
     /// Level of detail (`None`: every creature at full detail).
     pub(super) detail: Option<super::detail::Detail>,
     /// Every creature is `due` (as it is without a level of detail): nothing to mark.
@@ -290,6 +293,7 @@ impl World {
             paths: std::collections::BTreeMap::new(),
             nav_ticks: 0,
             nav_full_rate: false,
+            nav_deferred: Vec::new(),
             detail: None,
             all_due: true,
         }
@@ -570,8 +574,14 @@ impl World {
             rigs,
             ground_collider,
             level,
+            nav,
+            nav_deferred,
             ..
         } = self;
+        // The crowd navigation deferred by `step_nav` (it touches only the navigators, fed
+        // already): beside locomotion, on the pool's other thread when there is one.
+        let deferred = std::mem::take(nav_deferred);
+        let mut nav_step = || nav.step_deferred(&deferred, dt);
         let (physics, rigs) = (&*physics, &*rigs);
         let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
         let push =
@@ -598,30 +608,36 @@ impl World {
                 push(events, c.id, &scratch.events, end);
                 scratch.events.clear();
             }
+            nav_step();
             return;
         };
         use rayon::prelude::*;
-        let out: Vec<(CreatureId, Vec<StepEvent>, bool)> = pool.install(|| {
-            creatures
-                .par_iter_mut()
-                .filter(|c| c.rag.is_none())
-                .map_init(
-                    // A query pipeline per chunk of work (its filter is not shareable).
-                    || {
-                        let ground = RapierGround::new(physics, rigs, field, only_ground);
-                        (Scratch::default(), ground)
-                    },
-                    |(s, ground), c| {
-                        let Some(dt) = c.take_turn(dt) else {
-                            return (c.id, Vec::new(), false);
-                        };
-                        c.loco.update(&c.def, &c.gait, &c.lean, &*ground, dt, s);
-                        let end = std::mem::take(&mut s.path_end);
-                        (c.id, std::mem::take(&mut s.events), end)
-                    },
-                )
-                .filter(|(_, steps, end)| !steps.is_empty() || *end)
-                .collect()
+        let (out, ()) = pool.install(|| {
+            rayon::join(
+                || {
+                    creatures
+                        .par_iter_mut()
+                        .filter(|c| c.rag.is_none())
+                        .map_init(
+                            // A query pipeline per chunk of work (its filter is not shareable).
+                            || {
+                                let ground = RapierGround::new(physics, rigs, field, only_ground);
+                                (Scratch::default(), ground)
+                            },
+                            |(s, ground), c| {
+                                let Some(dt) = c.take_turn(dt) else {
+                                    return (c.id, Vec::new(), false);
+                                };
+                                c.loco.update(&c.def, &c.gait, &c.lean, &*ground, dt, s);
+                                let end = std::mem::take(&mut s.path_end);
+                                (c.id, std::mem::take(&mut s.events), end)
+                            },
+                        )
+                        .filter(|(_, steps, end)| !steps.is_empty() || *end)
+                        .collect::<Vec<(CreatureId, Vec<StepEvent>, bool)>>()
+                },
+                nav_step,
+            )
         });
         for (id, steps, end) in out {
             push(events, id, &steps, end);
