@@ -69,6 +69,17 @@ pub enum Intent {
     },
 }
 
+impl Intent {
+    /// Walk along `dir` at `speed` m/s, stopping at edges deeper than a step.
+    pub fn walk(dir: Vec3, speed: f32) -> Intent {
+        Intent::Move {
+            dir,
+            speed,
+            drop: false,
+        }
+    }
+}
+
 /// A foot landed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepEvent {

@@ -312,14 +312,7 @@ mod tests {
         .expect("ground");
         let t = w.register_type("t/spider", spider().validate().expect("valid"));
         let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
-        w.push(Command::SetIntent(
-            id,
-            Intent::Move {
-                dir: Vec3::Z,
-                speed: 1.0,
-                drop: false,
-            },
-        ));
+        w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 1.0)));
         let (mut a, mut b, mut mid) = (
             Snapshot::default(),
             Snapshot::default(),
@@ -371,14 +364,7 @@ mod motion_tests {
         let near = w.spawn(t, Vec3::new(0.0, 0.0, -10.0), 0.0).expect("spawn");
         let far = w.spawn(t, Vec3::new(30.0, 0.0, -10.0), 0.0).expect("spawn");
         for id in [near, far] {
-            w.push(Command::SetIntent(
-                id,
-                Intent::Move {
-                    dir: Vec3::Z,
-                    speed: 1.0,
-                    drop: false,
-                },
-            ));
+            w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 1.0)));
         }
         w.set_detail(Some(Detail::around(Vec3::new(0.0, 0.0, -10.0), 10.0)));
         let mut m = Motion::new(&w);

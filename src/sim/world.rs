@@ -729,14 +729,7 @@ pub(crate) mod tests {
             "{}",
             c.loco.position
         );
-        w.push(Command::SetIntent(
-            id,
-            Intent::Move {
-                dir: Vec3::Z,
-                speed: 1.0,
-                drop: false,
-            },
-        ));
+        w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 1.0)));
         for _ in 0..300 {
             w.step(TICK_DT);
         }

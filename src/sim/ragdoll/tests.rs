@@ -150,14 +150,7 @@ fn knock_over_and_wait(w: &mut World, id: CreatureId) -> (usize, u32) {
 /// Walks `secs` seconds and checks the stepper's invariants every tick: a planted foot
 /// never moves, no leg reaches past its length, the body stays over the ground.
 fn walk_checked(w: &mut World, id: CreatureId, secs: f32) {
-    w.push(Command::SetIntent(
-        id,
-        Intent::Move {
-            dir: Vec3::Z,
-            speed: 0.8,
-            drop: false,
-        },
-    ));
+    w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 0.8)));
     let mut prev: Option<Vec<(bool, Vec3)>> = None;
     let start = w.creature(id).expect("c").loco.position;
     for f in 0..(secs * 60.0) as usize {
@@ -630,14 +623,7 @@ fn a_creature_that_cannot_get_up_gives_up_after_its_tries_and_says_so() {
 fn entering_physics_keeps_the_body_where_and_as_fast_as_it_was_and_its_lean_spin() {
     let (mut w, t) = flat_world();
     let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
-    w.push(Command::SetIntent(
-        id,
-        Intent::Move {
-            dir: Vec3::Z,
-            speed: 1.0,
-            drop: false,
-        },
-    ));
+    w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 1.0)));
     for _ in 0..90 {
         w.step(TICK_DT);
     }
@@ -716,14 +702,7 @@ fn level_queries_never_see_ragdoll_parts_but_creature_rays_do() {
     let other = w
         .spawn(t, Vec3::new(-3.0, 0.0, body.z), 90.0)
         .expect("spawn");
-    w.push(Command::SetIntent(
-        other,
-        Intent::Move {
-            dir: Vec3::X,
-            speed: 0.8,
-            drop: false,
-        },
-    ));
+    w.push(Command::SetIntent(other, Intent::walk(Vec3::X, 0.8)));
     for _ in 0..60 * 8 {
         w.step(TICK_DT);
         for l in &w.creature(other).expect("c").loco.legs {
