@@ -3,14 +3,16 @@
 //!
 //! A reload runs the mod's new code and swaps its state in at once (types, behaviours,
 //! level); the brains its creatures ran in the old state queue up (in id order) with the
-//! old state kept alive to read them from. Each tick, before any callback, the next
-//! [`HostOptions::migrate_per_tick`](super::HostOptions) of them are rebuilt in the new state
-//! with their `state` carried over (as plain data) and get `on_reload`; the old state is
-//! dropped with the last of them. A creature waiting in the queue keeps doing what it was
-//! told (its walk goes on); its `on_update` is skipped until its brain is rebuilt, at most
-//! `ceil(n / migrate_per_tick) - 1` ticks. Who moves when depends only on the count, so runs
-//! stay deterministic. Anything else that rebuilds brains (another reload, a load) first
-//! finishes a move in progress.
+//! old state kept alive to read them from. The first share of them moves with the reload,
+//! the rest at the start of the next ticks, before any callback: each is rebuilt in the new
+//! state with its `state` carried over (as plain data) and gets `on_reload`; the old state
+//! is dropped with the last of them. A share is a third of the queue, so every brain is on
+//! the new code two ticks after the save, but at least [`MIN_SHARE`] and at most
+//! [`HostOptions::migrate_per_tick`](super::HostOptions) (a huge crowd takes longer rather
+//! than stall a frame). A creature waiting in the queue keeps doing what it was told (its
+//! walk goes on); its `on_update` is skipped until its brain is rebuilt. Who moves when
+//! depends only on the counts, so runs stay deterministic. Anything else that rebuilds
+//! brains (another reload, a load) first finishes a move in progress.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -21,8 +23,15 @@ use crate::script::plain::{Dropped, Plain};
 use crate::script::shared::{BrainRequest, LogLevel, LogLine};
 use crate::sim::CreatureId;
 
+/// Ticks a move takes (the reload's own, then the next ones) when no share is capped.
+const MOVE_TICKS: usize = 3;
+/// The fewest brains a share moves (unless `migrate_per_tick` is lower).
+const MIN_SHARE: usize = 128;
+
 /// Brains of one reloaded mod still to move into its new state.
 pub(super) struct Migration {
+    /// Brains moved per tick.
+    share: usize,
     /// The mod (its new state is `mods[..]` under this name).
     mod_name: String,
     /// Old brains still to move, in id order.
@@ -36,19 +45,29 @@ pub(super) struct Migration {
 impl Migration {
     /// A move of `queue` (old brains, in id order) out of `old` into mod `mod_name`'s new
     /// state; `dropped` counts what the brains moved at once could not carry.
+    /// `cap`: the most brains a tick moves (`HostOptions::migrate_per_tick`).
     pub(super) fn new(
         mod_name: &str,
         queue: Vec<(CreatureId, Brain)>,
         dropped: Dropped,
         old: Option<ModRuntime>,
+        cap: usize,
     ) -> Migration {
         Migration {
+            share: share_of(queue.len(), cap),
             mod_name: mod_name.to_string(),
             queue: queue.into(),
             dropped,
             old,
         }
     }
+}
+
+/// Brains moved per tick when `total` wait and a tick may move `cap`: a third of them (all
+/// moved two ticks after the reload's own), at least [`MIN_SHARE`], at most `cap`.
+fn share_of(total: usize, cap: usize) -> usize {
+    let cap = cap.max(1);
+    total.div_ceil(MOVE_TICKS).max(MIN_SHARE.min(cap)).min(cap)
 }
 
 /// The warning for values a reload could not carry in creatures' `state`.
@@ -87,6 +106,13 @@ pub(super) fn rebuild_request(id: CreatureId, mod_name: &str, b: &Brain) -> Brai
 }
 
 impl ScriptHost {
+    /// Moves this tick's share of the queued brains (see the module's notes).
+    pub(super) fn migrate_share(&mut self) {
+        if let Some(share) = self.migration.as_ref().map(|m| m.share) {
+            self.migrate(share);
+        }
+    }
+
     /// Moves up to `limit` queued brains into their mod's new state (state carried,
     /// `on_reload` called); a finished move drops the old state and reports what `state`
     /// tables could not carry.
@@ -195,5 +221,24 @@ impl ScriptHost {
     /// Brains still waiting to move into a reloaded mod's new state (0: none).
     pub fn brains_migrating(&self) -> usize {
         self.migration.as_ref().map_or(0, |m| m.queue.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::share_of;
+
+    #[test]
+    fn a_move_takes_three_ticks_unless_a_tick_would_move_too_many() {
+        // A few: all with the reload.
+        assert_eq!(share_of(10, 512), 128);
+        // 1 000: a third a tick, all on the new code two ticks after the save.
+        assert_eq!(share_of(1000, 512), 334);
+        assert!(3 * share_of(1000, 512) >= 1000);
+        // 10 000: the cap a tick (20 ticks), never a stalled frame.
+        assert_eq!(share_of(10_000, 512), 512);
+        // A small cap wins over the floor.
+        assert_eq!(share_of(10, 4), 4);
+        assert_eq!(share_of(10, 0), 1);
     }
 }

@@ -289,10 +289,16 @@ impl ScriptHost {
             }
         }
         // Brains the new code asked for (kept load-time creatures) and detached ones come
-        // back now; the rest move over a few hundred per tick, the first of them now.
+        // back now; the rest move over the next ticks, the first share of them now.
         self.rebuild_brains(&m.name, carried.now);
-        self.migration = Some(Migration::new(&m.name, carried.later, carried.dropped, old));
-        self.migrate(self.opts.migrate_per_tick.max(1));
+        self.migration = Some(Migration::new(
+            &m.name,
+            carried.later,
+            carried.dropped,
+            old,
+            self.opts.migrate_per_tick,
+        ));
+        self.migrate_share();
         if self.world.borrow().level_pieces() != pieces_before.as_slice() {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();

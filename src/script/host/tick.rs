@@ -23,7 +23,7 @@ impl ScriptHost {
             self.forget_gone();
             return events;
         }
-        self.migrate(self.opts.migrate_per_tick.max(1));
+        self.migrate_share();
         self.apply_brain_requests();
         self.reset_budgets();
         self.run_updates();
