@@ -296,8 +296,7 @@ impl World {
     /// their paths (with avoidance) and set each creature's movement intent.
     pub fn nav_tick(&mut self, dt: f32) {
         self.step_nav(dt);
-        let deferred = std::mem::take(&mut self.nav_deferred);
-        self.nav.step_deferred(&deferred, dt);
+        self.nav.step_deferred(&self.nav_deferred, dt);
     }
 
     /// Navigation: agents follow their paths (with avoidance); each creature's movement

@@ -215,8 +215,11 @@ pub struct Motion {
     pub cur: Snapshot,
     /// Per creature of `cur`: the tick of its last turn and the ticks between its last two.
     turns: Vec<(u64, u32)>,
-    /// Spare buffers.
+    /// The snapshot before `cur` (its buffers are reused).
     spare: Snapshot,
+    /// Buffers for the next `prev` and `turns`.
+    next: Snapshot,
+    next_turns: Vec<(u64, u32)>,
 }
 
 impl Motion {
@@ -235,15 +238,13 @@ impl Motion {
         std::mem::swap(&mut self.spare, &mut self.cur);
         self.cur.capture(world);
         let (old, prev) = (&self.spare, &self.prev);
-        let mut next = Snapshot {
-            frame: old.frame,
-            time: old.time,
-            level_version: old.level_version,
-            creatures: Vec::with_capacity(self.cur.creatures.len()),
-            legs: Vec::with_capacity(self.cur.legs.len()),
-            rig_joints: Vec::new(),
-        };
-        let mut turns = Vec::with_capacity(self.cur.creatures.len());
+        let next = &mut self.next;
+        (next.frame, next.time, next.level_version) = (old.frame, old.time, old.level_version);
+        next.creatures.clear();
+        next.legs.clear();
+        next.rig_joints.clear();
+        let turns = &mut self.next_turns;
+        turns.clear();
         let (mut i, mut j) = (0, 0);
         for c in &self.cur.creatures {
             while old.creatures.get(i).is_some_and(|o| o.id < c.id) {
@@ -277,8 +278,8 @@ impl Motion {
             });
             turns.push(turn);
         }
-        self.prev = next;
-        self.turns = turns;
+        std::mem::swap(&mut self.prev, &mut self.next);
+        std::mem::swap(&mut self.turns, &mut self.next_turns);
     }
 
     /// The frame `alpha` (0..1) of the way from the last tick to the next: each creature

@@ -580,8 +580,8 @@ impl World {
         } = self;
         // The crowd navigation deferred by `step_nav` (it touches only the navigators, fed
         // already): beside locomotion, on the pool's other thread when there is one.
-        let deferred = std::mem::take(nav_deferred);
-        let mut nav_step = || nav.step_deferred(&deferred, dt);
+        let deferred = &*nav_deferred;
+        let mut nav_step = || nav.step_deferred(deferred, dt);
         let (physics, rigs) = (&*physics, &*rigs);
         let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
         let push =

@@ -1,4 +1,4 @@
-//! A reloaded mod's brains move into its new state a few hundred per tick, so that a save
+//! A reloaded mod's brains move into its new state over a few ticks, so that a save
 //! with thousands of creatures alive never stalls a frame.
 //!
 //! A reload runs the mod's new code and swaps its state in at once (types, behaviours,
@@ -71,7 +71,7 @@ fn share_of(total: usize, cap: usize) -> usize {
 }
 
 /// The warning for values a reload could not carry in creatures' `state`.
-pub(super) fn dropped_warning(mod_name: &str, dropped: &Dropped) -> Option<LogLine> {
+fn dropped_warning(mod_name: &str, dropped: &Dropped) -> Option<LogLine> {
     (dropped.count > 0).then(|| LogLine {
         mod_name: mod_name.to_string(),
         level: LogLevel::Warn,
@@ -95,7 +95,7 @@ pub(super) fn plain_state(id: CreatureId, b: &Brain, dropped: &mut Dropped) -> P
 }
 
 /// The request that builds `b` again in mod `mod_name`'s new state, with its params.
-pub(super) fn rebuild_request(id: CreatureId, mod_name: &str, b: &Brain) -> BrainRequest {
+fn rebuild_request(id: CreatureId, mod_name: &str, b: &Brain) -> BrainRequest {
     let params = b.handle.raw_get::<Value>("params").unwrap_or(Value::Nil);
     BrainRequest {
         id,
@@ -192,25 +192,23 @@ impl ScriptHost {
         }
     }
 
+    /// Creature `id`'s old brain, while it waits to move into its reloaded mod's new state.
+    fn waiting(&self, id: CreatureId) -> Option<&Brain> {
+        let m = self.migration.as_ref()?;
+        let i = m.queue.binary_search_by_key(&id, |(i, _)| *i).ok()?;
+        Some(&m.queue[i].1)
+    }
+
     /// Whether creature `id`'s brain waits to move into its reloaded mod's new state.
     pub(super) fn migrating(&self, id: CreatureId) -> bool {
-        self.migration
-            .as_ref()
-            .is_some_and(|m| m.queue.binary_search_by_key(&id, |(i, _)| *i).is_ok())
+        self.waiting(id).is_some()
     }
 
     /// A number in creature `id`'s script `state` (`state[key]`), read where its brain runs
     /// (or waits to move): for inspectors and tests. `None`: no brain, or no number there.
     pub fn state_number(&self, id: CreatureId, key: &str) -> Option<f64> {
-        let handle = match self.brains.get(&id) {
-            Some(b) => &b.handle,
-            None => {
-                let m = self.migration.as_ref()?;
-                let i = m.queue.binary_search_by_key(&id, |(i, _)| *i).ok()?;
-                &m.queue[i].1.handle
-            }
-        };
-        let state = handle.raw_get::<mlua::Table>("state").ok()?;
+        let brain = self.brains.get(&id).or_else(|| self.waiting(id))?;
+        let state = brain.handle.raw_get::<mlua::Table>("state").ok()?;
         match state.raw_get::<Value>(key).ok()? {
             Value::Integer(n) => Some(n as f64),
             Value::Number(n) => Some(n),

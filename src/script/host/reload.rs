@@ -36,7 +36,7 @@ pub struct ReloadReport {
 struct Carried {
     /// States of creatures whose new brains the new code already asked for: put back now.
     now: BTreeMap<CreatureId, Plain>,
-    /// Old brains to move into the new state (in id order), a few hundred per tick.
+    /// Old brains to move into the new state (in id order), a share per tick (`migrate`).
     later: Vec<(CreatureId, Brain)>,
     /// Values the states taken now could not carry.
     dropped: Dropped,
