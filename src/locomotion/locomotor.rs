@@ -392,7 +392,9 @@ impl Locomotor {
             let yaw = yaw_rotation(self.yaw);
             self.place_targets(def, gait, duration, yaw, ground);
             self.schedule(def, gait, duration, scratch);
+            let landed_from = scratch.events.len();
             self.swing(gait, dt, &mut scratch.events);
+            self.settle_landings(ground, &mut scratch.events[landed_from..]);
             self.check_airborne(def, ground);
             self.fit_body(def, dt, yaw, ground, scratch)
         };

@@ -77,6 +77,8 @@ pub struct NavAgent {
     pub desired: Vec3,
     /// Its state.
     pub state: NavAgentState,
+    /// The velocity along its path, before avoidance (zero when it has none).
+    pub preferred: Vec3,
 }
 
 /// Agents and queries on one navmesh.
@@ -131,8 +133,11 @@ impl Navigator {
             .map(|_| {
                 let mut arch = Archipelago::new(ArchipelagoOptions {
                     point_sample_distance: sample_distance(radius, radius + 0.3),
-                    // landmass only follows paths: avoidance is skitter's own (`avoid`).
+                    // landmass only follows paths: avoidance (of agents and of the mesh's
+                    // borders) is skitter's own (`avoid`), so landmass's is off (our patch,
+                    // vendor/landmass/SKITTER-PATCH.md).
                     neighbourhood: 0.0,
+                    avoidance: false,
                     ..ArchipelagoOptions::from_agent_radius(radius)
                 });
                 arch.add_island(Island::new(
@@ -337,6 +342,7 @@ impl Navigator {
         Some(NavAgent {
             desired: m.desired,
             state: m.state,
+            preferred: m.preferred,
         })
     }
 

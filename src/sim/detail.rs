@@ -69,6 +69,16 @@ impl World {
         }
     }
 
+    /// Marks which creatures run their locomotion and steering on the coming tick (as its
+    /// `step` will: commands it applies first can only add ragdolls and new creatures, which
+    /// always run) and says whether a level of detail is in effect. The script host calls it
+    /// before `on_update`, so brains that follow the level of detail run on their
+    /// creature's turns.
+    pub fn plan_turns(&mut self) -> bool {
+        self.plan_detail();
+        self.detail.is_some() && self.recording.is_none()
+    }
+
     /// Marks which creatures run their locomotion and steering this tick (`due`), and for
     /// how many ticks' time (`behind` + 1).
     pub(super) fn plan_detail(&mut self) {

@@ -33,6 +33,11 @@ const SIDESTEP: f32 = 1.05;
 const CROWDED_AFTER: f32 = 2.0;
 /// See [`CROWDED_AFTER`]: agent radii.
 const CROWDED_REACH: f32 = 4.0;
+/// A mover stuck this long (s; see [`STUCK_AFTER`]) far from its target asks the agents
+/// standing in its way to make way (see `make_way`).
+const MAKE_WAY_AFTER: f32 = 1.0;
+/// How far from the mover's line (m, beyond the two radii) an agent making way steps.
+const MAKE_WAY_ASIDE: f32 = 0.4;
 /// Agents on one navmesh whose paths and avoidance update every tick; a bigger crowd updates
 /// every `ceil(agents / CROWD_AT_60HZ)` ticks (with that many ticks' time), down to
 /// [`MIN_NAV_HZ`], so a tick's navigation work stays near this many agents' worth.
@@ -65,6 +70,9 @@ pub struct NavGoal {
     /// Seconds it has made almost no headway toward its target (standing, or going round
     /// others) while near it: see `CROWDED_AFTER`.
     pub held: f32,
+    /// It arrived, then was asked to make way for one stuck behind it (see `make_way`): it
+    /// is stepping aside, and arrives again there without an `Arrive` event.
+    pub making_way: bool,
 }
 
 /// The settings a creature type's `nav` table bakes for.
@@ -352,14 +360,20 @@ impl World {
                 }
             }
         }
+        let mut stuck: Vec<Pusher> = Vec::new();
         for c in creatures.iter_mut() {
             if !c.due || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
                 continue;
             }
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
                 let dt = c.step_dt(dt);
-                steer(n, c, events, dt);
+                if let Some(p) = steer(n, c, events, dt) {
+                    stuck.push(p);
+                }
             }
+        }
+        if !stuck.is_empty() {
+            make_way(nav, creatures, &stuck, version, &input);
         }
     }
 
@@ -417,7 +431,19 @@ impl World {
             (rng >> 40) as f32 / (1u64 << 24) as f32
         };
         let mut found = None;
-        for _ in 0..64 {
+        // Near a point: a uniform point of the disc, put on the mesh (a mesh many times the
+        // disc would make drawing over its whole area miss nearly every time).
+        if let Some((c, r)) = near {
+            for _ in 0..8 {
+                let (a, d) = (unit() * std::f32::consts::TAU, r * unit().sqrt());
+                let p = c + Vec3::new(a.cos() * d, 0.0, a.sin() * d);
+                if let Some(q) = n.nearest(p, r).filter(|q| horizontal(*q - c).length() <= r) {
+                    found = Some(q);
+                    break;
+                }
+            }
+        }
+        for _ in 0..if found.is_some() { 0 } else { 64 } {
             let Some(p) = n.point_at([unit(), unit(), unit()]) else {
                 break;
             };
@@ -590,10 +616,17 @@ fn agent_target(
 
 /// One agent's creature after the avoidance update: arrives, or takes the agent's desired
 /// velocity (braking to stop at its stopping distance) as its movement intent.
-fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) {
+/// Returns the agent as a [`Pusher`] when it has been stuck far from its target for
+/// [`MAKE_WAY_AFTER`].
+fn steer(
+    n: &mut Navigator,
+    c: &mut Creature,
+    events: &mut Vec<WorldEvent>,
+    dt: f32,
+) -> Option<Pusher> {
     let here = World::agent_point(c);
-    let Some(goal) = c.nav.as_mut() else { return };
-    let Some(a) = n.agent(c.id.0) else { return };
+    let goal = c.nav.as_mut()?;
+    let a = n.agent(c.id.0)?;
     let target = goal.target.unwrap_or(goal.dest);
     let nv = &c.def.nav;
     let id = c.id;
@@ -604,12 +637,15 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
             // instead of through it.
             n.stand(id.0);
             *intent = Intent::Idle;
-            events.push(WorldEvent::Arrive { id });
+            // Stepping aside for another is not reaching its destination (it had already).
+            if !std::mem::take(&mut goal.making_way) {
+                events.push(WorldEvent::Arrive { id });
+            }
         };
     let desired = match a.state {
         NavAgentState::Arrived => {
             arrive(goal, n, &mut c.loco.intent, events);
-            return;
+            return None;
         }
         NavAgentState::Moving | NavAgentState::Idle => a.desired,
         // Pushed off the mesh: head back onto it.
@@ -651,7 +687,7 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     }
     if goal.held > CROWDED_AFTER {
         arrive(goal, n, &mut c.loco.intent, events);
-        return;
+        return None;
     }
     // Near its target a slow agent is braking (or waiting for the spot): no sidestep.
     if goal.stuck > STUCK_AFTER && left > 1.0 && desired.length_squared() > 1e-6 {
@@ -668,6 +704,77 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     } else {
         Intent::Idle
     };
+    let way = horizontal(a.preferred).normalize_or_zero();
+    (goal.stuck > MAKE_WAY_AFTER && left > CROWDED_REACH * nv.radius && way != Vec3::ZERO).then(
+        || Pusher {
+            at: here,
+            way,
+            radius: nv.radius,
+        },
+    )
+}
+
+/// A mover stuck far from its target (see [`MAKE_WAY_AFTER`]): where it stands, the way its
+/// path goes, its radius.
+struct Pusher {
+    at: Vec3,
+    way: Vec3,
+    radius: f32,
+}
+
+/// Agents that have arrived stand still, and others walk round them; but a few standing
+/// at the mouth of a corridor, or shoulder to shoulder, can leave no way round, and one
+/// whose path leads through them would push at them for ever. So an arrived agent standing
+/// in the way of a stuck mover (ahead of it, within the two radii of its line and a body
+/// length) steps aside: to the side of the mover's line it already stands on, to
+/// [`MAKE_WAY_ASIDE`] beyond touching it, and stands there (its brain is not told: it had
+/// arrived). People in a doorway do the same.
+fn make_way(
+    nav: &mut NavWorld,
+    creatures: &mut [Creature],
+    stuck: &[Pusher],
+    version: u64,
+    input: &dyn Fn() -> NavInput,
+) {
+    for c in creatures.iter_mut() {
+        if !c.due || c.nav.as_ref().is_none_or(|g| !g.arrived || g.pending) {
+            continue;
+        }
+        let here = World::agent_point(c);
+        let r = c.def.nav.radius;
+        let Some(p) = stuck.iter().find(|p| {
+            let d = horizontal(here - p.at);
+            let ahead = d.dot(p.way);
+            let across = (d - p.way * ahead).length();
+            ahead > 0.0 && ahead < 2.0 * (p.radius + r) + 0.5 && across < p.radius + r
+        }) else {
+            continue;
+        };
+        let d = horizontal(here - p.at);
+        let mut side = d - p.way * d.dot(p.way);
+        if side.length_squared() < 1e-6 {
+            // Dead ahead: step to the mover's right, as it would sidestep.
+            side = Vec3::new(-p.way.z, 0.0, p.way.x);
+        }
+        let side = side.normalize();
+        let across = d.dot(side);
+        let aside = here + side * (p.radius + r + MAKE_WAY_ASIDE - across).max(0.0);
+        let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, input) else {
+            continue;
+        };
+        let Some(spot) = n.nearest(aside, 1.0) else {
+            continue;
+        };
+        let v = horizontal(c.loco.velocity);
+        add_agent_for(n, c, here, v, spot);
+        if let Some(g) = c.nav.as_mut() {
+            g.arrived = false;
+            g.making_way = true;
+            g.target = Some(spot);
+            g.stuck = 0.0;
+            g.held = 0.0;
+        }
+    }
 }
 
 #[cfg(test)]

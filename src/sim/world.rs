@@ -211,6 +211,9 @@ pub struct StepTimes {
     pub locomotion: std::time::Duration,
     /// Ragdolls (the rapier step).
     pub physics: std::time::Duration,
+    /// Of `locomotion`: the crowd navigation update that runs beside it (on the pool's other
+    /// thread when there is one; its own time, not added to the phase's wall clock).
+    pub beside: std::time::Duration,
 }
 
 /// All simulation state.
@@ -498,6 +501,7 @@ impl World {
                             pending: true,
                             stuck: 0.0,
                             held: 0.0,
+                            making_way: false,
                         });
                     }
                 }
@@ -556,6 +560,7 @@ impl World {
             navigation: t1 - t0,
             locomotion: t2 - t1,
             physics: t2.elapsed(),
+            beside: self.step_times.beside,
         };
         self.frame += 1;
         self.time += dt as f64;
@@ -576,12 +581,18 @@ impl World {
             level,
             nav,
             nav_deferred,
+            step_times,
             ..
         } = self;
         // The crowd navigation deferred by `step_nav` (it touches only the navigators, fed
         // already): beside locomotion, on the pool's other thread when there is one.
         let deferred = &*nav_deferred;
-        let mut nav_step = || nav.step_deferred(deferred, dt);
+        let beside = &mut step_times.beside;
+        let mut nav_step = || {
+            let t = std::time::Instant::now();
+            nav.step_deferred(deferred, dt);
+            *beside = t.elapsed();
+        };
         let (physics, rigs) = (&*physics, &*rigs);
         let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
         let push =

@@ -6,6 +6,9 @@
 return behaviour.define {
   name = "wander",
   params = { radius = 8, pause = 1.0, give_up = 20 },
+  -- Far from the camera (level of detail on), on_update runs on the spider's own turns
+  -- (every few ticks, dt their time) instead of every tick: timers add up the same.
+  lod = true,
 
   on_spawn = function(self)
     self.state.home = self:position()

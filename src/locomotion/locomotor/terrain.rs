@@ -21,6 +21,11 @@ const HOLD_PASSES: usize = 4;
 const CRACK_SPHERE: f32 = 0.06;
 /// How far past the edge a crack sweep rested on the foot is put (m).
 const EDGE_INSET: f32 = 0.01;
+/// A landed foot this far (m) onto the top whose lip it stood on (see `settle_landings`).
+const SETTLE_INSET: f32 = 0.02;
+/// A landed foot within this height (m) of the surface a short ray finds under it stands on
+/// it.
+const SETTLE_TOLERANCE: f32 = 0.005;
 /// How far above a landing probe that found nothing the second look starts, to tell a
 /// wall (its top stands high) from a hole (m).
 const WALL_LOOK: f32 = 5.0;
@@ -233,6 +238,43 @@ impl Locomotor {
             *st = LegState::planted(hit.unwrap_or(rest), hit, self.position + m * leg.hip);
         }
         self.phase_stepped = 0;
+    }
+
+    /// Feet that landed this tick (`landed`) on the lip of a top (a step, a rock): a surface
+    /// of their height found under the foot but not [`SETTLE_INSET`] to one side (where ray
+    /// casts may slip past the edge line, or the foot hangs half over it) — moved that far
+    /// the other way, onto the top. Four short casts per landing; feet with the same
+    /// ground all round are left as they are.
+    pub(super) fn settle_landings<G: GroundQuery + ?Sized>(
+        &mut self,
+        ground: &G,
+        landed: &mut [super::StepEvent],
+    ) {
+        let under = |p: Vec3| {
+            ground
+                .cast_down(p + Vec3::Y * 0.05, 0.1)
+                .filter(|q| (q.y - p.y).abs() <= SETTLE_TOLERANCE)
+        };
+        let ways = [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z];
+        for ev in landed {
+            let Some(st) = self.legs.get_mut(ev.leg) else {
+                continue;
+            };
+            let foot = st.foot;
+            let off: Vec3 = ways
+                .iter()
+                .filter(|w| under(foot + **w * SETTLE_INSET).is_none())
+                .sum();
+            let away = -off.normalize_or_zero();
+            if away == Vec3::ZERO {
+                continue;
+            }
+            if let Some(q) = under(foot + away * SETTLE_INSET) {
+                st.foot = q;
+                st.target = q;
+                ev.position = q;
+            }
+        }
     }
 
     /// Casts every leg's landing spot: the rest spot, moved ahead by the landing prediction,

@@ -108,7 +108,7 @@ fn define_behaviour(lua: &Lua, t: Value) -> mlua::Result<Value> {
         ));
     };
     let c = ctx(lua)?;
-    let keys: Vec<&'static str> = ["name", "params"]
+    let keys: Vec<&'static str> = ["name", "params", crate::script::convert::BRAIN_LOD]
         .into_iter()
         .chain(CALLBACKS.iter().copied())
         .collect();
@@ -127,6 +127,7 @@ fn define_behaviour(lua: &Lua, t: Value) -> mlua::Result<Value> {
         for cb in CALLBACKS {
             r.function(cb)?;
         }
+        r.boolean(crate::script::convert::BRAIN_LOD)?;
         Ok(name)
     };
     let name = check().map_err(|e| def_err(lua, "behaviour.define", e))?;

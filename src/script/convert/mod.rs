@@ -320,7 +320,12 @@ const CREATURE_KEYS: &[&str] = &[
     "nav",
     "physics",
     "behaviour",
+    // Its brain's `on_update` follows the level of detail (see `BRAIN_LOD`).
+    "lod",
 ];
+/// The key of a creature type or behaviour that lets its `on_update` follow the level of
+/// detail: `lod = true` runs it on a far creature's turns only, with their time.
+pub(crate) const BRAIN_LOD: &str = "lod";
 /// Callback keys a creature type or behaviour may carry.
 pub(crate) const CALLBACKS: &[&str] = &[
     "on_spawn",
@@ -378,6 +383,7 @@ pub(crate) fn creature_def(
     for cb in CALLBACKS {
         r.function(cb)?;
     }
+    r.boolean(BRAIN_LOD)?;
     let behaviour = r.string("behaviour")?;
     let body = body_def(&r, lua)?;
     let legs = match r.table("legs")? {

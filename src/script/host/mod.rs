@@ -121,6 +121,9 @@ struct Brain {
     on_recover: Option<Function>,
     on_recover_failed: Option<Function>,
     spawn_pending: bool,
+    /// Its `on_update` follows the level of detail (`lod = true`): far, it runs on the
+    /// creature's turns only (see `updates::lod_turns`).
+    lod: bool,
     /// Runtime errors so far (a clean call does not reset it).
     failures: u32,
     /// Paused after an error: no callback runs before this frame.

@@ -388,6 +388,7 @@ impl ScriptHost {
 /// params (looked up once per kind when many brains are built together, as a reload does).
 struct BrainTemplate {
     defaults: Option<Plain>,
+    lod: bool,
     callbacks: [Option<Function>; 10],
 }
 
@@ -426,8 +427,10 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
             *slot = Some(f);
         }
     }
+    let lod = table.raw_get::<Value>(crate::script::convert::BRAIN_LOD)? == Value::Boolean(true);
     Ok(BrainTemplate {
         defaults,
+        lod,
         callbacks,
     })
 }
@@ -465,5 +468,6 @@ fn build_brain(
         on_recover,
         on_recover_failed,
         spawn_pending: true,
+        lod: template.lod,
     })
 }

@@ -17,13 +17,25 @@ use super::ScriptHost;
 use crate::script::api::{self, BatchCaller, INTERNAL_CHUNK};
 use crate::sim::{CreatureId, TICK_DT};
 
-/// The loop that calls a run of brains: `(handles, callbacks, from, to, dt)`, 1-based,
-/// inclusive; `ctl[1]` holds the index being called (0 when none).
+/// The loop that calls a run of brains: `(handles, callbacks, from, to, dt, dts)`, 1-based,
+/// inclusive; `ctl[1]` holds the index being called (0 when none). `dts`, when given, is a
+/// buffer of one f32 per brain of the batch: that brain's `dt` this tick, 0 to skip it (a
+/// far creature between its turns whose brain follows the level of detail).
 const DISPATCH: &str = "local ctl = ...\n\
-return function(hs, fs, from, to, dt)\n\
-  for i = from, to do\n\
-    ctl[1] = i\n\
-    fs[i](hs[i], dt)\n\
+return function(hs, fs, from, to, dt, dts)\n\
+  if dts then\n\
+    for i = from, to do\n\
+      local d = buffer.readf32(dts, i * 4 - 4)\n\
+      if d > 0 then\n\
+        ctl[1] = i\n\
+        fs[i](hs[i], d)\n\
+      end\n\
+    end\n\
+  else\n\
+    for i = from, to do\n\
+      ctl[1] = i\n\
+      fs[i](hs[i], dt)\n\
+    end\n\
   end\n\
   ctl[1] = 0\n\
 end\n";
@@ -35,6 +47,8 @@ pub(super) struct UpdateBatch {
     ctl: Table,
     handles: Table,
     callbacks: Table,
+    /// This tick's `dt` per brain (a buffer of f32, see [`DISPATCH`]), or nil.
+    dts: Value,
     ids: Rc<[CreatureId]>,
     /// `ScriptHost::brains_gen` when the arrays were built.
     gen: u64,
@@ -53,6 +67,7 @@ impl UpdateBatch {
             ctl,
             handles: lua.create_table()?,
             callbacks: lua.create_table()?,
+            dts: Value::Nil,
             ids: Rc::from(Vec::new()),
             gen: u64::MAX,
         })
@@ -63,13 +78,14 @@ impl ScriptHost {
     /// `on_update` for every brain that runs this tick, in creature id order.
     pub(super) fn run_on_update(&mut self) {
         let frame = self.world.borrow().frame();
-        let (lists, runs) = self.update_runs(frame);
+        let (lists, lod, runs) = self.update_runs(frame);
+        let turns = self.lod_turns(&lists, &lod);
         let mut ready = vec![false; lists.len()];
         for (m, list) in lists.into_iter().enumerate() {
             if list.is_empty() {
                 continue;
             }
-            match self.prepare_batch(m, list) {
+            match self.prepare_batch(m, list, turns[m].as_deref()) {
                 Ok(()) => ready[m] = true,
                 // (Its state is out of memory: its brains miss this tick; the error says why.)
                 Err(e) => {
@@ -89,12 +105,57 @@ impl ScriptHost {
         }
     }
 
+    /// For each mod's list of brains to call (see `update_runs`), the `dt` of each this
+    /// tick when some follow the level of detail (`lod[m]`) and one is in effect (0: a far
+    /// creature between its turns, skipped; else the time its body advances by on this
+    /// turn); `None` when every brain of the mod runs with the tick's `dt`.
+    fn lod_turns(&self, lists: &[Vec<CreatureId>], lod: &[Vec<bool>]) -> Vec<Option<Vec<f32>>> {
+        let mut turns = vec![None; lists.len()];
+        let wanted: Vec<bool> = lod.iter().map(|l| l.contains(&true)).collect();
+        if !wanted.contains(&true) || !self.world.borrow_mut().plan_turns() {
+            return turns;
+        }
+        let world = self.world.borrow();
+        let creatures = world.creatures();
+        for (m, (list, lod)) in lists.iter().zip(lod).enumerate() {
+            if !wanted[m] {
+                continue;
+            }
+            // Both in id order: one walk.
+            let mut at = 0;
+            let dts = list
+                .iter()
+                .zip(lod)
+                .map(|(id, lod)| {
+                    while creatures.get(at).is_some_and(|c| c.id < *id) {
+                        at += 1;
+                    }
+                    match creatures.get(at).filter(|c| c.id == *id) {
+                        Some(c) if *lod && !c.due => 0.0,
+                        Some(c) if *lod => c.step_dt(TICK_DT),
+                        _ => TICK_DT,
+                    }
+                })
+                .collect();
+            turns[m] = Some(dts);
+        }
+        turns
+    }
+
     /// Who runs `on_update` this tick: each mod's creatures in id order, and the runs of
     /// consecutive creatures of one mod as `(mod, from, to)` (0-based, end exclusive, into
-    /// that mod's list).
+    /// that mod's list), with whether each brain follows the level of detail.
     #[allow(clippy::type_complexity)]
-    fn update_runs(&mut self, frame: u64) -> (Vec<Vec<CreatureId>>, Vec<(usize, usize, usize)>) {
+    fn update_runs(
+        &mut self,
+        frame: u64,
+    ) -> (
+        Vec<Vec<CreatureId>>,
+        Vec<Vec<bool>>,
+        Vec<(usize, usize, usize)>,
+    ) {
         let mut lists: Vec<Vec<CreatureId>> = vec![Vec::new(); self.mods.len()];
+        let mut lod: Vec<Vec<bool>> = vec![Vec::new(); self.mods.len()];
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         for (id, b) in self.brains.iter_mut() {
             if b.on_update.is_none()
@@ -115,18 +176,32 @@ impl ScriptHost {
                 _ => runs.push((b.mod_idx, list.len(), list.len() + 1)),
             }
             list.push(*id);
+            lod[b.mod_idx].push(b.lod);
         }
-        (lists, runs)
+        (lists, lod, runs)
     }
 
     /// Makes mod `m`'s batch call `ids`' brains (rebuilding its arrays only if they changed).
-    fn prepare_batch(&mut self, m: usize, ids: Vec<CreatureId>) -> mlua::Result<()> {
+    /// `dts`: this tick's `dt` of each (see `lod_turns`), when they differ.
+    fn prepare_batch(
+        &mut self,
+        m: usize,
+        ids: Vec<CreatureId>,
+        dts: Option<&[f32]>,
+    ) -> mlua::Result<()> {
         let rt = &mut self.mods[m];
         if rt.updates.is_none() {
             rt.updates = Some(UpdateBatch::new(&rt.lua)?);
         }
         let Some(batch) = rt.updates.as_mut() else {
             return Ok(());
+        };
+        batch.dts = match dts {
+            Some(d) => {
+                let bytes: Vec<u8> = d.iter().flat_map(|x| x.to_le_bytes()).collect();
+                Value::Buffer(rt.lua.create_buffer(bytes)?)
+            }
+            None => Value::Nil,
         };
         if batch.gen == self.brains_gen && *batch.ids == *ids {
             return Ok(());
@@ -170,6 +245,7 @@ impl ScriptHost {
                 next + 1,
                 to,
                 TICK_DT as f64,
+                &batch.dts,
             ));
             rt.budget.end();
             *ctx.batch.borrow_mut() = None;
