@@ -178,3 +178,112 @@ fn a_run_with_level_of_detail_is_the_same_at_any_thread_count() {
         );
     }
 }
+
+/// Two spiders near the focus and two far, standing; one of each pair with a plain brain,
+/// one with a brain that follows the level of detail (`lod = true`). Each counts its
+/// `on_update` calls and adds up their `dt`.
+const BRAINS: &str = r#"
+world.ground { size = vec3(100, 0, 40) }
+local function count(self, dt)
+  local s = self.state
+  s.calls = (s.calls or 0) + 1
+  s.time = (s.time or 0) + dt
+end
+behaviour.define { name = "plain", on_update = count }
+behaviour.define { name = "thin", lod = true, on_update = count }
+for i, x in ipairs({ -4, 4, 30, 36 }) do
+  world.spawn("spider/spider", { position = vec3(x, 0, 0),
+    behaviour = (i % 2 == 0) and "thin" or "plain" })
+end
+"#;
+
+/// `(calls, time)` of each of the four brains after `ticks` ticks.
+fn brain_counts(detail: Option<skitter::sim::Detail>, ticks: u32) -> Vec<(f64, f64)> {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = temp_mod(
+        dir.path(),
+        "brains",
+        &[
+            (
+                "mod.toml",
+                "name = \"brains\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+            ),
+            ("main.lua", BRAINS),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions {
+        detail,
+        ..HostOptions::default()
+    });
+    host.load(&[bundled("spider"), m]);
+    assert!(host.take_errors().is_empty());
+    for _ in 0..ticks {
+        host.tick();
+    }
+    assert!(host.take_errors().is_empty());
+    (1..=4)
+        .map(|i| {
+            let id = skitter::sim::CreatureId(i);
+            let n = |k| host.state_number(id, k).unwrap_or(0.0);
+            (n("calls"), n("time"))
+        })
+        .collect()
+}
+
+#[test]
+fn brains_that_follow_the_level_of_detail_run_on_their_far_creatures_turns() {
+    let dt = 1.0 / 60.0;
+    let ticks = 300;
+    let lod = brain_counts(
+        Some(skitter::sim::Detail::around(glam::Vec3::ZERO, 12.0)),
+        ticks,
+    );
+    let full = brain_counts(None, ticks);
+    let elapsed = ticks as f64 * dt;
+    // Without a level of detail every brain runs every tick, lod or not.
+    for (calls, time) in &full {
+        assert_eq!(*calls, ticks as f64, "{full:?}");
+        assert!((time - elapsed).abs() < 1e-3, "{full:?}");
+    }
+    // With one: plain brains (near and far) and the near lod brain run every tick; the far
+    // lod brain one tick in three, with three ticks' time: its timers add up the same.
+    for i in [0, 1, 2] {
+        assert_eq!(lod[i].0, ticks as f64, "brain {}: {lod:?}", i + 1);
+        assert!((lod[i].1 - elapsed).abs() < 1e-3, "brain {}: {lod:?}", i + 1);
+    }
+    let (calls, time) = lod[3];
+    assert!(
+        (calls - ticks as f64 / 3.0).abs() <= 1.0,
+        "the far lod brain ran {calls} times in {ticks} ticks"
+    );
+    assert!(
+        (time - elapsed).abs() <= 3.0 * dt + 1e-3,
+        "the far lod brain's dt add up to {time:.3} s of {elapsed:.3}"
+    );
+}
+
+#[test]
+fn a_brain_whose_lod_is_not_a_boolean_is_a_load_error_naming_it() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = temp_mod(
+        dir.path(),
+        "badlod",
+        &[
+            ("mod.toml", "name = \"badlod\"\nversion = \"0.1.0\"\n"),
+            (
+                "main.lua",
+                "behaviour.define { name = \"x\", lod = 3, on_update = function() end }\n",
+            ),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m]);
+    let errors: Vec<String> = host.take_errors().iter().map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("main.lua:1") && errors[0].contains("'lod'") && errors[0].contains("boolean"),
+        "{errors:?}"
+    );
+}

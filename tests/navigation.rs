@@ -350,6 +350,14 @@ end
     );
     assert!(out.status.success(), "{}", text(&out));
     let arr: std::collections::BTreeMap<u64, u64> = arrivals(&t).into_iter().collect();
+    // Each arrives once: one that steps aside for another after arriving (see the one-file
+    // corridor) is not told again.
+    assert_eq!(
+        arrivals(&t).len(),
+        arr.len(),
+        "{name}: an agent arrived twice: {:?}",
+        arrivals(&t)
+    );
     let ours: Vec<u64> = t
         .ids()
         .into_iter()
@@ -431,7 +439,10 @@ fn in_a_corridor_only_one_file_wide_one_stream_gives_way() {
     // the higher id backs out and waits while the other comes through, then goes: nobody
     // stands for ever. One stream waits for the other, so the bar is 4x the straight-line
     // time; and the fronts, braking on a strip narrower than the navmesh says, may come
-    // within 90 % of their radii (the bodies, 0.7 m long, stay more than 0.2 m apart).
+    // within 90 % of their radii (the bodies, 0.7 m long, stay more than 0.2 m apart). The
+    // first to come through stand on their spots just past the corridor's mouth, in the way
+    // of the last of the other stream: stuck behind them, it asks them to make way, and
+    // they step aside (without it, it stood there for the rest of the run).
     head_on_apart(
         "one_file",
         "world.box { position = vec3(0, 0.6, -1.5), size = vec3(10, 1.2, 1) }\nworld.box { position = vec3(0, 0.6, 1.5), size = vec3(10, 1.2, 1) }",
