@@ -250,7 +250,11 @@ fn brains_that_follow_the_level_of_detail_run_on_their_far_creatures_turns() {
     // lod brain one tick in three, with three ticks' time: its timers add up the same.
     for i in [0, 1, 2] {
         assert_eq!(lod[i].0, ticks as f64, "brain {}: {lod:?}", i + 1);
-        assert!((lod[i].1 - elapsed).abs() < 1e-3, "brain {}: {lod:?}", i + 1);
+        assert!(
+            (lod[i].1 - elapsed).abs() < 1e-3,
+            "brain {}: {lod:?}",
+            i + 1
+        );
     }
     let (calls, time) = lod[3];
     assert!(
@@ -283,7 +287,9 @@ fn a_brain_whose_lod_is_not_a_boolean_is_a_load_error_naming_it() {
     let errors: Vec<String> = host.take_errors().iter().map(|e| e.to_string()).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
-        errors[0].contains("main.lua:1") && errors[0].contains("'lod'") && errors[0].contains("boolean"),
+        errors[0].contains("main.lua:1")
+            && errors[0].contains("'lod'")
+            && errors[0].contains("boolean"),
         "{errors:?}"
     );
 }

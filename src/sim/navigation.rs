@@ -705,13 +705,12 @@ fn steer(
         Intent::Idle
     };
     let way = horizontal(a.preferred).normalize_or_zero();
-    (goal.stuck > MAKE_WAY_AFTER && left > CROWDED_REACH * nv.radius && way != Vec3::ZERO).then(
-        || Pusher {
+    (goal.stuck > MAKE_WAY_AFTER && left > CROWDED_REACH * nv.radius && way != Vec3::ZERO)
+        .then_some(Pusher {
             at: here,
             way,
             radius: nv.radius,
-        },
-    )
+        })
 }
 
 /// A mover stuck far from its target (see [`MAKE_WAY_AFTER`]): where it stands, the way its

@@ -24,8 +24,9 @@ const EDGE_INSET: f32 = 0.01;
 /// A landed foot this far (m) onto the top whose lip it stood on (see `settle_landings`).
 const SETTLE_INSET: f32 = 0.02;
 /// A landed foot within this height (m) of the surface a short ray finds under it stands on
-/// it.
-const SETTLE_TOLERANCE: f32 = 0.005;
+/// it (a slope of up to 26° gives less over [`SETTLE_INSET`]; a lip that could put a foot
+/// further off the ground than this is a lip).
+const SETTLE_TOLERANCE: f32 = 0.01;
 /// How far above a landing probe that found nothing the second look starts, to tell a
 /// wall (its top stands high) from a hole (m).
 const WALL_LOOK: f32 = 5.0;
@@ -420,6 +421,43 @@ mod tests {
         // Nothing at that height past the contact: no spot (the ray's own hit stands).
         let low = Vec3::new(0.0, 0.5, 0.9);
         assert_eq!(onto_edge(&block, Vec3::new(0.0, 2.0, 0.95), low), None);
+    }
+
+    #[test]
+    fn a_foot_landing_on_the_lip_of_a_top_settles_onto_it() {
+        let def = spider().validate().expect("valid");
+        // A low step (a stair's 5 cm) from z = 1 on.
+        let step = Walled {
+            wall: 1.0,
+            top: 0.05,
+            casts: std::cell::Cell::new(0),
+        };
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &step);
+        let land = |loco: &mut Locomotor, at: Vec3| {
+            loco.legs[0].foot = at;
+            let mut ev = [crate::locomotion::locomotor::StepEvent {
+                leg: 0,
+                position: at,
+            }];
+            loco.settle_landings(&step, &mut ev);
+            (loco.legs[0].foot, ev[0].position)
+        };
+        // 5 mm onto the top: moved 2 cm away from the lip, at the top's height, and the
+        // step event says where.
+        let (foot, told) = land(&mut loco, Vec3::new(0.3, 0.05, 1.005));
+        assert!(
+            (foot.z - 1.025).abs() < 1e-5 && foot.y == 0.05 && foot.x == 0.3,
+            "{foot}"
+        );
+        assert_eq!(told, foot);
+        // In the middle of the top, or on the ground below: left as it is.
+        for at in [Vec3::new(0.3, 0.05, 1.5), Vec3::new(0.3, 0.0, 0.5)] {
+            assert_eq!(land(&mut loco, at).0, at);
+        }
+        // On the ground a hair before the step: the ground is there all round but on the
+        // step's side, so it moves back off the riser.
+        let (foot, _) = land(&mut loco, Vec3::new(0.3, 0.0, 0.99));
+        assert!((foot.z - 0.97).abs() < 1e-5 && foot.y == 0.0, "{foot}");
     }
 
     #[test]
