@@ -199,6 +199,7 @@ impl Navigator {
             desired: Vec3::ZERO,
             state: NavAgentState::Idle,
             yielding: 0.0,
+            far: false,
         };
         match self.find(key) {
             Some(i) => {
@@ -271,6 +272,13 @@ impl Navigator {
         }
     }
 
+    /// Marks agent `key` far from the camera (level of detail; see [`Navigator::step`]).
+    pub fn set_far(&mut self, key: u32, far: bool) {
+        if let Some(i) = self.find(key) {
+            self.movers[i].far = far;
+        }
+    }
+
     /// Steps path following (landmass) and avoidance (`avoid`) by `dt`, every agent.
     pub fn update(&mut self, dt: f32) {
         self.step(dt, 0, 1);
@@ -281,12 +289,18 @@ impl Navigator {
     /// index modulo `every` is `tick` modulo `every`) follow their paths and avoid, with
     /// `every` ticks' time; the others keep what they were told on their last turn, fed
     /// where their bodies are. So a crowd's navigation is spread evenly over the ticks
-    /// instead of landing on one. landmass sees an agent's body only on its turn.
+    /// instead of landing on one. landmass sees an agent's body only on its turn. In a crowd
+    /// (`every` > 1) an agent marked far (`set_far`) works out its avoidance on every other
+    /// turn only (its path on each), keeping its velocity in between: far from the camera
+    /// its body moves every few ticks anyway (`sim::detail`).
     pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
         let every = every.clamp(1, SHARDS as u64);
         let span = dt * every as f32;
         let turn = tick % every;
+        let round = tick / every;
         let mine = |key: u32| shard(key) as u64 % every == turn;
+        let avoids =
+            |m: &Mover| mine(m.key) && (every == 1 || !m.far || (round + m.key as u64) % 2 == 0);
         let Navigator {
             archs,
             movers,
@@ -328,7 +342,7 @@ impl Navigator {
         }
         avoid(
             &mut self.movers,
-            |m: &Mover| mine(m.key),
+            avoids,
             &self.borders,
             self.neighbourhood,
             span,
@@ -454,6 +468,50 @@ mod tests {
 
     fn nav() -> Navigator {
         Navigator::new(Arc::new(baked_floor_with_wall())).expect("nav")
+    }
+
+    #[test]
+    fn far_agents_in_a_crowd_work_out_their_avoidance_every_other_turn() {
+        // Two agents coming head-on (the side rule and then avoidance turn them every time
+        // they are worked out), updated as a crowd every 2 ticks: agent 1 (shard 1, odd
+        // ticks) far, agent 2 (shard 2, even ticks) near.
+        let mut n = nav();
+        let from = [Vec3::new(-2.0, 0.0, 3.0), Vec3::new(2.0, 0.0, 3.0)];
+        let to = [Vec3::new(5.0, 0.0, 3.0), Vec3::new(-5.0, 0.0, 3.0)];
+        for i in 0..2 {
+            n.add_agent(i as u32 + 1, from[i], Vec3::ZERO, 0.4, 2.0, 0.3, to[i]);
+        }
+        n.set_far(1, true);
+        let dt = 1.0 / 60.0;
+        let (mut p, mut v) = (from, [Vec3::ZERO; 2]);
+        let mut changed: [Vec<u64>; 2] = Default::default();
+        for tick in 0..90u64 {
+            for i in 0..2 {
+                n.set_body(i as u32 + 1, p[i], v[i]);
+            }
+            n.step(dt, tick, 2);
+            for i in 0..2 {
+                let d = n.agent(i as u32 + 1).expect("agent").desired;
+                if d != v[i] {
+                    changed[i].push(tick);
+                }
+                v[i] = d;
+                p[i] += d * dt;
+            }
+        }
+        // The far one: its first turn (tick 1) takes its path's velocity; after that only
+        // every other turn of its shard (ticks 3, 7, 11, ...) changes it.
+        let far = &changed[0];
+        assert_eq!(far.first(), Some(&1), "{far:?}");
+        assert!(far[1..].iter().all(|t| t % 4 == 3), "{far:?}");
+        assert!(far.len() > 5, "{far:?}");
+        // The near one: on every turn of its shard, both halves of the rounds.
+        let near = &changed[1];
+        assert!(near.iter().all(|t| t % 2 == 0), "{near:?}");
+        assert!(
+            near.iter().any(|t| t % 4 == 0) && near.iter().any(|t| t % 4 == 2),
+            "{near:?}"
+        );
     }
 
     #[test]

@@ -247,6 +247,9 @@ pub(crate) struct Mover {
     pub state: super::NavAgentState,
     /// Seconds it goes on giving way (see [`avoid`]); 0 when it is not.
     pub yielding: f32,
+    /// Far from the camera (level of detail): in a crowd its avoidance updates on every
+    /// other turn of its share (see `Navigator::step`).
+    pub far: bool,
 }
 
 /// Reused buffers of [`avoid`].
@@ -262,8 +265,11 @@ fn cell_key(p: Vec2, size: f32) -> (i32, i32) {
     ((p.x / size).floor() as i32, (p.y / size).floor() as i32)
 }
 
+/// A cell as a sort key that keeps the order of (x, z): the cells of one row `x` from `z0`
+/// to `z1` are one run of the sorted list.
 fn pack(c: (i32, i32)) -> u64 {
-    ((c.0 as u32 as u64) << 32) | c.1 as u32 as u64
+    let flip = |v: i32| (v as u32 ^ 0x8000_0000) as u64;
+    (flip(c.0) << 32) | flip(c.1)
 }
 
 /// Sets each mover's `desired` (those `update` refuses keep theirs): its preferred
@@ -325,64 +331,63 @@ pub(crate) fn avoid(
         let mut facing: Option<(f32, u32, bool, bool)> = None;
         let mut oncoming = false;
         for x in cx - 1..=cx + 1 {
-            for z in cz - 1..=cz + 1 {
-                let k = pack((x, z));
-                let from = cells.partition_point(|c| c.0 < k);
-                for &(ck, j) in &cells[from..] {
-                    if ck != k {
-                        break;
-                    }
-                    let o = &movers[j as usize];
-                    if j as usize == i || (o.position.y - me.position.y).abs() > FLOOR_GAP {
-                        continue;
-                    }
-                    let d = plane(o.position) - p;
-                    let reach = neighbourhood + o.radius;
-                    if d.length_squared() >= reach * reach {
-                        continue;
-                    }
-                    let odir = plane(o.preferred).normalize_or_zero();
-                    let (opposed, same) = (dir.dot(odir) < -0.5, dir.dot(odir) > 0.5);
-                    // Where it is: how far ahead, and how far to the right (< 0: left).
-                    let (ahead, across) = (d.dot(dir), d.dot(right(dir)));
-                    let side = across.abs();
-                    if ahead > 0.0
-                        && ahead < me.radius + o.radius + 0.6
-                        && side < me.radius + o.radius
-                        && facing.is_none_or(|f| ahead < f.0)
-                        && (opposed || same)
-                    {
-                        facing = Some((ahead, o.key, o.yielding > 0.0, same));
-                    }
-                    if opposed && ahead > 0.0 {
-                        oncoming |= ahead < LOOKAHEAD * 0.5 && side < NARROW_SIDE;
-                        let near_line = if narrow {
-                            NARROW_SIDE
-                        } else {
-                            me.radius + o.radius + MARGIN
-                        };
-                        if ahead < LOOKAHEAD && side < near_line {
-                            bear = bear.max(1.0 - ahead / LOOKAHEAD);
-                        }
-                    }
-                    // One standing does not move: the mover does all the avoiding. Going the
-                    // same way side by side: the one on the right has the way (so a stream
-                    // bearing right merges into one file behind it).
-                    let mut share = if odir == Vec2::ZERO { 0.0 } else { 1.0 };
-                    if same {
-                        if across > 0.3 && ahead > -0.5 {
-                            share = RIGHT_OF_WAY;
-                        } else if across < -0.3 && ahead < 0.5 {
-                            share = 1.0 / RIGHT_OF_WAY;
-                        }
-                    }
-                    neighbours.push(Cow::Owned(Orca {
-                        position: dv(plane(o.position)),
-                        velocity: dv(plane(o.velocity)),
-                        radius: o.radius + if opposed { 0.0 } else { MARGIN },
-                        avoidance_responsibility: share,
-                    }));
+            // The row's three cells are one run of the sorted list: one search each row.
+            let (k0, k1) = (pack((x, cz - 1)), pack((x, cz + 1)));
+            let from = cells.partition_point(|c| c.0 < k0);
+            for &(ck, j) in &cells[from..] {
+                if ck > k1 {
+                    break;
                 }
+                let o = &movers[j as usize];
+                if j as usize == i || (o.position.y - me.position.y).abs() > FLOOR_GAP {
+                    continue;
+                }
+                let d = plane(o.position) - p;
+                let reach = neighbourhood + o.radius;
+                if d.length_squared() >= reach * reach {
+                    continue;
+                }
+                let odir = plane(o.preferred).normalize_or_zero();
+                let (opposed, same) = (dir.dot(odir) < -0.5, dir.dot(odir) > 0.5);
+                // Where it is: how far ahead, and how far to the right (< 0: left).
+                let (ahead, across) = (d.dot(dir), d.dot(right(dir)));
+                let side = across.abs();
+                if ahead > 0.0
+                    && ahead < me.radius + o.radius + 0.6
+                    && side < me.radius + o.radius
+                    && facing.is_none_or(|f| ahead < f.0)
+                    && (opposed || same)
+                {
+                    facing = Some((ahead, o.key, o.yielding > 0.0, same));
+                }
+                if opposed && ahead > 0.0 {
+                    oncoming |= ahead < LOOKAHEAD * 0.5 && side < NARROW_SIDE;
+                    let near_line = if narrow {
+                        NARROW_SIDE
+                    } else {
+                        me.radius + o.radius + MARGIN
+                    };
+                    if ahead < LOOKAHEAD && side < near_line {
+                        bear = bear.max(1.0 - ahead / LOOKAHEAD);
+                    }
+                }
+                // One standing does not move: the mover does all the avoiding. Going the
+                // same way side by side: the one on the right has the way (so a stream
+                // bearing right merges into one file behind it).
+                let mut share = if odir == Vec2::ZERO { 0.0 } else { 1.0 };
+                if same {
+                    if across > 0.3 && ahead > -0.5 {
+                        share = RIGHT_OF_WAY;
+                    } else if across < -0.3 && ahead < 0.5 {
+                        share = 1.0 / RIGHT_OF_WAY;
+                    }
+                }
+                neighbours.push(Cow::Owned(Orca {
+                    position: dv(plane(o.position)),
+                    velocity: dv(plane(o.velocity)),
+                    radius: o.radius + if opposed { 0.0 } else { MARGIN },
+                    avoidance_responsibility: share,
+                }));
             }
         }
         if narrow {
@@ -476,6 +481,7 @@ mod tests {
             desired: Vec3::ZERO,
             state: crate::nav::NavAgentState::Moving,
             yielding: 0.0,
+            far: false,
         }
     }
 

@@ -89,6 +89,7 @@ impl World {
             if !self.all_due {
                 for c in self.creatures.iter_mut() {
                     c.due = true;
+                    c.far = false;
                 }
                 self.all_due = true;
             }
@@ -97,10 +98,11 @@ impl World {
         self.all_due = false;
         let every = d.every as u64;
         for c in self.creatures.iter_mut() {
+            c.far = !d.near(c.loco.position);
             c.due = c.rag.is_some()
                 || u64::from(c.behind) + 1 >= every
                 || (frame + u64::from(c.id.0)).is_multiple_of(every)
-                || d.near(c.loco.position);
+                || !c.far;
         }
     }
 }

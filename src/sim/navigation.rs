@@ -565,6 +565,7 @@ fn place_agents(
             add_agent_for(n, c, here, v, target);
         }
         n.set_body(c.id.0, here, v);
+        n.set_far(c.id.0, c.far);
     }
     for (i, why) in failed {
         let c = &mut creatures[i];

@@ -67,6 +67,8 @@ pub struct Creature {
     pub behind: u32,
     /// Its locomotion and steering run this tick (see `sim::detail`).
     pub due: bool,
+    /// Far from every focus of the level of detail (false without one; see `sim::detail`).
+    pub far: bool,
 }
 
 impl Creature {
@@ -413,6 +415,7 @@ impl World {
             rag: None,
             behind: 0,
             due: true,
+            far: false,
         });
         Some(id)
     }
