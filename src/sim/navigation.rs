@@ -373,7 +373,7 @@ impl World {
             }
         }
         if !stuck.is_empty() {
-            make_way(nav, creatures, &stuck, version, &input);
+            make_way(nav, creatures, &mut stuck, version, &input);
         }
     }
 
@@ -732,17 +732,25 @@ struct Pusher {
 fn make_way(
     nav: &mut NavWorld,
     creatures: &mut [Creature],
-    stuck: &[Pusher],
+    stuck: &mut [Pusher],
     version: u64,
     input: &dyn Fn() -> NavInput,
 ) {
+    // By x (ties in id order), so each standing agent looks only at those within reach.
+    stuck.sort_by(|a, b| a.at.x.total_cmp(&b.at.x));
+    let widest = stuck.iter().map(|p| p.radius).fold(0.0, f32::max);
     for c in creatures.iter_mut() {
         if !c.due || c.nav.as_ref().is_none_or(|g| !g.arrived || g.pending) {
             continue;
         }
         let here = World::agent_point(c);
         let r = c.def.nav.radius;
-        let Some(p) = stuck.iter().find(|p| {
+        let reach = 2.0 * (widest + r) + 0.5;
+        let from = stuck.partition_point(|p| p.at.x < here.x - reach);
+        let mut near = stuck[from..]
+            .iter()
+            .take_while(|p| p.at.x <= here.x + reach);
+        let Some(p) = near.find(|p| {
             let d = horizontal(here - p.at);
             let ahead = d.dot(p.way);
             let across = (d - p.way * ahead).length();
