@@ -299,8 +299,9 @@ impl Navigator {
         let turn = tick % every;
         let round = tick / every;
         let mine = |key: u32| shard(key) as u64 % every == turn;
-        let avoids =
-            |m: &Mover| mine(m.key) && (every == 1 || !m.far || (round + m.key as u64) % 2 == 0);
+        let avoids = |m: &Mover| {
+            mine(m.key) && (every == 1 || !m.far || (round + m.key as u64).is_multiple_of(2))
+        };
         let Navigator {
             archs,
             movers,
