@@ -46,6 +46,7 @@ impl World {
         }
         self.types = cp.types;
         self.creatures = cp.creatures;
+        self.removals += 1;
         // They come back as they were marked then (`sim::detail`): mark them again.
         self.all_due = false;
         self.next_id = cp.next_id;

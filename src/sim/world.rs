@@ -260,6 +260,8 @@ pub struct World {
     /// Per ready navigator, its crowd update deferred to run beside locomotion this tick:
     /// `(tick, every)` (see `step_nav`).
     pub(super) nav_deferred: Vec<Option<(u64, u64)>>,
+    /// Bumped whenever creatures leave `creatures` (a despawn, a restore): see `removals`.
+    pub(super) removals: u64,
     /// Level of detail (`None`: every creature at full detail).
     pub(super) detail: Option<super::detail::Detail>,
     /// Every creature is `due` (as it is without a level of detail): nothing to mark.
@@ -299,6 +301,7 @@ impl World {
             nav_ticks: 0,
             nav_full_rate: false,
             nav_deferred: Vec::new(),
+            removals: 0,
             detail: None,
             all_due: true,
         }
@@ -538,6 +541,7 @@ impl World {
                     self.drop_rig(*id);
                     if let Ok(i) = self.creatures.binary_search_by_key(id, |c| c.id) {
                         self.creatures.remove(i);
+                        self.removals += 1;
                         self.events.push(WorldEvent::Despawn { id: *id });
                     }
                 }
@@ -705,6 +709,13 @@ impl World {
             c.loco.hit(&c.lean, dir, strength);
         }
         self.events.push(WorldEvent::Hit { id, dir, strength });
+    }
+
+    /// A count that changes whenever creatures may have left the world (despawned, or a
+    /// checkpoint restored): who keeps per-creature data can skip looking for the gone while
+    /// it stands still.
+    pub fn removals(&self) -> u64 {
+        self.removals
     }
 
     /// Takes the events of the ticks since the last call.

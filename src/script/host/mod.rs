@@ -171,6 +171,8 @@ pub struct ScriptHost {
     brains_gen: u64,
     /// `(brains_gen, whether any brain has an on_step)` when last worked out.
     on_step_seen: (u64, bool),
+    /// `World::removals` when `forget_gone` last looked for brains of gone creatures.
+    removals_seen: u64,
     /// Creatures sent somewhere by hand (a click in the window): their brains wait.
     manual: BTreeMap<CreatureId, Vec3>,
     errors: Vec<ScriptError>,
@@ -211,6 +213,7 @@ impl ScriptHost {
             brains: BTreeMap::new(),
             brains_gen: 0,
             on_step_seen: (u64::MAX, false),
+            removals_seen: 0,
             manual: BTreeMap::new(),
             errors: Vec::new(),
             reported: BTreeSet::new(),

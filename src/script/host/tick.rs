@@ -189,6 +189,12 @@ impl ScriptHost {
 
     /// Forgets the brains of creatures that are gone.
     fn forget_gone(&mut self) {
+        let removals = self.world.borrow().removals();
+        if removals == self.removals_seen {
+            // No creature left the world since the last look.
+            return;
+        }
+        self.removals_seen = removals;
         let gone: Vec<CreatureId> = {
             // Both in id order: one walk down each.
             let w = self.world.borrow();
