@@ -223,7 +223,8 @@ pub(super) fn clear_destination(lua: &Lua, this: Table) -> mlua::Result<()> {
     command(lua, &this, Command::ClearDestination)
 }
 
-/// `c:arrived()`: a destination was given and reached.
+/// `c:arrived()`: a destination was given and reached (still true while it steps aside for
+/// another: see `sim::navigation::make_way`).
 pub(super) fn arrived(lua: &Lua, this: Table) -> mlua::Result<bool> {
     let id = handle_id(lua, &this)?;
     let c = ctx(lua)?;
@@ -234,7 +235,7 @@ pub(super) fn arrived(lua: &Lua, this: Table) -> mlua::Result<bool> {
     }
     Ok(w.creature(id)
         .and_then(|c| c.nav.as_ref())
-        .is_some_and(|g| g.arrived))
+        .is_some_and(|g| g.arrived || g.making_way))
 }
 
 /// `c:path()`: the corners of the navmesh path being walked.
