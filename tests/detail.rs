@@ -181,8 +181,10 @@ fn a_run_with_level_of_detail_is_the_same_at_any_thread_count() {
 
 /// Two spiders near the focus and two far, standing; one of each pair with a plain brain,
 /// one with a brain that follows the level of detail (`lod = true`). Each counts its
-/// `on_update` calls and adds up their `dt`.
+/// `on_update` calls and adds up their `dt`. The mod has a global of its own named
+/// `buffer` (a name the host's update loop uses from the standard library): nothing changes.
 const BRAINS: &str = r#"
+buffer = { readf32 = function() error("the mod's own buffer") end }
 world.ground { size = vec3(100, 0, 40) }
 local function count(self, dt)
   local s = self.state

@@ -160,6 +160,7 @@ impl ScriptHost {
             self.shared.clone(),
         ));
         api::install(&lua, ctx, self.opts.seed)?;
+        super::updates::install_dispatch(&lua)?;
         lua.sandbox(true)?;
         let b = budget.clone();
         lua.set_interrupt(move |lua| b.check_interrupt(lua));

@@ -40,6 +40,19 @@ return function(hs, fs, from, to, dt, dts)\n\
   ctl[1] = 0\n\
 end\n";
 
+/// Where a state keeps the chunk that makes its [`DISPATCH`] loop.
+const DISPATCH_KEY: &str = "skitter.dispatch";
+
+/// Compiles the [`DISPATCH`] chunk into a fresh state before it is sandboxed and before any
+/// mod code runs, so the loop sees the real globals (`buffer`), never a mod's own.
+pub(super) fn install_dispatch(lua: &Lua) -> mlua::Result<()> {
+    let maker = lua
+        .load(DISPATCH)
+        .set_name(format!("={INTERNAL_CHUNK}update"))
+        .into_function()?;
+    lua.set_named_registry_value(DISPATCH_KEY, maker)
+}
+
 /// A mod's batched `on_update`: the loop, and the creatures it calls with their handles
 /// and callbacks as Lua arrays.
 pub(super) struct UpdateBatch {
@@ -59,8 +72,7 @@ impl UpdateBatch {
         let ctl = lua.create_table()?;
         ctl.raw_set(1, 0)?;
         let dispatch = lua
-            .load(DISPATCH)
-            .set_name(format!("={INTERNAL_CHUNK}update"))
+            .named_registry_value::<Function>(DISPATCH_KEY)?
             .call::<Function>(ctl.clone())?;
         Ok(UpdateBatch {
             dispatch,
