@@ -54,7 +54,7 @@ const YIELD_HOLD: f32 = 1.0;
 const RIGHT_OF_WAY: f32 = 0.05;
 /// Agents further apart in height than this are on different floors: neither avoids the
 /// other, nor the other floor's edges.
-const FLOOR_GAP: f32 = 1.5;
+pub(crate) const FLOOR_GAP: f32 = 1.5;
 /// How far agents keep from the mesh's outer edges, metres.
 const EDGE_MARGIN: f32 = 0.05;
 /// ORCA's horizons (s): how far ahead collisions with agents and with edges count.

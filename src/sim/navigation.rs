@@ -711,15 +711,18 @@ fn steer(
             at: here,
             way,
             radius: nv.radius,
+            mesh: settings_of(nv),
         })
 }
 
 /// A mover stuck far from its target (see [`MAKE_WAY_AFTER`]): where it stands, the way its
-/// path goes, its radius.
+/// path goes, its radius, and the navmesh it walks (only agents of that one are in its way:
+/// avoidance sees no other).
 struct Pusher {
     at: Vec3,
     way: Vec3,
     radius: f32,
+    mesh: NavSettings,
 }
 
 /// Agents that have arrived stand still, and others walk round them; but a few standing
@@ -744,21 +747,24 @@ fn make_way(
             continue;
         }
         let here = World::agent_point(c);
-        let r = c.def.nav.radius;
+        let (r, mesh) = (c.def.nav.radius, settings_of(&c.def.nav));
         let reach = 2.0 * (widest + r) + 0.5;
         let from = stuck.partition_point(|p| p.at.x < here.x - reach);
         let mut near = stuck[from..]
             .iter()
             .take_while(|p| p.at.x <= here.x + reach);
-        let Some(p) = near.find(|p| {
+        // The first in its way, and where it stands from that mover.
+        let Some((p, d)) = near.find_map(|p| {
             let d = horizontal(here - p.at);
             let ahead = d.dot(p.way);
             let across = (d - p.way * ahead).length();
-            ahead > 0.0 && ahead < 2.0 * (p.radius + r) + 0.5 && across < p.radius + r
+            let in_way = ahead > 0.0 && ahead < 2.0 * (p.radius + r) + 0.5 && across < p.radius + r;
+            // As avoidance sees it: one on another floor is not in the way.
+            let same_floor = (here.y - p.at.y).abs() <= crate::nav::avoid::FLOOR_GAP;
+            (in_way && same_floor && p.mesh == mesh).then_some((p, d))
         }) else {
             continue;
         };
-        let d = horizontal(here - p.at);
         let mut side = d - p.way * d.dot(p.way);
         if side.length_squared() < 1e-6 {
             // Dead ahead: step to the mover's right, as it would sidestep.
