@@ -159,6 +159,11 @@ enum Cmd {
         /// (window pixels), for scripted edits; with --screenshot, draw the edit gizmos.
         #[arg(long, conflicts_with_all = ["headless", "replay"])]
         edit_paths: bool,
+        /// Window runs: write a CSV line per drawn frame here (when it was drawn, the gap
+        /// since the last, the update's and the drawing's time, ticks, brains still moving
+        /// after a reload, the mods reloaded in it), to find hitches.
+        #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["headless", "screenshot"])]
+        frame_log: Option<PathBuf>,
         #[command(flatten)]
         limits: Limits,
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
@@ -181,26 +186,12 @@ enum Cmd {
 /// Opens the window when there is a display and a GPU; otherwise says why and runs the same
 /// mods headless, paced to the wall clock, with a summary line per second.
 fn windowed_or_headless(
-    mods: Vec<PathBuf>,
-    frames: Option<u64>,
-    host: HostOptions,
-    debug: skitter::render::DebugFlags,
-    tape: (Option<PathBuf>, Option<PathBuf>),
-    edit_paths: bool,
+    opts: skitter::app::WindowOptions,
     stdout: &mut impl std::io::Write,
 ) -> anyhow::Result<()> {
-    let (record, replay) = tape;
     use skitter::app;
     let why = if app::display_available() {
-        match app::run_window(app::WindowOptions {
-            mods: mods.clone(),
-            frames,
-            host: host.clone(),
-            debug,
-            record: record.clone(),
-            replay: replay.clone(),
-            edit_paths,
-        }) {
+        match app::run_window(opts.clone()) {
             Ok(()) => return Ok(()),
             Err(e) => format!("cannot open the window: {e:#}"),
         }
@@ -208,17 +199,23 @@ fn windowed_or_headless(
         "no display (DISPLAY and WAYLAND_DISPLAY are unset)".to_string()
     };
     eprintln!("skitter: {why}; running headless instead (Ctrl-C to stop)");
-    let opts = RunOptions {
-        mods,
-        frames,
+    if let Some(log) = &opts.frame_log {
+        eprintln!(
+            "skitter: no frame log written to {} (it logs a window's frames)",
+            log.display()
+        );
+    }
+    let run = RunOptions {
+        mods: opts.mods,
+        frames: opts.frames,
         trace: None,
         realtime: true,
         summary: true,
-        host,
-        record,
-        replay,
+        host: opts.host,
+        record: opts.record,
+        replay: opts.replay,
     };
-    let report = headless::run(&opts, stdout).context("running headless")?;
+    let report = headless::run(&run, stdout).context("running headless")?;
     eprintln!(
         "skitter: ran {} ticks; {} creatures; {} error(s)",
         report.frames,
@@ -272,20 +269,23 @@ fn real_main() -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         None => {
-            let mods = default_mods(Vec::new());
             windowed_or_headless(
-                mods,
-                None,
-                HostOptions {
-                    detail: Some(skitter::sim::Detail::around(
-                        glam::Vec3::ZERO,
-                        skitter::sim::DEFAULT_DETAIL_RADIUS,
-                    )),
-                    ..HostOptions::default()
+                skitter::app::WindowOptions {
+                    mods: default_mods(Vec::new()),
+                    frames: None,
+                    host: HostOptions {
+                        detail: Some(skitter::sim::Detail::around(
+                            glam::Vec3::ZERO,
+                            skitter::sim::DEFAULT_DETAIL_RADIUS,
+                        )),
+                        ..HostOptions::default()
+                    },
+                    debug: skitter::render::DebugFlags::default(),
+                    record: None,
+                    replay: None,
+                    edit_paths: false,
+                    frame_log: None,
                 },
-                skitter::render::DebugFlags::default(),
-                (None, None),
-                false,
                 &mut stdout,
             )?;
             Ok(ExitCode::SUCCESS)
@@ -302,6 +302,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
             record,
             replay,
             edit_paths,
+            frame_log,
             limits,
             mods,
         }) => {
@@ -319,17 +320,27 @@ fn real_main() -> anyhow::Result<ExitCode> {
                 return screenshot_cmd(&opts, &out, &mut stdout);
             }
             if !is_headless {
+                // A log that cannot be written is said at once (not taken for a window
+                // that cannot open).
+                if let Some(p) = &frame_log {
+                    std::fs::File::create(p)
+                        .with_context(|| format!("cannot write the frame log {}", p.display()))?;
+                }
                 let host = HostOptions {
                     detail: limits.detail(Some(skitter::sim::DEFAULT_DETAIL_RADIUS)),
                     ..limits.host()?
                 };
                 windowed_or_headless(
-                    default_mods(mods),
-                    frames,
-                    host,
-                    debug,
-                    (record, replay),
-                    edit_paths,
+                    skitter::app::WindowOptions {
+                        mods: default_mods(mods),
+                        frames,
+                        host,
+                        debug,
+                        record,
+                        replay,
+                        edit_paths,
+                        frame_log,
+                    },
                     &mut stdout,
                 )?;
                 return Ok(ExitCode::SUCCESS);

@@ -372,18 +372,6 @@ fn a_reload_gives_a_detached_brain_back() {
     assert!(x > 0.3, "the brain runs again: x = {x}");
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for e in std::fs::read_dir(from).expect("read").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_dir(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).expect("copy");
-        }
-    }
-}
-
 #[test]
 fn a_dependent_re_runs_only_when_it_runs_the_changed_mods_code() {
     let dir = tempfile::tempdir().expect("tmp");

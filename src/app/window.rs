@@ -37,6 +37,8 @@ pub struct WindowOptions {
     pub replay: Option<PathBuf>,
     /// Start in path edit mode and print where each path point is drawn.
     pub edit_paths: bool,
+    /// Write one CSV line per drawn frame here (its timing, ticks, reloads): to find hitches.
+    pub frame_log: Option<PathBuf>,
 }
 
 /// Whether a display server is reachable (X11 or Wayland).
@@ -50,7 +52,13 @@ pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
     let (tape, host) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
     let opts = WindowOptions { host, ..opts };
     let event_loop = EventLoop::new().context("cannot open the window system")?;
+    let frame_log = opts
+        .frame_log
+        .as_deref()
+        .map(FrameLog::create)
+        .transpose()?;
     let mut app = App::new(opts, tape, event_loop.owned_display_handle());
+    app.frame_log = frame_log;
     event_loop.run_app(&mut app).context("window event loop")?;
     app.tape.finish().context("writing the record")?;
     match app.failure.take() {
@@ -84,6 +92,67 @@ struct Stats {
     tick_ms: f32,
 }
 
+/// `--frame-log`: a CSV line per drawn frame, so a hitch can be found and blamed (the
+/// update — scripts, reloads, ticks — or the drawing).
+struct FrameLog {
+    out: std::io::BufWriter<std::fs::File>,
+    start: Instant,
+    /// When the last frame was presented.
+    last: Option<Instant>,
+    /// This frame so far: its update's time, ticks and the mods it reloaded.
+    update_ms: f64,
+    ticks: u32,
+    reloaded: Vec<String>,
+}
+
+impl FrameLog {
+    const HEADER: &'static str = "frame,at_ms,gap_ms,update_ms,draw_ms,ticks,migrating,reloaded";
+
+    fn create(path: &std::path::Path) -> anyhow::Result<FrameLog> {
+        use std::io::Write as _;
+        let f = std::fs::File::create(path)
+            .with_context(|| format!("cannot write the frame log {}", path.display()))?;
+        let mut out = std::io::BufWriter::new(f);
+        writeln!(out, "{}", FrameLog::HEADER)?;
+        Ok(FrameLog {
+            out,
+            start: Instant::now(),
+            last: None,
+            update_ms: 0.0,
+            ticks: 0,
+            reloaded: Vec::new(),
+        })
+    }
+
+    /// A frame was presented: its line (flushed, so a reader sees it at once).
+    fn presented(&mut self, frame: u64, drawn_from: Instant, migrating: usize) {
+        use std::io::Write as _;
+        let now = Instant::now();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let gap = self.last.map_or(0.0, |l| ms(now - l));
+        let line = format!(
+            "{frame},{:.3},{gap:.3},{:.3},{:.3},{},{migrating},{}",
+            ms(now - self.start),
+            self.update_ms,
+            ms(now - drawn_from),
+            self.ticks,
+            self.reloaded.join(" ")
+        );
+        self.last = Some(now);
+        self.update_ms = 0.0;
+        self.ticks = 0;
+        self.reloaded.clear();
+        // A log that cannot be written stops logging, not the window.
+        if writeln!(self.out, "{line}")
+            .and_then(|()| self.out.flush())
+            .is_err()
+        {
+            eprintln!("skitter: the frame log could not be written; it stops here");
+            self.start = now;
+        }
+    }
+}
+
 struct App {
     opts: WindowOptions,
     display: OwnedDisplayHandle,
@@ -104,6 +173,7 @@ struct App {
     toasts: Vec<super::ui::Toast>,
     /// Space lowered every muscle (everyone limp) until pressed again.
     muscles_lowered: bool,
+    frame_log: Option<FrameLog>,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -150,6 +220,7 @@ impl App {
             tape,
             toasts: Vec::new(),
             muscles_lowered: false,
+            frame_log: None,
         }
     }
 
@@ -264,7 +335,12 @@ impl App {
     }
 
     fn step(&mut self) {
-        self.host.poll_reloads();
+        let started = Instant::now();
+        let reloaded = self.host.poll_reloads();
+        if let Some(log) = &mut self.frame_log {
+            log.reloaded
+                .extend(reloaded.iter().filter(|r| r.ok).map(|r| r.mod_name.clone()));
+        }
         self.drain_host();
         self.toasts
             .retain(|t| t.at.elapsed() < super::ui::Toast::SHOWN);
@@ -295,11 +371,16 @@ impl App {
         self.drain_host();
         let alpha = (self.acc / TICK_DT as f64) as f32;
         self.view.prepare_frame(alpha, dt as f32, &self.host);
+        if let Some(log) = &mut self.frame_log {
+            log.update_ms += started.elapsed().as_secs_f64() * 1e3;
+            log.ticks += ticks;
+        }
     }
 
     fn redraw(&mut self, event_loop: &ActiveEventLoop) {
         self.poll_shaders();
         self.step();
+        let drawn_from = Instant::now();
         let Some(gfx) = self.gfx.as_mut() else { return };
         let size = (gfx.config.width, gfx.config.height);
         {
@@ -367,6 +448,9 @@ impl App {
             super::ui::apply(a, &mut self.host, &mut self.view);
         }
         self.frames += 1;
+        if let Some(log) = &mut self.frame_log {
+            log.presented(self.frames, drawn_from, self.host.brains_migrating());
+        }
         if self.frames == 2 && self.opts.edit_paths {
             super::path_edit::print_gizmos(&self.host, &self.view.camera, size);
         }

@@ -129,6 +129,19 @@ pub fn one_tick_beside_walkers(m: &Path) -> Output {
 
 /// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
 /// unless one is given.
+/// Copies a folder (a bundled mod, to be edited by a test).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
 pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("mkdir");
