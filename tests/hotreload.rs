@@ -32,8 +32,9 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
     };
     let m = live_mod(dir.path(), &live);
     let trace = dir.path().join("t.jsonl");
-    let frames = 8 * 60;
-    let child = Command::new(env!("CARGO_BIN_EXE_skitter"))
+    // Room for five saves a second or more apart, each after the last one's reload was seen.
+    let frames = 12 * 60;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args([
             "run",
             "--headless",
@@ -48,6 +49,33 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("skitter runs");
+    // Its output, line by line, as it comes (the reloads it reports pace the saves).
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let readers: Vec<_> = [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ]
+    .into_iter()
+    .map(|pipe| {
+        let lines = lines.clone();
+        std::thread::spawn(move || {
+            use std::io::BufRead as _;
+            for l in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                lines.lock().unwrap().push(l);
+            }
+        })
+    })
+    .collect();
+    let reported = || {
+        lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| {
+                l.starts_with("[live] reloaded in ") || l.starts_with("[live] reload failed")
+            })
+            .count()
+    };
     // The clock starts once the run is under way (its trace has its first lines), so a
     // slow start cannot make a save land before the folders are watched.
     let t0 = Instant::now();
@@ -58,37 +86,41 @@ fn edits_while_running_take_effect_and_broken_saves_change_nothing() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    let start = Instant::now();
-    let at = |s: f64| {
-        let due = start + Duration::from_secs_f64(s);
-        if let Some(wait) = due.checked_duration_since(Instant::now()) {
-            std::thread::sleep(wait);
+    // Each save a second after the last one's reload was reported (not at fixed times: a
+    // loaded machine may see a save late, and two saves must not land a few ticks apart).
+    let mut saves = 0;
+    let mut save = |l: &Live| {
+        let since = Instant::now();
+        while reported() < saves {
+            assert!(
+                since.elapsed() < Duration::from_secs(20),
+                "save {saves} was never reloaded: {:?}",
+                lines.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
+        std::thread::sleep(Duration::from_secs(1));
+        std::fs::write(m.join("main.lua"), l.source()).expect("write");
+        saves += 1;
     };
-    let save = |l: &Live| std::fs::write(m.join("main.lua"), l.source()).expect("write");
-    at(1.0);
     live.step = 0.25; // 1. a gait value
     save(&live);
-    at(2.0);
     live.broken = true; // 2. a syntax error
     save(&live);
-    at(3.0);
     live.broken = false; // 3. fixed, with a third spawn
     live.spawns = 3;
     save(&live);
-    at(4.0);
     live.spawns = 2; // 4. a spawn removed
     save(&live);
-    at(5.0);
     live.ground_y = 0.4; // 5. the level
     save(&live);
-    let out = child.wait_with_output().expect("finished");
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "{log}");
+    let status = child.wait().expect("finished");
+    for r in readers {
+        r.join().expect("reader");
+    }
+    let log = lines.lock().unwrap().join("\n");
+    let out_ok = status.success();
+    assert!(out_ok, "{log}");
     let t = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
 
     let reloads: Vec<(u64, bool, f64)> = t
