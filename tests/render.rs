@@ -418,17 +418,8 @@ fn saving_a_watched_shader_is_seen() {
 
 #[test]
 fn without_a_display_the_window_falls_back_to_headless_and_says_so() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args([
-            "run",
-            "--frames",
-            "30",
-            &root().join("scripts").display().to_string(),
-        ])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("runs");
+    let scripts = root().join("scripts").display().to_string();
+    let out = skitter_without_display(&["run", "--frames", "30", &scripts]);
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(

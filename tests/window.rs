@@ -444,19 +444,11 @@ fn a_frame_log_that_cannot_be_written_is_said_at_once_and_a_headless_run_says_it
     let dir = tempfile::tempdir().expect("tmp");
     let bad = dir.path().join("no/such/folder/frames.csv");
     let spider = bundled("spider").display().to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args([
-            "run",
-            "--frames",
-            "5",
-            "--frame-log",
-            &bad.display().to_string(),
-            &spider,
-        ])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("runs");
+    let run = |log: &Path| {
+        let log = log.display().to_string();
+        skitter_without_display(&["run", "--frames", "5", "--frame-log", &log, &spider])
+    };
+    let out = run(&bad);
     let t = text(&out);
     assert!(!out.status.success(), "{t}");
     assert!(
@@ -465,20 +457,7 @@ fn a_frame_log_that_cannot_be_written_is_said_at_once_and_a_headless_run_says_it
     );
     assert!(!t.contains("running headless"), "{t}");
     // Without a display the run falls back to headless: no frames, so no log, and it says so.
-    let good = dir.path().join("frames.csv");
-    let out = Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args([
-            "run",
-            "--frames",
-            "5",
-            "--frame-log",
-            &good.display().to_string(),
-            &spider,
-        ])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .output()
-        .expect("runs");
+    let out = run(&dir.path().join("frames.csv"));
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("no frame log written"), "{t}");

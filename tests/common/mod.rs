@@ -39,6 +39,16 @@ pub fn skitter(args: &[&str]) -> Output {
 
 /// Runs `skitter` with `args`, killing it and failing with `why` if it runs past `limit`
 /// (a watchdog: a broken budget fails the test instead of hanging the suite).
+/// Runs the skitter binary as if there were no display (no `DISPLAY`, no `WAYLAND_DISPLAY`).
+pub fn skitter_without_display(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args(args)
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("runs")
+}
+
 pub fn skitter_within(args: &[&str], limit: Duration, why: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args(args)
