@@ -103,6 +103,8 @@ struct FrameLog {
     update_ms: f64,
     ticks: u32,
     reloaded: Vec<String>,
+    /// A write failed: it said so once and logs no more.
+    stopped: bool,
 }
 
 impl FrameLog {
@@ -121,12 +123,16 @@ impl FrameLog {
             update_ms: 0.0,
             ticks: 0,
             reloaded: Vec::new(),
+            stopped: false,
         })
     }
 
     /// A frame was presented: its line (flushed, so a reader sees it at once).
     fn presented(&mut self, frame: u64, drawn_from: Instant, migrating: usize) {
         use std::io::Write as _;
+        if self.stopped {
+            return;
+        }
         let now = Instant::now();
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         let gap = self.last.map_or(0.0, |l| ms(now - l));
@@ -148,7 +154,7 @@ impl FrameLog {
             .is_err()
         {
             eprintln!("skitter: the frame log could not be written; it stops here");
-            self.start = now;
+            self.stopped = true;
         }
     }
 }
@@ -338,8 +344,10 @@ impl App {
         let started = Instant::now();
         let reloaded = self.host.poll_reloads();
         if let Some(log) = &mut self.frame_log {
-            log.reloaded
-                .extend(reloaded.iter().filter(|r| r.ok).map(|r| r.mod_name.clone()));
+            log.reloaded.extend(reloaded.iter().map(|r| match r.ok {
+                true => r.mod_name.clone(),
+                false => format!("{}(failed)", r.mod_name),
+            }));
         }
         self.drain_host();
         self.toasts
