@@ -235,6 +235,25 @@ fn reload_at_scale(c: &mut Criterion) {
         "spider".to_string(),
         vec![PathBuf::from("brains/wander.lua")],
     )]);
+    // The scene mod itself saved (it spawns the 1 000: each spawn is matched to a live
+    // creature, which keeps its place and state): the reload call alone.
+    let scene = BTreeMap::from([("scene".to_string(), vec![PathBuf::from("main.lua")])]);
+    g.bench_function("reload_scene_1000_alive", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                let r = host.reload(&scene);
+                spent += t0.elapsed();
+                assert!(r.iter().all(|r| r.ok), "{r:?}");
+                assert_eq!(host.world().creatures().len(), 1000);
+                while host.brains_migrating() > 0 {
+                    host.tick();
+                }
+            }
+            spent
+        })
+    });
     // The reload call alone: the work done in the frame of the save (the rest of the
     // brains move in the ticks after it, untimed here: reported above).
     g.bench_function("reload_spider_1000_alive", |b| {

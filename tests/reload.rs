@@ -578,3 +578,69 @@ fn a_save_with_many_creatures_alive_moves_their_brains_a_few_per_tick_with_state
     );
     assert!(host.take_errors().is_empty());
 }
+
+#[test]
+fn a_save_that_leaves_the_level_as_it_was_keeps_its_navmesh_and_its_number() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let spider = dir.path().join("spider");
+    copy_dir(&bundled("spider"), &spider);
+    // A scene: ground and a box (the level), four wandering spiders, and a line that a save
+    // changes without touching the level.
+    let source = |box_x: f32, note: u32| {
+        format!(
+            "world.ground {{ size = vec3(40, 0, 40) }}\nworld.box {{ position = vec3({box_x}, 0.5, 6), size = vec3(2, 1, 2) }}\nfor i = 0, 3 do world.spawn('spider/spider', {{ position = vec3(i * 3 - 4, 0, -4) }}) end\nlog.info('scene {note}')\n"
+        )
+    };
+    let scene = temp_mod(
+        dir.path(),
+        "scene",
+        &[
+            (
+                "mod.toml",
+                "name = \"scene\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+            ),
+            ("main.lua", &source(0.0, 0)),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[spider, scene.clone()]);
+    assert!(host.take_errors().is_empty());
+    ticks(&mut host, 120);
+    let mesh = |host: &ScriptHost| {
+        let meshes = host.world().nav_meshes();
+        assert_eq!(meshes.len(), 1, "one navmesh: the spiders'");
+        meshes[0].0.clone()
+    };
+    let (v0, m0) = (host.world().level_version(), mesh(&host));
+    let save = |host: &mut ScriptHost, src: String| {
+        std::fs::write(scene.join("main.lua"), src).expect("write");
+        let changed = BTreeMap::from([("scene".to_string(), vec![PathBuf::from("main.lua")])]);
+        let r = host.reload(&changed);
+        assert!(r.iter().all(|r| r.ok), "{r:?}");
+    };
+    // The level as it was: its number and its navmesh stay (no re-bake, no re-pathing).
+    save(&mut host, source(0.0, 1));
+    ticks(&mut host, 30);
+    assert!(logs(&mut host).contains("scene 1"), "the new version ran");
+    assert_eq!(host.world().level_version(), v0);
+    assert!(
+        std::sync::Arc::ptr_eq(&mesh(&host), &m0),
+        "the navmesh was baked again"
+    );
+    assert_eq!(host.world().creatures().len(), 4);
+    // The box moved: a new level, a new number (never one handed out before), a new navmesh.
+    save(&mut host, source(3.0, 2));
+    ticks(&mut host, 30);
+    let v1 = host.world().level_version();
+    assert!(
+        v1 > v0 + 1,
+        "{v0} -> {v1}: the reload's own steps had numbers too"
+    );
+    assert!(!std::sync::Arc::ptr_eq(&mesh(&host), &m0));
+    // And back where it was: the level of `v0` again, but it comes back as a new one (it
+    // differs from the level just before the save).
+    save(&mut host, source(0.0, 3));
+    ticks(&mut host, 30);
+    let v2 = host.world().level_version();
+    assert!(v2 > v1, "{v1} -> {v2}");
+}

@@ -230,7 +230,11 @@ pub struct World {
     pub(super) level_dirty: bool,
     /// The ground's collider in `physics` (ground casts answer it directly).
     pub(super) ground_collider: Option<super::ground::GroundRef>,
+    /// Which level this is: a number no other level had (see `level_changed`); a reload
+    /// that gives the level back unchanged keeps its number (`keep_level_if_unchanged`).
     pub(super) level_version: u64,
+    /// The last level number handed out (a level's number is never reused for another).
+    pub(super) level_serial: u64,
     pub(super) types: Vec<CreatureType>,
     pub(super) creatures: Vec<Creature>,
     pub(super) next_id: u32,
@@ -283,6 +287,7 @@ impl World {
             level_dirty: false,
             ground_collider: None,
             level_version: 0,
+            level_serial: 0,
             types: Vec::new(),
             creatures: Vec::new(),
             next_id: 1,

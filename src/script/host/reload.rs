@@ -253,6 +253,7 @@ impl ScriptHost {
         // take them out of their new one, or carry their states).
         self.finish_migration();
         let pieces_before = self.world.borrow().level_pieces().to_vec();
+        let version_before = self.world.borrow().level_version();
         let camera_before = self.shared.borrow().camera.len();
         let rt = self.transaction(|h| {
             h.forget_definitions(&m.name);
@@ -299,7 +300,11 @@ impl ScriptHost {
             self.opts.migrate_per_tick,
         ));
         self.migrate_share();
-        if self.world.borrow().level_pieces() != pieces_before.as_slice() {
+        let same = self
+            .world
+            .borrow_mut()
+            .keep_level_if_unchanged(&pieces_before, version_before);
+        if !same {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();
         }
