@@ -2,9 +2,10 @@
 //! --edit-paths` opens in edit mode and says where each path point is drawn; xdotool presses
 //! on point 2, drags it and releases; the mod's `paths/route.toml` changes (that point only).
 //! Hot reload at scale: a thousand wandering spiders in the window, their brain's file saved,
-//! then their scene's; the frame log shows the window kept drawing through both reloads. Under `CI=true` a missing
-//! Xvfb, xdotool or adapter fails a test; elsewhere it skips with a loud message. The tests
-//! take turns (each has the machine to itself: one of them measures frame gaps).
+//! then their scene's; the frame log shows the window kept drawing through both reloads.
+//! Under `CI=true` a missing Xvfb, xdotool or adapter fails a test; elsewhere it skips with a
+//! loud message. The tests take turns (each has the machine to itself: one of them measures
+//! frame gaps).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
 
