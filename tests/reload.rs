@@ -628,6 +628,20 @@ fn a_save_that_leaves_the_level_as_it_was_keeps_its_navmesh_and_its_number() {
         "the navmesh was baked again"
     );
     assert_eq!(host.world().creatures().len(), 4);
+    // A save that fails after its level calls ran: put back, with the level's number.
+    std::fs::write(
+        scene.join("main.lua"),
+        format!("{}error('late')\n", source(0.0, 9)),
+    )
+    .expect("write");
+    let changed = BTreeMap::from([("scene".to_string(), vec![PathBuf::from("main.lua")])]);
+    assert!(host.reload(&changed).iter().all(|r| !r.ok));
+    ticks(&mut host, 30);
+    assert_eq!(host.world().level_version(), v0);
+    assert!(
+        std::sync::Arc::ptr_eq(&mesh(&host), &m0),
+        "a failed save re-baked the navmesh"
+    );
     // The box moved: a new level, a new number (never one handed out before), a new navmesh.
     save(&mut host, source(3.0, 2));
     ticks(&mut host, 30);

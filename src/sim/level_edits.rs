@@ -72,24 +72,6 @@ impl World {
         self.level_version = self.level_serial;
     }
 
-    /// After a mod reloaded (its pieces removed, its new version's added): when the level's
-    /// pieces came back exactly as they were (`before`, when the level was `version`), it is
-    /// that level again and takes its number back, so what was built for it — navmeshes,
-    /// agents' paths, the renderer's level meshes — stays valid (a scene saved with 1 000
-    /// creatures alive re-baked its navmesh on the next tick: 170–300 ms). Numbers handed
-    /// out meanwhile are never reused. Returns whether the level was unchanged.
-    pub fn keep_level_if_unchanged(
-        &mut self,
-        before: &[(String, LevelPiece)],
-        version: u64,
-    ) -> bool {
-        if self.pieces != before {
-            return false;
-        }
-        self.level_version = version;
-        true
-    }
-
     /// The level pieces, with the mod that added each, in the order they were added.
     pub fn level_pieces(&self) -> &[(String, LevelPiece)] {
         &self.pieces

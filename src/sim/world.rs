@@ -231,7 +231,8 @@ pub struct World {
     /// The ground's collider in `physics` (ground casts answer it directly).
     pub(super) ground_collider: Option<super::ground::GroundRef>,
     /// Which level this is: a number no other level had (see `level_changed`); a reload
-    /// that gives the level back unchanged keeps its number (`keep_level_if_unchanged`).
+    /// that gives the level back unchanged, or a restore, keeps its number
+    /// (`keep_level_number`, `restore`).
     pub(super) level_version: u64,
     /// The last level number handed out (a level's number is never reused for another).
     pub(super) level_serial: u64,

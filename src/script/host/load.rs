@@ -191,7 +191,9 @@ impl ScriptHost {
         let cp = self.world.borrow().checkpoint();
         let shared_cp = self.shared.borrow().clone();
         let r = f(self);
-        if r.is_err() {
+        if r.is_ok() {
+            self.world.borrow_mut().keep_level_number(&cp);
+        } else {
             self.world.borrow_mut().restore(cp);
             let mut sh = self.shared.borrow_mut();
             let logs = std::mem::take(&mut sh.logs);

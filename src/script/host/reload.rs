@@ -252,8 +252,8 @@ impl ScriptHost {
         // Brains still moving out of an earlier reload's old state move now (this reload may
         // take them out of their new one, or carry their states).
         self.finish_migration();
-        let pieces_before = self.world.borrow().level_pieces().to_vec();
-        let version_before = self.world.borrow().level_version();
+        // (A level given back as it was keeps its number: see `transaction`.)
+        let level_before = self.world.borrow().level_version();
         let camera_before = self.shared.borrow().camera.len();
         let rt = self.transaction(|h| {
             h.forget_definitions(&m.name);
@@ -300,11 +300,7 @@ impl ScriptHost {
             self.opts.migrate_per_tick,
         ));
         self.migrate_share();
-        let same = self
-            .world
-            .borrow_mut()
-            .keep_level_if_unchanged(&pieces_before, version_before);
-        if !same {
+        if self.world.borrow().level_version() != level_before {
             self.world.borrow_mut().reground_all();
             self.world.borrow_mut().prebake();
         }
