@@ -51,6 +51,7 @@ fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
     let req = RagdollRequest {
         muscle: Some(muscle),
         duration: Some(skitter::sim::FOREVER),
+        ..Default::default()
     };
     w.push(Command::Ragdoll(id, req));
 }

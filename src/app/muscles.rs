@@ -30,6 +30,7 @@ pub(crate) fn set_all_muscles(world: &mut World, lowered: bool) {
                 let req = RagdollRequest {
                     muscle: Some(LOWERED),
                     duration: Some(crate::sim::FOREVER),
+                    ..Default::default()
                 };
                 vec![Command::Ragdoll(c.id, req)]
             } else if c.rag.is_some() {

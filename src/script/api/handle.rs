@@ -348,7 +348,8 @@ fn strength_arg(lua: &Lua, what: &str, v: &Value) -> mlua::Result<f32> {
     }
 }
 
-/// `c:ragdoll{ muscle = 0..1, duration = seconds }`: into physics at the next tick.
+/// `c:ragdoll{ muscle = 0..1, duration = seconds, turn = vec3(pitch, yaw, roll) }`: into
+/// physics at the next tick (turned about the body's centre by `turn` degrees first).
 pub(super) fn ragdoll(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::Result<()> {
     let id = live_id(lua, &this)?;
     if with_creature(lua, &this, |c| c.def.legs.is_empty())? {
@@ -362,7 +363,7 @@ pub(super) fn ragdoll(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::
     }
     let mut req = crate::sim::RagdollRequest::default();
     if let Some(t) = opts {
-        let r = Reader::new(t, "", &["muscle", "duration"]);
+        let r = Reader::new(t, "", &["muscle", "duration", "turn"]);
         let muscle = r
             .get_value("muscle")
             .map_err(|e| def_err(lua, "c:ragdoll", e))?;
@@ -378,6 +379,13 @@ pub(super) fn ragdoll(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::
                 ))
             }
             None => {}
+        }
+        req.turn = r.vec("turn").map_err(|e| def_err(lua, "c:ragdoll", e))?;
+        if let Some(t) = req.turn.filter(|t| !t.is_finite()) {
+            return Err(located(
+                lua,
+                format!("c:ragdoll: turn must be finite degrees (pitch, yaw, roll), got {t}"),
+            ));
         }
         r.finish().map_err(|e| def_err(lua, "c:ragdoll", e))?;
     }

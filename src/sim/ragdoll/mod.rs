@@ -18,13 +18,16 @@
 //! the physics world is replaced (level edits) or the World is restored.
 
 pub(crate) mod rig;
+pub mod righting;
 mod step;
+
 
 use std::collections::BTreeMap;
 
 use glam::{Quat, Vec3};
 
 use super::world::{CreatureId, WorldEvent};
+use crate::locomotion::ValidCreatureDef;
 use super::World;
 
 /// A limp body slower than this (m/s) may start to get up.
@@ -38,6 +41,8 @@ pub(crate) const TUMBLE: f32 = 1.5;
 /// A limp duration that never ends (`math.huge` from a script): finite, so records of it
 /// stay plain JSON.
 pub const FOREVER: f32 = 1e9;
+/// How far above the ground a turned rig's lowest point starts, m.
+const LIFT_CLEARANCE: f32 = 0.02;
 /// Default cap on simultaneous rigs (`--max-ragdolls`).
 pub const DEFAULT_MAX_RAGDOLLS: usize = 256;
 
@@ -101,6 +106,9 @@ pub struct Ragdoll {
     pub from: (Vec3, Quat),
     /// Where the current try stands the body.
     pub goal: (Vec3, Quat),
+    /// The current try's roll onto its feet, when it began far from upright (see
+    /// [`righting`]); the rise to `goal` starts where it ends.
+    pub righting: Option<righting::Righting>,
     /// This creature's stiffness and damping multipliers (the inspector's sliders).
     pub gains: [f32; 2],
 }
@@ -109,6 +117,14 @@ impl Ragdoll {
     /// The body part.
     pub fn body(&self) -> &Part {
         &self.parts[0]
+    }
+
+    /// Seconds the current try spends rolling onto its feet before the rise (0 without a
+    /// roll), for a type whose tries last `recovery_time`.
+    pub fn roll_time(&self, recovery_time: f32) -> f32 {
+        self.righting
+            .as_ref()
+            .map_or(0.0, |r| r.duration(recovery_time))
     }
 }
 
@@ -153,6 +169,11 @@ pub struct RagdollRequest {
     pub muscle: Option<f32>,
     /// Seconds limp before getting up; `None`: the type's `getup_delay`.
     pub duration: Option<f32>,
+    /// Turns the body first (pitch, yaw, roll degrees about its own axes, as a level box's
+    /// `rotation`), about its centre, lifted so no part is below the ground: a creature
+    /// thrown on its back is `turn = vec3(0, 0, 180)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<Vec3>,
 }
 
 /// The rapier side of every ragdoll, keyed by creature (derived, never checkpointed).
@@ -288,6 +309,9 @@ impl World {
         let def = c.def.clone();
         let mut parts = rig::parts_from_pose(&def, &c.loco);
         let spin = c.loco.lean.angular_velocity(c.loco.yaw);
+        if let Some(turn) = req.turn {
+            self.turn_parts(&def, &mut parts, turn);
+        }
         let dv = impulse / def.body.mass;
         for p in parts.iter_mut() {
             p.linvel += dv;
@@ -298,6 +322,9 @@ impl World {
         parts[0].angvel = (spin + tumble).clamp_length_max(rig::MAX_SPIN);
         let hold = req.muscle.unwrap_or(def.physics.limp_strength);
         let body = (parts[0].position, parts[0].rotation);
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
         c.rag = Some(Box::new(Ragdoll {
             phase: RagdollPhase::Limp,
             muscle: hold,
@@ -311,10 +338,32 @@ impl World {
             parts,
             from: body,
             goal: body,
+            righting: None,
             gains: [1.0, 1.0],
         }));
         self.drop_agent(id);
         self.events.push(WorldEvent::Ragdoll { id, cause });
+    }
+
+    /// Turns `parts` about the body's centre by `turn` (pitch, yaw, roll degrees in the
+    /// body's frame) and lifts them so that no part is below the level under it.
+    fn turn_parts(&mut self, def: &ValidCreatureDef, parts: &mut [Part], turn: Vec3) {
+        let (centre, rot) = (parts[0].position, parts[0].rotation);
+        let q = rot * crate::math::frame::rotation_from_pitch_yaw_roll_deg(turn) * rot.inverse();
+        for p in parts.iter_mut() {
+            p.position = centre + q * (p.position - centre);
+            p.rotation = (q * p.rotation).normalize();
+        }
+        let mut lift = 0.0f32;
+        for low in rig::part_lowest_points(def, parts) {
+            let from = Vec3::new(low.x, parts[0].position.y + 3.0, low.z);
+            if let Some(h) = self.raycast(from, Vec3::NEG_Y, 10.0) {
+                lift = lift.max(h.position.y + LIFT_CLEARANCE - low.y);
+            }
+        }
+        for p in parts.iter_mut() {
+            p.position.y += lift;
+        }
     }
 
     /// A push on a ragdoll that does not change its phase.

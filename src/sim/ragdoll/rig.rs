@@ -206,6 +206,28 @@ impl Rig {
     pub(crate) fn mass(&self) -> f32 {
         self.masses.iter().sum()
     }
+
+    /// The standing rig's moment of inertia about its body's centre (each part a point
+    /// mass, at least its mass times the body's half size squared), kg·m², and the reach of
+    /// its farthest part from the centre, m.
+    pub(crate) fn turning(&self) -> (f32, f32) {
+        let reach = self
+            .stand
+            .parts
+            .iter()
+            .map(|(p, _)| p.length())
+            .fold(0.0f32, f32::max)
+            .max(0.05);
+        let inertia = self
+            .stand
+            .parts
+            .iter()
+            .zip(&self.masses)
+            .map(|((p, _), m)| m * p.length_squared())
+            .sum::<f32>()
+            .max(self.mass() * reach * reach * 0.1);
+        (inertia, reach)
+    }
 }
 
 fn rad(deg: f32) -> f32 {
@@ -314,8 +336,7 @@ pub(crate) fn build(
     let segs: Vec<Vec<f32>> = def.legs.iter().map(|l| l.segments.clone()).collect();
     let arms: Vec<Vec<f32>> = def.arms.iter().map(|a| a.segments.clone()).collect();
     let (body_mass, leg_masses) = split_mass(def.body.mass, &segs, &arms);
-    let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
-    let r = limb_radius(longest);
+    let r = limb_radius_of(def);
     let collider = |b: ColliderBuilder, mass: f32| part_collider(b, mass, id, p.friction);
     let mut bodies = Vec::with_capacity(parts.len());
     let mut masses = Vec::with_capacity(parts.len());
@@ -427,6 +448,8 @@ pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32, ga
 pub(crate) enum AnchorDrive {
     /// Getting up: pull the body to the anchor's pose on every axis.
     Recover,
+    /// Rolling onto its feet: as `Recover`, with a bounded pull.
+    Right,
     /// Balance help at this share (0..1): hold the body's height (at most twice the rig's
     /// weight) and keep it upright; sideways and heading free.
     Balance(f32),
@@ -448,6 +471,12 @@ pub(crate) fn add_anchor(physics: &mut PhysicsWorld, rig: &mut Rig, pose: (Vec3,
     rig.anchor_drive = None;
 }
 
+/// Stiffness (1/s²) and damping (1/s) of the righting pull, per kg (per kg·m² turning).
+const RIGHT_K: f32 = 300.0;
+const RIGHT_D: f32 = 35.0;
+/// The most the righting pull carries, in the rig's weights.
+pub(crate) const RIGHT_LIFT: f32 = 3.0;
+
 /// Sets the anchor's motors for `drive` (the rig weighs `mass` kg).
 pub(crate) fn drive_anchor(
     physics: &mut PhysicsWorld,
@@ -456,6 +485,7 @@ pub(crate) fn drive_anchor(
     mass: f32,
 ) {
     let Some((_, h)) = rig.anchor else { return };
+    let turning = rig.turning();
     if rig.anchor_drive == Some(drive) {
         return;
     }
@@ -477,7 +507,27 @@ pub(crate) fn drive_anchor(
         // would scale with the torso's alone and sag under the limbs); the rest scale with
         // the torso.
         let (model, k, d, max) = match drive {
-            AnchorDrive::Recover => (MotorModel::AccelerationBased, 300.0, 35.0, f32::MAX),
+            // Sized on the whole rig (its legs may outweigh the body: a centipede's do five
+            // times over), bounded: at most RIGHT_LIFT times its weight, and that weight at
+            // its reach as torque.
+            AnchorDrive::Recover | AnchorDrive::Right => {
+                let (inertia, reach) = turning;
+                let weight = mass * GRAVITY;
+                match axis {
+                    JointAxis::LinX | JointAxis::LinY | JointAxis::LinZ => (
+                        MotorModel::ForceBased,
+                        RIGHT_K * mass,
+                        RIGHT_D * mass,
+                        RIGHT_LIFT * weight,
+                    ),
+                    _ => (
+                        MotorModel::ForceBased,
+                        RIGHT_K * inertia,
+                        RIGHT_D * inertia,
+                        RIGHT_LIFT * weight * reach,
+                    ),
+                }
+            }
             AnchorDrive::Balance(help) => match axis {
                 JointAxis::LinY => (
                     MotorModel::ForceBased,
@@ -582,4 +632,50 @@ pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
             chain
         })
         .collect()
+}
+
+/// The radius of every limb capsule of a type (from its longest leg).
+pub(crate) fn limb_radius_of(def: &ValidCreatureDef) -> f32 {
+    let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+    limb_radius(longest)
+}
+
+/// The lowest point of each part, world space: the body box's lowest corner (or its head's
+/// lowest point), each segment capsule's lower end less its radius.
+pub(crate) fn part_lowest_points(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec3> {
+    let mut out = Vec::with_capacity(parts.len());
+    let b = parts[0];
+    let half = def.body.size * 0.5;
+    let mut low = b.position;
+    let consider = |p: Vec3, low: &mut Vec3| {
+        if p.y < low.y {
+            *low = p;
+        }
+    };
+    for i in 0..8 {
+        let s = Vec3::new(
+            if i & 1 == 0 { -1.0 } else { 1.0 },
+            if i & 2 == 0 { -1.0 } else { 1.0 },
+            if i & 4 == 0 { -1.0 } else { 1.0 },
+        );
+        consider(b.position + b.rotation * (half * s), &mut low);
+    }
+    if let Some(h) = &def.body.head {
+        let c = b.position + b.rotation * h.offset;
+        consider(c - Vec3::Y * (h.size.min_element() * 0.5), &mut low);
+    }
+    out.push(low);
+    let r = limb_radius_of(def);
+    let mut k = 1;
+    for limb in limbs(def) {
+        for len in limb.segments {
+            let p = parts.get(k).copied().unwrap_or(b);
+            let half_h = (len * 0.5 - r).max(0.0);
+            let ends = [-1.0f32, 1.0].map(|s| p.position + p.rotation * Vec3::new(0.0, s * half_h, 0.0));
+            let end = if ends[0].y < ends[1].y { ends[0] } else { ends[1] };
+            out.push(end - Vec3::Y * r);
+            k += 1;
+        }
+    }
+    out
 }

@@ -92,7 +92,7 @@ impl World {
                 RagdollPhase::Recovering => {
                     let ramp = smoothstep01(rag.time / (p.recovery_time * 0.5));
                     rag.muscle = rag.hold + (1.0 - rag.hold) * ramp;
-                    if rag.time >= p.recovery_time {
+                    if rag.time >= rag.roll_time(p.recovery_time) + p.recovery_time {
                         failed.push(c.id);
                     }
                 }
@@ -106,27 +106,44 @@ impl World {
         }
     }
 
-    /// Begins a try: the goal is upright at ride height over the ground under the body.
+    /// Begins a try: the goal is upright at ride height over the ground under the body; a
+    /// body far from upright first rolls onto its feet ([`righting`](super::righting)).
     pub(super) fn start_recovery(&mut self, id: CreatureId) {
         let Some(c) = self.creature(id) else { return };
         let Some(rag) = c.rag.as_ref() else { return };
         let body = *rag.body();
-        let ride = c.def.body.height;
-        let floor = self
-            .raycast(body.position + Vec3::Y * 2.0, Vec3::NEG_Y, 10.0)
-            .map_or(body.position.y - ride, |h| h.position.y);
-        let goal = (
-            Vec3::new(body.position.x, floor + ride, body.position.z),
-            yaw_rotation(heading(body.rotation)),
+        let def = c.def.clone();
+        let ride = def.body.height;
+        let under = |w: &mut World, at: Vec3| {
+            w.raycast(at + Vec3::Y * 2.0, Vec3::NEG_Y, 10.0)
+                .map_or((at - Vec3::Y * ride, Vec3::Y), |h| (h.position, h.normal))
+        };
+        let ground = under(self, body.position);
+        let upright = yaw_rotation(heading(body.rotation));
+        let stand = match self.rigs.rigs.get(&id) {
+            Some(r) => r.stand.clone(),
+            None => rig::stand_pose(&def),
+        };
+        let righting = super::righting::plan(
+            &self.physics,
+            &def,
+            &stand,
+            (body.position, body.rotation),
+            upright,
+            ground,
         );
+        let rise_from = righting.as_ref().map_or(body.position, |r| r.end().0);
+        let floor = under(self, rise_from).0.y;
+        let goal = (Vec3::new(rise_from.x, floor + ride, rise_from.z), upright);
         let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
             return;
         };
         rag.phase = RagdollPhase::Recovering;
         rag.time = 0.0;
         rag.tries += 1;
-        rag.from = (body.position, body.rotation);
+        rag.from = righting.as_ref().map_or((body.position, body.rotation), |r| r.end());
         rag.goal = goal;
+        rag.righting = righting;
         rag.still = 0.0;
         if let Some(r) = self.rigs.rigs.get_mut(&id) {
             r.asleep = false;
@@ -196,13 +213,24 @@ impl World {
             rig::set_strength(&mut self.physics, r, rag.muscle, rag.gains);
             let mass = r.mass();
             if rag.phase == RagdollPhase::Recovering {
-                let t = smoothstep01(rag.time / (c.def.physics.recovery_time * RISE_SHARE));
-                let pose = (
-                    rag.from.0.lerp(rag.goal.0, t),
-                    rag.from.1.slerp(rag.goal.1, t),
-                );
+                let rt = c.def.physics.recovery_time;
+                let roll = rag.roll_time(rt);
+                let (pose, drive) = match &rag.righting {
+                    Some(plan) if rag.time < roll => (
+                        plan.at(smoothstep01(rag.time / roll)),
+                        AnchorDrive::Right,
+                    ),
+                    _ => {
+                        let t = smoothstep01((rag.time - roll) / (rt * RISE_SHARE));
+                        let pose = (
+                            rag.from.0.lerp(rag.goal.0, t),
+                            rag.from.1.slerp(rag.goal.1, t),
+                        );
+                        (pose, AnchorDrive::Recover)
+                    }
+                };
                 rig::add_anchor(&mut self.physics, r, pose);
-                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Recover, mass);
+                rig::drive_anchor(&mut self.physics, r, drive, mass);
                 rig::move_anchor(&mut self.physics, r, pose);
             } else if let Some((help, pose)) = balance(&self.physics, &c.def, rag) {
                 rig::add_anchor(&mut self.physics, r, pose);
@@ -255,8 +283,9 @@ impl World {
         let mut done = Vec::new();
         for c in &self.creatures {
             let Some(rag) = c.rag.as_ref() else { continue };
+            let rt = c.def.physics.recovery_time;
             if rag.phase != RagdollPhase::Recovering
-                || rag.time < c.def.physics.recovery_time * RISE_SHARE + 0.1
+                || rag.time < rag.roll_time(rt) + rt * RISE_SHARE + 0.1
             {
                 continue;
             }

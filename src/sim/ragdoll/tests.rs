@@ -48,6 +48,7 @@ fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
         RagdollRequest {
             muscle: Some(muscle),
             duration: Some(100.0),
+            ..Default::default()
         },
     ));
 }
@@ -252,6 +253,7 @@ fn settled_rigs_sleep_energy_never_grows_and_speeds_stay_capped() {
         RagdollRequest {
             muscle: Some(0.3),
             duration: Some(1e9),
+            ..Default::default()
         },
     ));
     w.step(TICK_DT);
@@ -574,6 +576,7 @@ fn a_creature_that_cannot_get_up_gives_up_after_its_tries_and_says_so() {
         RagdollRequest {
             muscle: Some(0.0),
             duration: Some(1.5),
+            ..Default::default()
         },
     ));
     for _ in 0..60 {
