@@ -21,14 +21,13 @@ pub(crate) mod rig;
 pub mod righting;
 mod step;
 
-
 use std::collections::BTreeMap;
 
 use glam::{Quat, Vec3};
 
 use super::world::{CreatureId, WorldEvent};
-use crate::locomotion::ValidCreatureDef;
 use super::World;
+use crate::locomotion::ValidCreatureDef;
 
 /// A limp body slower than this (m/s) may start to get up.
 pub(crate) const GETUP_SPEED: f32 = 0.3;

@@ -671,8 +671,13 @@ pub(crate) fn part_lowest_points(def: &ValidCreatureDef, parts: &[Part]) -> Vec<
         for len in limb.segments {
             let p = parts.get(k).copied().unwrap_or(b);
             let half_h = (len * 0.5 - r).max(0.0);
-            let ends = [-1.0f32, 1.0].map(|s| p.position + p.rotation * Vec3::new(0.0, s * half_h, 0.0));
-            let end = if ends[0].y < ends[1].y { ends[0] } else { ends[1] };
+            let ends =
+                [-1.0f32, 1.0].map(|s| p.position + p.rotation * Vec3::new(0.0, s * half_h, 0.0));
+            let end = if ends[0].y < ends[1].y {
+                ends[0]
+            } else {
+                ends[1]
+            };
             out.push(end - Vec3::Y * r);
             k += 1;
         }

@@ -131,7 +131,8 @@ fn roll(
     let body = Cuboid::new((def.body.size * 0.5 * 0.8).max(Vec3::splat(1e-3)));
     let mut rot = rot0;
     for k in 1..=steps {
-        let next = (Quat::from_axis_angle(axis, angle * k as f32 / steps as f32) * rot0).normalize();
+        let next =
+            (Quat::from_axis_angle(axis, angle * k as f32 / steps as f32) * rot0).normalize();
         // Pivot about the point lowest now, then lift so no point dips below the plane.
         let (piv, _) = lowest(pts, rot, normal);
         pos += rot * pts[piv].0 - next * pts[piv].0;

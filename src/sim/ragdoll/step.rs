@@ -114,8 +114,11 @@ impl World {
         let body = *rag.body();
         let def = c.def.clone();
         let ride = def.body.height;
+        // Rays start a little above the body, not from high up: under an overhang they
+        // find the ground it lies on, not the roof.
+        let lift = Vec3::Y * (ride * 0.5);
         let under = |w: &mut World, at: Vec3| {
-            w.raycast(at + Vec3::Y * 2.0, Vec3::NEG_Y, 10.0)
+            w.raycast(at + lift, Vec3::NEG_Y, 10.0)
                 .map_or((at - Vec3::Y * ride, Vec3::Y), |h| (h.position, h.normal))
         };
         let ground = under(self, body.position);
@@ -133,7 +136,24 @@ impl World {
             ground,
         );
         let rise_from = righting.as_ref().map_or(body.position, |r| r.end().0);
-        let floor = under(self, rise_from).0.y;
+        // The floor is the mean ground under the standing feet that they can reach (a body
+        // across an edge stands on both levels; a foot over a drop finds nothing), the
+        // ground under the body when no foot finds any.
+        let at = Vec3::new(rise_from.x, rise_from.y.max(body.position.y), rise_from.z);
+        let feet: Vec<f32> = def
+            .legs
+            .iter()
+            .filter_map(|l| {
+                let spot = at + upright * Vec3::new(l.rest.x, 0.0, l.rest.z);
+                self.raycast(spot + lift, Vec3::NEG_Y, ride * 0.5 + l.length)
+                    .map(|h| h.position.y)
+            })
+            .collect();
+        let floor = if feet.is_empty() {
+            under(self, rise_from).0.y
+        } else {
+            feet.iter().sum::<f32>() / feet.len() as f32
+        };
         let goal = (Vec3::new(rise_from.x, floor + ride, rise_from.z), upright);
         let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) else {
             return;
@@ -141,7 +161,9 @@ impl World {
         rag.phase = RagdollPhase::Recovering;
         rag.time = 0.0;
         rag.tries += 1;
-        rag.from = righting.as_ref().map_or((body.position, body.rotation), |r| r.end());
+        rag.from = righting
+            .as_ref()
+            .map_or((body.position, body.rotation), |r| r.end());
         rag.goal = goal;
         rag.righting = righting;
         rag.still = 0.0;
@@ -216,10 +238,9 @@ impl World {
                 let rt = c.def.physics.recovery_time;
                 let roll = rag.roll_time(rt);
                 let (pose, drive) = match &rag.righting {
-                    Some(plan) if rag.time < roll => (
-                        plan.at(smoothstep01(rag.time / roll)),
-                        AnchorDrive::Right,
-                    ),
+                    Some(plan) if rag.time < roll => {
+                        (plan.at(smoothstep01(rag.time / roll)), AnchorDrive::Right)
+                    }
                     _ => {
                         let t = smoothstep01((rag.time - roll) / (rt * RISE_SHARE));
                         let pose = (
