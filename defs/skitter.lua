@@ -113,8 +113,10 @@ function Creature:arrived() end
 function Creature:path() end
 
 --- Into physics at the next tick: limp at `muscle` (default physics.limp_strength) for
---- `duration` seconds (default physics.getup_delay), then it gets up by itself.
----@param opts? { muscle?: number, duration?: number }
+--- `duration` seconds (default physics.getup_delay), then it gets up by itself (from any
+--- orientation: it rolls onto its feet first). `turn` (pitch, yaw, roll degrees) throws it
+--- in turned about its body's centre: vec3(0, 0, 180) lands it on its back.
+---@param opts? { muscle?: number, duration?: number, turn?: vector }
 function Creature:ragdoll(opts) end
 
 --- A ragdoll starts getting up now (a creature that gave up tries afresh).

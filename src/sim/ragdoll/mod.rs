@@ -18,7 +18,7 @@
 //! the physics world is replaced (level edits) or the World is restored.
 
 pub(crate) mod rig;
-pub mod righting;
+pub(crate) mod righting;
 mod step;
 
 use std::collections::BTreeMap;
@@ -107,7 +107,7 @@ pub struct Ragdoll {
     pub goal: (Vec3, Quat),
     /// The current try's roll onto its feet, when it began far from upright (see
     /// [`righting`]); the rise to `goal` starts where it ends.
-    pub righting: Option<righting::Righting>,
+    pub(crate) righting: Option<righting::Righting>,
     /// This creature's stiffness and damping multipliers (the inspector's sliders).
     pub gains: [f32; 2],
 }
