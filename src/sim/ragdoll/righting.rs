@@ -33,16 +33,16 @@ const CLEARANCE: f32 = 0.01;
 
 /// A planned roll: body poses at even steps of the turn, first the pose it starts in.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Righting {
+pub(crate) struct Righting {
     /// Keyframes (centre, rotation), evenly spaced in turn.
-    pub keys: Vec<(Vec3, Quat)>,
+    pub(crate) keys: Vec<(Vec3, Quat)>,
     /// The whole turn, radians.
-    pub angle: f32,
+    pub(crate) angle: f32,
 }
 
 impl Righting {
     /// The pose at `s` (0..1) along the roll.
-    pub fn at(&self, s: f32) -> (Vec3, Quat) {
+    pub(crate) fn at(&self, s: f32) -> (Vec3, Quat) {
         let n = self.keys.len() - 1;
         let x = s.clamp(0.0, 1.0) * n as f32;
         let i = (x.floor() as usize).min(n.saturating_sub(1));
@@ -52,12 +52,12 @@ impl Righting {
     }
 
     /// Where the roll ends.
-    pub fn end(&self) -> (Vec3, Quat) {
+    pub(crate) fn end(&self) -> (Vec3, Quat) {
         self.keys[self.keys.len() - 1]
     }
 
     /// Seconds the roll takes for a type whose tries last `recovery_time`.
-    pub fn duration(&self, recovery_time: f32) -> f32 {
+    pub(crate) fn duration(&self, recovery_time: f32) -> f32 {
         recovery_time * HALF_TURN_SHARE * self.angle / std::f32::consts::PI
     }
 }
