@@ -208,8 +208,8 @@ impl Rig {
     }
 
     /// The standing rig's moment of inertia about its body's centre (each part a point
-    /// mass, at least its mass times the body's half size squared), kg·m², and the reach of
-    /// its farthest part from the centre, m.
+    /// mass; at least a tenth of the whole mass at the reach), kg·m², and the reach of its
+    /// farthest part from the centre, m.
     pub(crate) fn turning(&self) -> (f32, f32) {
         let reach = self
             .stand
@@ -446,10 +446,9 @@ pub(crate) fn set_strength(physics: &mut PhysicsWorld, rig: &mut Rig, s: f32, ga
 /// What the anchor does this tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum AnchorDrive {
-    /// Getting up: pull the body to the anchor's pose on every axis.
+    /// Getting up (the roll, then the rise): pull the body to the anchor's pose on every
+    /// axis, sized on the whole rig and bounded.
     Recover,
-    /// Rolling onto its feet: as `Recover`, with a bounded pull.
-    Right,
     /// Balance help at this share (0..1): hold the body's height (at most twice the rig's
     /// weight) and keep it upright; sideways and heading free.
     Balance(f32),
@@ -475,7 +474,7 @@ pub(crate) fn add_anchor(physics: &mut PhysicsWorld, rig: &mut Rig, pose: (Vec3,
 const RIGHT_K: f32 = 300.0;
 const RIGHT_D: f32 = 35.0;
 /// The most the righting pull carries, in the rig's weights.
-pub(crate) const RIGHT_LIFT: f32 = 3.0;
+const RIGHT_LIFT: f32 = 3.0;
 
 /// Sets the anchor's motors for `drive` (the rig weighs `mass` kg).
 pub(crate) fn drive_anchor(
@@ -485,10 +484,10 @@ pub(crate) fn drive_anchor(
     mass: f32,
 ) {
     let Some((_, h)) = rig.anchor else { return };
-    let turning = rig.turning();
     if rig.anchor_drive == Some(drive) {
         return;
     }
+    let turning = rig.turning();
     rig.anchor_drive = Some(drive);
     let Some(joint) = physics.impulse_joints.get_mut(h, true) else {
         return;
@@ -510,7 +509,7 @@ pub(crate) fn drive_anchor(
             // Sized on the whole rig (its legs may outweigh the body: a centipede's do five
             // times over), bounded: at most RIGHT_LIFT times its weight, and that weight at
             // its reach as torque.
-            AnchorDrive::Recover | AnchorDrive::Right => {
+            AnchorDrive::Recover => {
                 let (inertia, reach) = turning;
                 let weight = mass * GRAVITY;
                 match axis {

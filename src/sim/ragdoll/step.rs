@@ -237,21 +237,18 @@ impl World {
             if rag.phase == RagdollPhase::Recovering {
                 let rt = c.def.physics.recovery_time;
                 let roll = rag.roll_time(rt);
-                let (pose, drive) = match &rag.righting {
-                    Some(plan) if rag.time < roll => {
-                        (plan.at(smoothstep01(rag.time / roll)), AnchorDrive::Right)
-                    }
+                let pose = match &rag.righting {
+                    Some(plan) if rag.time < roll => plan.at(smoothstep01(rag.time / roll)),
                     _ => {
                         let t = smoothstep01((rag.time - roll) / (rt * RISE_SHARE));
-                        let pose = (
+                        (
                             rag.from.0.lerp(rag.goal.0, t),
                             rag.from.1.slerp(rag.goal.1, t),
-                        );
-                        (pose, AnchorDrive::Recover)
+                        )
                     }
                 };
                 rig::add_anchor(&mut self.physics, r, pose);
-                rig::drive_anchor(&mut self.physics, r, drive, mass);
+                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Recover, mass);
                 rig::move_anchor(&mut self.physics, r, pose);
             } else if let Some((help, pose)) = balance(&self.physics, &c.def, rag) {
                 rig::add_anchor(&mut self.physics, r, pose);
