@@ -386,3 +386,106 @@ fn a_centipede_walks_a_metachronal_wave_and_a_hound_trots() {
         );
     }
 }
+
+/// The slab of the overhang scene: centre, half extents, rotation (pitch 20°): its -z end
+/// stands 1.5 m up, its end face leans out over the ground below.
+const SLAB: ([f32; 3], [f32; 3], f32) = ([-8.0, 0.5, 4.0], [1.5, 0.1, 3.0], 20.0);
+
+/// Where `p` is in the slab's own frame.
+fn in_slab(p: [f64; 3]) -> glam::Vec3 {
+    let (c, _, pitch) = SLAB;
+    let rot = glam::Quat::from_rotation_x(pitch.to_radians());
+    let p = glam::Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32);
+    rot.inverse() * (p - glam::Vec3::from(c))
+}
+
+#[test]
+fn a_foot_stands_only_on_faces_it_can_stand_on_at_a_slab_end_from_either_side() {
+    // Issue 27's scene: a spider walks up a 20° slab on noise ground to its high end (before
+    // the fix a foot stood on the end face's lower rim, 1.5 m over the ground the trace
+    // reported), another walks at that end from beyond it, under the overhang, a hexapod
+    // climbs it aslant.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (c, h, pitch) = SLAB;
+    let level = format!(
+        r#"
+world.ground {{ size = vec3(40, 0, 40), noise = {{ amplitude = 0.3, scale = 6, seed = 3 }} }}
+world.box {{ position = vec3({}, {}, {}), size = vec3({}, {}, {}), rotation = vec3({pitch}, 0, 0) }}
+behaviour.define {{
+  name = "go",
+  params = {{ dir = vec3(0, 0, -1) }},
+  on_update = function(self, dt) self:move(self.params.dir, 0.6) end,
+}}
+world.spawn("spider/spider", {{ position = vec3(-8, 0, 9), yaw = 180, behaviour = "go" }})
+world.spawn("spider/spider", {{ position = vec3(-7.2, 0, -2), behaviour = "go", params = {{ dir = vec3(0, 0, 1) }} }})
+world.spawn("walkers/hexapod", {{ position = vec3(-9, 0, 9), yaw = 170, behaviour = "go", params = {{ dir = vec3(0.15, 0, -1) }} }})
+"#,
+        c[0],
+        c[1],
+        c[2],
+        2.0 * h[0],
+        2.0 * h[1],
+        2.0 * h[2]
+    );
+    let m = temp_mod(dir.path(), "overhang", &[("main.lua", &level)]);
+    let mods = [bundled("spider"), fixture("walkers"), m];
+    let (out, t) = run_trace(dir.path(), 1500, &mods, &["--seed", "3"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "script errors {:?}", t.errors());
+    let half = glam::Vec3::from(h);
+    // The slab's top: its local +y face, within 1 cm.
+    let on_top = |l: glam::Vec3| {
+        (l.y - half.y).abs() <= 0.01 && l.x.abs() <= half.x + 1e-3 && l.z.abs() <= half.z + 1e-3
+    };
+    let mut top_near_end = f32::MAX;
+    for r in t.recs.iter().filter(|r| !r.ragdoll) {
+        for f in r.feet.iter().filter(|f| f.grounded) {
+            let pos = f.pos.expect("pos");
+            let g = f.ground.unwrap_or_else(|| {
+                panic!(
+                    "frame {} creature {} foot {}: grounded at {pos:?} over no ground",
+                    r.frame, r.id, f.leg
+                )
+            });
+            let off = (0..3).map(|k| (pos[k] - g[k]).powi(2)).sum::<f64>().sqrt();
+            assert!(
+                off <= 0.01,
+                "frame {} creature {} foot {}: grounded at {pos:?}, {off:.3} m from its \
+                 reported ground {g:?}",
+                r.frame,
+                r.id,
+                f.leg
+            );
+            // A ground point on or in the slab (the noise ground pokes through its buried
+            // low end: points a centimetre clear of it are the ground's) is on its top.
+            let l = in_slab(g);
+            if (l.abs() - half).max_element() <= 0.01 {
+                assert!(
+                    on_top(l),
+                    "frame {} creature {} foot {}: stands at {g:?} on a face of the slab \
+                     steeper than the slope limit (slab frame {l})",
+                    r.frame,
+                    r.id,
+                    f.leg
+                );
+                top_near_end = top_near_end.min(l.z + half.z);
+            }
+        }
+    }
+    // The climber got to the high end (its feet within 20 cm of the end's edge), the one
+    // from beyond came under the overhang.
+    assert!(
+        top_near_end < 0.2,
+        "no foot reached the slab's high end: the nearest stood {top_near_end:.2} m from it"
+    );
+    let end_z = c[2] as f64 - h[2] as f64 * (pitch as f64).to_radians().cos();
+    let under = t
+        .of(2)
+        .iter()
+        .map(|r| r.pos.expect("pos")[2] - end_z)
+        .fold(f64::MIN, f64::max);
+    assert!(
+        under > 0.5,
+        "the spider from beyond never came under the overhang (it got {under:.2} m past its end)"
+    );
+}

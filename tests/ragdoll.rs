@@ -409,3 +409,56 @@ fn every_body_plan_gets_up_from_its_back_or_side_or_head_down_on_a_slope() {
         ],
     );
 }
+
+#[test]
+fn spiders_hit_every_way_on_and_around_a_slope_all_get_up_and_walk() {
+    // Issue 27's scene, four times over (one copy per direction of the blow, 30 m apart):
+    // spiders with the default physics on flat ground beside a 20° slab, on it, and at its
+    // foot, hit hard (strength 50) along ±x, along z and up and aslant. Before the righting
+    // phase the one thrown off the slope landed on its back and gave up after 3 tries.
+    let dir = tempfile::tempdir().expect("tmp");
+    let blows = [
+        "vec3(1, 0, 0)",
+        "vec3(-1, 0, 0)",
+        "vec3(0, 0, 1)",
+        "vec3(1, 0.5, 0.3)",
+    ];
+    let spots = [(0.0, -10.0), (10.0, 0.0), (9.0, 2.0), (11.0, -2.0)];
+    let mut level = String::new();
+    for (k, blow) in blows.iter().enumerate() {
+        let dz = -45.0 + 30.0 * k as f32;
+        level += &format!(
+            "world.box {{ position = vec3(10, 1.2, {dz}), size = vec3(8, 0.4, 8), rotation = vec3(0, 0, 20) }}\n"
+        );
+        for (x, z) in spots {
+            level += &format!(
+                "world.spawn(\"spider/spider\", {{ position = vec3({x}, 0, {}), behaviour = \"knocked\", params = {{ blow = {blow} }} }})\n",
+                z + dz
+            );
+        }
+    }
+    let main = format!(
+        r#"
+world.ground {{ size = vec3(120, 0, 130) }}
+behaviour.define {{
+  name = "knocked",
+  params = {{ blow = vec3(1, 0, 0) }},
+  on_update = function(self, dt)
+    self.state.t = (self.state.t or 0) + 1
+    if self.state.t == 30 then self:hit(self.params.blow, 50) end
+  end,
+  on_recover = function(self) self:move(vec3(0, 0, 1), 0.5) end,
+  on_recover_failed = function(self, tries) log.warn("could not get up", self.id, tries) end,
+}}
+{level}
+"#
+    );
+    let toml = "name = \"knocks\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n";
+    let m = temp_mod(
+        dir.path(),
+        "knocks",
+        &[("mod.toml", toml), ("main.lua", &main)],
+    );
+    let (out, t) = run_trace(dir.path(), 900, &[bundled("spider"), m], &[]);
+    assert_each_gets_up_and_walks("hits", &out, &t, 16, &[("spider/spider", 4)], 0.0);
+}

@@ -45,6 +45,9 @@ const HOLD_FROM: f32 = 0.92;
 const HOLD_TO: f32 = 0.99;
 /// Head aim smoothing time constant (s).
 const HEAD_TAU: f32 = 0.08;
+/// A foot spawned over no ground it can stand on swings this long (s) to the foothold the
+/// stepper finds for it.
+const HANG_SWING: f32 = 0.25;
 
 /// What the body has been told to do (by `c:move` / `c:face`).
 #[derive(Clone, Copy, Debug, PartialEq, Default, serde::Serialize, serde::Deserialize)]
@@ -98,7 +101,8 @@ pub struct LegState {
     pub grounded: bool,
     /// Where the foot wants to be: the cast landing spot (or the fallback on a miss).
     pub target: Vec3,
-    /// Whether `target` came from a ground hit this tick.
+    /// Whether `target` is ground a foot can stand on (this tick's hit or the last good
+    /// one): a swing lands only there; without one the foot hangs, waiting for ground.
     pub target_hit: bool,
     /// Hip, world space (from the last IK solve).
     pub hip: Vec3,
@@ -156,6 +160,42 @@ impl LegState {
             swing_t: 0.0,
             swing_duration: 0.0,
         }
+    }
+
+    /// A foot hanging at `foot` over no ground it can stand on (a creature stood on a ledge's
+    /// rim): not grounded, already swinging toward the target the stepper will find.
+    pub(super) fn hanging(foot: Vec3, hip: Vec3) -> LegState {
+        LegState {
+            grounded: false,
+            swing_duration: HANG_SWING,
+            ..LegState::planted(foot, None, hip)
+        }
+    }
+
+    /// A leg of `def` stood with its body at `position` turned `rot`: its foot on the ground
+    /// under its rest spot, else on the first foothold on the way back toward the body,
+    /// else hanging at the rest spot.
+    fn stood<G: GroundQuery + ?Sized>(
+        leg: &super::def::ValidLeg,
+        position: Vec3,
+        rot: Quat,
+        footing: &terrain::Footing,
+        ground: &G,
+    ) -> LegState {
+        let rest = position + rot * leg.rest;
+        let hip = position + rot * leg.hip;
+        let max = CAST_ABOVE_BODY + (position.y - rest.y) + CAST_BELOW_REST;
+        [0.0f32, 0.35, 0.6, 0.85]
+            .iter()
+            .find_map(|t| {
+                let q = rest.lerp(Vec3::new(position.x, rest.y, position.z), *t);
+                let origin = Vec3::new(q.x, position.y + CAST_ABOVE_BODY, q.z);
+                footing.cast(ground, origin, max)
+            })
+            .map_or_else(
+                || LegState::hanging(rest, hip),
+                |hit| LegState::planted(hit, Some(hit), hip),
+            )
     }
 }
 
@@ -248,15 +288,11 @@ impl Locomotor {
             .unwrap_or(at.y - ride);
         let position = Vec3::new(at.x, floor + ride, at.z);
         let rot = yaw_rotation(yaw);
+        let footing = terrain::Footing::of(def, Vec3::Y);
         let legs = def
             .legs
             .iter()
-            .map(|leg| {
-                let rest = position + rot * leg.rest;
-                let origin = Vec3::new(rest.x, position.y + CAST_ABOVE_BODY, rest.z);
-                let hit = ground.cast_down(origin, origin.y - rest.y + CAST_BELOW_REST);
-                LegState::planted(hit.unwrap_or(rest), hit, position + rot * leg.hip)
-            })
+            .map(|leg| LegState::stood(leg, position, rot, &footing, ground))
             .collect();
         let mut loco = Locomotor {
             position,
@@ -297,9 +333,10 @@ impl Locomotor {
         let mut loco = Locomotor::spawn(def, at, yaw, ground);
         let rot = loco.rotation();
         let mut changed = false;
+        let footing = terrain::Footing::of(def, loco.up);
         for ((leg, st), foot) in def.legs.iter().zip(loco.legs.iter_mut()).zip(feet) {
             let origin = Vec3::new(foot.x, foot.y + leg.length, foot.z);
-            let Some(hit) = ground.cast_down(origin, leg.length * 2.0) else {
+            let Some(hit) = footing.cast(ground, origin, leg.length * 2.0) else {
                 continue;
             };
             let hip = loco.position + rot * leg.hip;
@@ -394,7 +431,7 @@ impl Locomotor {
             self.schedule(def, gait, duration, scratch);
             let landed_from = scratch.events.len();
             self.swing(gait, dt, &mut scratch.events);
-            self.settle_landings(ground, &mut scratch.events[landed_from..]);
+            self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
             self.check_airborne(def, ground);
             self.fit_body(def, dt, yaw, ground, scratch)
         };
@@ -654,6 +691,14 @@ impl Locomotor {
             st.swing_t += dt / st.swing_duration;
             let p = st.swing_t.min(1.0);
             let end = st.target;
+            if p >= 1.0 && !st.target_hit {
+                // No ground to stand on there (a hole, past a rim): the foot hangs at its
+                // target and swings on from there when a foothold turns up.
+                st.foot = end;
+                st.swing_from = end;
+                st.swing_t = 0.0;
+                continue;
+            }
             if p >= 1.0 {
                 st.foot = end;
                 st.grounded = true;

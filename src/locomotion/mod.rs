@@ -15,7 +15,7 @@ pub(crate) mod tuning;
 pub use arms::{arm_chains, arm_points, ArmDef};
 pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;
-pub use ground::{FlatGround, GroundQuery};
+pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
 pub use locomotor::{Intent, Locomotor, StepEvent};
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

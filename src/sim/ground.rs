@@ -7,7 +7,7 @@ use rapier3d::prelude::{ColliderHandle, PhysicsWorld, QueryFilter, QueryPipeline
 
 use super::world::CreatureId;
 use super::World;
-use crate::locomotion::GroundQuery;
+use crate::locomotion::{GroundHit, GroundQuery};
 
 /// A ray hit on the static level.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,20 +20,16 @@ pub struct RayHit {
     pub distance: f32,
 }
 
-/// Time of impact of a ray straight down. A ray exactly on a heightfield cell edge can slip
-/// between the two triangles; a miss is retried once 1 mm aside.
-fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Option<f32> {
-    let hit = query.cast_ray(&Ray::new(origin, Vec3::NEG_Y), max_distance, true);
-    match hit {
-        Some((_, toi)) => Some(toi),
-        None => query
-            .cast_ray(
-                &Ray::new(origin + Vec3::new(1e-3, 0.0, 7e-4), Vec3::NEG_Y),
-                max_distance,
-                true,
-            )
-            .map(|(_, t)| t),
-    }
+/// Time of impact of a ray straight down, and the normal of the face hit. A ray exactly on
+/// a heightfield cell edge can slip between the two triangles; a miss is retried once 1 mm
+/// aside.
+fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Option<(f32, Vec3)> {
+    let cast = |o: Vec3| {
+        query
+            .cast_ray_and_get_normal(&Ray::new(o, Vec3::NEG_Y), max_distance, true)
+            .map(|(_, hit)| (hit.time_of_impact, hit.normal))
+    };
+    cast(origin).or_else(|| cast(origin + Vec3::new(1e-3, 0.0, 7e-4)))
 }
 
 /// Queries on the level alone: with ragdolls in rapier, their parts (dynamic bodies) are
@@ -109,18 +105,19 @@ impl<'a> Field<'a> {
         })
     }
 
-    /// The height of the surface straight below (or above) `p`, `None` off the field.
-    fn surface_at(&self, p: Vec3) -> Option<f32> {
+    /// The height of the surface straight below (or above) `p` and the normal of the
+    /// triangle there, `None` off the field.
+    fn surface_at(&self, p: Vec3) -> Option<(f32, Vec3)> {
         if let Some(f) = &self.flat {
             let q = glam::Vec2::new(p.x, p.z);
-            return (q.cmpge(f.min).all() && q.cmple(f.max).all()).then_some(f.y);
+            return (q.cmpge(f.min).all() && q.cmple(f.max).all()).then_some((f.y, Vec3::Y));
         }
         let local = p - self.at;
         let (i, j) = self.shape.cell_at_point(local)?;
         let (t1, t2) = self.shape.triangles_at(i, j);
         // Barycentric weights in the x-z plane; of the cell's two triangles, the one that
         // holds the point (the larger smallest weight: no gap between them at the diagonal).
-        let mut best: Option<(f32, f32)> = None;
+        let mut best: Option<(f32, f32, Vec3)> = None;
         for t in [t1, t2].into_iter().flatten() {
             let (e0, e1, q) = (t.b - t.a, t.c - t.a, local - t.a);
             let d = e0.x * e1.z - e1.x * e0.z;
@@ -132,11 +129,15 @@ impl<'a> Field<'a> {
             let w = 1.0 - u - v;
             let inside = u.min(v).min(w);
             let y = t.a.y * w + t.b.y * u + t.c.y * v;
-            if best.is_none_or(|(m, _)| inside > m) {
-                best = Some((inside, y));
+            if best.is_none_or(|(m, _, _)| inside > m) {
+                best = Some((inside, y, e0.cross(e1)));
             }
         }
-        best.map(|(_, y)| y + self.at.y)
+        // The triangle's normal, turned up (the winding is the field's own).
+        best.map(|(_, y, n)| {
+            let n = n.normalize_or(Vec3::Y);
+            (y + self.at.y, if n.y < 0.0 { -n } else { n })
+        })
     }
 }
 
@@ -176,26 +177,33 @@ impl<'a> RapierGround<'a> {
 impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {
-        let toi = match &self.field {
+        self.cast_down_hit(origin, max_distance).map(|h| h.point)
+    }
+
+    fn cast_down_hit(&self, origin: Vec3, max_distance: f32) -> Option<GroundHit> {
+        let hit = match &self.field {
             None => ray_down(&self.query, origin, max_distance),
             Some((field, rest)) => {
                 let on_field = field
                     .surface_at(origin)
-                    .map(|y| origin.y - y)
-                    .filter(|t| (0.0..=max_distance).contains(t));
+                    .map(|(y, n)| (origin.y - y, n))
+                    .filter(|(t, _)| (0.0..=max_distance).contains(t));
                 let on_rest = rest
                     .as_ref()
                     .and_then(|q| ray_down(q, origin, max_distance));
                 match (on_field, on_rest) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
                     (a, b) => a.or(b),
                 }
             }
         };
         // A cast that starts inside solid geometry (a foot spot inside a wall) is a miss:
         // locomotion then keeps the last good spot instead of planting a foot in the wall.
-        match toi {
-            Some(toi) if toi > 1e-4 => Some(origin - Vec3::Y * toi),
+        match hit {
+            Some((toi, normal)) if toi > 1e-4 => Some(GroundHit {
+                point: origin - Vec3::Y * toi,
+                normal,
+            }),
             _ => None,
         }
     }
@@ -314,7 +322,7 @@ impl World {
     pub fn ground_below(&self, p: Vec3) -> Option<Vec3> {
         let origin = p + Vec3::Y * 0.05;
         ray_down(&level_query(&self.physics, &self.rigs), origin, 3.05)
-            .map(|toi| origin - Vec3::Y * toi)
+            .map(|(toi, _)| origin - Vec3::Y * toi)
     }
 
     /// Ground casts alone for every leg of every creature, as locomotion would do them this
@@ -400,11 +408,19 @@ mod tests {
                 }
                 let max = range(0.2, 3.0);
                 let want = match ray_down(&full, p, max) {
-                    Some(t) if t > 1e-4 => Some(p - Vec3::Y * t),
+                    Some((t, n)) if t > 1e-4 => Some((p - Vec3::Y * t, n)),
                     _ => None,
                 };
-                let got = fast.cast_down(p, max);
-                match (want, got) {
+                let got = fast.cast_down_hit(p, max);
+                // Off the cells' edges, the face hit is the same one (its normal too).
+                if let (Some((_, n)), Some(h), false) = (want, got, k % 5 == 0) {
+                    assert!(
+                        n.dot(h.normal) > 0.9999,
+                        "at {p}: ray cast normal {n}, direct {}",
+                        h.normal
+                    );
+                }
+                match (want.map(|w| w.0), got.map(|h| h.point)) {
                     (Some(a), Some(b)) => {
                         hits += 1;
                         // On a cell's edge the ray cast may slip between two triangles and

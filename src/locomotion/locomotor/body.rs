@@ -15,7 +15,8 @@ use crate::math::ik::{fabrik, two_bone};
 
 impl Locomotor {
     /// Eases the body's height and tilt toward the plane through the support points
-    /// (planted feet, and the landing spots of swinging ones). `dt = 0` snaps.
+    /// (planted feet, and the landing spots of swinging ones that have ground to land on).
+    /// `dt = 0` snaps.
     pub(super) fn fit_body<G: GroundQuery + ?Sized>(
         &mut self,
         def: &ValidCreatureDef,
@@ -33,11 +34,14 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         } else {
+            // A foot hanging over no ground (see `swing`) holds nothing up.
             scratch.points.clear();
             for st in &self.legs {
-                scratch
-                    .points
-                    .push(if st.grounded { st.foot } else { st.target });
+                if st.grounded {
+                    scratch.points.push(st.foot);
+                } else if st.target_hit {
+                    scratch.points.push(st.target);
+                }
             }
             // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
             // the height spring on an even slope, and a head start on a step.

@@ -7,7 +7,7 @@ use glam::{Quat, Vec3};
 use super::{LegState, Locomotor, CAST_ABOVE_BODY, CAST_BELOW_REST, GRAVITY, HOLD_FROM};
 use crate::locomotion::def::ValidCreatureDef;
 use crate::locomotion::gait::GaitParams;
-use crate::locomotion::ground::GroundQuery;
+use crate::locomotion::ground::{GroundHit, GroundQuery};
 use crate::math::frame::{horizontal, yaw_rotation};
 
 /// How far below the rest spot a ray hit counts as a crack worth a sphere sweep (m).
@@ -56,24 +56,66 @@ impl LegState {
     }
 }
 
+/// What a foot may stand on: a face whose normal is within the creature's slope limit
+/// (`nav.max_slope`) of the body's up, met from above (every foothold cast is a ray down).
+/// The steep end face of a tilted slab or the flank of a rock is ground a ray can hit but
+/// no foothold: a foot put there would hang on the rim of an overhang.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Footing {
+    /// The body's up.
+    up: Vec3,
+    /// The cosine of the slope limit.
+    min_cos: f32,
+}
+
+impl Footing {
+    /// Footing for `def` with its body's up `up`.
+    pub(super) fn of(def: &ValidCreatureDef, up: Vec3) -> Footing {
+        Footing {
+            up: up.normalize_or(Vec3::Y),
+            min_cos: def.nav.max_slope.to_radians().cos(),
+        }
+    }
+
+    /// Whether the face `hit` can carry a foot.
+    pub(super) fn carries(&self, hit: &GroundHit) -> bool {
+        hit.normal.dot(self.up) >= self.min_cos - 1e-4
+    }
+
+    /// A ray down from `origin` (up to `max` m): the point hit when its face can carry a
+    /// foot.
+    pub(super) fn cast<G: GroundQuery + ?Sized>(
+        &self,
+        ground: &G,
+        origin: Vec3,
+        max: f32,
+    ) -> Option<Vec3> {
+        ground
+            .cast_down_hit(origin, max)
+            .filter(|h| self.carries(h))
+            .map(|h| h.point)
+    }
+}
+
 /// A landing probe's ground: a ray down from `origin`; where it fell into a crack (between
 /// stair blocks, rocks: more than [`CRACK_DEPTH`] below the rest spot `rest`), a small
 /// sphere rests on the edges instead.
 fn cast_probe<G: GroundQuery + ?Sized>(
     ground: &G,
+    footing: &Footing,
     origin: Vec3,
     rest: Vec3,
     max: f32,
-) -> Option<Vec3> {
-    let p = ground.cast_down(origin, max)?;
-    if p.y >= rest.y - CRACK_DEPTH {
+) -> Option<GroundHit> {
+    let p = ground.cast_down_hit(origin, max)?;
+    if p.point.y >= rest.y - CRACK_DEPTH {
         return Some(p);
     }
     match ground
         .sweep_down(origin, CRACK_SPHERE, max)
-        .and_then(|q| onto_edge(ground, origin, q))
+        .and_then(|q| onto_edge(ground, footing, origin, q))
     {
-        Some(q) if q.y > p.y => Some(q),
+        Some(q) if q.point.y > p.point.y => Some(q),
         _ => Some(p),
     }
 }
@@ -81,13 +123,18 @@ fn cast_probe<G: GroundQuery + ?Sized>(
 /// The foot spot on the edge a crack sweep from `origin` rested on at `contact`: the
 /// surface a centimetre past the edge (away from the sweep's axis), so the foot stands on
 /// the block's top, not on the edge line a vertical ray could slip past. `None` when no
-/// surface lies there within 2 cm of the contact's height.
-fn onto_edge<G: GroundQuery + ?Sized>(ground: &G, origin: Vec3, contact: Vec3) -> Option<Vec3> {
+/// surface that can carry a foot lies there within 2 cm of the contact's height.
+fn onto_edge<G: GroundQuery + ?Sized>(
+    ground: &G,
+    footing: &Footing,
+    origin: Vec3,
+    contact: Vec3,
+) -> Option<GroundHit> {
     let away = horizontal(contact - origin).normalize_or_zero();
     let above = contact + away * EDGE_INSET + Vec3::Y * 0.05;
     ground
-        .cast_down(above, 0.1)
-        .filter(|p| (p.y - contact.y).abs() <= 0.02)
+        .cast_down_hit(above, 0.1)
+        .filter(|h| footing.carries(h) && (h.point.y - contact.y).abs() <= 0.02)
 }
 
 /// An extra ground query made for a landing probe (a search toward the body, a look from
@@ -232,11 +279,16 @@ impl Locomotor {
         m: glam::Mat3,
         ground: &G,
     ) {
+        let footing = Footing::of(def, self.up);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let rest = self.position + m * leg.rest;
             let origin = Vec3::new(rest.x, self.position.y + CAST_ABOVE_BODY, rest.z);
-            let hit = ground.cast_down(origin, CAST_ABOVE_BODY + LAND_REACH + CAST_BELOW_REST);
-            *st = LegState::planted(hit.unwrap_or(rest), hit, self.position + m * leg.hip);
+            let max = CAST_ABOVE_BODY + LAND_REACH + CAST_BELOW_REST;
+            let hit = footing.cast(ground, origin, max);
+            *st = match hit {
+                Some(hit) => LegState::planted(hit, Some(hit), self.position + m * leg.hip),
+                None => LegState::hanging(rest, self.position + m * leg.hip),
+            };
         }
         self.phase_stepped = 0;
     }
@@ -248,12 +300,14 @@ impl Locomotor {
     /// ground all round are left as they are.
     pub(super) fn settle_landings<G: GroundQuery + ?Sized>(
         &mut self,
+        def: &ValidCreatureDef,
         ground: &G,
         landed: &mut [super::StepEvent],
     ) {
+        let footing = Footing::of(def, self.up);
         let under = |p: Vec3| {
-            ground
-                .cast_down(p + Vec3::Y * 0.05, 0.1)
+            footing
+                .cast(ground, p + Vec3::Y * 0.05, 0.1)
                 .filter(|q| (q.y - p.y).abs() <= SETTLE_TOLERANCE)
         };
         let ways = [Vec3::X, Vec3::NEG_X, Vec3::Z, Vec3::NEG_Z];
@@ -297,12 +351,14 @@ impl Locomotor {
         let plane_y = |p: Vec3| {
             centre.y - (up.x * (p.x - centre.x) + up.z * (p.z - centre.z)) / up.y.max(0.2)
         };
+        let footing = Footing::of(def, up);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let rest = self.position + m * leg.rest;
             let probe = rest + lead;
             let origin = Vec3::new(probe.x, self.position.y + CAST_ABOVE_BODY, probe.z);
             let max = origin.y - rest.y + CAST_BELOW_REST;
-            let hit = cast_probe(ground, origin, rest, max);
+            let cast = cast_probe(ground, &footing, origin, rest, max);
+            let hit = cast.map(|h| h.point);
             // An edge (not a slope or a flight of steps): the probe's ground fell by more than
             // a step since last tick and lies that far below the plane; a wall: that far above.
             let drop = def.nav.step_height;
@@ -333,7 +389,8 @@ impl Locomotor {
             // wall higher than that, or the foot of a drop deeper, is not (a foot beside it
             // is found on the way back toward the body, as for a miss).
             let foothold = |p: &Vec3| (p.y - plane_y(*p)).abs() <= drop;
-            match hit.filter(foothold) {
+            let carried = cast.filter(|h| footing.carries(h)).map(|h| h.point);
+            match carried.filter(foothold) {
                 Some(point) => {
                     st.target = point;
                     st.target_hit = true;
@@ -359,20 +416,20 @@ impl Locomotor {
                             || {
                                 [0.35f32, 0.6, 0.85].iter().find_map(|t| {
                                     let q = probe.lerp(centre, *t);
-                                    ground
-                                        .cast_down(Vec3::new(q.x, origin.y, q.z), max)
+                                    footing
+                                        .cast(ground, Vec3::new(q.x, origin.y, q.z), max)
                                         .filter(foothold)
                                 })
                             },
                         )
                     };
-                    st.target_hit = inward.is_some();
-                    st.target = match (inward, st.last_hit) {
-                        (Some(q), _) => q,
-                        (None, Some(p)) if horizontal(p - probe).length() < leg.length => p,
-                        // Nowhere to go: a planted foot stays where it stands.
-                        _ if st.grounded => st.foot,
-                        _ => probe,
+                    (st.target, st.target_hit) = match (inward, st.last_hit) {
+                        (Some(q), _) => (q, true),
+                        (None, Some(p)) if horizontal(p - probe).length() < leg.length => (p, true),
+                        // Nowhere to go: a planted foot stays where it stands, a lifted one
+                        // hangs over the probe (it lands on nothing; see `swing`).
+                        _ if st.grounded => (st.foot, true),
+                        _ => (probe, false),
                     };
                     if let Some(q) = inward {
                         st.last_hit = Some(q);
@@ -406,6 +463,60 @@ mod tests {
         }
     }
 
+    /// A face tilted `deg` degrees toward +z, met by every cast.
+    struct Face(f32);
+
+    impl GroundQuery for Face {
+        fn cast_down(&self, origin: Vec3, _: f32) -> Option<Vec3> {
+            Some(Vec3::new(origin.x, 0.0, origin.z))
+        }
+        fn cast_down_hit(&self, origin: Vec3, max: f32) -> Option<GroundHit> {
+            let normal = Quat::from_rotation_x(self.0.to_radians()) * Vec3::Y;
+            self.cast_down(origin, max)
+                .map(|point| GroundHit { point, normal })
+        }
+    }
+
+    #[test]
+    fn a_foot_stands_on_a_face_within_the_slope_limit_of_the_body_up() {
+        let def = spider().validate().expect("valid");
+        assert_eq!(def.nav.max_slope, 45.0);
+        let level = Footing::of(&def, Vec3::Y);
+        let o = Vec3::new(0.0, 1.0, 0.0);
+        assert!(level.cast(&Face(0.0), o, 2.0).is_some());
+        assert!(level.cast(&Face(44.0), o, 2.0).is_some());
+        // A slab's end face (70°), a wall's flank: no foothold.
+        assert_eq!(level.cast(&Face(46.0), o, 2.0), None);
+        assert_eq!(level.cast(&Face(70.0), o, 2.0), None);
+        // Measured from the body's up: tilted 30° on a slope, a 70° face leaning the same
+        // way is 40° off it; one leaning the other way is over 90°.
+        let tilted = Footing::of(&def, Quat::from_rotation_x(30f32.to_radians()) * Vec3::Y);
+        assert!(tilted.cast(&Face(70.0), o, 2.0).is_some());
+        assert_eq!(tilted.cast(&Face(-70.0), o, 2.0), None);
+        assert_eq!(tilted.cast(&Face(-20.0), o, 2.0), None);
+    }
+
+    #[test]
+    fn a_walker_keeps_its_feet_off_a_face_too_steep_to_stand_on() {
+        let def = spider().validate().expect("valid");
+        let steep = Face(70.0);
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &steep);
+        // Spawned over nothing but steep faces: no foot stands (each hangs at its rest
+        // spot, waiting for ground).
+        assert!(
+            loco.legs.iter().all(|l| l.last_hit.is_none()),
+            "{:?}",
+            loco.legs[0]
+        );
+        let gait = def.gait.clone();
+        loco.place_targets(&def, &gait, 0.3, Quat::IDENTITY, &steep);
+        assert!(loco.legs.iter().all(|l| !l.target_hit));
+        // The same ground at 40°: every target on it.
+        let slope = Face(40.0);
+        loco.place_targets(&def, &gait, 0.3, Quat::IDENTITY, &slope);
+        assert!(loco.legs.iter().all(|l| l.target_hit && l.target.y == 0.0));
+    }
+
     #[test]
     fn a_foot_on_an_edge_stands_on_the_top_past_it() {
         let block = Walled {
@@ -413,14 +524,20 @@ mod tests {
             top: 0.5,
             casts: std::cell::Cell::new(0),
         };
+        let footing = Footing::of(&spider().validate().expect("valid"), Vec3::Y);
         // A sweep down beside the block rested on its edge line (z = 1).
         let origin = Vec3::new(0.0, 2.0, 0.95);
-        let spot = onto_edge(&block, origin, Vec3::new(0.0, 0.5, 1.0)).expect("on the top");
+        let spot = onto_edge(&block, &footing, origin, Vec3::new(0.0, 0.5, 1.0))
+            .expect("on the top")
+            .point;
         assert!((spot.y - 0.5).abs() < 1e-6 && spot.z > 1.0, "{spot}");
         assert_eq!(block.cast_down(spot + Vec3::Y * 0.05, 0.1), Some(spot));
         // Nothing at that height past the contact: no spot (the ray's own hit stands).
         let low = Vec3::new(0.0, 0.5, 0.9);
-        assert_eq!(onto_edge(&block, Vec3::new(0.0, 2.0, 0.95), low), None);
+        assert_eq!(
+            onto_edge(&block, &footing, Vec3::new(0.0, 2.0, 0.95), low),
+            None
+        );
     }
 
     #[test]
@@ -439,7 +556,7 @@ mod tests {
                 leg: 0,
                 position: at,
             }];
-            loco.settle_landings(&step, &mut ev);
+            loco.settle_landings(&def, &step, &mut ev);
             (loco.legs[0].foot, ev[0].position)
         };
         // 5 mm onto the top: moved 2 cm away from the lip, at the top's height, and the
