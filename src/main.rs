@@ -108,67 +108,104 @@ impl Limits {
     }
 }
 
-fn parse_xz(s: &str) -> Result<(f32, f32), String> {
-    let (x, z) = s
-        .split_once(',')
-        .ok_or_else(|| format!("expected X,Z, got \"{s}\""))?;
-    let x: f32 = x.trim().parse().map_err(|_| format!("bad X in \"{s}\""))?;
-    let z: f32 = z.trim().parse().map_err(|_| format!("bad Z in \"{s}\""))?;
+/// A command-line value of the wrong form (clap prints it after the option's name).
+#[derive(Debug, thiserror::Error)]
+enum ArgError {
+    /// Not two numbers joined by `sep`.
+    #[error("expected {form}, got \"{got}\"")]
+    Form { form: &'static str, got: String },
+    /// One of the two numbers does not parse.
+    #[error("bad {what} in \"{got}\"")]
+    Number { what: &'static str, got: String },
+    /// A NaN or infinite coordinate.
+    #[error("X,Z must be finite, got \"{0}\"")]
+    NotFinite(String),
+    /// A picture too small or too large.
+    #[error("size must be between 1x1 and 8192x8192, got {0}")]
+    Size(String),
+}
+
+/// Two numbers joined by `sep` (`form` names them), each parsed as `T`.
+fn parse_pair<T: std::str::FromStr>(
+    s: &str,
+    sep: &[char],
+    form: &'static str,
+    names: [&'static str; 2],
+) -> Result<(T, T), ArgError> {
+    let (a, b) = s.split_once(sep).ok_or_else(|| ArgError::Form {
+        form,
+        got: s.to_string(),
+    })?;
+    let num = |v: &str, what| {
+        v.trim().parse().map_err(|_| ArgError::Number {
+            what,
+            got: s.to_string(),
+        })
+    };
+    Ok((num(a, names[0])?, num(b, names[1])?))
+}
+
+fn parse_xz(s: &str) -> Result<(f32, f32), ArgError> {
+    let (x, z): (f32, f32) = parse_pair(s, &[','], "X,Z", ["X", "Z"])?;
     if !x.is_finite() || !z.is_finite() {
-        return Err(format!("X,Z must be finite, got \"{s}\""));
+        return Err(ArgError::NotFinite(s.to_string()));
     }
     Ok((x, z))
+}
+
+/// `skitter run`'s options.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Run without a window.
+    #[arg(long)]
+    headless: bool,
+    /// Number of ticks (60 per second) to run; runs until stopped when absent.
+    #[arg(long)]
+    frames: Option<u64>,
+    /// Write a JSON Lines trace here (headless runs).
+    #[arg(long, requires = "headless")]
+    trace: Option<PathBuf>,
+    /// Pace ticks to the wall clock (headless runs; a window always is), with hot reload.
+    #[arg(long, requires = "headless")]
+    realtime: bool,
+    /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
+    #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "record", "replay"])]
+    screenshot: Option<PathBuf>,
+    /// Image size for --screenshot, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    size: (u32, u32),
+    /// Debug layers to draw: targets,casts,contacts,plane,paths,lean,nav,ragdoll or all.
+    #[arg(long, default_value = "")]
+    debug: String,
+    /// With --screenshot: render every tick and report frame times.
+    #[arg(long, requires = "screenshot")]
+    bench_frames: bool,
+    /// Record what the world receives each tick (script commands, clicks, hits) here.
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Replay a record: the same inputs, tick by tick, with no callbacks running (the
+    /// mods' level, types and tuning come from their files).
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    replay: Option<PathBuf>,
+    /// Open the window in path edit mode (E) and print where each path point is drawn
+    /// (window pixels), for scripted edits; with --screenshot, draw the edit gizmos.
+    #[arg(long, conflicts_with_all = ["headless", "replay"])]
+    edit_paths: bool,
+    /// Window runs: write a CSV line per drawn frame here (when it was drawn, the gap
+    /// since the last, the update's and the drawing's time, ticks, brains still moving
+    /// after a reload, the mods reloaded in it), to find hitches.
+    #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["headless", "screenshot"])]
+    frame_log: Option<PathBuf>,
+    #[command(flatten)]
+    limits: Limits,
+    /// Mod folders, or folders of mod folders (default: the bundled scripts/).
+    mods: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
 enum Cmd {
     /// Run mods: in a window, or --headless, or --screenshot to a PNG without a window.
-    Run {
-        /// Run without a window.
-        #[arg(long)]
-        headless: bool,
-        /// Number of ticks (60 per second) to run; runs until stopped when absent.
-        #[arg(long)]
-        frames: Option<u64>,
-        /// Write a JSON Lines trace here (headless runs).
-        #[arg(long, requires = "headless")]
-        trace: Option<PathBuf>,
-        /// Pace ticks to the wall clock (headless runs; a window always is), with hot reload.
-        #[arg(long, requires = "headless")]
-        realtime: bool,
-        /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
-        #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "record", "replay"])]
-        screenshot: Option<PathBuf>,
-        /// Image size for --screenshot, WIDTHxHEIGHT.
-        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
-        size: (u32, u32),
-        /// Debug layers to draw: targets,casts,contacts,plane,paths,lean,nav,ragdoll or all.
-        #[arg(long, default_value = "")]
-        debug: String,
-        /// With --screenshot: render every tick and report frame times.
-        #[arg(long, requires = "screenshot")]
-        bench_frames: bool,
-        /// Record what the world receives each tick (script commands, clicks, hits) here.
-        #[arg(long, value_name = "FILE")]
-        record: Option<PathBuf>,
-        /// Replay a record: the same inputs, tick by tick, with no callbacks running (the
-        /// mods' level, types and tuning come from their files).
-        #[arg(long, value_name = "FILE", conflicts_with = "record")]
-        replay: Option<PathBuf>,
-        /// Open the window in path edit mode (E) and print where each path point is drawn
-        /// (window pixels), for scripted edits; with --screenshot, draw the edit gizmos.
-        #[arg(long, conflicts_with_all = ["headless", "replay"])]
-        edit_paths: bool,
-        /// Window runs: write a CSV line per drawn frame here (when it was drawn, the gap
-        /// since the last, the update's and the drawing's time, ticks, brains still moving
-        /// after a reload, the mods reloaded in it), to find hitches.
-        #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["headless", "screenshot"])]
-        frame_log: Option<PathBuf>,
-        #[command(flatten)]
-        limits: Limits,
-        /// Mod folders, or folders of mod folders (default: the bundled scripts/).
-        mods: Vec<PathBuf>,
-    },
+    Run(RunArgs),
     /// Create a mod folder that runs as it is (with editor definitions for luau-lsp and LuaLS).
     New {
         /// The new mod's folder; its last component is the mod's name.
@@ -225,20 +262,10 @@ fn windowed_or_headless(
     Ok(())
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got \"{s}\""))?;
-    let w: u32 = w
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad width in \"{s}\""))?;
-    let h: u32 = h
-        .trim()
-        .parse()
-        .map_err(|_| format!("bad height in \"{s}\""))?;
+fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
+    let (w, h): (u32, u32) = parse_pair(s, &['x', 'X'], "WIDTHxHEIGHT", ["width", "height"])?;
     if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
-        return Err(format!("size must be between 1x1 and 8192x8192, got {s}"));
+        return Err(ArgError::Size(s.to_string()));
     }
     Ok((w, h))
 }
@@ -266,6 +293,8 @@ fn main() -> ExitCode {
 
 fn real_main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    let offscreen = matches!(&cli.command, Some(Cmd::Run(r)) if r.screenshot.is_some());
+    quiet_vulkan_device_select(offscreen);
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         None => {
@@ -290,84 +319,105 @@ fn real_main() -> anyhow::Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Some(Cmd::Run {
-            headless: is_headless,
-            frames,
-            trace,
-            realtime,
-            screenshot,
-            size,
-            debug,
-            bench_frames,
-            record,
-            replay,
-            edit_paths,
-            frame_log,
-            limits,
-            mods,
-        }) => {
-            let debug = skitter::render::DebugFlags::parse(&debug)?;
-            if let Some(out) = screenshot {
-                let opts = skitter::app::ShotOptions {
-                    mods: default_mods(mods),
-                    frames: frames.unwrap_or(60),
-                    size,
-                    debug,
-                    bench: bench_frames,
-                    host: limits.host()?,
-                    edit_paths,
-                };
-                return screenshot_cmd(&opts, &out, &mut stdout);
-            }
-            if !is_headless {
-                // A log that cannot be written is said at once (not taken for a window
-                // that cannot open).
-                if let Some(p) = &frame_log {
-                    std::fs::File::create(p)
-                        .with_context(|| format!("cannot write the frame log {}", p.display()))?;
-                }
-                let host = HostOptions {
-                    detail: limits.detail(Some(skitter::sim::DEFAULT_DETAIL_RADIUS)),
-                    ..limits.host()?
-                };
-                windowed_or_headless(
-                    skitter::app::WindowOptions {
-                        mods: default_mods(mods),
-                        frames,
-                        host,
-                        debug,
-                        record,
-                        replay,
-                        edit_paths,
-                        frame_log,
-                    },
-                    &mut stdout,
-                )?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            let opts = RunOptions {
-                mods: default_mods(mods),
-                frames,
-                trace,
-                realtime,
-                summary: true,
-                host: limits.host()?,
-                record,
-                replay,
-            };
-            let report = headless::run(&opts, &mut stdout).context("running")?;
-            eprintln!(
-                "skitter: ran {} ticks; {} creatures; mods: {}; {} error(s)",
-                report.frames,
-                report.creatures,
-                report.mods.join(", "),
-                report.errors.len()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Some(Cmd::Run(args)) => run_cmd(args, &mut stdout),
         Some(Cmd::New { path }) => new_cmd(&path),
         Some(Cmd::Check { limits, mods }) => check_cmd(&default_mods(mods), limits.host()?),
     }
+}
+
+/// Without a desktop session (no usable `XDG_RUNTIME_DIR`, no Wayland display) Mesa's Vulkan
+/// device-select layer still asks libwayland for a compositor to pick the GPU by, and
+/// libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment."
+/// (once per device enumeration): harmless, but it reads as a failure. With no session
+/// there is no display to pick a GPU for (nor for an offscreen picture, `offscreen`, with
+/// an X display either), so the layer is switched off (its own `NODEVICE_SELECT=1`) unless
+/// the user chose a device (`MESA_VK_DEVICE_SELECT`) or set the switch.
+///
+/// Called first thing in `main`, before any thread starts (setting the environment is not
+/// thread-safe).
+fn quiet_vulkan_device_select(offscreen: bool) {
+    let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
+    let session = std::env::var_os("XDG_RUNTIME_DIR")
+        .is_some_and(|d| !d.is_empty() && std::path::Path::new(&d).is_dir());
+    let chosen = [
+        "WAYLAND_DISPLAY",
+        "MESA_VK_DEVICE_SELECT",
+        "NODEVICE_SELECT",
+    ]
+    .iter()
+    .any(|v| set(v));
+    if !session && !chosen && (offscreen || !set("DISPLAY")) {
+        std::env::set_var("NODEVICE_SELECT", "1");
+    }
+}
+
+/// `skitter run`: offscreen to a picture, in a window, or headless.
+fn run_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
+    let debug = skitter::render::DebugFlags::parse(&args.debug)?;
+    if let Some(out) = &args.screenshot {
+        let opts = skitter::app::ShotOptions {
+            mods: default_mods(args.mods.clone()),
+            frames: args.frames.unwrap_or(60),
+            size: args.size,
+            debug,
+            bench: args.bench_frames,
+            host: args.limits.host()?,
+            edit_paths: args.edit_paths,
+        };
+        return screenshot_cmd(&opts, out, stdout);
+    }
+    if args.headless {
+        return headless_cmd(args, stdout);
+    }
+    // A log that cannot be written is said at once (not taken for a window that cannot
+    // open).
+    if let Some(p) = &args.frame_log {
+        std::fs::File::create(p)
+            .with_context(|| format!("cannot write the frame log {}", p.display()))?;
+    }
+    let host = HostOptions {
+        detail: args
+            .limits
+            .detail(Some(skitter::sim::DEFAULT_DETAIL_RADIUS)),
+        ..args.limits.host()?
+    };
+    windowed_or_headless(
+        skitter::app::WindowOptions {
+            mods: default_mods(args.mods),
+            frames: args.frames,
+            host,
+            debug,
+            record: args.record,
+            replay: args.replay,
+            edit_paths: args.edit_paths,
+            frame_log: args.frame_log,
+        },
+        stdout,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `skitter run --headless`: the ticks as fast as they go (or paced), a trace if asked.
+fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
+    let opts = RunOptions {
+        host: args.limits.host()?,
+        mods: default_mods(args.mods),
+        frames: args.frames,
+        trace: args.trace,
+        realtime: args.realtime,
+        summary: true,
+        record: args.record,
+        replay: args.replay,
+    };
+    let report = headless::run(&opts, stdout).context("running")?;
+    eprintln!(
+        "skitter: ran {} ticks; {} creatures; mods: {}; {} error(s)",
+        report.frames,
+        report.creatures,
+        report.mods.join(", "),
+        report.errors.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `skitter run --screenshot`: runs the mods offscreen and writes the picture.
@@ -438,5 +488,29 @@ fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
     } else {
         println!("{} error(s)", errors.len());
         Ok(ExitCode::from(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_points_parse_and_bad_ones_say_what_is_wrong() {
+        assert_eq!(parse_size("320x180").expect("size"), (320, 180));
+        assert_eq!(parse_size(" 64 X 48 ").expect("size"), (64, 48));
+        assert_eq!(parse_xz("1.5, -2").expect("point"), (1.5, -2.0));
+        let err = |r: Result<(u32, u32), ArgError>| r.expect_err("bad").to_string();
+        assert_eq!(err(parse_size("320")), "expected WIDTHxHEIGHT, got \"320\"");
+        assert_eq!(err(parse_size("ax9")), "bad width in \"ax9\"");
+        assert_eq!(err(parse_size("9x-1")), "bad height in \"9x-1\"");
+        assert_eq!(
+            err(parse_size("0x10")),
+            "size must be between 1x1 and 8192x8192, got 0x10"
+        );
+        let err = |r: Result<(f32, f32), ArgError>| r.expect_err("bad").to_string();
+        assert_eq!(err(parse_xz("1;2")), "expected X,Z, got \"1;2\"");
+        assert_eq!(err(parse_xz("1,z")), "bad Z in \"1,z\"");
+        assert_eq!(err(parse_xz("inf,0")), "X,Z must be finite, got \"inf,0\"");
     }
 }

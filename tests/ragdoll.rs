@@ -2,6 +2,8 @@
 //! callbacks, the trace's `ragdoll`/`ragdoll_state`/`parts`, record and replay, errors for
 //! absurd `physics` values, and the cap on simultaneous rigs.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
 mod common;
 
 use common::*;
