@@ -462,5 +462,5 @@ behaviour.define {{
         &[("mod.toml", toml), ("main.lua", &main)],
     );
     let (out, t) = run_trace(dir.path(), 900, &[bundled("spider"), m], &[]);
-    assert_each_gets_up_and_walks("hits", &out, &t, 16, &[("spider/spider", 4)], 0.0);
+    assert_each_gets_up_and_walks("hits", &out, &t, 16, &[("spider/spider", 4)], 1.0);
 }
