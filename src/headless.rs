@@ -79,6 +79,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
     let world = &*world;
     let frame = world.frame();
     let t = world.time();
+    let mut pose = crate::sim::PoseScratch::default();
     for c in world.creatures() {
         let type_name = world
             .creature_type(c.type_id)
@@ -139,7 +140,12 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             w.write_all(b"}\n")?;
             continue;
         }
-        write_feet(w, world, c)?;
+        let model = world.creature_type(c.type_id).and_then(|t| t.model.clone());
+        let tips = model.as_deref().map(|m| {
+            crate::sim::pose_creature(c, m, &mut pose);
+            (m, &pose.world)
+        });
+        write_feet(w, world, c, tips)?;
         w.write_all(b"}\n")?;
     }
     Ok(())
@@ -147,7 +153,14 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
 
 /// An animated creature's feet: where each is, its target, whether it is planted, the
 /// ground under it, its reach, its joints and its knee's pole.
-fn write_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
+/// With a model (`tips`: the model and its posed joints), each foot's `tip`: where its
+/// chain's end is drawn.
+fn write_feet(
+    w: &mut impl Write,
+    world: &World,
+    c: &crate::sim::Creature,
+    tips: Option<(&crate::model::BoundModel, &Vec<glam::Mat4>)>,
+) -> io::Result<()> {
     w.write_all(b",\"feet\":[")?;
     for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
         if i > 0 {
@@ -181,6 +194,10 @@ fn write_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io
         vec3(w, s.foot)?;
         w.write_all(b"],\"pole\":")?;
         vec3(w, s.pole)?;
+        if let Some(tip) = tips.and_then(|(m, world)| m.posed.tip(i, world)) {
+            w.write_all(b",\"tip\":")?;
+            vec3(w, tip)?;
+        }
         w.write_all(b"}")?;
     }
     w.write_all(b"]")

@@ -1,6 +1,6 @@
 //! skitter: a runtime for procedurally animated, script-defined creatures.
 //!
-//! Layers (each imports only those below it): [`math`] → [`locomotion`] → [`sim`] →
+//! Layers (each imports only those below it): [`math`] → [`locomotion`], [`model`] → [`sim`] →
 //! [`script`], [`editor`], [`headless`] and [`scaffold`] → [`render`] and [`app`]. See
 //! `ARCHITECTURE.md`.
 #![warn(missing_docs)]
@@ -11,6 +11,7 @@ pub mod editor;
 pub mod headless;
 pub mod locomotion;
 pub mod math;
+pub mod model;
 pub mod nav;
 pub mod path;
 pub mod render;

@@ -47,6 +47,9 @@ struct Limits {
     /// with an error.
     #[arg(long, default_value_t = skitter::sim::DEFAULT_MAX_RAGDOLLS)]
     max_ragdolls: usize,
+    /// Largest asset file (a model, its buffers, its images) a mod may load, in MiB.
+    #[arg(long, default_value_t = skitter::model::DEFAULT_MAX_ASSET_MB, value_name = "MIB")]
+    max_asset_mb: u64,
     /// Threads for the tick's per-creature work (default: every core). The same seed and
     /// mods give the same trace at any count.
     #[arg(long)]
@@ -87,6 +90,7 @@ impl Limits {
             memory_limit: self.memory_mb << 20,
             max_creatures: self.max_creatures,
             max_ragdolls: self.max_ragdolls,
+            max_asset_bytes: self.max_asset_mb.saturating_mul(1 << 20),
             threads: self
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),

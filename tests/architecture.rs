@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 fn layer(module: &str) -> Option<u8> {
     Some(match module {
         "math" => 0,
-        "locomotion" | "nav" | "path" => 1,
+        "locomotion" | "nav" | "path" | "model" => 1,
         "sim" => 2,
         "script" | "headless" | "scaffold" | "editor" => 3,
         "render" | "app" => 4,

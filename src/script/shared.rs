@@ -146,6 +146,9 @@ pub(super) struct Shared {
     pub kept: Vec<CreatureId>,
     /// Most creatures one mod may have alive (a user setting, never a mod's).
     pub max_creatures: usize,
+    /// Largest asset file a mod may load, bytes (a user setting; 0 before a host sets it:
+    /// the default).
+    pub max_asset_bytes: u64,
     /// Spawns per mod since its alive count was last taken (for the cap).
     pub spawn_count: BTreeMap<String, usize>,
     /// `skitter check`: definition errors are collected and scripts go on.

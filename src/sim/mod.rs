@@ -6,6 +6,7 @@ mod detail;
 mod ground;
 pub(crate) mod level;
 mod level_edits;
+pub(crate) mod model_pose;
 pub(crate) mod navigation;
 mod paths;
 pub(crate) mod ragdoll;
@@ -17,6 +18,7 @@ pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
+pub use model_pose::{limb_points, pose_creature, PoseScratch};
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;

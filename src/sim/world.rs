@@ -42,6 +42,8 @@ pub struct CreatureType {
     pub name: String,
     /// The validated definition.
     pub def: Arc<ValidCreatureDef>,
+    /// Its model, when the type has one (drawn skinned; the trace gains each foot's `tip`).
+    pub model: Option<Arc<crate::model::BoundModel>>,
 }
 
 /// One creature.
@@ -370,8 +372,16 @@ impl World {
         self.types.push(CreatureType {
             name: name.to_string(),
             def,
+            model: None,
         });
         TypeId(self.types.len() as u32 - 1)
+    }
+
+    /// Gives type `id` its model (or takes it away).
+    pub fn set_type_model(&mut self, id: TypeId, model: Option<Arc<crate::model::BoundModel>>) {
+        if let Some(t) = self.types.get_mut(id.0 as usize) {
+            t.model = model;
+        }
     }
 
     /// The type registered under a qualified name.

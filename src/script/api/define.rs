@@ -30,8 +30,12 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
         ));
     };
     let c = ctx(lua)?;
-    let (def, behaviour) =
+    let (mut def, behaviour, model) =
         convert::creature_def(lua, t.clone()).map_err(|e| def_err(lua, "creature.define", e))?;
+    let model = match model {
+        Some(spec) => Some(load_model(lua, &c, &t, &mut def, &spec)?),
+        None => None,
+    };
     let valid = def
         .validate()
         .map_err(|e| def_err(lua, "creature.define", e))?;
@@ -84,7 +88,11 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
             ),
         });
     }
-    c.world.borrow_mut().register_type(&qualified, valid);
+    {
+        let mut w = c.world.borrow_mut();
+        let id = w.register_type(&qualified, valid);
+        w.set_type_model(id, model);
+    }
     c.shared.borrow_mut().types.insert(
         qualified.clone(),
         TypeMeta {
@@ -97,6 +105,95 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     );
     registry::types(lua)?.raw_set(qualified, t.clone())?;
     Ok(Value::Table(t))
+}
+
+/// Loads and binds a type's model (inside its mod's folder) and fills what the define left
+/// out from the body plan found: the legs (bones' chains; given legs are matched to chains
+/// by name), the body's size and ride height, the head, the arms.
+fn load_model(
+    lua: &Lua,
+    c: &super::context::ModCtx,
+    t: &mlua::Table,
+    def: &mut crate::locomotion::CreatureDef,
+    spec: &convert::model::ModelSpec,
+) -> mlua::Result<std::sync::Arc<crate::model::BoundModel>> {
+    use crate::model::{self, BoundModel, LoadLimits, Source};
+    let fail = |e: String| located(lua, format!("creature.define: {e}"));
+    let root = c
+        .roots
+        .get(&c.name)
+        .map(|(dir, _)| dir.clone())
+        .ok_or_else(|| fail(format!("model: mod \"{}\" has no folder", c.name)))?;
+    let max = c.shared.borrow().max_asset_bytes;
+    let limits = if max == 0 {
+        LoadLimits::default()
+    } else {
+        LoadLimits { max_bytes: max }
+    };
+    let loaded = model::load(
+        &Source {
+            root: &root,
+            mod_name: &c.name,
+            file: &spec.file,
+            texture: spec.texture.as_deref(),
+        },
+        &limits,
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &spec.bind, spec.idle.clone())
+        .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
+    let plan = bound.plan.clone();
+    if def.legs.is_empty() {
+        def.legs = plan
+            .legs
+            .iter()
+            .map(|l| crate::locomotion::def::LegDef {
+                name: l.name.clone(),
+                hip: l.hip,
+                rest: l.rest,
+                segments: l.segments.clone(),
+                knee: Some(l.knee),
+                phase: None,
+            })
+            .collect();
+    } else {
+        let names: Vec<String> = def.legs.iter().map(|l| l.name.clone()).collect();
+        bound
+            .ordered_as(&names)
+            .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
+    }
+    let body: Option<mlua::Table> = t.raw_get("body").ok();
+    let given = |k: &str| {
+        body.as_ref()
+            .is_some_and(|b| !matches!(b.raw_get::<Value>(k), Ok(Value::Nil) | Err(_)))
+    };
+    if !given("size") {
+        def.body.size = plan.size;
+    }
+    if !given("height") {
+        def.body.height = plan.height;
+    }
+    if !given("head") {
+        if let Some((offset, size)) = plan.head {
+            def.body.head = Some(crate::locomotion::HeadDef {
+                offset,
+                size,
+                counter_yaw: 0.0,
+            });
+        }
+    }
+    if def.arms.is_empty() {
+        def.arms = plan
+            .arms
+            .iter()
+            .map(|(name, shoulder, segments)| crate::locomotion::ArmDef {
+                name: name.clone(),
+                shoulder: *shoulder,
+                segments: segments.clone(),
+            })
+            .collect();
+    }
+    Ok(std::sync::Arc::new(bound))
 }
 
 /// `behaviour.define`.

@@ -13,6 +13,7 @@ use crate::math::Curve;
 use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
 mod arms;
+pub(crate) mod model;
 mod physics;
 
 /// A curve as a Lua value (`curve{...}`, `curve.sine_arc()`, ...): `c:eval(x)`.
@@ -334,6 +335,7 @@ pub(crate) fn curve_from_points(t: &Table, linear: bool) -> Result<Curve, BadCur
 /// The keys of a creature type table besides its callbacks.
 const CREATURE_KEYS: &[&str] = &[
     "name",
+    "model",
     "body",
     "legs",
     "arms",
@@ -392,11 +394,12 @@ fn read_fields<T>(
     Ok(())
 }
 
-/// Reads a `creature.define` table. Returns the definition and the default behaviour name.
+/// Reads a `creature.define` table. Returns the definition, the default behaviour name and
+/// the model.
 pub(crate) fn creature_def(
     lua: &mlua::Lua,
     t: Table,
-) -> Result<(CreatureDef, Option<String>), DefError> {
+) -> Result<(CreatureDef, Option<String>, Option<model::ModelSpec>), DefError> {
     let keys: Vec<&'static str> = CREATURE_KEYS.iter().chain(CALLBACKS).copied().collect();
     let r = Reader::new(t, "", &keys);
     let name = r
@@ -417,6 +420,7 @@ pub(crate) fn creature_def(
     let nav = nav_def(&r, lua)?;
     let physics = physics::physics_def(&r, lua)?;
     let arms = arms::arm_defs(&r)?;
+    let model = model::model_spec(&r, lua)?;
     r.finish()?;
     Ok((
         CreatureDef {
@@ -430,6 +434,7 @@ pub(crate) fn creature_def(
             arms,
         },
         behaviour,
+        model,
     ))
 }
 
@@ -835,7 +840,7 @@ mod tests {
             "{ name = 'b', behaviour = 'walk', gait = { step_height = 0.2, min_grounded = 1 },
                lean = { turn = { gain = 0.3 }, filter_hz = 4 }, nav = { speed = 2 } }",
         );
-        let (def, behaviour) = creature_def(&lua, t).expect("reads");
+        let (def, behaviour, _) = creature_def(&lua, t).expect("reads");
         assert_eq!(behaviour.as_deref(), Some("walk"));
         assert_eq!(def.gait.params.step_height, 0.2);
         assert_eq!(

@@ -58,6 +58,8 @@ pub struct HostOptions {
     pub max_creatures: usize,
     /// Most creatures in physics (active ragdolls) at once.
     pub max_ragdolls: usize,
+    /// Largest asset file (a model, its buffers and images) a mod may load, bytes.
+    pub max_asset_bytes: u64,
     /// Threads for the tick's per-creature work (1: the calling thread only). Results are
     /// identical at any count.
     pub threads: usize,
@@ -82,6 +84,7 @@ impl Default for HostOptions {
             memory_limit: 64 << 20,
             max_creatures: 4096,
             max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
+            max_asset_bytes: crate::model::DEFAULT_MAX_ASSET_MB << 20,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             detail: None,
             migrate_per_tick: DEFAULT_MIGRATE_PER_TICK,
@@ -207,6 +210,7 @@ impl ScriptHost {
             world: Rc::new(RefCell::new(world)),
             shared: Rc::new(RefCell::new(Shared {
                 max_creatures: opts.max_creatures,
+                max_asset_bytes: opts.max_asset_bytes,
                 ..Shared::default()
             })),
             mods: Vec::new(),

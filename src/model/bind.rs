@@ -1,0 +1,537 @@
+//! A skeleton's body plan: which bone is the body and the head, which chains are legs and
+//! arms (given by name in `model.bind`, or found: chains that hang from a branch of the
+//! skeleton and end in a free tip, the legs' tips on the ground), and the creature-space
+//! figures the locomotion definition needs (hips, segment lengths, rest spots, ride height,
+//! body and head size), all from the bind pose.
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::Model;
+
+/// What a define's `model.bind` names (everything optional: what is absent is found).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BindSpec {
+    /// The body bone.
+    pub body: Option<String>,
+    /// The head bone.
+    pub head: Option<String>,
+    /// Legs: name, bones root to tip.
+    pub legs: Vec<(String, Vec<String>)>,
+    /// Arms: name, bones shoulder to hand.
+    pub arms: Vec<(String, Vec<String>)>,
+    /// Scale applied to the file's scene (1: metres as written).
+    pub scale: f32,
+    /// Rotation applied to the file's scene (pitch, yaw, roll degrees), for a model that
+    /// faces the wrong way or stands on its side. `None`: faced forward (+Z) by the head.
+    pub rotation: Option<Vec3>,
+}
+
+/// A leg or an arm bound to its bones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegChain {
+    /// Its name in the creature (`L1`, `R2`; `bind.legs`' keys).
+    pub name: String,
+    /// Its bones, root to tip (joint indices).
+    pub bones: Vec<usize>,
+    /// The chain's end in the bind pose, scene space.
+    pub tip: Vec3,
+    /// A joint that carries the tip's vertices but hangs elsewhere (an IK foot joint off the
+    /// armature's root): posed at the chain's end.
+    pub follower: Option<usize>,
+}
+
+/// A model's skeleton bound to a creature.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    /// The body bone.
+    pub body: usize,
+    /// The head bone.
+    pub head: Option<usize>,
+    /// Legs, in the creature's leg order.
+    pub legs: Vec<LegChain>,
+    /// Arms.
+    pub arms: Vec<LegChain>,
+    /// Scene space to the creature's body space (scale, rotation, the body's centre at the
+    /// origin).
+    pub fix: Mat4,
+}
+
+/// One leg as the locomotion definition wants it, body space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundLeg {
+    /// Name.
+    pub name: String,
+    /// Hip.
+    pub hip: Vec3,
+    /// Rest spot on the ground plane.
+    pub rest: Vec3,
+    /// Segment lengths, hip to tip.
+    pub segments: Vec<f32>,
+    /// Knee (pole) direction.
+    pub knee: Vec3,
+}
+
+/// The body plan found in (or bound to) a skeleton, body space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyPlan {
+    /// Body full extents (from the vertices of no limb).
+    pub size: Vec3,
+    /// Ride height: the body's centre over the ground its feet stand on.
+    pub height: f32,
+    /// Head centre and size, when there is a head bone.
+    pub head: Option<(Vec3, Vec3)>,
+    /// Legs.
+    pub legs: Vec<BoundLeg>,
+    /// Arms: name, shoulder, segment lengths.
+    pub arms: Vec<(String, Vec3, Vec<f32>)>,
+}
+
+/// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
+/// stripped of the side mark (`Leg1Upper.L` → `leg1upper`).
+pub(crate) fn side_of(name: &str) -> (Option<bool>, String) {
+    let l = name.to_lowercase();
+    for (mark, left) in [
+        (".l", true),
+        (".r", false),
+        ("_l", true),
+        ("_r", false),
+        ("-l", true),
+        ("-r", false),
+    ] {
+        if let Some(stem) = l.strip_suffix(mark) {
+            return (Some(left), stem.to_string());
+        }
+    }
+    for (mark, left) in [("left", true), ("right", false)] {
+        if let Some(i) = l.find(mark) {
+            return (Some(left), format!("{}{}", &l[..i], &l[i + mark.len()..]));
+        }
+    }
+    for (mark, left) in [("l_", true), ("r_", false)] {
+        if let Some(stem) = l.strip_prefix(mark) {
+            return (Some(left), stem.to_string());
+        }
+    }
+    (None, l)
+}
+
+/// Edit distance, for "did you mean".
+fn lev(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+impl Model {
+    /// The joint named `name`, or an error that says so and names the nearest bone.
+    pub(crate) fn bone(&self, name: &str, field: &str) -> Result<usize, String> {
+        self.joint(name).ok_or_else(|| {
+            let near = self
+                .joints
+                .iter()
+                .map(|j| (lev(&name.to_lowercase(), &j.name.to_lowercase()), &j.name))
+                .min();
+            let hint = match near {
+                Some((d, n)) if d <= 3.max(name.len() / 3) => format!(" (did you mean \"{n}\"?)"),
+                _ => String::new(),
+            };
+            format!("{field}: no bone \"{name}\" in the model{hint}")
+        })
+    }
+
+    /// Whether `j` hangs (at any depth) from `from`.
+    fn below(&self, mut j: usize, from: usize) -> bool {
+        while let Some(p) = self.joints[j].parent {
+            if p == from {
+                return true;
+            }
+            j = p;
+        }
+        false
+    }
+
+    /// The end of a chain whose last bone is `last`: the farthest point of its vertices,
+    /// else its head pushed on by its parent's length.
+    fn chain_end(&self, last: usize) -> Vec3 {
+        let j = &self.joints[last];
+        if j.reach > 1e-4 {
+            return j.far;
+        }
+        match j.parent {
+            Some(p) => {
+                let a = self.joints[p].head();
+                j.head() + (j.head() - a) * 0.5
+            }
+            None => j.head(),
+        }
+    }
+
+    /// Chains that end in a free tip (a joint with no children), from the joint below the
+    /// nearest branch up to the tip, with that branch: `(bones, branch)`.
+    fn free_chains(&self) -> Vec<(Vec<usize>, Option<usize>)> {
+        let mut out = Vec::new();
+        for (i, j) in self.joints.iter().enumerate() {
+            if !j.children.is_empty() {
+                continue;
+            }
+            let mut bones = vec![i];
+            let mut at = i;
+            let branch = loop {
+                match self.joints[at].parent {
+                    Some(p) if self.joints[p].children.len() == 1 => {
+                        bones.push(p);
+                        at = p;
+                    }
+                    other => break other,
+                }
+            };
+            bones.reverse();
+            out.push((bones, branch));
+        }
+        out
+    }
+}
+
+/// Binds `model` to a creature as `spec` says, finding what it does not say.
+pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
+    let (lo, hi) = model.bounds;
+    let tall = (hi.y - lo.y).max(1e-3);
+    // Legs and arms: given, or found.
+    let given = |list: &[(String, Vec<String>)], what: &str| -> Result<Vec<LegChain>, String> {
+        list.iter()
+            .map(|(name, bones)| {
+                if bones.is_empty() {
+                    return Err(format!("model.bind.{what}.{name}: needs at least one bone"));
+                }
+                let bones = bones
+                    .iter()
+                    .map(|b| model.bone(b, &format!("model.bind.{what}.{name}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                for w in bones.windows(2) {
+                    if model.joints[w[1]].parent != Some(w[0]) {
+                        return Err(format!(
+                            "model.bind.{what}.{name}: \"{}\" does not hang from \"{}\"",
+                            model.joints[w[1]].name, model.joints[w[0]].name
+                        ));
+                    }
+                }
+                let last = bones[bones.len() - 1];
+                Ok(LegChain {
+                    name: name.clone(),
+                    tip: model.chain_end(last),
+                    bones,
+                    follower: None,
+                })
+            })
+            .collect()
+    };
+    let mut legs = given(&spec.legs, "legs")?;
+    let mut arms = given(&spec.arms, "arms")?;
+    let chains = model.free_chains();
+    let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * tall;
+    if spec.legs.is_empty() {
+        for (bones, _) in chains.iter().filter(|(b, br)| b.len() >= 2 && br.is_some()) {
+            let last = bones[bones.len() - 1];
+            let tip = model.chain_end(last);
+            if near_ground(tip) && model.joints[last].reach > 0.0 {
+                legs.push(LegChain {
+                    name: String::new(),
+                    bones: bones.clone(),
+                    tip,
+                    follower: None,
+                });
+            }
+        }
+    }
+    // Tips whose vertices hang on a joint elsewhere (off the root, not below any chain):
+    // that joint follows the chain's end and its vertices are the tip.
+    let in_chain = |j: usize, ls: &[LegChain]| ls.iter().any(|l| l.bones.contains(&j));
+    if spec.legs.is_empty() {
+        let loose: Vec<(Vec<usize>, Option<usize>)> = chains
+            .iter()
+            .filter(|(b, _)| b.len() >= 2 || model.joints[b[0]].parent.is_some())
+            .cloned()
+            .collect();
+        // Chains whose tip is high but that end near a loose, weighted joint whose own
+        // vertices reach the ground: the leg of a rig with separate foot joints.
+        for (bones, _) in chains.iter().filter(|(b, br)| b.len() >= 2 && br.is_some()) {
+            let last = bones[bones.len() - 1];
+            if in_chain(last, &legs) {
+                continue;
+            }
+            let end = model.joints[last].head();
+            let length: f32 = bones
+                .windows(2)
+                .map(|w| {
+                    model.joints[w[0]]
+                        .head()
+                        .distance(model.joints[w[1]].head())
+                })
+                .sum::<f32>()
+                .max(1e-3);
+            let foot = loose
+                .iter()
+                .flat_map(|(b, _)| b.iter().copied())
+                .filter(|f| {
+                    let jf = &model.joints[*f];
+                    jf.reach > 0.0
+                        && near_ground(jf.far)
+                        && !bones.contains(f)
+                        && !model.below(*f, bones[0])
+                        && !in_chain(*f, &legs)
+                })
+                .min_by(|a, b| {
+                    let d = |j: &usize| model.joints[*j].head().distance(end);
+                    d(a).total_cmp(&d(b))
+                })
+                .filter(|f| model.joints[*f].head().distance(end) < 0.6 * length);
+            if let Some(f) = foot {
+                legs.push(LegChain {
+                    name: String::new(),
+                    bones: bones.clone(),
+                    tip: model.joints[f].far,
+                    follower: Some(f),
+                });
+            }
+        }
+    }
+    if legs.is_empty() {
+        return Err(format!(
+            "model: no legs found (no chain of two or more bones ends on the ground); name them in model.bind.legs. Bones: {}",
+            model
+                .joints
+                .iter()
+                .map(|j| j.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // The body: given, else the deepest joint every leg hangs from.
+    let body = match &spec.body {
+        Some(b) => model.bone(b, "model.bind.body")?,
+        None => {
+            let firsts: Vec<usize> = legs.iter().map(|l| l.bones[0]).collect();
+            let mut cand = model.joints[firsts[0]].parent;
+            loop {
+                match cand {
+                    Some(c) if firsts.iter().all(|f| model.below(*f, c)) => break c,
+                    Some(c) => cand = model.joints[c].parent,
+                    None => break firsts[0],
+                }
+            }
+        }
+    };
+    if spec.arms.is_empty() {
+        for (bones, br) in &chains {
+            let last = bones[bones.len() - 1];
+            let tip = model.chain_end(last);
+            if bones.len() >= 3
+                && br.is_some()
+                && model.below(bones[0], body)
+                && !near_ground(tip)
+                && side_of(&model.joints[bones[0]].name).0.is_some()
+                && !in_chain(last, &legs)
+                && !legs
+                    .iter()
+                    .any(|l| l.follower.is_some_and(|f| bones.contains(&f)))
+            {
+                arms.push(LegChain {
+                    name: String::new(),
+                    bones: bones.clone(),
+                    tip,
+                    follower: None,
+                });
+            }
+        }
+    }
+    let head = match &spec.head {
+        Some(h) => Some(model.bone(h, "model.bind.head")?),
+        None => model
+            .joints
+            .iter()
+            .position(|j| j.name.to_lowercase().contains("head") && j.reach > 0.0),
+    };
+    // Scene → body space: scale, the facing, then the hips' centre at the origin.
+    let hips: Vec<Vec3> = legs
+        .iter()
+        .map(|l| model.joints[l.bones[0]].head())
+        .collect();
+    let centre = hips.iter().copied().sum::<Vec3>() / hips.len() as f32;
+    let rot = match spec.rotation {
+        Some(r) => {
+            Quat::from_rotation_y(r.y.to_radians())
+                * Quat::from_rotation_x(r.x.to_radians())
+                * Quat::from_rotation_z(r.z.to_radians())
+        }
+        // A head behind the hips: the model faces -Z; turn it round.
+        None => match head {
+            Some(h) if model.joints[h].far.z < centre.z - 0.05 * tall => {
+                Quat::from_rotation_y(std::f32::consts::PI)
+            }
+            _ => Quat::IDENTITY,
+        },
+    };
+    let scale = if spec.scale > 0.0 { spec.scale } else { 1.0 };
+    let fix = Mat4::from_scale_rotation_translation(Vec3::splat(scale), rot, Vec3::ZERO);
+    let fix = Mat4::from_translation(-fix.transform_point3(centre)) * fix;
+    let at = |p: Vec3| fix.transform_point3(p);
+    let ground = legs
+        .iter()
+        .map(|l| at(l.tip).y)
+        .fold(f32::INFINITY, f32::min);
+    let height = -ground;
+    if height <= 0.01 {
+        return Err("model: the legs' tips are not below the hips (is the model upside down? set model.rotation)".into());
+    }
+    // Leg names: given, else side and order front to back (`L1`, `R1`, ...).
+    if spec.legs.is_empty() {
+        let mut sided: Vec<(bool, f32, usize)> = legs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let left = side_of(&model.joints[l.bones[0]].name)
+                    .0
+                    .unwrap_or(at(l.tip).x > 0.0);
+                (left, -at(l.tip).z, i)
+            })
+            .collect();
+        sided.sort_by(|a, b| {
+            (!a.0, a.1)
+                .partial_cmp(&(!b.0, b.1))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let mut counts = [0usize; 2];
+        for (left, _, i) in sided {
+            let k = usize::from(!left);
+            counts[k] += 1;
+            legs[i].name = format!("{}{}", if left { "L" } else { "R" }, counts[k]);
+        }
+        // Front to back, left before right at each rank (L1, R1, L2, R2 ...).
+        let rank = |l: &LegChain| {
+            (
+                l.name[1..].parse::<usize>().unwrap_or(0),
+                l.name.starts_with('R'),
+            )
+        };
+        legs.sort_by_key(rank);
+    }
+    if spec.arms.is_empty() {
+        let mut n = [0usize; 2];
+        for a in arms.iter_mut() {
+            let left = side_of(&model.joints[a.bones[0]].name).0.unwrap_or(true);
+            let k = usize::from(!left);
+            n[k] += 1;
+            a.name = format!("arm_{}{}", if left { "l" } else { "r" }, n[k]);
+        }
+    }
+    // Segments: each bone from its head to the next bone's head (the last to the tip).
+    let segments = |c: &LegChain| -> Vec<f32> {
+        let mut pts: Vec<Vec3> = c
+            .bones
+            .iter()
+            .map(|b| at(model.joints[*b].head()))
+            .collect();
+        pts.push(at(c.tip));
+        pts.windows(2)
+            .map(|w| w[0].distance(w[1]).max(1e-3))
+            .collect()
+    };
+    let bound_legs: Vec<BoundLeg> = legs
+        .iter()
+        .map(|l| {
+            let hip = at(model.joints[l.bones[0]].head());
+            let tip = at(l.tip);
+            let mut segs = segments(l);
+            if segs.len() < 2 {
+                let s = segs[0] * 0.5;
+                segs = vec![s, s];
+            }
+            // The knee: the middle joint's side of the hip–tip line.
+            let mid = if l.bones.len() >= 2 {
+                at(model.joints[l.bones[l.bones.len() / 2]].head())
+            } else {
+                hip
+            };
+            let axis = (tip - hip).normalize_or(Vec3::NEG_Y);
+            let off = (mid - hip) - axis * (mid - hip).dot(axis);
+            let knee = if off.length() > 1e-3 {
+                off.normalize()
+            } else {
+                Vec3::Y
+            };
+            BoundLeg {
+                name: l.name.clone(),
+                hip,
+                rest: Vec3::new(tip.x, -height, tip.z),
+                segments: segs,
+                knee,
+            }
+        })
+        .collect();
+    // Body and head sizes from the vertices of no limb.
+    let limb: Vec<bool> = (0..model.joints.len())
+        .map(|j| {
+            legs.iter().chain(&arms).any(|l| {
+                l.bones.contains(&j)
+                    || l.follower == Some(j)
+                    || l.bones.iter().any(|b| model.below(j, *b))
+            })
+        })
+        .collect();
+    let mut body_box = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    let mut head_box = body_box;
+    for (v, j) in model.dominant_joints() {
+        let p = at(v);
+        if head.is_some_and(|h| j == h || model.below(j, h)) {
+            head_box = (head_box.0.min(p), head_box.1.max(p));
+        } else if !limb[j] {
+            body_box = (body_box.0.min(p), body_box.1.max(p));
+        }
+    }
+    let size = if body_box.0.x.is_finite() {
+        (body_box.1 - body_box.0).max(Vec3::splat(0.02))
+    } else {
+        Vec3::splat(0.2)
+    };
+    let head_plan = head.filter(|_| head_box.0.x.is_finite()).map(|_| {
+        (
+            (head_box.0 + head_box.1) * 0.5,
+            (head_box.1 - head_box.0).max(Vec3::splat(0.01)),
+        )
+    });
+    let arm_plans = arms
+        .iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                at(model.joints[a.bones[0]].head()),
+                segments(a),
+            )
+        })
+        .collect();
+    Ok((
+        Binding {
+            body,
+            head,
+            legs,
+            arms,
+            fix,
+        },
+        BodyPlan {
+            size,
+            height,
+            head: head_plan,
+            legs: bound_legs,
+            arms: arm_plans,
+        },
+    ))
+}

@@ -1,0 +1,725 @@
+//! Reading a model file inside a mod's folder: the file and every `uri` it names resolved
+//! inside the mod (a mod reads nothing outside its folder), sizes bounded, the glTF parsed
+//! and every range and value the loader will touch checked first, then the skeleton, the
+//! skinned triangles (pre-skinned to the bind pose in scene space) and the materials read.
+
+use std::path::{Component, Path, PathBuf};
+
+use base64::Engine as _;
+use glam::{Mat3, Mat4, Quat, Vec3};
+
+use super::{Joint, Material, Model, Primitive, Texture, MAX_JOINTS};
+
+/// The default size limit of one asset file (`--max-asset-mb`), MiB.
+pub const DEFAULT_MAX_ASSET_MB: u64 = 64;
+
+/// What a model load may read.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadLimits {
+    /// Largest file (the model, a buffer, an image) in bytes.
+    pub max_bytes: u64,
+}
+
+impl Default for LoadLimits {
+    fn default() -> LoadLimits {
+        LoadLimits {
+            max_bytes: DEFAULT_MAX_ASSET_MB * 1024 * 1024,
+        }
+    }
+}
+
+/// Why a model did not load: the file (as the mod names it) and what is wrong.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{file}: {what}")]
+pub struct ModelError {
+    /// `mod/assets/spider.gltf`.
+    pub file: String,
+    /// What is wrong, and where in the file.
+    pub what: String,
+}
+
+/// A model file of a mod: the mod's folder, its name (for messages) and the file's path
+/// inside it.
+pub struct Source<'a> {
+    /// The mod's folder.
+    pub root: &'a Path,
+    /// The mod's name.
+    pub mod_name: &'a str,
+    /// The file, relative to the mod's folder (`assets/spider.gltf`).
+    pub file: &'a str,
+    /// An image beside it to use as the base colour where the file references none.
+    pub texture: Option<&'a str>,
+}
+
+impl Source<'_> {
+    fn err(&self, what: impl Into<String>) -> ModelError {
+        ModelError {
+            file: format!("{}/{}", self.mod_name, self.file),
+            what: what.into(),
+        }
+    }
+}
+
+/// Resolves `rel` (a path or a glTF uri, relative to `base` inside the mod folder `root`):
+/// refused when absolute, a URL (`http:`, `file:`), leaving the folder (`..`, a link out of
+/// it), or not a file. Percent escapes are decoded.
+pub(crate) fn resolve(root: &Path, base: &Path, rel: &str) -> Result<PathBuf, String> {
+    let decoded = percent_decode(rel);
+    if decoded.is_empty() {
+        return Err("an empty path".into());
+    }
+    if let Some(i) = decoded.find(':') {
+        // A scheme (`http:`, `file:`) or a drive (`C:`): not a file of the mod.
+        return Err(format!(
+            "\"{rel}\" is not a file in the mod folder (\"{}:\" is a URL or a drive)",
+            &decoded[..i]
+        ));
+    }
+    let p = Path::new(&decoded);
+    if p.is_absolute() || decoded.starts_with('/') || decoded.starts_with('\\') {
+        return Err(format!(
+            "\"{rel}\" is an absolute path: a mod reads only files inside its folder"
+        ));
+    }
+    let mut out = base.to_path_buf();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return Err(format!("\"{rel}\" leaves the mod folder"));
+                }
+            }
+            _ => return Err(format!("\"{rel}\" leaves the mod folder")),
+        }
+    }
+    let full = root.join(&out);
+    let (Ok(canon_root), Ok(canon)) = (root.canonicalize(), full.canonicalize()) else {
+        return Err(format!("\"{rel}\" does not exist"));
+    };
+    if !canon.starts_with(&canon_root) {
+        return Err(format!("\"{rel}\" leaves the mod folder"));
+    }
+    if !canon.is_file() {
+        return Err(format!("\"{rel}\" is not a file"));
+    }
+    Ok(out)
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("");
+            if let Ok(v) = u8::from_str_radix(hex, 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Reads a file of the mod (`rel` relative to the mod folder) within the size limit.
+fn read_in_mod(
+    root: &Path,
+    rel: &Path,
+    limits: &LoadLimits,
+    what: &str,
+) -> Result<Vec<u8>, String> {
+    let full = root.join(rel);
+    let len = std::fs::metadata(&full)
+        .map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))?
+        .len();
+    if len > limits.max_bytes {
+        return Err(format!(
+            "{what} {} is {:.1} MiB, over the {} MiB limit (--max-asset-mb)",
+            rel.display(),
+            len as f64 / (1024.0 * 1024.0),
+            limits.max_bytes / (1024 * 1024)
+        ));
+    }
+    std::fs::read(&full).map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))
+}
+
+/// Decodes a `data:` URI's payload (base64 or plain).
+fn data_uri(uri: &str) -> Option<Result<Vec<u8>, String>> {
+    let rest = uri.strip_prefix("data:")?;
+    let (head, payload) = match rest.split_once(',') {
+        Some(x) => x,
+        None => return Some(Err("a data: URI without a ',' before its data".into())),
+    };
+    Some(if head.ends_with(";base64") {
+        base64::engine::general_purpose::STANDARD
+            .decode(payload.trim())
+            .map_err(|e| format!("a data: URI that is not valid base64: {e}"))
+    } else {
+        Ok(percent_decode(payload).into_bytes())
+    })
+}
+
+/// Loads and checks the model `src`.
+pub fn load(src: &Source<'_>, limits: &LoadLimits) -> Result<Model, ModelError> {
+    let rel = resolve(src.root, Path::new(""), src.file).map_err(|e| src.err(e))?;
+    let bytes = read_in_mod(src.root, &rel, limits, "the model").map_err(|e| src.err(e))?;
+    if bytes.is_empty() {
+        return Err(src.err("is empty (not a glTF file)"));
+    }
+    let base = rel.parent().map(Path::to_path_buf).unwrap_or_default();
+    let gltf = gltf::Gltf::from_slice(&bytes)
+        .map_err(|e| src.err(format!("is not a valid glTF 2.0 file: {e}")))?;
+    let doc = &gltf.document;
+    // Every buffer's bytes.
+    let mut buffers: Vec<Vec<u8>> = Vec::new();
+    for b in doc.buffers() {
+        let data = match b.source() {
+            gltf::buffer::Source::Bin => gltf.blob.clone().ok_or_else(|| {
+                src.err(format!(
+                    "buffer {} names a GLB binary chunk the file lacks",
+                    b.index()
+                ))
+            })?,
+            gltf::buffer::Source::Uri(uri) => match data_uri(uri) {
+                Some(d) => d.map_err(|e| src.err(format!("buffer {}: {e}", b.index())))?,
+                None => {
+                    let p = resolve(src.root, &base, uri)
+                        .map_err(|e| src.err(format!("buffer {}: {e}", b.index())))?;
+                    read_in_mod(src.root, &p, limits, "buffer")
+                        .map_err(|e| src.err(format!("buffer {}: {e}", b.index())))?
+                }
+            },
+        };
+        if data.len() < b.length() {
+            return Err(src.err(format!(
+                "buffer {} has {} bytes, fewer than its byteLength {}",
+                b.index(),
+                data.len(),
+                b.length()
+            )));
+        }
+        buffers.push(data);
+    }
+    check_ranges(doc, &buffers).map_err(|e| src.err(e))?;
+    let read = Reading {
+        doc,
+        buffers: &buffers,
+    };
+    read.model(src, limits)
+}
+
+/// Every buffer view within its buffer, every accessor within its view (so the readers
+/// never index past the data), no sparse accessors.
+fn check_ranges(doc: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(), String> {
+    for v in doc.views() {
+        let len = buffers[v.buffer().index()].len();
+        let end = v.offset() + v.length();
+        if end > len {
+            return Err(format!(
+                "buffer view {} reaches byte {end}, past the end of buffer {} ({len} bytes)",
+                v.index(),
+                v.buffer().index()
+            ));
+        }
+    }
+    for a in doc.accessors() {
+        if a.sparse().is_some() {
+            return Err(format!("accessor {} is sparse (not supported)", a.index()));
+        }
+        let Some(v) = a.view() else {
+            return Err(format!("accessor {} has no buffer view", a.index()));
+        };
+        let size = a.size();
+        let stride = v.stride().unwrap_or(size);
+        if a.count() == 0 {
+            continue;
+        }
+        let end = a.offset() + stride * (a.count() - 1) + size;
+        if end > v.length() {
+            return Err(format!(
+                "accessor {} reaches byte {end} of buffer view {}, which has {}",
+                a.index(),
+                v.index(),
+                v.length()
+            ));
+        }
+    }
+    Ok(())
+}
+
+struct Reading<'a> {
+    doc: &'a gltf::Document,
+    buffers: &'a [Vec<u8>],
+}
+
+/// A node's local transform.
+fn local(n: &gltf::Node<'_>) -> Mat4 {
+    match n.transform() {
+        gltf::scene::Transform::Matrix { matrix } => Mat4::from_cols_array_2d(&matrix),
+        gltf::scene::Transform::Decomposed {
+            translation,
+            rotation,
+            scale,
+        } => Mat4::from_scale_rotation_translation(
+            Vec3::from(scale),
+            Quat::from_array(rotation).normalize(),
+            Vec3::from(translation),
+        ),
+    }
+}
+
+fn finite3(v: [f32; 3]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+impl<'a> Reading<'a> {
+    fn data(&self) -> impl for<'b> Fn(gltf::Buffer<'b>) -> Option<&'a [u8]> + Clone + 'a {
+        let buffers = self.buffers;
+        move |b| buffers.get(b.index()).map(Vec::as_slice)
+    }
+
+    fn model(&self, src: &Source<'_>, limits: &LoadLimits) -> Result<Model, ModelError> {
+        let doc = self.doc;
+        let scene = doc
+            .default_scene()
+            .or_else(|| doc.scenes().next())
+            .ok_or_else(|| src.err("has no scene"))?;
+        // Global transforms and parents of every node in the scene.
+        let n = doc.nodes().count();
+        let mut global = vec![None::<Mat4>; n];
+        let mut parent = vec![None::<usize>; n];
+        let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
+            scene.nodes().map(|r| (r, Mat4::IDENTITY)).collect();
+        while let Some((node, up)) = stack.pop() {
+            let m = up * local(&node);
+            if !m.is_finite() {
+                return Err(src.err(format!(
+                    "node {} has a transform that is not finite",
+                    node.index()
+                )));
+            }
+            if global[node.index()].is_some() {
+                return Err(src.err(format!(
+                    "node {} is reached twice in the scene",
+                    node.index()
+                )));
+            }
+            global[node.index()] = Some(m);
+            for c in node.children() {
+                parent[c.index()] = Some(node.index());
+                stack.push((c, m));
+            }
+        }
+        // The skin: the first one a node of the scene uses, else the first.
+        let skin = doc
+            .nodes()
+            .filter(|nd| global[nd.index()].is_some())
+            .find_map(|nd| nd.skin())
+            .or_else(|| doc.skins().next())
+            .ok_or_else(|| src.err("has no skin: a model needs a skeleton (a rigged mesh)"))?;
+        let joint_nodes: Vec<gltf::Node<'_>> = skin.joints().collect();
+        if joint_nodes.is_empty() {
+            return Err(src.err(format!("skin {} has no joints", skin.index())));
+        }
+        if joint_nodes.len() > MAX_JOINTS {
+            return Err(src.err(format!(
+                "skin {} has {} joints, more than the {MAX_JOINTS} a model may have",
+                skin.index(),
+                joint_nodes.len()
+            )));
+        }
+        let inverse: Vec<Mat4> = match skin.reader(self.data()).read_inverse_bind_matrices() {
+            Some(it) => it.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+            None => joint_nodes
+                .iter()
+                .map(|j| global[j.index()].unwrap_or(Mat4::IDENTITY).inverse())
+                .collect(),
+        };
+        if inverse.len() < joint_nodes.len() || inverse.iter().any(|m| !m.is_finite()) {
+            return Err(src.err(format!(
+                "skin {}: its inverse bind matrices are too few or not finite",
+                skin.index()
+            )));
+        }
+        // Joints ordered parents first (by depth in the node tree).
+        let depth = |mut i: usize| {
+            let mut d = 0;
+            while let Some(p) = parent[i] {
+                d += 1;
+                i = p;
+            }
+            d
+        };
+        let mut order: Vec<usize> = (0..joint_nodes.len()).collect();
+        order.sort_by_key(|k| (depth(joint_nodes[*k].index()), *k));
+        let mut remap = vec![0u16; joint_nodes.len()];
+        for (new, old) in order.iter().enumerate() {
+            remap[*old] = new as u16;
+        }
+        let node_joint: std::collections::HashMap<usize, usize> = joint_nodes
+            .iter()
+            .enumerate()
+            .map(|(k, nd)| (nd.index(), remap[k] as usize))
+            .collect();
+        let joint_above = |mut i: usize| {
+            while let Some(p) = parent[i] {
+                if let Some(j) = node_joint.get(&p) {
+                    return Some(*j);
+                }
+                i = p;
+            }
+            None
+        };
+        let mut joints: Vec<Joint> = order
+            .iter()
+            .map(|&k| {
+                let nd = &joint_nodes[k];
+                Joint {
+                    name: nd
+                        .name()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("joint {}", nd.index())),
+                    parent: joint_above(nd.index()),
+                    bind: global[nd.index()].unwrap_or(Mat4::IDENTITY),
+                    inverse_bind: inverse[k],
+                    children: Vec::new(),
+                    reach: 0.0,
+                    far: Vec3::ZERO,
+                }
+            })
+            .collect();
+        for j in 0..joints.len() {
+            if let Some(p) = joints[j].parent {
+                joints[p].children.push(j);
+            }
+            joints[j].far = joints[j].head();
+        }
+        // Materials.
+        let mut materials: Vec<Material> = Vec::new();
+        for m in doc.materials() {
+            materials.push(self.material(src, limits, &m)?);
+        }
+        // glTF's default material, for primitives that name none.
+        let default_material = materials.len();
+        materials.push(Material {
+            name: "default".into(),
+            base_color: [1.0; 4],
+            texture: None,
+        });
+        if let Some(t) = src.texture {
+            let p = resolve(src.root, Path::new(""), t)
+                .map_err(|e| src.err(format!("texture: {e}")))?;
+            let bytes = read_in_mod(src.root, &p, limits, "texture").map_err(|e| src.err(e))?;
+            let tex =
+                decode_image(&bytes, None).map_err(|e| src.err(format!("texture {t}: {e}")))?;
+            for m in materials.iter_mut().filter(|m| m.texture.is_none()) {
+                m.texture = Some(tex.clone());
+            }
+        }
+        // Skinned and rigid triangles.
+        let mut primitives = Vec::new();
+        for nd in doc.nodes() {
+            let (Some(mesh), Some(g)) = (nd.mesh(), global[nd.index()]) else {
+                continue;
+            };
+            let skinned = match nd.skin() {
+                Some(s) if s.index() == skin.index() => true,
+                Some(_) => continue, // another skeleton's mesh
+                None => false,
+            };
+            let rigid_joint = if skinned {
+                None
+            } else {
+                Some(joint_above(nd.index()).unwrap_or(0))
+            };
+            for (pi, prim) in mesh.primitives().enumerate() {
+                if prim.mode() != gltf::mesh::Mode::Triangles {
+                    continue;
+                }
+                let at = format!("mesh {} primitive {pi}", mesh.index());
+                let p = self
+                    .primitive(
+                        &prim,
+                        &at,
+                        g,
+                        rigid_joint,
+                        &joints,
+                        &remap,
+                        default_material,
+                    )
+                    .map_err(|e| src.err(e))?;
+                if !p.indices.is_empty() {
+                    primitives.push(p);
+                }
+            }
+        }
+        if primitives.is_empty() {
+            return Err(src.err("has no triangles to draw"));
+        }
+        // Bounds, and how far each joint's vertices reach.
+        let mut lo = Vec3::splat(f32::INFINITY);
+        let mut hi = Vec3::splat(f32::NEG_INFINITY);
+        let skinned_only = primitives.iter().any(|p| !p.rigid);
+        for p in primitives.iter().filter(|p| !(skinned_only && p.rigid)) {
+            for v in &p.positions {
+                lo = lo.min(Vec3::from(*v));
+                hi = hi.max(Vec3::from(*v));
+            }
+        }
+        let mut model = Model {
+            source: format!("{}/{}", src.mod_name, src.file),
+            joints,
+            primitives,
+            materials,
+            clips: doc
+                .animations()
+                .enumerate()
+                .map(|(i, a)| {
+                    a.name()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!("clip {i}"))
+                })
+                .collect(),
+            bounds: (lo, hi),
+        };
+        let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
+        for (v, j) in far {
+            let joint = &mut model.joints[j];
+            let d = v.distance(joint.head());
+            if d > joint.reach {
+                joint.reach = d;
+                joint.far = v;
+            }
+        }
+        Ok(model)
+    }
+
+    fn material(
+        &self,
+        src: &Source<'_>,
+        limits: &LoadLimits,
+        m: &gltf::Material<'_>,
+    ) -> Result<Material, ModelError> {
+        let pbr = m.pbr_metallic_roughness();
+        let name = m
+            .name()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("material {}", m.index().unwrap_or(0)));
+        let base_color = pbr.base_color_factor();
+        if base_color.iter().any(|c| !c.is_finite()) {
+            return Err(src.err(format!(
+                "material \"{name}\": a base colour that is not finite"
+            )));
+        }
+        let texture = match pbr.base_color_texture() {
+            None => None,
+            Some(info) => {
+                let img = info.texture().source();
+                let what = format!("image {} (material \"{name}\")", img.index());
+                let bytes = match img.source() {
+                    gltf::image::Source::View { view, .. } => {
+                        let b = &self.buffers[view.buffer().index()];
+                        b[view.offset()..view.offset() + view.length()].to_vec()
+                    }
+                    gltf::image::Source::Uri { uri, .. } => match data_uri(uri) {
+                        Some(d) => d.map_err(|e| src.err(format!("{what}: {e}")))?,
+                        None => {
+                            let base = Path::new(src.file).parent().unwrap_or(Path::new(""));
+                            let p = resolve(src.root, base, uri)
+                                .map_err(|e| src.err(format!("{what}: {e}")))?;
+                            read_in_mod(src.root, &p, limits, "image")
+                                .map_err(|e| src.err(format!("{what}: {e}")))?
+                        }
+                    },
+                };
+                Some(
+                    decode_image(&bytes, Some(limits))
+                        .map_err(|e| src.err(format!("{what}: {e}")))?,
+                )
+            }
+        };
+        Ok(Material {
+            name,
+            base_color,
+            texture,
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn primitive(
+        &self,
+        prim: &gltf::Primitive<'_>,
+        at: &str,
+        node: Mat4,
+        rigid_joint: Option<usize>,
+        joints: &[Joint],
+        remap: &[u16],
+        default_material: usize,
+    ) -> Result<Primitive, String> {
+        let r = prim.reader(self.data());
+        let raw: Vec<[f32; 3]> = r
+            .read_positions()
+            .ok_or_else(|| format!("{at} has no POSITION"))?
+            .collect();
+        if let Some(i) = raw.iter().position(|v| !finite3(*v)) {
+            return Err(format!("{at}: POSITION {i} is not a finite number"));
+        }
+        let count = raw.len();
+        let raw_normals: Option<Vec<[f32; 3]>> = r.read_normals().map(|n| n.collect());
+        let (jw, mut weights): (Vec<[u16; 4]>, Vec<[f32; 4]>) = match rigid_joint {
+            Some(j) => (
+                vec![[j as u16, 0, 0, 0]; count],
+                vec![[1.0, 0.0, 0.0, 0.0]; count],
+            ),
+            None => {
+                let js: Vec<[u16; 4]> = r
+                    .read_joints(0)
+                    .ok_or_else(|| format!("{at} is skinned but has no JOINTS_0"))?
+                    .into_u16()
+                    .collect();
+                let ws: Vec<[f32; 4]> = r
+                    .read_weights(0)
+                    .ok_or_else(|| format!("{at} is skinned but has no WEIGHTS_0"))?
+                    .into_f32()
+                    .collect();
+                if js.len() != count || ws.len() != count {
+                    return Err(format!(
+                        "{at}: JOINTS_0/WEIGHTS_0 do not match POSITION's count"
+                    ));
+                }
+                let mut mapped = Vec::with_capacity(count);
+                for (i, j) in js.iter().enumerate() {
+                    let mut m = [0u16; 4];
+                    for k in 0..4 {
+                        let Some(r) = remap.get(j[k] as usize) else {
+                            return Err(format!(
+                                "{at}: vertex {i} names joint {}, the skin has {}",
+                                j[k],
+                                remap.len()
+                            ));
+                        };
+                        m[k] = *r;
+                    }
+                    mapped.push(m);
+                }
+                (mapped, ws)
+            }
+        };
+        for (i, w) in weights.iter_mut().enumerate() {
+            if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(format!(
+                    "{at}: WEIGHTS_0 {i} is not a finite, non-negative number"
+                ));
+            }
+            let s: f32 = w.iter().sum();
+            if s <= 1e-6 {
+                *w = [1.0, 0.0, 0.0, 0.0];
+            } else {
+                w.iter_mut().for_each(|x| *x /= s);
+            }
+        }
+        // Pre-skinned to the bind pose: scene space (a rigid mesh: its node's transform).
+        let skin_of = |i: usize| -> Mat4 {
+            match rigid_joint {
+                Some(_) => node,
+                None => {
+                    let mut m = Mat4::ZERO;
+                    for k in 0..4 {
+                        let j = &joints[jw[i][k] as usize];
+                        m += (j.bind * j.inverse_bind) * weights[i][k];
+                    }
+                    m
+                }
+            }
+        };
+        let mut positions = Vec::with_capacity(count);
+        let mut normals = Vec::with_capacity(count);
+        for (i, v) in raw.iter().enumerate() {
+            let m = skin_of(i);
+            positions.push(m.transform_point3(Vec3::from(*v)).to_array());
+            if let Some(n) = &raw_normals {
+                let nm = Mat3::from_mat4(m).inverse().transpose();
+                normals.push(
+                    (nm * Vec3::from(n.get(i).copied().unwrap_or([0.0, 1.0, 0.0])))
+                        .normalize_or(Vec3::Y)
+                        .to_array(),
+                );
+            }
+        }
+        let indices: Vec<u32> = match r.read_indices() {
+            Some(ix) => ix.into_u32().collect(),
+            None => (0..count as u32).collect(),
+        };
+        if let Some(i) = indices.iter().position(|x| *x as usize >= count) {
+            return Err(format!(
+                "{at}: index {i} is {}, but there are {count} vertices",
+                indices[i]
+            ));
+        }
+        let indices: Vec<u32> = indices[..indices.len() / 3 * 3].to_vec();
+        if raw_normals.is_none() {
+            normals = smooth_normals(&positions, &indices);
+        }
+        let uvs: Vec<[f32; 2]> = match r.read_tex_coords(0) {
+            Some(t) => t.into_f32().collect(),
+            None => vec![[0.0; 2]; count],
+        };
+        let colors: Vec<[f32; 4]> = match r.read_colors(0) {
+            Some(c) => c.into_rgba_f32().collect(),
+            None => vec![[1.0; 4]; count],
+        };
+        if uvs.len() != count || colors.len() != count {
+            return Err(format!(
+                "{at}: TEXCOORD_0/COLOR_0 do not match POSITION's count"
+            ));
+        }
+        Ok(Primitive {
+            positions,
+            normals,
+            uvs,
+            colors,
+            joints: jw,
+            weights,
+            indices,
+            material: prim.material().index().unwrap_or(default_material),
+            rigid: rigid_joint.is_some(),
+        })
+    }
+}
+
+/// Area-weighted vertex normals of a triangle list.
+fn smooth_normals(positions: &[[f32; 3]], indices: &[u32]) -> Vec<[f32; 3]> {
+    let mut n = vec![Vec3::ZERO; positions.len()];
+    for t in indices.chunks_exact(3) {
+        let [a, b, c] = [t[0], t[1], t[2]].map(|i| Vec3::from(positions[i as usize]));
+        let f = (b - a).cross(c - a);
+        for i in t {
+            n[*i as usize] += f;
+        }
+    }
+    n.into_iter()
+        .map(|v| v.normalize_or(Vec3::Y).to_array())
+        .collect()
+}
+
+/// A PNG or JPEG decoded to RGBA8.
+fn decode_image(bytes: &[u8], limits: Option<&LoadLimits>) -> Result<Texture, String> {
+    if let Some(l) = limits {
+        if bytes.len() as u64 > l.max_bytes {
+            return Err("over the size limit".into());
+        }
+    }
+    let img =
+        image::load_from_memory(bytes).map_err(|e| format!("not a PNG or JPEG image: {e}"))?;
+    let rgba = img.to_rgba8();
+    Ok(Texture {
+        width: rgba.width(),
+        height: rgba.height(),
+        rgba: rgba.into_raw(),
+    })
+}

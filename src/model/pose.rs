@@ -1,0 +1,211 @@
+//! Posing a bound skeleton from a creature's pose: every bone keeps its bind-pose place
+//! relative to its parent (so the body bone carries the body's tilt and lean, and unbound
+//! bones ride along), each leg or arm bone is turned (the least turn) and moved so it runs
+//! from its solved joint to the next, a foot joint hung elsewhere follows its chain's end,
+//! and the head bone takes the head's counter-yaw. The result is one matrix per joint
+//! taking bind-pose scene-space vertices to the world: what the renderer skins with.
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::{Binding, Model};
+
+/// A creature's pose, as the sim has it.
+#[derive(Clone, Copy, Debug)]
+pub struct PoseInput<'a> {
+    /// The body's frame in the world: its centre and rotation (tilt, lean, yaw).
+    pub body: Mat4,
+    /// The head's world rotation, when the creature has a head to turn.
+    pub head: Option<Quat>,
+    /// The body's world rotation (the head turns by `head` relative to it).
+    pub body_rotation: Quat,
+    /// Every leg's solved points, world space, hip to foot, the legs one after another in
+    /// the binding's order; `chain_lens[i]` points for leg `i`.
+    pub points: &'a [Vec3],
+    /// How many points each leg (then each arm) has in `points`.
+    pub chain_lens: &'a [usize],
+}
+
+/// What a bone is to the poser.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    /// Rides on its parent in its bind-pose place.
+    Rides,
+    /// Bone `k` of chain `c`: runs from the chain's point `k` toward its next.
+    Chain { chain: usize, k: usize },
+    /// Follows chain `c`'s last bone rigidly (a foot joint hung elsewhere).
+    Follows { chain: usize },
+}
+
+/// A bound skeleton prepared for posing (built once per model and binding).
+#[derive(Clone, Debug)]
+pub struct Posed {
+    parent: Vec<Option<usize>>,
+    /// Bind-pose transform relative to the parent (or the scene, for a root).
+    local: Vec<Mat4>,
+    /// Each joint's scene-space bind matrix, and its inverse.
+    bind: Vec<Mat4>,
+    inverse_bind: Vec<Mat4>,
+    /// For chain bones: the bone's direction (to the next joint or the tip), joint space.
+    dir: Vec<Vec3>,
+    role: Vec<Role>,
+    /// Each chain's last bone and the joint its tip's vertices hang on.
+    ends: Vec<(usize, usize)>,
+    /// Each chain's tip, in the joint space of the joint its vertices hang on.
+    tips: Vec<Vec3>,
+    /// Joints below a follower (posed after it).
+    after: Vec<usize>,
+    fix: Mat4,
+    head: Option<usize>,
+    /// Number of chains (legs then arms).
+    pub chains: usize,
+}
+
+impl Posed {
+    /// Prepares `binding` of `model`.
+    pub fn new(model: &Model, binding: &Binding) -> Posed {
+        let n = model.joints.len();
+        let mut role = vec![Role::Rides; n];
+        let mut dir = vec![Vec3::ZERO; n];
+        let mut ends = Vec::new();
+        let mut tips = Vec::new();
+        for (c, chain) in binding.legs.iter().chain(&binding.arms).enumerate() {
+            for (k, b) in chain.bones.iter().enumerate() {
+                role[*b] = Role::Chain { chain: c, k };
+                let next = chain
+                    .bones
+                    .get(k + 1)
+                    .map(|nb| model.joints[*nb].head())
+                    .unwrap_or(chain.tip);
+                let j = &model.joints[*b];
+                dir[*b] = j
+                    .bind
+                    .inverse()
+                    .transform_vector3(next - j.head())
+                    .normalize_or(Vec3::Y);
+            }
+            let last = chain.bones[chain.bones.len() - 1];
+            let owner = chain.follower.unwrap_or(last);
+            if let Some(f) = chain.follower {
+                role[f] = Role::Follows { chain: c };
+            }
+            ends.push((last, owner));
+            tips.push(
+                model.joints[owner]
+                    .bind
+                    .inverse()
+                    .transform_point3(chain.tip),
+            );
+        }
+        let below_follower = |mut j: usize| {
+            while let Some(p) = model.joints[j].parent {
+                if matches!(role[p], Role::Follows { .. }) {
+                    return true;
+                }
+                j = p;
+            }
+            false
+        };
+        let after: Vec<usize> = (0..n).filter(|j| below_follower(*j)).collect();
+        Posed {
+            parent: model.joints.iter().map(|j| j.parent).collect(),
+            local: model
+                .joints
+                .iter()
+                .map(|j| match j.parent {
+                    Some(p) => model.joints[p].bind.inverse() * j.bind,
+                    None => j.bind,
+                })
+                .collect(),
+            bind: model.joints.iter().map(|j| j.bind).collect(),
+            inverse_bind: model.joints.iter().map(|j| j.bind.inverse()).collect(),
+            dir,
+            role,
+            ends,
+            tips,
+            after,
+            fix: binding.fix,
+            head: binding.head,
+            chains: binding.legs.len() + binding.arms.len(),
+        }
+    }
+
+    /// Poses the skeleton for `input`: `world` gets every joint's world matrix, `skin` the
+    /// matrices taking bind-pose scene-space vertices to the world.
+    pub fn pose(&self, input: &PoseInput<'_>, world: &mut Vec<Mat4>, skin: &mut Vec<Mat4>) {
+        let n = self.parent.len();
+        world.clear();
+        world.resize(n, Mat4::IDENTITY);
+        let base = input.body * self.fix;
+        // Where each chain's points start in `input.points`.
+        let mut starts = [0usize; 64];
+        let mut at = 0;
+        for (c, len) in input.chain_lens.iter().enumerate().take(64) {
+            starts[c] = at;
+            at += len;
+        }
+        let chain_point = |c: usize, k: usize| -> Option<(Vec3, Vec3)> {
+            let len = *input.chain_lens.get(c)?;
+            let s = starts.get(c)?;
+            let pts = input.points.get(*s..*s + len)?;
+            Some((*pts.get(k)?, *pts.get(k + 1).or(pts.last())?))
+        };
+        for j in 0..n {
+            let mut m = match self.parent[j] {
+                Some(p) => world[p] * self.local[j],
+                None => base * self.local[j],
+            };
+            match self.role[j] {
+                Role::Rides | Role::Follows { .. } => {}
+                Role::Chain { chain, k } => {
+                    if let Some((from, to)) = chain_point(chain, k) {
+                        m = aim(m, self.dir[j], from, to);
+                    }
+                }
+            }
+            if Some(j) == self.head {
+                if let Some(h) = input.head {
+                    let turn = h * input.body_rotation.inverse();
+                    let pivot = m.w_axis.truncate();
+                    m = Mat4::from_translation(pivot)
+                        * Mat4::from_quat(turn)
+                        * Mat4::from_translation(-pivot)
+                        * m;
+                }
+            }
+            world[j] = m;
+        }
+        // Followers ride on their chain's last bone, then what hangs from them.
+        for j in 0..n {
+            if let Role::Follows { chain } = self.role[j] {
+                let (last, _) = self.ends[chain];
+                world[j] = world[last] * self.inverse_bind[last] * self.bind[j];
+            }
+        }
+        for &j in &self.after {
+            if let Some(p) = self.parent[j] {
+                world[j] = world[p] * self.local[j];
+            }
+        }
+        skin.clear();
+        skin.extend(world.iter().zip(&self.inverse_bind).map(|(w, ib)| *w * *ib));
+    }
+
+    /// Chain `c`'s end as drawn with the joints posed at `world`.
+    pub fn tip(&self, c: usize, world: &[Mat4]) -> Option<Vec3> {
+        let (_, owner) = *self.ends.get(c)?;
+        Some(world.get(owner)?.transform_point3(self.tips[c]))
+    }
+}
+
+/// `m` turned the least so its bone (`dir`, joint space) points from `from` toward `to`,
+/// its head moved to `from`.
+fn aim(m: Mat4, dir: Vec3, from: Vec3, to: Vec3) -> Mat4 {
+    let head = m.w_axis.truncate();
+    let now = m.transform_vector3(dir).normalize_or_zero();
+    let want = (to - from).normalize_or_zero();
+    if now == Vec3::ZERO || want == Vec3::ZERO {
+        return Mat4::from_translation(from - head) * m;
+    }
+    let turn = Quat::from_rotation_arc(now, want);
+    Mat4::from_translation(from) * Mat4::from_quat(turn) * Mat4::from_translation(-head) * m
+}
