@@ -480,6 +480,24 @@ fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
         println!("{e}");
     }
     let w = host.world();
+    // What each model type's skeleton was bound as: the legs found, their bones, lengths.
+    for t in w.types() {
+        if let Some(m) = &t.model {
+            println!("{}: model {}", t.name, m.describe());
+            let groups: Vec<String> = (0..t.def.group_count)
+                .map(|g| {
+                    t.def
+                        .legs
+                        .iter()
+                        .filter(|l| l.group == g)
+                        .map(|l| l.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            println!("  gait groups: {}", groups.join(" | "));
+        }
+    }
     if errors.is_empty() {
         println!(
             "ok: {} mod(s) ({}), {} creature type(s), {} creature(s)",

@@ -1,84 +1,509 @@
 //! Models in mods: the four rigged glTF files in `../shared/assets/` (made elsewhere, read in
-//! place, never copied here) load, bind their legs by themselves, and pose; bad files are
-//! clear errors naming the file.
+//! place, never copied into the repository) load and bind their legs by themselves; a
+//! model spider walks the quality scenes with every foot's drawn tip on its foot; bad files
+//! and bad bindings are clear errors naming the file, and the world goes on.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use skitter::model::{self, BindSpec, LoadLimits, Source};
+use base64::Engine as _;
+use common::*;
+use serde_json::{json, Value};
+use skitter::model::{self, BindSpec, BoundModel, LoadLimits, Source};
 
 fn assets() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets")
+    root().join("../shared/assets")
 }
 
-fn load(dir: &str, file: &str, texture: Option<&str>) -> skitter::model::Model {
-    let root = assets().join(dir);
+fn load_in(root: &Path, file: &str, texture: Option<&str>) -> Result<model::Model, String> {
     model::load(
         &Source {
-            root: &root,
-            mod_name: dir,
+            root,
+            mod_name: "m",
             file,
             texture,
         },
         &LoadLimits::default(),
     )
-    .unwrap_or_else(|e| panic!("{e}"))
+    .map_err(|e| e.to_string())
 }
 
-fn spec() -> BindSpec {
-    BindSpec {
-        scale: 1.0,
-        ..BindSpec::default()
-    }
+fn bound(dir: &str, file: &str, texture: Option<&str>) -> BoundModel {
+    let m = load_in(&assets().join(dir), file, texture).unwrap_or_else(|e| panic!("{e}"));
+    BoundModel::new(
+        std::sync::Arc::new(m),
+        &BindSpec {
+            scale: 1.0,
+            ..BindSpec::default()
+        },
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{dir}: {e}"))
+}
+
+fn names(b: &BoundModel) -> Vec<(String, Vec<String>)> {
+    b.binding
+        .legs
+        .iter()
+        .map(|l| {
+            (
+                l.name.clone(),
+                l.bones
+                    .iter()
+                    .map(|j| b.model.joints[*j].name.clone())
+                    .collect(),
+            )
+        })
+        .collect()
 }
 
 #[test]
-fn explore() {
-    for (d, f, t) in [
-        ("spider", "spider.gltf", Some("gltf_spider.png")),
-        ("fox", "fox.glb", None),
-        ("knight", "knight.glb", None),
-        ("spider_quaternius", "spider.glb", None),
-    ] {
-        let m = load(d, f, t);
-        println!(
-            "{d}: {} joints, {} prims, bounds {:?}",
-            m.joints.len(),
-            m.primitives.len(),
-            m.bounds
+fn the_four_models_load_and_find_their_legs_by_themselves() {
+    // The spider: 8 legs of 5 bones each, front to back, `.L` on the left (+x).
+    let s = bound("spider", "spider.gltf", Some("gltf_spider.png"));
+    assert_eq!(s.model.joints.len(), 57);
+    let legs = names(&s);
+    let want: Vec<String> = (1..=4)
+        .flat_map(|i| [format!("L{i}"), format!("R{i}")])
+        .collect();
+    assert_eq!(legs.iter().map(|l| l.0.clone()).collect::<Vec<_>>(), want);
+    for (name, bones) in &legs {
+        let n = &name[1..];
+        let side = if name.starts_with('L') { "L" } else { "R" };
+        assert_eq!(
+            bones,
+            &["Base", "Upper", "Mid", "Lower", "Fore"]
+                .iter()
+                .map(|b| format!("Leg{n}{b}.{side}"))
+                .collect::<Vec<_>>(),
+            "{name}"
         );
-        match model::bind(&m, &spec()) {
-            Ok((b, plan)) => {
-                println!(
-                    "  body {} head {:?}",
-                    m.joints[b.body].name,
-                    b.head.map(|h| &m.joints[h].name)
-                );
-                for (l, p) in b.legs.iter().zip(&plan.legs) {
-                    println!(
-                        "  {} {:?} hip {} rest {} segs {:?} follower {:?}",
-                        l.name,
-                        l.bones
-                            .iter()
-                            .map(|j| &m.joints[*j].name)
-                            .collect::<Vec<_>>(),
-                        p.hip,
-                        p.rest,
-                        p.segments,
-                        l.follower.map(|f| &m.joints[f].name)
-                    );
+    }
+    for l in &s.plan.legs {
+        assert_eq!(l.rest.x > 0.0, l.name.starts_with('L'), "{l:?}");
+    }
+    assert_eq!(s.model.joints[s.binding.body].name, "Body");
+    assert_eq!(
+        s.binding.head.map(|h| s.model.joints[h].name.as_str()),
+        Some("Head")
+    );
+    // The texture beside it, used since the file names none.
+    let tex = s.model.materials[0].texture.as_ref().expect("texture");
+    assert!(tex.width > 0 && tex.rgba.len() == (tex.width * tex.height * 4) as usize);
+    // The fox: 4 legs (front legs of 3 bones, hind of 4), its embedded texture.
+    let f = bound("fox", "fox.glb", None);
+    let legs = names(&f);
+    assert_eq!(legs.len(), 4, "{legs:?}");
+    assert_eq!(
+        legs[0].1,
+        ["b_LeftUpperArm_09", "b_LeftForeArm_010", "b_LeftHand_011"]
+    );
+    assert_eq!(legs[2].1.len(), 4, "{legs:?}");
+    assert!(f.model.materials[0].texture.is_some());
+    assert!(f.binding.arms.is_empty());
+    // The knight: a biped with arms; its rigid helmet, cape and weapons are drawn but not
+    // measured as its body.
+    let k = bound("knight", "knight.glb", None);
+    let legs = names(&k);
+    assert_eq!(legs.len(), 2, "{legs:?}");
+    assert_eq!(legs[0].1[0], "upperleg.l");
+    assert_eq!(k.binding.arms.len(), 2);
+    assert_eq!(
+        k.model.joints[k.binding.arms[0].bones[0]].name,
+        "upperarm.l"
+    );
+    assert!(k.model.primitives.iter().any(|p| p.rigid));
+    // The Quaternius spider faces -Z (turned round) and its tips hang on `…Foot` joints off
+    // the root, one spelled `FrontFoot2.R`.
+    let q = bound("spider_quaternius", "spider.glb", None);
+    let legs = names(&q);
+    assert_eq!(legs.len(), 8);
+    assert_eq!(legs[0].1[0], "FrontLeg.L");
+    let followers: Vec<&str> = q
+        .binding
+        .legs
+        .iter()
+        .map(|l| {
+            q.model.joints[l.follower.expect("foot joint")]
+                .name
+                .as_str()
+        })
+        .collect();
+    assert!(followers.contains(&"FrontFoot2.R"), "{followers:?}");
+    let head = q.plan.head.expect("head").0;
+    assert!(head.z > 0.0, "the head must end up in front: {head}");
+    // What `describe` (skitter check) says.
+    let d = s.describe();
+    assert!(
+        d.contains("8 legs:") && d.contains("L1 = Leg1Base.L > Leg1Upper.L"),
+        "{d}"
+    );
+}
+
+#[test]
+fn bones_named_in_bind_must_exist_and_say_which_one_was_meant() {
+    let m = load_in(&assets().join("fox"), "fox.glb", None).expect("fox");
+    let spec = BindSpec {
+        scale: 0.01,
+        legs: vec![(
+            "front".into(),
+            vec!["b_LeftUperArm_09".into(), "b_LeftForeArm_010".into()],
+        )],
+        ..BindSpec::default()
+    };
+    let e = BoundModel::new(std::sync::Arc::new(m.clone()), &spec, None).expect_err("typo");
+    assert!(
+        e.contains("model.bind.legs.front: no bone \"b_LeftUperArm_09\"")
+            && e.contains("did you mean \"b_LeftUpperArm_09\""),
+        "{e}"
+    );
+    let e = BoundModel::new(
+        std::sync::Arc::new(m),
+        &BindSpec {
+            scale: 1.0,
+            ..BindSpec::default()
+        },
+        Some("Dance".into()),
+    )
+    .expect_err("clip");
+    assert!(
+        e.contains("no clip \"Dance\"") && e.contains("Survey, Walk, Run"),
+        "{e}"
+    );
+}
+
+/// A minimal rigged glTF (one triangle skinned to a two-joint chain), its buffer embedded,
+/// after `edit` changed its JSON or its bytes.
+fn tiny(edit: impl FnOnce(&mut Value, &mut Vec<u8>)) -> String {
+    let mut b: Vec<u8> = Vec::new();
+    for p in [[0.0f32, 0.0, 0.0], [0.1, 1.0, 0.0], [-0.1, 1.0, 0.0]] {
+        p.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    for i in [0u16, 1, 2, 0] {
+        b.extend(i.to_le_bytes());
+    }
+    for _ in 0..3 {
+        b.extend([0u8, 1, 0, 0]);
+    }
+    for _ in 0..3 {
+        [0.5f32, 0.5, 0.0, 0.0]
+            .iter()
+            .for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    for t in [0.0f32, -1.0] {
+        let m = [
+            1.0f32, 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., t, 0., 1.,
+        ];
+        m.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    assert_eq!(b.len(), 232);
+    let mut j = json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0, 2] }],
+        "nodes": [
+            { "name": "Hip", "children": [1] },
+            { "name": "Foot", "translation": [0.0, 1.0, 0.0] },
+            { "name": "mesh", "mesh": 0, "skin": 0 }
+        ],
+        "skins": [{ "joints": [0, 1], "inverseBindMatrices": 4 }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3 }, "indices": 1 }] }],
+        "buffers": [{ "byteLength": 232 }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 6 },
+            { "buffer": 0, "byteOffset": 44, "byteLength": 12 },
+            { "buffer": 0, "byteOffset": 56, "byteLength": 48 },
+            { "buffer": 0, "byteOffset": 104, "byteLength": 128 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [-0.1, 0.0, 0.0], "max": [0.1, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR" },
+            { "bufferView": 2, "componentType": 5121, "count": 3, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC4" },
+            { "bufferView": 4, "componentType": 5126, "count": 2, "type": "MAT4" }
+        ]
+    });
+    edit(&mut j, &mut b);
+    if j["buffers"][0].get("uri").is_none() {
+        j["buffers"][0]["uri"] = Value::String(format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&b)
+        ));
+    }
+    j.to_string()
+}
+
+#[test]
+fn bad_model_files_are_clear_errors_that_name_the_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("m");
+    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    let try_load = |json: &str| {
+        std::fs::write(root.join("assets/x.gltf"), json).expect("write");
+        load_in(&root, "assets/x.gltf", None)
+    };
+    let ok = try_load(&tiny(|_, _| {})).expect("the tiny model loads");
+    assert_eq!((ok.joints.len(), ok.primitives[0].indices.len()), (2, 3));
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("empty", String::new(), "m/assets/x.gltf: is empty"),
+        (
+            "not JSON",
+            "{ nope".into(),
+            "m/assets/x.gltf: is not a valid glTF 2.0 file",
+        ),
+        (
+            "view past its buffer",
+            tiny(|j, _| j["bufferViews"][4]["byteLength"] = json!(200)),
+            "buffer view 4",
+        ),
+        (
+            "NaN",
+            tiny(|_, b| b[12..16].copy_from_slice(&f32::NAN.to_le_bytes())),
+            "POSITION 1 is not a finite number",
+        ),
+        (
+            "index out of range",
+            tiny(|_, b| b[40..42].copy_from_slice(&7u16.to_le_bytes())),
+            "index 2 is 7, but there are 3 vertices",
+        ),
+        (
+            "no skin",
+            tiny(|j, _| {
+                j["nodes"][2].as_object_mut().unwrap().remove("skin");
+                j.as_object_mut().unwrap().remove("skins");
+            }),
+            "has no skin",
+        ),
+        (
+            "too many joints",
+            tiny(|j, _| {
+                let nodes = j["nodes"].as_array_mut().unwrap();
+                let first = nodes.len();
+                for i in 0..300 {
+                    nodes.push(json!({ "name": format!("extra{i}") }));
                 }
-                for a in &plan.arms {
-                    println!("  arm {:?}", a);
-                }
-                println!(
-                    "  size {} height {} head {:?}",
-                    plan.size, plan.height, plan.head
-                );
-            }
-            Err(e) => println!("  bind error: {e}"),
+                let joints: Vec<usize> = (0..2).chain(first..first + 300).collect();
+                j["skins"][0] = json!({ "joints": joints });
+                let roots: Vec<usize> = (0..first + 300).filter(|i| *i != 1).collect();
+                j["scenes"][0]["nodes"] = json!(roots);
+            }),
+            "302 joints, more than the 256",
+        ),
+        (
+            "a uri out of the mod",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("../../x.bin")),
+            "leaves the mod folder",
+        ),
+        (
+            "an absolute uri",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("/etc/passwd")),
+            "is an absolute path",
+        ),
+        (
+            "a URL",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("http://example.com/x.bin")),
+            "is not a file in the mod folder",
+        ),
+        (
+            "a folder",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!(".")),
+            "is not a file",
+        ),
+    ];
+    for (what, json, want) in cases {
+        let e = try_load(&json).expect_err(what);
+        assert!(e.contains(want), "{what}: {e}");
+        assert!(e.starts_with("m/assets/x.gltf: "), "{what}: {e}");
+    }
+    // Over the size limit.
+    std::fs::write(root.join("assets/x.gltf"), tiny(|_, _| {})).expect("write");
+    let e = model::load(
+        &Source {
+            root: &root,
+            mod_name: "m",
+            file: "assets/x.gltf",
+            texture: None,
+        },
+        &LoadLimits { max_bytes: 200 },
+    )
+    .expect_err("limit")
+    .to_string();
+    assert!(
+        e.contains("over the 0.00 MiB limit (--max-asset-mb)"),
+        "{e}"
+    );
+    // The model file itself must be in the mod.
+    let e = load_in(&root, "../m/../../x.gltf", None).expect_err("out");
+    assert!(e.contains("leaves the mod folder"), "{e}");
+}
+
+/// A mod whose `mspider` type is the shared spider model (copied into the mod's `assets/`
+/// at test time), with `level` as the rest of its main.lua.
+fn model_mod(dir: &Path, level: &str, physics: &str) -> PathBuf {
+    let m = dir.join("mspider");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    for f in ["spider.gltf", "gltf_spider.png"] {
+        std::fs::copy(assets().join("spider").join(f), m.join("assets").join(f)).expect("copy");
+    }
+    let main = format!(
+        r#"
+creature.define {{
+  name = "mspider",
+  model = {{ file = "assets/spider.gltf", texture = "assets/gltf_spider.png", scale = 0.25 }},
+  {physics}
+}}
+{level}
+"#
+    );
+    temp_mod(
+        dir,
+        "mspider",
+        &[
+            (
+                "mod.toml",
+                "name = \"mspider\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n",
+            ),
+            ("main.lua", &main),
+        ],
+    )
+}
+
+/// Every foot's drawn tip (the skinned chain's end) is within 1 cm of the foot, every tick.
+fn assert_tips_on_feet(t: &Trace, text: &str) {
+    let mut n = 0;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        let Some(feet) = v["feet"].as_array() else {
+            continue;
+        };
+        for f in feet {
+            let p = f["pos"].as_array().expect("pos");
+            let tip = f["tip"].as_array().unwrap_or_else(|| {
+                panic!("frame {}: a model creature's foot has no tip", v["frame"])
+            });
+            let d = (0..3)
+                .map(|k| (p[k].as_f64().unwrap() - tip[k].as_f64().unwrap()).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            assert!(
+                d <= 0.01,
+                "frame {} foot {}: tip {d:.4} m off the foot",
+                v["frame"],
+                f["leg"]
+            );
+            n += 1;
         }
     }
-    let _ = Path::new("");
+    assert!(n > 1000 && n == t.recs.iter().map(|r| r.feet.len()).sum::<usize>());
+}
+
+fn run_model_scene(
+    level: &str,
+    physics: &str,
+    frames: u32,
+    extra: &[&str],
+) -> (Trace, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_mod(dir.path(), level, physics);
+    let (out, t) = run_trace(dir.path(), frames, &[fixture("walkers"), m], extra);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let trace = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
+        .expect("a trace");
+    (t, trace, dir)
+}
+
+#[test]
+fn a_model_spider_climbs_stairs_and_turns_in_place_within_the_bars() {
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.stairs { position = vec3(0, 0, -2), steps = 8, step_height = 0.2, step_depth = 0.5, width = 4 }
+world.box { position = vec3(0, 0.8, 4), size = vec3(4, 1.6, 4) }
+world.spawn("mspider", { position = vec3(0, 0, -5), behaviour = "walkers/line", params = { speed = 0.6 } })
+world.spawn("mspider", { position = vec3(8, 0, 8), behaviour = "walkers/spin", params = { rate = 90 } })
+"#;
+    let (t, text, _d) = run_model_scene(level, "", 600, &[]);
+    let q = assert_walks_well("model stairs", &t, &[("mspider/mspider", 4)]);
+    let end = t.of(1).last().and_then(|r| r.pos).expect("pos");
+    assert!(end[2] > 0.5 && end[1] > 1.4, "it did not climb: {end:?}");
+    assert!(
+        q.displacement[&2] < 0.01,
+        "the turner drifted {:.3} m",
+        q.displacement[&2]
+    );
+    assert_tips_on_feet(&t, &text);
+}
+
+#[test]
+fn a_model_spider_walks_rough_ground_the_same_at_any_thread_count() {
+    let level = r#"
+world.ground { size = vec3(40, 0, 40), noise = { amplitude = 0.3, scale = 6, seed = 11 } }
+world.spawn("mspider", { position = vec3(0, 0, -8), behaviour = "walkers/line", params = { speed = 0.7 } })
+world.spawn("mspider", { position = vec3(4, 0, 0), yaw = -90, behaviour = "walkers/line", params = { dir = vec3(-1, 0, 0.2), speed = 0.9 } })
+world.spawn("mspider", { position = vec3(-5, 0, 5), behaviour = "walkers/spin", params = { rate = -150 } })
+"#;
+    let (t, text, _d) = run_model_scene(level, "", 600, &["--threads", "1"]);
+    let q = assert_walks_well("model rough", &t, &[("mspider/mspider", 4)]);
+    assert!(
+        q.displacement[&1] > 5.0 && q.displacement[&2] > 6.0,
+        "{:?}",
+        q.displacement
+    );
+    assert_tips_on_feet(&t, &text);
+    let (_, again, _d2) = run_model_scene(level, "", 600, &["--threads", "2"]);
+    assert!(text == again, "traces differ between 1 and 2 threads");
+}
+
+#[test]
+fn a_mod_with_a_broken_model_says_where_and_the_world_goes_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut mods = vec![fixture("walkers")];
+    mods.push(model_mod(
+        dir.path(),
+        r#"world.ground { size = vec3(20, 0, 20) }
+world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "walkers/line", params = { speed = 0.5 } })"#,
+        "",
+    ));
+    let cases = [
+        ("{ file = \"assets/empty.glb\" }", "bad1/main.lua:1: creature.define: bad1/assets/empty.glb: is empty"),
+        ("{ file = \"../../etc/passwd\" }", "bad2/main.lua:1: creature.define: bad2/../../etc/passwd: \"../../etc/passwd\" leaves the mod folder"),
+        ("{ scale = 2 }", "bad3/main.lua:1: creature.define: field 'model.file' is required"),
+        ("{ file = \"assets/empty.glb\", scale = -1 }", "bad4/main.lua:1: creature.define: field 'model.scale' must be > 0, got -1"),
+    ];
+    for (k, (model, _)) in cases.iter().enumerate() {
+        let name = format!("bad{}", k + 1);
+        mods.push(temp_mod(
+            dir.path(),
+            &name,
+            &[
+                (
+                    "mod.toml",
+                    &format!("name = \"{name}\"\nversion = \"0.1.0\"\n"),
+                ),
+                ("assets/empty.glb", ""),
+                (
+                    "main.lua",
+                    &format!("creature.define {{ name = \"a\", model = {model} }}\n"),
+                ),
+            ],
+        ));
+    }
+    let (out, t) = run_trace(dir.path(), 120, &mods, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let log = text(&out);
+    for (_, want) in cases {
+        assert!(log.contains(want), "no error {want:?} in\n{log}");
+    }
+    assert_eq!(t.errors().len(), cases.len(), "{:?}", t.errors());
+    // The good mod's model spider walked on.
+    let end = t.of(1).last().and_then(|r| r.pos).expect("pos");
+    assert!(end[2] > 0.5, "{end:?}");
 }

@@ -289,14 +289,31 @@ pub struct ValidCreatureDef {
     pub physics: PhysicsDef,
 }
 
-/// The legs of each side (x ≥ 0 is the left), each side front to back.
+/// The legs of each side (x ≥ 0 is the left), each side front to back: by their hips, and
+/// where hips coincide (on the centre line, or all at one point as in rigs whose legs all
+/// start at the body bone) by their rest spots.
 fn sides(legs: &[ValidLeg]) -> [Vec<usize>; 2] {
     let mut sides: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     for (i, l) in legs.iter().enumerate() {
-        sides[usize::from(l.hip.x < 0.0)].push(i);
+        let x = if l.hip.x.abs() < 1e-3 {
+            l.rest.x
+        } else {
+            l.hip.x
+        };
+        sides[usize::from(x < 0.0)].push(i);
     }
     for side in sides.iter_mut() {
-        side.sort_by(|a, b| legs[*b].hip.z.total_cmp(&legs[*a].hip.z).then(a.cmp(b)));
+        side.sort_by(|a, b| {
+            let (la, lb) = (&legs[*a], &legs[*b]);
+            let z = |l: &ValidLeg, o: &ValidLeg| {
+                if (l.hip.z - o.hip.z).abs() < 1e-3 {
+                    l.rest.z
+                } else {
+                    l.hip.z
+                }
+            };
+            z(lb, la).total_cmp(&z(la, lb)).then(a.cmp(b))
+        });
     }
     sides
 }
@@ -715,6 +732,21 @@ pub(crate) mod tests {
         assert_ne!(group_of(&listed, "L1"), group_of(&listed, "L2"));
         assert_ne!(group_of(&listed, "L1"), group_of(&listed, "R1"));
         assert!(!listed.ordered_groups);
+    }
+
+    #[test]
+    fn legs_that_all_start_at_one_point_are_grouped_by_where_their_feet_stand() {
+        // A rig whose leg chains all start at the body bone (the shared spider model).
+        let mut d = spider();
+        for l in d.legs.iter_mut() {
+            l.hip = Vec3::ZERO;
+        }
+        let v = d.validate().expect("valid");
+        let g = |name: &str| v.legs.iter().find(|l| l.name == name).map(|l| l.group);
+        assert_ne!(g("L1"), g("L2"));
+        assert_eq!(g("L1"), g("L3"));
+        assert_ne!(g("L1"), g("R1"));
+        assert_eq!(g("L1"), g("R2"));
     }
 
     #[test]

@@ -138,11 +138,12 @@ fn read_in_mod(
         .map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))?
         .len();
     if len > limits.max_bytes {
+        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
         return Err(format!(
-            "{what} {} is {:.1} MiB, over the {} MiB limit (--max-asset-mb)",
+            "{what} {} is {:.2} MiB, over the {:.2} MiB limit (--max-asset-mb)",
             rel.display(),
-            len as f64 / (1024.0 * 1024.0),
-            limits.max_bytes / (1024 * 1024)
+            mib(len),
+            mib(limits.max_bytes)
         ));
     }
     std::fs::read(&full).map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))
