@@ -241,3 +241,72 @@ fn vs_line(in: LineIn) -> LineOut {
 fn fs_line(in: LineOut) -> @location(0) vec4<f32> {
     return in.color;
 }
+
+// ---------------------------------------------------------------- skinned models
+
+// Every model creature's joint matrices (bind-pose scene space to the world), creature by
+// creature; an instance's `base` is where its own start.
+@group(1) @binding(0) var<storage, read> joints: array<mat4x4<f32>>;
+@group(2) @binding(0) var base_tex: texture_2d<f32>;
+@group(2) @binding(1) var base_sampler: sampler;
+@group(2) @binding(2) var<uniform> base_factor: vec4<f32>;
+
+struct SkinIn {
+    @location(0) pos: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) color: vec4<f32>,
+    @location(4) joint: vec4<u32>,
+    @location(5) weight: vec4<f32>,
+    @location(6) base: u32,
+    @location(7) tint: vec4<f32>,    // rgb multiplier, a: emissive
+};
+
+struct SkinOut {
+    @builtin(position) clip: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) color: vec4<f32>,
+    @location(4) tint: vec4<f32>,
+};
+
+fn skin_matrix(in: SkinIn) -> mat4x4<f32> {
+    return joints[in.base + in.joint.x] * in.weight.x
+        + joints[in.base + in.joint.y] * in.weight.y
+        + joints[in.base + in.joint.z] * in.weight.z
+        + joints[in.base + in.joint.w] * in.weight.w;
+}
+
+@vertex
+fn vs_skinned(in: SkinIn) -> SkinOut {
+    let m = skin_matrix(in);
+    let world = m * vec4<f32>(in.pos, 1.0);
+    // The skin matrices are near-rigid times a uniform scale: their 3x3 turns normals.
+    let n = mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz) * in.normal;
+    var o: SkinOut;
+    o.clip = g.view_proj * world;
+    o.world = world.xyz;
+    o.normal = n;
+    o.uv = in.uv;
+    o.color = in.color;
+    o.tint = in.tint;
+    return o;
+}
+
+@fragment
+fn fs_skinned(in: SkinOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let tex = textureSample(base_tex, base_sampler, in.uv);
+    let albedo = tex.rgb * base_factor.rgb * in.color.rgb * in.tint.rgb;
+    // Both faces are drawn (the files' winding is theirs): a back face shades as its front.
+    var n = normalize(in.normal);
+    if (!front) {
+        n = -n;
+    }
+    return vec4<f32>(shade(albedo, n, in.world, in.tint.a), 1.0);
+}
+
+@vertex
+fn vs_skinned_shadow(in: SkinIn) -> @builtin(position) vec4<f32> {
+    return g.light_view_proj * (skin_matrix(in) * vec4<f32>(in.pos, 1.0));
+}

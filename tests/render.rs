@@ -440,3 +440,111 @@ fn without_a_display_the_window_falls_back_to_headless_and_says_so() {
     );
     assert!(t.contains("ran 30 ticks"), "{t}");
 }
+
+/// A mod of model spiders (the shared spider model, copied into its `assets/` at test time)
+/// with `main` after the type's definition.
+fn model_spiders(dir: &Path, name: &str, main: &str) -> PathBuf {
+    let m = temp_mod(
+        dir,
+        name,
+        &[
+            ("mod.toml", &format!("name = \"{name}\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n")),
+            (
+                "main.lua",
+                &format!(
+                    "creature.define {{ name = \"ms\", model = {{ file = \"assets/spider.gltf\", texture = \"assets/gltf_spider.png\", scale = 0.25 }} }}\n{main}"
+                ),
+            ),
+        ],
+    );
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    for f in ["spider.gltf", "gltf_spider.png"] {
+        std::fs::copy(
+            root().join("../shared/assets/spider").join(f),
+            m.join("assets").join(f),
+        )
+        .expect("copy the shared model");
+    }
+    m
+}
+
+#[test]
+fn a_model_spider_is_drawn_skinned_and_its_pixels_follow_its_pose() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_spiders(
+        dir.path(),
+        "ms",
+        "world.ground { size = vec3(30, 0, 30) }\n\
+         world.spawn(\"ms\", { position = vec3(0, 0, 0), behaviour = \"walkers/spin\", params = { rate = 120 } })\n\
+         camera.look(vec3(1.6, 0.9, 0.9), vec3(0, 0.15, 0))\n",
+    );
+    let mods = [fixture("walkers"), m];
+    let Some((o, a)) = shot(&dir.path().join("a.png"), "240x150", 20, "", &mods) else {
+        return;
+    };
+    let Some((_, b)) = shot(&dir.path().join("b.png"), "240x150", 50, "", &mods) else {
+        return;
+    };
+    // The spider covers the middle of the picture in dark textured browns, not the ground.
+    let ground = a.at(5, 145);
+    let mut covered = 0;
+    let mut changed = 0;
+    for y in (30..130).step_by(2) {
+        for x in (40..200).step_by(2) {
+            let (pa, pb) = (a.at(x, y), b.at(x, y));
+            let d =
+                |p: [u8; 3], q: [u8; 3]| (0..3).map(|k| p[k].abs_diff(q[k]) as u32).sum::<u32>();
+            covered += (d(pa, ground) > 60) as u32;
+            changed += (d(pa, pb) > 40) as u32;
+        }
+    }
+    assert!(
+        covered > 400,
+        "the model spider covers only {covered} samples"
+    );
+    // Turning in place 30 ticks on (60°, legs stepping): its pixels move.
+    assert!(
+        changed > 200,
+        "only {changed} samples changed between the two poses"
+    );
+    assert!(text(&o).contains("1 creatures"), "{}", text(&o));
+}
+
+#[test]
+fn draw_calls_for_model_creatures_do_not_grow_from_one_to_a_thousand() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let one = model_spiders(
+        dir.path(),
+        "one",
+        "world.ground { size = vec3(80, 0, 80) }\nworld.spawn(\"ms\", {})\n",
+    );
+    let many = model_spiders(
+        dir.path(),
+        "many",
+        "world.ground { size = vec3(80, 0, 80) }\nfor i = 0, 999 do world.spawn(\"ms\", { position = vec3(i % 32 * 2 - 32, 0, math.floor(i / 32) * 2 - 32) }) end\n",
+    );
+    let calls = |m: &PathBuf, name: &str| -> Option<(String, String)> {
+        let (o, _) = shot(
+            &dir.path().join(name),
+            "64x36",
+            2,
+            "",
+            &[fixture("walkers"), m.clone()],
+        )?;
+        let t = text(&o);
+        let i = t.find(" draw calls").expect("draw calls reported");
+        let j = t.find(" creatures").expect("creatures reported");
+        Some((
+            t[..i].rsplit(' ').next().expect("count").to_string(),
+            t[..j].rsplit(' ').next().expect("count").to_string(),
+        ))
+    };
+    let Some((a, n1)) = calls(&one, "one.png") else {
+        return;
+    };
+    let Some((b, n2)) = calls(&many, "many.png") else {
+        return;
+    };
+    assert_eq!((n1.as_str(), n2.as_str()), ("1", "1000"), "creatures");
+    assert_eq!(a, b, "draw calls: {a} for 1 model spider, {b} for 1 000");
+}

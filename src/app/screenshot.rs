@@ -110,6 +110,7 @@ pub fn shoot(
 /// Renders the view's current frame offscreen.
 fn draw(shot: &mut Offscreen, view: &View, host: &ScriptHost) {
     let w = host.world();
+    shot.renderer.set_models(w.types());
     shot.draw(
         w.level(),
         w.level_version(),

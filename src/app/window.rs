@@ -394,6 +394,7 @@ impl App {
         {
             let w = self.host.world();
             gfx.renderer.set_level(w.level(), w.level_version());
+            gfx.renderer.set_models(w.types());
             gfx.renderer.prepare(
                 &self.view.frame,
                 &self.view.camera,

@@ -61,6 +61,8 @@ struct Pipelines {
     ground_shadow: wgpu::RenderPipeline,
     mesh_shadow: wgpu::RenderPipeline,
     capsule_shadow: wgpu::RenderPipeline,
+    skinned: wgpu::RenderPipeline,
+    skinned_shadow: wgpu::RenderPipeline,
 }
 
 struct GpuMesh {
@@ -146,6 +148,7 @@ pub struct Renderer {
     capsules: Dynamic,
     lines: Dynamic,
     counts: (u32, u32, u32, u32),
+    skinned: super::skinned::Skinned,
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     /// Statistics of the last frame.
     pub stats: FrameStats,
@@ -292,6 +295,31 @@ impl<'a> PipelineKit<'a> {
         } else {
             self.shadow_layout
         };
+        self.make_in(
+            pipeline_layout,
+            label,
+            vs,
+            fs,
+            buffers,
+            topology,
+            cull,
+            depth_state,
+        )
+    }
+
+    /// [`PipelineKit::make`] with its own pipeline layout.
+    #[allow(clippy::too_many_arguments)]
+    fn make_in(
+        &self,
+        pipeline_layout: &wgpu::PipelineLayout,
+        label: &str,
+        vs: &str,
+        fs: Option<&str>,
+        buffers: &[Option<wgpu::VertexBufferLayout>],
+        topology: wgpu::PrimitiveTopology,
+        cull: Option<wgpu::Face>,
+        depth_state: wgpu::DepthStencilState,
+    ) -> wgpu::RenderPipeline {
         self.device
             .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
@@ -326,10 +354,12 @@ fn build_pipelines(
     device: &wgpu::Device,
     layout: &wgpu::PipelineLayout,
     shadow_layout: &wgpu::PipelineLayout,
+    skin_layouts: &(wgpu::PipelineLayout, wgpu::PipelineLayout),
     format: wgpu::TextureFormat,
     source: &str,
 ) -> Pipelines {
     let kit = PipelineKit::new(device, layout, shadow_layout, format, source);
+    let [sv, si] = super::skinned::layouts();
     let make = |label, vs, fs, buffers: &[_], topology, cull, depth_state| {
         kit.make(label, vs, fs, buffers, topology, cull, depth_state)
     };
@@ -409,7 +439,54 @@ fn build_pipelines(
             None,
             shadow_depth(),
         ),
+        // Models: the glTF files' winding is theirs; both faces drawn.
+        skinned: kit.make_in(
+            &skin_layouts.0,
+            "skinned",
+            "vs_skinned",
+            Some("fs_skinned"),
+            &[Some(sv.clone()), Some(si.clone())],
+            tri,
+            None,
+            depth(true, wgpu::CompareFunction::Less),
+        ),
+        skinned_shadow: kit.make_in(
+            &skin_layouts.1,
+            "skinned shadow",
+            "vs_skinned_shadow",
+            None,
+            &[Some(sv), Some(si)],
+            tri,
+            None,
+            shadow_depth(),
+        ),
     }
+}
+
+/// The skinned pipelines' layouts: the scene's groups, the joints (group 1), the material
+/// (group 2); the shadow pass without the material.
+fn skin_pipeline_layouts(
+    device: &wgpu::Device,
+    scene: &wgpu::BindGroupLayout,
+    shadow: &wgpu::BindGroupLayout,
+    skinned: &super::skinned::Skinned,
+) -> (wgpu::PipelineLayout, wgpu::PipelineLayout) {
+    (
+        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skinned"),
+            bind_group_layouts: &[
+                Some(scene),
+                Some(skinned.joints_layout()),
+                Some(skinned.material_layout()),
+            ],
+            immediate_size: 0,
+        }),
+        device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("skinned shadow"),
+            bind_group_layouts: &[Some(shadow), Some(skinned.joints_layout())],
+            immediate_size: 0,
+        }),
+    )
 }
 
 fn pipeline_layouts(
@@ -591,11 +668,20 @@ impl Renderer {
         } = bindings(&device);
         let (layout, shadow_pipeline_layout) =
             pipeline_layouts(&device, &bind_layout, &shadow_layout);
+        let skinned = super::skinned::Skinned::new(&device);
+        let skin_layouts = skin_pipeline_layouts(&device, &bind_layout, &shadow_layout, &skinned);
         let (source, shader_error) = match validate_wgsl(source) {
             Ok(()) => (source, None),
             Err(e) => (super::SCENE_WGSL, Some(e.0)),
         };
-        let pipelines = build_pipelines(&device, &layout, &shadow_pipeline_layout, format, source);
+        let pipelines = build_pipelines(
+            &device,
+            &layout,
+            &shadow_pipeline_layout,
+            &skin_layouts,
+            format,
+            source,
+        );
         let usage = wgpu::BufferUsages::VERTEX;
         Renderer {
             sphere: gpu_mesh(&device, "sphere", &mesh::sphere(8, 14)),
@@ -621,6 +707,7 @@ impl Renderer {
             boxes: None,
             level_version: None,
             counts: (0, 0, 0, 0),
+            skinned,
             depth: None,
             stats: FrameStats::default(),
         }
@@ -650,8 +737,20 @@ impl Renderer {
         }
         let (layout, shadow_layout) =
             pipeline_layouts(&self.device, &self.bind_layout, &self.shadow_layout);
-        self.pipelines =
-            build_pipelines(&self.device, &layout, &shadow_layout, self.format, source);
+        let skin_layouts = skin_pipeline_layouts(
+            &self.device,
+            &self.bind_layout,
+            &self.shadow_layout,
+            &self.skinned,
+        );
+        self.pipelines = build_pipelines(
+            &self.device,
+            &layout,
+            &shadow_layout,
+            &skin_layouts,
+            self.format,
+            source,
+        );
         self.shader_error = None;
         Ok(())
     }
@@ -678,6 +777,16 @@ impl Renderer {
                 boxes.len() as u32,
             )
         });
+    }
+
+    /// Uploads the models of the world's creature types that are new or changed (each type's
+    /// model by its index).
+    pub fn set_models(&mut self, types: &[crate::sim::CreatureType]) {
+        self.skinned.set_models(
+            &self.device,
+            &self.queue,
+            types.iter().map(|t| t.model.as_ref()),
+        );
     }
 
     /// Uploads this frame's instances and globals for `camera` at `size`.
@@ -709,6 +818,8 @@ impl Renderer {
             &self.queue,
             bytemuck::cast_slice(&frame.joints),
         );
+        self.skinned
+            .prepare(&self.device, &self.queue, &frame.skinned, &frame.skins);
         self.counts = (
             frame.spheres.len() as u32,
             frame.capsules.len() as u32,
@@ -849,7 +960,7 @@ impl Renderer {
         let boxes = self.boxes.as_ref().map(|b| b.1).unwrap_or(0);
         self.stats = FrameStats {
             draw_calls: draws,
-            instances: boxes + ns + nc + nj,
+            instances: boxes + ns + nc + nj + self.skinned.instances(),
         };
     }
 
@@ -876,6 +987,14 @@ impl Renderer {
             &p.capsule
         });
         draw_instanced(pass, &self.capsule, Some(&self.capsules.buffer), nc, draws);
+        if self.skinned.instances() > 0 {
+            pass.set_pipeline(if shadow {
+                &p.skinned_shadow
+            } else {
+                &p.skinned
+            });
+            self.skinned.draw(pass, !shadow, draws);
+        }
     }
 }
 

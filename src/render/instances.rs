@@ -156,6 +156,10 @@ pub struct FrameInstances {
     pub capsules: Vec<CapsuleInstance>,
     /// Debug lines (pairs of vertices).
     pub lines: Vec<LineVertex>,
+    /// Model creatures, drawn skinned.
+    pub(crate) skinned: Vec<super::skinned::SkinnedView>,
+    /// Their skinning matrices (the snapshot's).
+    pub(crate) skins: Vec<Mat4>,
 }
 
 const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
@@ -211,11 +215,29 @@ impl FrameInstances {
         self.joints.clear();
         self.capsules.clear();
         self.lines.clear();
+        self.skinned.clear();
+        self.skins.clone_from(&snap.skins);
         for c in &snap.creatures {
             let sel = Some(c.id) == selected;
-            self.body(c, sel);
-            for leg in snap.legs_of(c) {
-                self.leg(c, leg, debug);
+            match c.model {
+                // A model creature is drawn skinned; its limbs only as debug marks.
+                Some(model) => {
+                    self.skinned.push(super::skinned::SkinnedView {
+                        model,
+                        first_skin: c.first_skin,
+                        skin_count: c.skin_count,
+                        selected: sel,
+                    });
+                    for leg in snap.legs_of(c) {
+                        self.leg_marks(c, leg, debug);
+                    }
+                }
+                None => {
+                    self.body(c, sel);
+                    for leg in snap.legs_of(c) {
+                        self.leg(c, leg, debug);
+                    }
+                }
             }
             if debug.plane {
                 self.support_plane(c);
@@ -302,6 +324,11 @@ impl FrameInstances {
             .to_cols_array_2d(),
             color: JOINT,
         });
+        self.leg_marks(c, leg, debug);
+    }
+
+    /// A leg's debug marks (targets, casts, contacts).
+    fn leg_marks(&mut self, c: &CreatureView, leg: &LegPose, debug: DebugFlags) {
         if debug.targets {
             cross(&mut self.lines, leg.target, 0.06, [0.2, 0.9, 1.0, 1.0]);
             line(&mut self.lines, leg.foot, leg.target, [0.2, 0.9, 1.0, 0.6]);
@@ -476,6 +503,9 @@ mod tests {
                 first_leg,
                 leg_count: 8,
                 turn: true,
+                model: None,
+                first_skin: 0,
+                skin_count: 0,
             });
         }
         s

@@ -8,6 +8,7 @@ pub(crate) mod instances;
 
 pub(crate) mod mesh;
 pub(crate) mod offscreen;
+pub(crate) mod skinned;
 
 pub use camera::OrbitCamera;
 pub use gpu::ShaderError;

@@ -49,6 +49,13 @@ pub struct CreatureView {
     /// Whether it moved on the tick the snapshot was taken after (always, at full detail; a
     /// far creature under a level of detail only on its turns, see `sim::detail`).
     pub turn: bool,
+    /// Its type's index in the world's types, when the type has a model (drawn skinned with
+    /// `skins[first_skin..first_skin + skin_count]`).
+    pub model: Option<u32>,
+    /// Index of its first skinning matrix in [`Snapshot::skins`].
+    pub first_skin: u32,
+    /// Number of skinning matrices (its model's joints; 0 without a model).
+    pub skin_count: u32,
 }
 
 /// Everything a frame draws of the dynamic world.
@@ -66,12 +73,20 @@ pub struct Snapshot {
     pub legs: Vec<LegPose>,
     /// Every ragdoll's joints (for the `ragdoll` debug layer).
     pub rig_joints: Vec<super::RigJointView>,
+    /// Skinning matrices of every model creature, creature by creature (bind-pose scene
+    /// space to the world; see `model::pose`).
+    pub skins: Vec<glam::Mat4>,
 }
 
 impl Snapshot {
     /// The legs of one creature.
     pub fn legs_of(&self, c: &CreatureView) -> &[LegPose] {
         &self.legs[c.first_leg as usize..(c.first_leg + c.leg_count) as usize]
+    }
+
+    /// The skinning matrices of one creature.
+    pub fn skins_of(&self, c: &CreatureView) -> &[glam::Mat4] {
+        &self.skins[c.first_skin as usize..(c.first_skin + c.skin_count) as usize]
     }
 
     /// Fills `self` from `world`, reusing its buffers.
@@ -82,8 +97,18 @@ impl Snapshot {
         self.creatures.clear();
         self.legs.clear();
         self.rig_joints.clear();
+        self.skins.clear();
+        let mut pose = super::PoseScratch::default();
         for c in world.creatures() {
             let first_leg = self.legs.len() as u32;
+            let first_skin = self.skins.len() as u32;
+            let model = world
+                .creature_type(c.type_id)
+                .and_then(|t| t.model.as_deref());
+            if let Some(m) = model {
+                super::pose_creature(c, m, &mut pose);
+                self.skins.extend_from_slice(&pose.skin);
+            }
             match c.rag.as_ref() {
                 // A ragdoll's legs are its rig's segments.
                 Some(rag) => {
@@ -157,6 +182,9 @@ impl Snapshot {
                 first_leg,
                 leg_count: self.legs.len() as u32 - first_leg,
                 turn: c.due || c.rag.is_some(),
+                model: model.map(|_| c.type_id.0),
+                first_skin,
+                skin_count: self.skins.len() as u32 - first_skin,
             });
         }
     }
@@ -196,6 +224,15 @@ impl Snapshot {
                 pb.hip = pa.hip.lerp(pb.hip, t);
                 pb.knee = pa.knee.lerp(pb.knee, t);
                 pb.foot = pa.foot.lerp(pb.foot, t);
+            }
+            // Skinning matrices blend entry by entry (between two ticks' poses the turns
+            // are small: the blend stays a near-rigid transform).
+            if p.skin_count == c.skin_count && p.model == c.model {
+                for k in 0..c.skin_count as usize {
+                    let pa = a.skins[p.first_skin as usize + k];
+                    let pb = &mut self.skins[c.first_skin as usize + k];
+                    *pb = pa * (1.0 - t) + *pb * t;
+                }
             }
         }
     }
@@ -243,6 +280,7 @@ impl Motion {
         next.creatures.clear();
         next.legs.clear();
         next.rig_joints.clear();
+        next.skins.clear();
         let turns = &mut self.next_turns;
         turns.clear();
         let (mut i, mut j) = (0, 0);
@@ -272,8 +310,11 @@ impl Motion {
             };
             let first = next.legs.len() as u32;
             next.legs.extend_from_slice(src.legs_of(from));
+            let first_skin = next.skins.len() as u32;
+            next.skins.extend_from_slice(src.skins_of(from));
             next.creatures.push(CreatureView {
                 first_leg: first,
+                first_skin,
                 ..*from
             });
             turns.push(turn);
