@@ -135,16 +135,16 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             None => w.write_all(b"null")?,
         }
         write_ragdoll(w, c)?;
-        if c.rag.is_some() {
-            write_rig_feet(w, world, c)?;
-            w.write_all(b"}\n")?;
-            continue;
-        }
         let model = world.creature_type(c.type_id).and_then(|t| t.model.clone());
         let tips = model.as_deref().map(|m| {
             crate::sim::pose_creature(c, m, &mut pose);
             (m, &pose.world)
         });
+        if c.rag.is_some() {
+            write_rig_feet(w, world, c, tips)?;
+            w.write_all(b"}\n")?;
+            continue;
+        }
         write_feet(w, world, c, tips)?;
         w.write_all(b"}\n")?;
     }
@@ -228,8 +228,14 @@ fn write_ragdoll(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()>
     w.write_all(b"]")
 }
 
-/// Feet of a ragdoll: each leg's lower end, never grounded, its joints along the rig.
-fn write_rig_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
+/// Feet of a ragdoll: each leg's lower end, never grounded, its joints along the rig (and,
+/// with a model, the `tip` drawn there).
+fn write_rig_feet(
+    w: &mut impl Write,
+    world: &World,
+    c: &crate::sim::Creature,
+    tips: Option<(&crate::model::BoundModel, &Vec<glam::Mat4>)>,
+) -> io::Result<()> {
     w.write_all(b",\"feet\":[")?;
     let Some(rag) = c.rag.as_ref() else {
         return w.write_all(b"]");
@@ -258,7 +264,12 @@ fn write_rig_feet(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -
             }
             vec3(w, *j)?;
         }
-        w.write_all(b"],\"pole\":[0,1,0]}")?;
+        w.write_all(b"],\"pole\":[0,1,0]")?;
+        if let Some(tip) = tips.and_then(|(m, world)| m.posed.tip(i, world)) {
+            w.write_all(b",\"tip\":")?;
+            vec3(w, tip)?;
+        }
+        w.write_all(b"}")?;
     }
     w.write_all(b"]")
 }

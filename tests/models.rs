@@ -507,3 +507,108 @@ world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "walkers/line", p
     let end = t.of(1).last().and_then(|r| r.pos).expect("pos");
     assert!(end[2] > 0.5, "{end:?}");
 }
+
+#[test]
+fn saving_a_model_reloads_it_in_place_and_a_bad_save_keeps_the_last_good_one() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_mod(
+        dir.path(),
+        r#"world.ground { size = vec3(20, 0, 20) }
+world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "walkers/line", params = { speed = 0.5 } })"#,
+        "",
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[fixture("walkers"), m.clone()]);
+    assert!(host.take_errors().is_empty());
+    for _ in 0..30 {
+        host.tick();
+    }
+    let model_of = |host: &ScriptHost| {
+        let w = host.world();
+        let c = &w.creatures()[0];
+        (
+            c.id,
+            c.loco.position,
+            w.creature_type(c.type_id)
+                .and_then(|t| t.model.clone())
+                .expect("model"),
+        )
+    };
+    let (id, at, good) = model_of(&host);
+    let changed = std::collections::BTreeMap::from([(
+        "mspider".to_string(),
+        vec![PathBuf::from("assets/spider.gltf")],
+    )]);
+    // A broken save: the reload fails naming the file; the last good model stays.
+    let file = m.join("assets/spider.gltf");
+    let bytes = std::fs::read(&file).expect("read");
+    std::fs::write(&file, b"{ not gltf").expect("write");
+    let r = host.reload(&changed);
+    let err = r[0]
+        .error
+        .as_ref()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        !r[0].ok && err.contains("mspider/assets/spider.gltf: is not a valid glTF 2.0 file"),
+        "{r:?}"
+    );
+    let (id2, _, kept) = model_of(&host);
+    assert!(
+        id2 == id && std::sync::Arc::ptr_eq(&kept, &good),
+        "the last good model must stay"
+    );
+    // A good save (the model scaled in the file's scene: a node scale): reloaded in place,
+    // the creature kept where it was.
+    let mut json: Value = serde_json::from_slice(&bytes).expect("json");
+    let armature = json["scenes"][0]["nodes"][0].as_u64().expect("root") as usize;
+    json["nodes"][armature]["scale"] = json!([1.2, 1.2, 1.2]);
+    std::fs::write(&file, json.to_string()).expect("write");
+    let r = host.reload(&changed);
+    assert!(r[0].ok, "{r:?}");
+    let (id3, at3, new) = model_of(&host);
+    assert_eq!(id3, id);
+    assert!(
+        at3.distance(at) < 0.05,
+        "the creature moved on reload: {at} -> {at3}"
+    );
+    assert!(!std::sync::Arc::ptr_eq(&new, &good));
+    assert!(
+        new.plan.height > good.plan.height * 1.1,
+        "{} vs {}",
+        new.plan.height,
+        good.plan.height
+    );
+}
+
+#[test]
+fn a_ragdolled_model_spider_gets_up_and_its_drawn_feet_follow() {
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+behaviour.define {
+  name = "thrown",
+  on_update = function(self, dt)
+    self.state.t = (self.state.t or 0) + 1
+    if self.state.t == 2 then self:ragdoll({ turn = vec3(0, 0, 180), duration = 1 }) end
+  end,
+  on_recover = function(self) self:move(vec3(0, 0, 1), 0.5) end,
+}
+world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "thrown" })
+"#;
+    let (t, text, _d) = run_model_scene(level, "", 720, &[]);
+    let recs = t.of(1);
+    let mut phases: Vec<&str> = recs.iter().map(|r| r.ragdoll_state.as_str()).collect();
+    phases.dedup();
+    assert!(
+        phases.first() == Some(&"animated")
+            && phases.contains(&"limp")
+            && phases.last() == Some(&"animated"),
+        "{phases:?}"
+    );
+    // Its drawn tips stay on its feet throughout: animated, and in physics (its bones
+    // follow the rig's parts).
+    assert_tips_on_feet(&t, &text);
+    let end = recs.last().and_then(|r| r.pos).expect("pos");
+    assert!(end[2] > 0.5, "it did not walk after getting up: {end:?}");
+}

@@ -1,7 +1,7 @@
 //! Mod folder watching for hot reload: every loaded mod's folder, recursively, through a
 //! short debouncer (an editor's save is often several writes); changes come back grouped
 //! by mod, only for the files a mod is made of (`.lua`, `.luau`, `mod.toml`,
-//! `paths/*.toml`).
+//! `paths/*.toml`, and model files, buffers and textures under `assets/`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,10 +61,17 @@ pub(super) fn is_mod_file(p: &Path) -> bool {
         .parent()
         .and_then(|d| d.file_name())
         .is_some_and(|d| d == crate::script::path_file::PATHS_DIR);
+    // Model files and their buffers and textures, anywhere under `assets/`.
+    let in_assets = p.components().any(|c| c.as_os_str() == "assets");
+    let lower = name.to_ascii_lowercase();
+    let asset = [".gltf", ".glb", ".bin", ".png", ".jpg", ".jpeg"]
+        .iter()
+        .any(|x| lower.ends_with(x));
     name == "mod.toml"
         || name.ends_with(".lua")
         || name.ends_with(".luau")
         || (in_paths && name.ends_with(".toml"))
+        || (in_assets && asset)
 }
 
 /// Why the mod folders cannot be watched.
@@ -159,7 +166,16 @@ mod tests {
 
     #[test]
     fn mod_files_are_scripts_and_the_manifest() {
-        for ok in ["main.lua", "brains/x.luau", "mod.toml", "paths/route.toml"] {
+        for ok in [
+            "main.lua",
+            "brains/x.luau",
+            "mod.toml",
+            "paths/route.toml",
+            "assets/spider.glb",
+            "assets/fox/fox.gltf",
+            "assets/fox/fox.bin",
+            "assets/skin.PNG",
+        ] {
             assert!(is_mod_file(Path::new(ok)), "{ok}");
         }
         for no in [
@@ -170,6 +186,9 @@ mod tests {
             "main.lua.tmp",
             "notes.toml",
             "paths/.skitter-abc.tmp",
+            "assets/.spider.glb.swp",
+            "assets/notes.txt",
+            "spider.glb",
         ] {
             assert!(!is_mod_file(Path::new(no)), "{no}");
         }

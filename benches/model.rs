@@ -1,0 +1,128 @@
+//! Model creatures (issue 29): posing a skeleton on the CPU — µs per bone-tick for 1 000
+//! model spiders (the shared spider model, 57 joints) — and what models add to a crowd's
+//! frame: 1 000 wandering spiders ticked and captured for drawing (the capture is where
+//! model creatures are posed), as the bundled capsule spider and as the model spider.
+
+#![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{pose_creature, PoseScratch, Snapshot};
+
+const N: usize = 1000;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `N` wandering spiders on flat ground 1.6 m apart: the bundled spider, or (`model`) a type
+/// drawn with the shared spider model and the same wander brain.
+fn crowd(dir: &Path, model: bool) -> ScriptHost {
+    let name = if model { "models" } else { "capsules" };
+    let m = dir.join(name);
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    for f in ["spider.gltf", "gltf_spider.png"] {
+        std::fs::copy(
+            root().join("../shared/assets/spider").join(f),
+            m.join("assets").join(f),
+        )
+        .expect("the shared spider model (../shared/assets/spider)");
+    }
+    std::fs::write(
+        m.join("mod.toml"),
+        format!("name = \"{name}\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n"),
+    )
+    .expect("write");
+    let side = (N as f32).sqrt().ceil() as usize;
+    let size = side as f32 * 1.6 + 20.0;
+    let ty = if model { "ms" } else { "spider/spider" };
+    std::fs::write(
+        m.join("main.lua"),
+        format!(
+            "creature.define {{ name = \"ms\", model = {{ file = \"assets/spider.gltf\", texture = \"assets/gltf_spider.png\", scale = 0.25 }}, behaviour = \"spider/wander\" }}\n\
+             world.ground {{ size = vec3({size}, 0, {size}) }}\n\
+             local half = {side} * 0.8\n\
+             for i = 0, {N} - 1 do\n\
+               world.spawn('{ty}', {{ position = vec3(i % {side} * 1.6 - half, 0, math.floor(i / {side}) * 1.6 - half), yaw = i * 37 }})\n\
+             end\n"
+        ),
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions {
+        max_creatures: N + 10,
+        ..HostOptions::default()
+    });
+    host.load(&[root().join("scripts/spider"), m]);
+    assert!(host.take_errors().is_empty(), "the crowd loads");
+    for _ in 0..90 {
+        host.tick();
+    }
+    host
+}
+
+fn models(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut group = c.benchmark_group("model");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(5))
+        .warm_up_time(Duration::from_secs(1));
+    let mut host = crowd(dir.path(), true);
+    let joints = {
+        let w = host.world();
+        let t = w.creature_type(w.creatures()[0].type_id).expect("type");
+        t.model.as_ref().expect("a model type").model.joints.len()
+    };
+    // Posing alone: every model spider once per iteration.
+    let mut scratch = PoseScratch::default();
+    group.throughput(Throughput::Elements((N * joints) as u64));
+    group.bench_function(
+        BenchmarkId::new("pose_bone", format!("{N}x{joints}")),
+        |b| {
+            b.iter_custom(|iters| {
+                let w = host.world();
+                let t0 = Instant::now();
+                for _ in 0..iters {
+                    for c in w.creatures() {
+                        let m = w
+                            .creature_type(c.type_id)
+                            .and_then(|t| t.model.as_deref())
+                            .expect("model");
+                        pose_creature(c, m, &mut scratch);
+                    }
+                }
+                t0.elapsed()
+            })
+        },
+    );
+    // A crowd's frame: the tick, then the capture a frame draws from.
+    group.throughput(Throughput::Elements(N as u64));
+    let mut snap = Snapshot::default();
+    for (what, model) in [("capsule_spiders", false), ("model_spiders", true)] {
+        if !model {
+            host = crowd(dir.path(), false);
+        } else {
+            host = crowd(dir.path(), true);
+        }
+        group.bench_function(
+            BenchmarkId::new("tick_and_capture", format!("{what}/{N}")),
+            |b| {
+                b.iter_custom(|iters| {
+                    let t0 = Instant::now();
+                    for _ in 0..iters {
+                        host.tick();
+                        snap.capture(&host.world());
+                    }
+                    t0.elapsed()
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, models);
+criterion_main!(benches);
