@@ -153,7 +153,7 @@ function curve.smoothstep(x0, x1) end
 
 creature = {}
 
----@param def table name, body, legs, arms, gait, lean, nav, physics, behaviour and callbacks
+---@param def table name, model, body, legs, arms, gait, lean, nav, physics, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 

@@ -98,3 +98,36 @@ fn lower_layers_never_import_higher_ones() {
         violations.join("\n")
     );
 }
+
+#[test]
+fn locomotion_knows_nothing_of_bones_and_the_renderer_nothing_of_ik() {
+    // Models sit beside locomotion (layer 1) and neither names the other; the renderer
+    // skins with the matrices the model layer returns and never solves a leg.
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let rules: [(&str, &[&str]); 3] = [
+        ("locomotion", &["crate::model", "gltf::"]),
+        ("model", &["crate::locomotion", "crate::sim", "crate::render", "wgpu"]),
+        ("render", &["crate::locomotion", "math::ik", "gltf::"]),
+    ];
+    let mut checked = 0;
+    for (dir, banned) in rules {
+        let mut files = Vec::new();
+        rust_files(&src.join(dir), &mut files);
+        assert!(!files.is_empty(), "src/{dir} has no files");
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("read");
+            for (n, line) in text.lines().enumerate() {
+                for b in banned {
+                    assert!(
+                        !line.contains(b),
+                        "{}:{}: src/{dir} names {b}",
+                        f.display(),
+                        n + 1
+                    );
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 10);
+}
