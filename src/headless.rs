@@ -135,7 +135,11 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             None => w.write_all(b"null")?,
         }
         write_ragdoll(w, c)?;
-        let model = world.creature_type(c.type_id).and_then(|t| t.model.clone());
+        // Loaded models' drawn tips (a generated one's are its feet by construction).
+        let model = world
+            .creature_type(c.type_id)
+            .and_then(|t| t.model.clone())
+            .filter(|m| !m.generated);
         let tips = model.as_deref().map(|m| {
             crate::sim::pose_creature(c, m, &mut pose);
             (m, &pose.world)

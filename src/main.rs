@@ -482,7 +482,7 @@ fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
     let w = host.world();
     // What each model type's skeleton was bound as: the legs found, their bones, lengths.
     for t in w.types() {
-        if let Some(m) = &t.model {
+        if let Some(m) = t.model.as_ref().filter(|m| !m.generated) {
             println!("{}: model {}", t.name, m.describe());
             let groups: Vec<String> = (0..t.def.group_count)
                 .map(|g| {

@@ -106,7 +106,10 @@ fn locomotion_knows_nothing_of_bones_and_the_renderer_nothing_of_ik() {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
     let rules: [(&str, &[&str]); 3] = [
         ("locomotion", &["crate::model", "gltf::"]),
-        ("model", &["crate::locomotion", "crate::sim", "crate::render", "wgpu"]),
+        (
+            "model",
+            &["crate::locomotion", "crate::sim", "crate::render", "wgpu"],
+        ),
         ("render", &["crate::locomotion", "math::ik", "gltf::"]),
     ];
     let mut checked = 0;

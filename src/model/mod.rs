@@ -6,12 +6,14 @@
 //! matrices it returns.
 
 pub(crate) mod bind;
+pub(crate) mod generate;
 pub(crate) mod load;
 pub(crate) mod pose;
 
 use glam::{Mat4, Vec3};
 
 pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
+pub use generate::{generate, GenSpec, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use pose::{PoseInput, Posed};
 
@@ -152,6 +154,8 @@ pub struct BoundModel {
     pub posed: Posed,
     /// A clip looped on the unbound bones.
     pub idle: Option<String>,
+    /// Made from the type's definition (it brought no model): traces give no `tip`.
+    pub generated: bool,
 }
 
 impl BoundModel {
@@ -181,6 +185,7 @@ impl BoundModel {
             plan,
             posed,
             idle,
+            generated: false,
         })
     }
 

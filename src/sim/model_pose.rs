@@ -70,3 +70,66 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, s: &mut PoseScratch) {
         &mut s.skin,
     );
 }
+
+/// The model made for a type that brings none: its standing pose on flat ground (legs as
+/// locomotion stands them, arms hanging) dressed by `model::generate`.
+pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) -> BoundModel {
+    use crate::locomotion::{FlatGround, Locomotor};
+    use crate::model::{GenSpec, LimbSpec};
+    let loco = Locomotor::spawn(def, Vec3::ZERO, 0.0, &FlatGround(0.0));
+    let at = loco.body_position();
+    let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+    let radius = (longest * 0.035).clamp(0.01, 0.08);
+    let mut limbs: Vec<LimbSpec> = def
+        .legs
+        .iter()
+        .zip(&loco.legs)
+        .map(|(d, st)| {
+            let mut points = vec![st.hip - at];
+            if st.joints.is_empty() {
+                points.push(st.knee - at);
+            } else {
+                points.extend(st.joints.iter().map(|j| *j - at));
+            }
+            points.push(st.foot - at);
+            LimbSpec {
+                name: d.name.clone(),
+                points,
+                radius,
+                arm: false,
+            }
+        })
+        .collect();
+    for (a, chain) in def
+        .arms
+        .iter()
+        .zip(crate::locomotion::arm_chains(def, &loco))
+    {
+        limbs.push(LimbSpec {
+            name: a.name.clone(),
+            points: chain.iter().map(|p| *p - at).collect(),
+            radius: radius * 0.8,
+            arm: true,
+        });
+    }
+    let head = def
+        .body
+        .head
+        .as_ref()
+        .map(|h| (h.offset, h.size))
+        .or_else(|| {
+            let s = def.body.size;
+            let r = s.x.min(s.y) * 0.32;
+            Some((
+                Vec3::new(0.0, 0.0, s.z * 0.5 + r * 0.4),
+                Vec3::splat(2.0 * r),
+            ))
+        });
+    crate::model::generate(&GenSpec {
+        name: name.to_string(),
+        size: def.body.size,
+        height: def.body.height,
+        head,
+        limbs,
+    })
+}

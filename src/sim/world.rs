@@ -362,17 +362,20 @@ impl World {
         }
     }
 
-    /// Registers (or replaces, by qualified name) a creature type.
+    /// Registers (or replaces, by qualified name) a creature type, with the model made from
+    /// its definition (see [`World::set_type_model`] for one it brings).
     pub fn register_type(&mut self, name: &str, def: ValidCreatureDef) -> TypeId {
+        let model = Some(Arc::new(super::generated_model(name, &def)));
         let def = Arc::new(def);
         if let Some(i) = self.types.iter().position(|t| t.name == name) {
             self.types[i].def = def;
+            self.types[i].model = model;
             return TypeId(i as u32);
         }
         self.types.push(CreatureType {
             name: name.to_string(),
             def,
-            model: None,
+            model,
         });
         TypeId(self.types.len() as u32 - 1)
     }

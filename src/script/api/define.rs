@@ -91,7 +91,9 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     {
         let mut w = c.world.borrow_mut();
         let id = w.register_type(&qualified, valid);
-        w.set_type_model(id, model);
+        if model.is_some() {
+            w.set_type_model(id, model);
+        }
     }
     c.shared.borrow_mut().types.insert(
         qualified.clone(),

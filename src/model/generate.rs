@@ -1,0 +1,345 @@
+//! A model made from a creature's definition, for types that bring none: a skeleton of a
+//! body bone, a head bone and one bone per limb segment in the standing pose, and a skinned
+//! mesh over it — tapered, jointed leg segments with a ball at each joint and a claw at the
+//! foot, and a body shaped by the body plan (cephalothorax and abdomen for eight legs,
+//! thorax and abdomen for six, a torso and haunches for four, a torso and pelvis for two, a
+//! row of segments for more), a head with eyes. Drawn through the same skinned path as a
+//! loaded model.
+
+use std::sync::Arc;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::{
+    Binding, BodyPlan, BoundLeg, BoundModel, Joint, LegChain, Material, Model, Posed, Primitive,
+};
+
+/// One limb in the standing pose, body space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimbSpec {
+    /// Its name.
+    pub name: String,
+    /// Hip (or shoulder), then each joint, then the foot (or hand).
+    pub points: Vec<Vec3>,
+    /// Its thickness at the hip (m).
+    pub radius: f32,
+    /// An arm (never on the ground).
+    pub arm: bool,
+}
+
+/// What a generated model is made from (body space: +Z forward, +X left, +Y up).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenSpec {
+    /// The type's qualified name (for messages).
+    pub name: String,
+    /// Body full extents.
+    pub size: Vec3,
+    /// Ride height.
+    pub height: f32,
+    /// Head centre and size.
+    pub head: Option<(Vec3, Vec3)>,
+    /// Legs, then arms, in the definition's order.
+    pub limbs: Vec<LimbSpec>,
+}
+
+const BODY: [f32; 4] = [0.46, 0.16, 0.09, 1.0];
+const BELLY: [f32; 4] = [0.30, 0.10, 0.07, 1.0];
+const LEG: [f32; 4] = [0.16, 0.10, 0.08, 1.0];
+const KNEE: [f32; 4] = [0.55, 0.28, 0.14, 1.0];
+const HEAD: [f32; 4] = [0.20, 0.10, 0.08, 1.0];
+const EYE: [f32; 4] = [0.02, 0.02, 0.02, 1.0];
+
+/// Triangles being built, all with one material.
+#[derive(Default)]
+struct Builder {
+    p: Primitive,
+}
+
+impl Builder {
+    fn vertex(&mut self, pos: Vec3, normal: Vec3, color: [f32; 4], joint: usize) -> u32 {
+        let i = self.p.positions.len() as u32;
+        self.p.positions.push(pos.to_array());
+        self.p.normals.push(normal.normalize_or(Vec3::Y).to_array());
+        self.p.uvs.push([0.0, 0.0]);
+        self.p.colors.push(color);
+        self.p.joints.push([joint as u16, 0, 0, 0]);
+        self.p.weights.push([1.0, 0.0, 0.0, 0.0]);
+        i
+    }
+
+    /// An ellipsoid of half extents `r` at `c`, turned by `rot`, on `joint`.
+    fn ellipsoid(&mut self, c: Vec3, r: Vec3, rot: Quat, color: [f32; 4], joint: usize) {
+        let (rings, segs) = (8u32, 12u32);
+        let base = self.p.positions.len() as u32;
+        for i in 0..=rings {
+            let phi = std::f32::consts::PI * i as f32 / rings as f32;
+            for j in 0..=segs {
+                let th = std::f32::consts::TAU * j as f32 / segs as f32;
+                let u = Vec3::new(phi.sin() * th.cos(), phi.cos(), phi.sin() * th.sin());
+                let pos = c + rot * (u * r);
+                let n = rot * (u / r.max(Vec3::splat(1e-4)));
+                self.vertex(pos, n, color, joint);
+            }
+        }
+        let w = segs + 1;
+        for i in 0..rings {
+            for j in 0..segs {
+                let (a, b) = (base + i * w + j, base + (i + 1) * w + j);
+                self.p
+                    .indices
+                    .extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+            }
+        }
+    }
+
+    /// A tapered tube from `a` (radius `ra`) to `b` (radius `rb`), on `joint`.
+    fn tube(&mut self, a: Vec3, b: Vec3, ra: f32, rb: f32, color: [f32; 4], joint: usize) {
+        let axis = b - a;
+        let Some(dir) = axis.try_normalize() else {
+            return;
+        };
+        let side = dir.any_orthonormal_vector();
+        let up = dir.cross(side);
+        let segs = 8u32;
+        let base = self.p.positions.len() as u32;
+        // The slope of the taper tilts the normals toward the narrow end.
+        let slope = (ra - rb) / axis.length().max(1e-4);
+        for (t, r) in [(0.0f32, ra), (1.0, rb)] {
+            let c = a + axis * t;
+            for j in 0..=segs {
+                let th = std::f32::consts::TAU * j as f32 / segs as f32;
+                let out = side * th.cos() + up * th.sin();
+                self.vertex(c + out * r, out + dir * slope, color, joint);
+            }
+        }
+        let w = segs + 1;
+        for j in 0..segs {
+            let (p, q) = (base + j, base + w + j);
+            self.p
+                .indices
+                .extend_from_slice(&[p, p + 1, q, p + 1, q + 1, q]);
+        }
+    }
+}
+
+/// Where a body plan's body parts sit: (centre, half extents, colour), body space.
+fn body_parts(spec: &GenSpec, legs: usize) -> Vec<(Vec3, Vec3, [f32; 4])> {
+    let s = spec.size * 0.5;
+    match legs {
+        // Cephalothorax in front, a rounder abdomen behind.
+        7..=9 => vec![
+            (
+                Vec3::new(0.0, 0.0, s.z * 0.35),
+                Vec3::new(s.x * 0.78, s.y * 0.8, s.z * 0.5),
+                BODY,
+            ),
+            (
+                Vec3::new(0.0, s.y * 0.25, -s.z * 0.45),
+                Vec3::new(s.x * 0.95, s.y * 1.15, s.z * 0.62),
+                BELLY,
+            ),
+        ],
+        // Thorax and abdomen, narrower.
+        5 | 6 => vec![
+            (
+                Vec3::new(0.0, 0.0, s.z * 0.3),
+                Vec3::new(s.x * 0.7, s.y * 0.8, s.z * 0.45),
+                BODY,
+            ),
+            (
+                Vec3::new(0.0, s.y * 0.1, -s.z * 0.5),
+                Vec3::new(s.x * 0.8, s.y * 0.9, s.z * 0.6),
+                BELLY,
+            ),
+        ],
+        // A torso with its shoulders and haunches.
+        3 | 4 => vec![
+            (
+                Vec3::ZERO,
+                Vec3::new(s.x * 0.8, s.y * 0.85, s.z * 0.9),
+                BODY,
+            ),
+            (
+                Vec3::new(0.0, s.y * 0.1, s.z * 0.55),
+                Vec3::new(s.x * 0.75, s.y * 0.9, s.z * 0.4),
+                BODY,
+            ),
+            (
+                Vec3::new(0.0, s.y * 0.05, -s.z * 0.55),
+                Vec3::new(s.x * 0.8, s.y * 0.9, s.z * 0.42),
+                BELLY,
+            ),
+        ],
+        // A torso above a pelvis.
+        1 | 2 => vec![
+            (
+                Vec3::new(0.0, -s.y * 0.55, 0.0),
+                Vec3::new(s.x * 0.8, s.y * 0.35, s.z * 0.8),
+                BELLY,
+            ),
+            (
+                Vec3::new(0.0, s.y * 0.2, 0.0),
+                Vec3::new(s.x, s.y * 0.75, s.z),
+                BODY,
+            ),
+        ],
+        // A row of segments, one per pair of legs.
+        _ => {
+            let n = (legs / 2).max(1);
+            (0..n)
+                .map(|i| {
+                    let t = (i as f32 + 0.5) / n as f32;
+                    let z = s.z * (1.0 - 2.0 * t);
+                    let col = if i % 2 == 0 { BODY } else { BELLY };
+                    (
+                        Vec3::new(0.0, 0.0, z),
+                        Vec3::new(s.x, s.y, s.z / n as f32 * 1.25),
+                        col,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+/// The model generated for `spec`.
+pub fn generate(spec: &GenSpec) -> BoundModel {
+    let bone = |name: String, parent: Option<usize>, at: Vec3| Joint {
+        name,
+        parent,
+        bind: Mat4::from_translation(at),
+        inverse_bind: Mat4::from_translation(-at),
+        children: Vec::new(),
+        reach: 0.0,
+        far: at,
+    };
+    let mut joints = vec![bone("body".into(), None, Vec3::ZERO)];
+    let head = spec.head.map(|(at, _)| {
+        joints.push(bone("head".into(), Some(0), at));
+        joints.len() - 1
+    });
+    let mut legs = Vec::new();
+    let mut arms = Vec::new();
+    let mut b = Builder::default();
+    let leg_count = spec.limbs.iter().filter(|l| !l.arm).count();
+    for (part, half, color) in body_parts(spec, leg_count) {
+        b.ellipsoid(part, half, Quat::IDENTITY, color, 0);
+    }
+    if let (Some(h), Some((at, size))) = (head, spec.head) {
+        let half = size * 0.5;
+        b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h);
+        for side in [-1.0f32, 1.0] {
+            let eye = at + Vec3::new(side * half.x * 0.45, half.y * 0.35, half.z * 0.8);
+            b.ellipsoid(
+                eye,
+                Vec3::splat(half.x.min(half.y) * 0.22),
+                Quat::IDENTITY,
+                EYE,
+                h,
+            );
+        }
+    }
+    for limb in &spec.limbs {
+        let n = limb.points.len();
+        if n < 2 {
+            continue;
+        }
+        let mut bones = Vec::new();
+        let mut parent = 0;
+        for k in 0..n - 1 {
+            joints.push(bone(
+                format!("{}.{}", limb.name, k + 1),
+                Some(parent),
+                limb.points[k],
+            ));
+            parent = joints.len() - 1;
+            bones.push(parent);
+        }
+        let r0 = limb.radius;
+        for (k, bj) in bones.iter().enumerate() {
+            let t = |i: usize| 1.0 - 0.55 * i as f32 / (n - 1) as f32;
+            let (a, c) = (limb.points[k], limb.points[k + 1]);
+            b.tube(a, c, r0 * t(k), r0 * t(k + 1), LEG, *bj);
+            // A ball at the joint hides the crease as the bone turns.
+            b.ellipsoid(
+                a,
+                Vec3::splat(r0 * t(k) * 1.15),
+                Quat::IDENTITY,
+                if k == 0 { LEG } else { KNEE },
+                *bj,
+            );
+        }
+        // A claw at the foot.
+        let last = bones[bones.len() - 1];
+        let foot = limb.points[n - 1];
+        b.ellipsoid(foot, Vec3::splat(r0 * 0.5), Quat::IDENTITY, LEG, last);
+        let chain = LegChain {
+            name: limb.name.clone(),
+            bones,
+            tip: foot,
+            follower: None,
+        };
+        if limb.arm {
+            arms.push(chain);
+        } else {
+            legs.push(chain);
+        }
+    }
+    for j in 0..joints.len() {
+        if let Some(p) = joints[j].parent {
+            joints[p].children.push(j);
+        }
+    }
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for v in &b.p.positions {
+        lo = lo.min(Vec3::from(*v));
+        hi = hi.max(Vec3::from(*v));
+    }
+    let model = Arc::new(Model {
+        source: format!("{} (generated)", spec.name),
+        joints,
+        primitives: vec![b.p],
+        materials: vec![Material {
+            name: "generated".into(),
+            base_color: [1.0; 4],
+            texture: None,
+        }],
+        clips: Vec::new(),
+        bounds: (lo, hi),
+    });
+    let binding = Binding {
+        body: 0,
+        head,
+        legs,
+        arms,
+        fix: Mat4::IDENTITY,
+    };
+    let plan = BodyPlan {
+        size: spec.size,
+        height: spec.height,
+        head: spec.head,
+        legs: spec
+            .limbs
+            .iter()
+            .filter(|l| !l.arm)
+            .map(|l| BoundLeg {
+                name: l.name.clone(),
+                hip: l.points[0],
+                rest: l.points[l.points.len() - 1],
+                segments: l.points.windows(2).map(|w| w[0].distance(w[1])).collect(),
+                knee: Vec3::Y,
+            })
+            .collect(),
+        arms: Vec::new(),
+    };
+    let posed = Posed::new(&model, &binding);
+    BoundModel {
+        model,
+        binding,
+        plan,
+        posed,
+        idle: None,
+        generated: true,
+    }
+}
