@@ -215,6 +215,21 @@ enum Cmd {
         /// The new mod's folder; its last component is the mod's name.
         path: PathBuf,
     },
+    /// Write a creature type's model (the one it brings, or the one made from its
+    /// definition) as a rigged binary glTF to open in Blender: its skeleton in the bind
+    /// pose, its skinned mesh, its materials.
+    Export {
+        /// The type: `mod/name`, or a name only one loaded mod defines.
+        #[arg(value_name = "TYPE")]
+        type_name: String,
+        /// The file to write (`.glb`).
+        #[arg(value_name = "FILE.glb")]
+        out: PathBuf,
+        #[command(flatten)]
+        limits: Limits,
+        /// Mod folders, or folders of mod folders (default: the bundled scripts/).
+        mods: Vec<PathBuf>,
+    },
     /// Load and validate mods; print every error as file:line; exit 1 on error.
     Check {
         #[command(flatten)]
@@ -326,6 +341,12 @@ fn real_main() -> anyhow::Result<ExitCode> {
         Some(Cmd::Run(args)) => run_cmd(args, &mut stdout),
         Some(Cmd::New { path }) => new_cmd(&path),
         Some(Cmd::Check { limits, mods }) => check_cmd(&default_mods(mods), limits.host()?),
+        Some(Cmd::Export {
+            type_name,
+            out,
+            limits,
+            mods,
+        }) => export_cmd(&type_name, &out, &default_mods(mods), limits.host()?),
     }
 }
 
@@ -511,6 +532,58 @@ fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
         println!("{} error(s)", errors.len());
         Ok(ExitCode::from(1))
     }
+}
+
+/// `skitter export TYPE FILE.glb`: the type's model written as a GLB.
+fn export_cmd(
+    type_name: &str,
+    out: &std::path::Path,
+    mods: &[PathBuf],
+    host: HostOptions,
+) -> anyhow::Result<ExitCode> {
+    let (host, errors) = headless::check(mods, host);
+    for e in &errors {
+        eprintln!("{e}");
+    }
+    let w = host.world();
+    let matches: Vec<&skitter::sim::CreatureType> = w
+        .types()
+        .iter()
+        .filter(|t| t.name == type_name || t.name.rsplit('/').next() == Some(type_name))
+        .collect();
+    let t = match matches.as_slice() {
+        [t] => *t,
+        [] => anyhow::bail!(
+            "no creature type \"{type_name}\" (types: {})",
+            w.types()
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        many => anyhow::bail!(
+            "\"{type_name}\" names {} types ({}): give mod/name",
+            many.len(),
+            many.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let m = t
+        .model
+        .as_ref()
+        .with_context(|| format!("type {} has no model", t.name))?;
+    let bytes = skitter::model::to_glb(&m.model)
+        .map_err(|e| anyhow::anyhow!("cannot export {}: {e}", t.name))?;
+    std::fs::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
+    eprintln!(
+        "skitter: wrote {} ({}: {} joints, {} legs, {} arms, {} bytes)",
+        out.display(),
+        t.name,
+        m.model.joints.len(),
+        m.binding.legs.len(),
+        m.binding.arms.len(),
+        bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

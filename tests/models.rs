@@ -612,3 +612,100 @@ world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "thrown" })
     let end = recs.last().and_then(|r| r.pos).expect("pos");
     assert!(end[2] > 0.5, "it did not walk after getting up: {end:?}");
 }
+
+/// Runs the Khronos glTF Validator (npm `gltf-validator`, installed by `.ci/run` under
+/// `.tools/`) on `file`: (errors, warnings, messages). `None` (said loudly) where it is not
+/// installed outside CI; under CI its absence fails.
+fn validate(file: &Path) -> Option<(u64, u64, String)> {
+    let modules = root().join(".tools/node_modules");
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    if !modules.join("gltf-validator").is_dir() {
+        assert!(!ci, "CI=true but the glTF validator is not installed (.ci/run installs it into .tools/)");
+        eprintln!("\n!!!!! SKIPPED the glTF validator: not installed (npm install --prefix .tools gltf-validator) !!!!!\n");
+        return None;
+    }
+    let script = "const v = require('gltf-validator'); const fs = require('fs');\
+        v.validateBytes(new Uint8Array(fs.readFileSync(process.argv[1]))).then(r => console.log(JSON.stringify({e: r.issues.numErrors, w: r.issues.numWarnings, m: r.issues.messages})))\
+        .catch(e => { console.error(String(e)); process.exit(2); });";
+    let out = std::process::Command::new("node")
+        .args(["-e", script, &file.display().to_string()])
+        .env("NODE_PATH", &modules)
+        .output()
+        .expect("node runs");
+    assert!(out.status.success(), "validator: {}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("validator json");
+    Some((v["e"].as_u64().unwrap(), v["w"].as_u64().unwrap(), v["m"].to_string()))
+}
+
+#[test]
+fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_trace() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rt = dir.path().join("rt");
+    std::fs::create_dir_all(rt.join("assets")).expect("mkdir");
+    let glb = rt.join("assets/spider.glb");
+    // The bundled spider (its model made from its definition) and the shared spider model.
+    let out = skitter(&["export", "spider", &glb.display().to_string(), &bundled("spider").display().to_string()]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("26 joints, 8 legs"), "{}", text(&out));
+    let ms = model_mod(dir.path(), "", "");
+    let loaded = dir.path().join("loaded.glb");
+    let out = skitter(&[
+        "export",
+        "mspider",
+        &loaded.display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &ms.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    for f in [&glb, &loaded] {
+        if let Some((errors, _, messages)) = validate(f) {
+            assert_eq!(errors, 0, "{}: {messages}", f.display());
+        }
+    }
+    // Loaded back: the same legs (hips, rest spots, segment lengths), found by themselves.
+    let back = load_in(&rt, "assets/spider.glb", None).expect("loads back");
+    let b = BoundModel::new(std::sync::Arc::new(back), &BindSpec { scale: 1.0, ..BindSpec::default() }, None)
+        .expect("binds");
+    let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
+    assert_eq!(b.plan.legs.len(), 8);
+    for l in &b.plan.legs {
+        let sum: f32 = l.segments.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-3 && l.segments.len() == 2, "{l:?}");
+    }
+    // The bundled spider's own definition with the exported model in place of its legs:
+    // the same trace for 300 ticks as the bundled spider.
+    let def = body
+        .replace("name = \"spider\"", "name = \"rt\", model = { file = \"assets/spider.glb\" }")
+        .replace("legs = legs,", "")
+        .replace("return creature.define", "creature.define");
+    std::fs::write(rt.join("mod.toml"), "name = \"rt\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n").expect("write");
+    let scene = |ty: &str| {
+        format!(
+            "{def}\nworld.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.2, scale = 5, seed = 4 }} }}\n\
+             world.spawn(\"{ty}\", {{ position = vec3(0, 0, -4), behaviour = \"walkers/line\", params = {{ speed = 0.8 }} }})\n\
+             world.spawn(\"{ty}\", {{ position = vec3(3, 0, 0), behaviour = \"walkers/spin\", params = {{ rate = 90 }} }})\n"
+        )
+    };
+    let run = |ty: &str| {
+        std::fs::write(rt.join("main.lua"), scene(ty)).expect("write");
+        let (out, t) = run_trace(dir.path(), 300, &[bundled("spider"), fixture("walkers"), rt.clone()], &[]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(t.errors().is_empty(), "{:?}", t.errors());
+        t
+    };
+    let (a, c) = (run("spider/spider"), run("rt"));
+    assert_eq!(a.recs.len(), c.recs.len());
+    let mut worst = 0.0f64;
+    for (x, y) in a.recs.iter().zip(&c.recs) {
+        let d = |p: Option<[f64; 3]>, q: Option<[f64; 3]>| {
+            let (p, q) = (p.expect("pos"), q.expect("pos"));
+            (0..3).map(|k| (p[k] - q[k]).abs()).fold(0.0, f64::max)
+        };
+        worst = worst.max(d(x.pos, y.pos));
+        for (f, g) in x.feet.iter().zip(&y.feet) {
+            worst = worst.max(d(f.pos, g.pos));
+            assert_eq!(f.grounded, g.grounded, "frame {} foot {}", x.frame, f.leg);
+        }
+    }
+    assert!(worst < 1e-3, "the exported model's spider strays {worst:.5} m from the bundled one");
+}

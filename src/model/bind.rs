@@ -163,6 +163,13 @@ impl Model {
     /// else its head pushed on by its parent's length.
     fn chain_end(&self, last: usize) -> Vec3 {
         let j = &self.joints[last];
+        // An end marker (an unweighted leaf below it, Blender's `_end` bones, skitter's
+        // `.end`) says where the chain ends.
+        if let [m] = j.children[..] {
+            if self.is_end_marker(m) {
+                return self.joints[m].head();
+            }
+        }
         if j.reach > 1e-4 {
             return j.far;
         }
@@ -175,14 +182,30 @@ impl Model {
         }
     }
 
-    /// Chains that end in a free tip (a joint with no children), from the joint below the
-    /// nearest branch up to the tip, with that branch: `(bones, branch)`.
+    /// Whether joint `m` only marks where its parent ends: a leaf with no vertices of its
+    /// own, the only child of a bone that has some.
+    fn is_end_marker(&self, m: usize) -> bool {
+        let j = &self.joints[m];
+        j.children.is_empty()
+            && j.reach == 0.0
+            && j.parent.is_some_and(|p| {
+                self.joints[p].children.len() == 1 && self.joints[p].reach > 0.0
+            })
+    }
+
+    /// Chains that end in a free tip (a joint with no children, or a bone ended by an end
+    /// marker), from the joint below the nearest branch up to the tip, with that branch:
+    /// `(bones, branch)`.
     fn free_chains(&self) -> Vec<(Vec<usize>, Option<usize>)> {
         let mut out = Vec::new();
         for (i, j) in self.joints.iter().enumerate() {
             if !j.children.is_empty() {
                 continue;
             }
+            let i = match j.parent {
+                Some(p) if self.is_end_marker(i) => p,
+                _ => i,
+            };
             let mut bones = vec![i];
             let mut at = i;
             let branch = loop {

@@ -269,10 +269,12 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
                 *bj,
             );
         }
-        // A claw at the foot.
+        // A claw at the foot, and an end marker there (an unweighted leaf: where the chain
+        // ends, for a model exported and loaded back).
         let last = bones[bones.len() - 1];
         let foot = limb.points[n - 1];
         b.ellipsoid(foot, Vec3::splat(r0 * 0.5), Quat::IDENTITY, LEG, last);
+        joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
         let chain = LegChain {
             name: limb.name.clone(),
             bones,

@@ -6,6 +6,7 @@
 //! matrices it returns.
 
 pub(crate) mod bind;
+pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod load;
 pub(crate) mod pose;
@@ -13,6 +14,7 @@ pub(crate) mod pose;
 use glam::{Mat4, Vec3};
 
 pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
+pub use export::to_glb;
 pub use generate::{generate, GenSpec, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use pose::{PoseInput, Posed};
