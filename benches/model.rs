@@ -107,6 +107,15 @@ fn models(c: &mut Criterion) {
         } else {
             host = crowd(dir.path(), true);
         }
+        group.bench_function(BenchmarkId::new("tick", format!("{what}/{N}")), |b| {
+            b.iter_custom(|iters| {
+                let t0 = Instant::now();
+                for _ in 0..iters {
+                    host.tick();
+                }
+                t0.elapsed()
+            })
+        });
         group.bench_function(
             BenchmarkId::new("tick_and_capture", format!("{what}/{N}")),
             |b| {

@@ -163,7 +163,7 @@ fn write_feet(
     w: &mut impl Write,
     world: &World,
     c: &crate::sim::Creature,
-    tips: Option<(&crate::model::BoundModel, &Vec<glam::Mat4>)>,
+    tips: Option<(&crate::model::BoundModel, &Vec<glam::Affine3A>)>,
 ) -> io::Result<()> {
     w.write_all(b",\"feet\":[")?;
     for (i, (d, s)) in c.def.legs.iter().zip(c.loco.legs.iter()).enumerate() {
@@ -238,7 +238,7 @@ fn write_rig_feet(
     w: &mut impl Write,
     world: &World,
     c: &crate::sim::Creature,
-    tips: Option<(&crate::model::BoundModel, &Vec<glam::Mat4>)>,
+    tips: Option<(&crate::model::BoundModel, &Vec<glam::Affine3A>)>,
 ) -> io::Result<()> {
     w.write_all(b",\"feet\":[")?;
     let Some(rag) = c.rag.as_ref() else {

@@ -564,7 +564,10 @@ fn export_cmd(
         many => anyhow::bail!(
             "\"{type_name}\" names {} types ({}): give mod/name",
             many.len(),
-            many.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+            many.iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     let m = t

@@ -620,7 +620,10 @@ fn validate(file: &Path) -> Option<(u64, u64, String)> {
     let modules = root().join(".tools/node_modules");
     let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
     if !modules.join("gltf-validator").is_dir() {
-        assert!(!ci, "CI=true but the glTF validator is not installed (.ci/run installs it into .tools/)");
+        assert!(
+            !ci,
+            "CI=true but the glTF validator is not installed (.ci/run installs it into .tools/)"
+        );
         eprintln!("\n!!!!! SKIPPED the glTF validator: not installed (npm install --prefix .tools gltf-validator) !!!!!\n");
         return None;
     }
@@ -634,7 +637,11 @@ fn validate(file: &Path) -> Option<(u64, u64, String)> {
         .expect("node runs");
     assert!(out.status.success(), "validator: {}", text(&out));
     let v: Value = serde_json::from_slice(&out.stdout).expect("validator json");
-    Some((v["e"].as_u64().unwrap(), v["w"].as_u64().unwrap(), v["m"].to_string()))
+    Some((
+        v["e"].as_u64().unwrap(),
+        v["w"].as_u64().unwrap(),
+        v["m"].to_string(),
+    ))
 }
 
 #[test]
@@ -644,7 +651,12 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
     std::fs::create_dir_all(rt.join("assets")).expect("mkdir");
     let glb = rt.join("assets/spider.glb");
     // The bundled spider (its model made from its definition) and the shared spider model.
-    let out = skitter(&["export", "spider", &glb.display().to_string(), &bundled("spider").display().to_string()]);
+    let out = skitter(&[
+        "export",
+        "spider",
+        &glb.display().to_string(),
+        &bundled("spider").display().to_string(),
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("26 joints, 8 legs"), "{}", text(&out));
     let ms = model_mod(dir.path(), "", "");
@@ -664,8 +676,15 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
     }
     // Loaded back: the same legs (hips, rest spots, segment lengths), found by themselves.
     let back = load_in(&rt, "assets/spider.glb", None).expect("loads back");
-    let b = BoundModel::new(std::sync::Arc::new(back), &BindSpec { scale: 1.0, ..BindSpec::default() }, None)
-        .expect("binds");
+    let b = BoundModel::new(
+        std::sync::Arc::new(back),
+        &BindSpec {
+            scale: 1.0,
+            ..BindSpec::default()
+        },
+        None,
+    )
+    .expect("binds");
     let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
     assert_eq!(b.plan.legs.len(), 8);
     for l in &b.plan.legs {
@@ -675,10 +694,17 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
     // The bundled spider's own definition with the exported model in place of its legs:
     // the same trace for 300 ticks as the bundled spider.
     let def = body
-        .replace("name = \"spider\"", "name = \"rt\", model = { file = \"assets/spider.glb\" }")
+        .replace(
+            "name = \"spider\"",
+            "name = \"rt\", model = { file = \"assets/spider.glb\" }",
+        )
         .replace("legs = legs,", "")
         .replace("return creature.define", "creature.define");
-    std::fs::write(rt.join("mod.toml"), "name = \"rt\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n").expect("write");
+    std::fs::write(
+        rt.join("mod.toml"),
+        "name = \"rt\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"walkers\"]\n",
+    )
+    .expect("write");
     let scene = |ty: &str| {
         format!(
             "{def}\nworld.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.2, scale = 5, seed = 4 }} }}\n\
@@ -688,7 +714,12 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
     };
     let run = |ty: &str| {
         std::fs::write(rt.join("main.lua"), scene(ty)).expect("write");
-        let (out, t) = run_trace(dir.path(), 300, &[bundled("spider"), fixture("walkers"), rt.clone()], &[]);
+        let (out, t) = run_trace(
+            dir.path(),
+            300,
+            &[bundled("spider"), fixture("walkers"), rt.clone()],
+            &[],
+        );
         assert!(out.status.success(), "{}", text(&out));
         assert!(t.errors().is_empty(), "{:?}", t.errors());
         t
@@ -707,5 +738,8 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
             assert_eq!(f.grounded, g.grounded, "frame {} foot {}", x.frame, f.leg);
         }
     }
-    assert!(worst < 1e-3, "the exported model's spider strays {worst:.5} m from the bundled one");
+    assert!(
+        worst < 1e-3,
+        "the exported model's spider strays {worst:.5} m from the bundled one"
+    );
 }

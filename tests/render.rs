@@ -548,3 +548,39 @@ fn draw_calls_for_model_creatures_do_not_grow_from_one_to_a_thousand() {
     assert_eq!((n1.as_str(), n2.as_str()), ("1", "1000"), "creatures");
     assert_eq!(a, b, "draw calls: {a} for 1 model spider, {b} for 1 000");
 }
+
+#[test]
+fn the_bones_layer_draws_a_model_spiders_skeleton_over_its_mesh() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_spiders(
+        dir.path(),
+        "ms",
+        "world.ground { size = vec3(30, 0, 30) }\n\
+         world.spawn(\"ms\", { position = vec3(0, 0, 0) })\n\
+         camera.look(vec3(1.6, 0.9, 0.9), vec3(0, 0.15, 0))\n",
+    );
+    let mods = [fixture("walkers"), m];
+    let Some((_, plain)) = shot(&dir.path().join("plain.png"), "240x150", 5, "", &mods) else {
+        return;
+    };
+    let Some((o, bones)) = shot(&dir.path().join("bones.png"), "240x150", 5, "bones", &mods) else {
+        return;
+    };
+    // Cyan skeleton lines where the mesh was (they are drawn through it).
+    let cyan = bones
+        .px
+        .chunks(4)
+        .zip(plain.px.chunks(4))
+        .filter(|(b, p)| {
+            b[2] > 140
+                && b[1] > 140
+                && (b[0] as u32) + 40 < b[2] as u32
+                && Image::diff([b[0], b[1], b[2]], [p[0], p[1], p[2]]) > 60
+        })
+        .count();
+    assert!(
+        cyan > 80,
+        "the bones layer drew only {cyan} skeleton pixels\n{}",
+        text(&o)
+    );
+}

@@ -108,6 +108,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
         "lower every muscle (everyone goes limp); again to raise them (everyone gets up)",
     ),
     ("8", "debug: ragdoll joints, limits and muscle targets"),
+    ("9", "debug: model skeletons (each bone to its parent, over the mesh)"),
     ("R", "restart: rebuild the world from the mods"),
     (
         "E",
@@ -304,6 +305,7 @@ fn status_panel(
         ui.checkbox(&mut d.lean, "lean");
         ui.checkbox(&mut d.nav, "nav");
         ui.checkbox(&mut d.ragdoll, "ragdoll");
+        ui.checkbox(&mut d.bones, "bones");
     });
     if d != view.debug {
         actions.push(Action::Debug(d));
@@ -348,6 +350,30 @@ fn inspector(
                     c.loco.speed(),
                     c.loco.legs.len()
                 ));
+                // A loaded model: its file and each limb's bones.
+                if let Some(m) = world
+                    .creature_type(c.type_id)
+                    .and_then(|t| t.model.as_ref())
+                    .filter(|m| !m.generated)
+                {
+                    ui.collapsing(format!("model {}", m.model.source), |ui| {
+                        let names = |bones: &[usize]| {
+                            bones
+                                .iter()
+                                .map(|b| m.model.joints[*b].name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(" > ")
+                        };
+                        ui.label(format!(
+                            "{} joints, body \"{}\"",
+                            m.model.joints.len(),
+                            m.model.joints[m.binding.body].name
+                        ));
+                        for l in m.binding.legs.iter().chain(&m.binding.arms) {
+                            ui.label(format!("{}: {}", l.name, names(&l.bones)));
+                        }
+                    });
+                }
                 ui.separator();
                 ui.label("gait (this creature)");
                 let legs = c.def.legs.len();

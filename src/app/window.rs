@@ -545,6 +545,7 @@ impl App {
                 "6" => self.view.debug.lean ^= true,
                 "7" => self.view.debug.nav ^= true,
                 "8" => self.view.debug.ragdoll ^= true,
+                "9" => self.view.debug.bones ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

@@ -188,9 +188,8 @@ impl Model {
         let j = &self.joints[m];
         j.children.is_empty()
             && j.reach == 0.0
-            && j.parent.is_some_and(|p| {
-                self.joints[p].children.len() == 1 && self.joints[p].reach > 0.0
-            })
+            && j.parent
+                .is_some_and(|p| self.joints[p].children.len() == 1 && self.joints[p].reach > 0.0)
     }
 
     /// Chains that end in a free tip (a joint with no children, or a bone ended by an end

@@ -23,7 +23,7 @@ const ELEMENTS: u32 = 34963;
 impl Chunk {
     /// Appends `bytes` as a buffer view (4-byte aligned); returns its index.
     fn view(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let mut v = json!({ "buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len() });
@@ -74,7 +74,10 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
         };
         let (s, r, t) = local.to_scale_rotation_translation();
         if !(s.is_finite() && r.is_finite() && t.is_finite()) {
-            return Err(format!("joint \"{}\" has a transform that is not finite", j.name));
+            return Err(format!(
+                "joint \"{}\" has a transform that is not finite",
+                j.name
+            ));
         }
         let mut n = json!({ "name": j.name, "translation": t.to_array(), "rotation": r.normalize().to_array() });
         if (s - Vec3::ONE).abs().max_element() > 1e-5 {
@@ -85,7 +88,9 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
         }
         nodes.push(n);
     }
-    let roots: Vec<usize> = (0..model.joints.len()).filter(|j| model.joints[*j].parent.is_none()).collect();
+    let roots: Vec<usize> = (0..model.joints.len())
+        .filter(|j| model.joints[*j].parent.is_none())
+        .collect();
     // Inverse bind matrices: each joint's bind pose inverted (the vertices are stored in
     // the bind pose, scene space).
     let ibm: Vec<u8> = model
@@ -139,7 +144,11 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
                 }
                 let s: f32 = ww.iter().sum();
                 jnt.push(jj);
-                wgt.push(if s > 0.0 { ww.map(|x| x / s) } else { [1.0, 0.0, 0.0, 0.0] });
+                wgt.push(if s > 0.0 {
+                    ww.map(|x| x / s)
+                } else {
+                    [1.0, 0.0, 0.0, 0.0]
+                });
             }
             idx.extend(p.indices.iter().map(|i| i + base));
         }
@@ -161,8 +170,12 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
         );
         let a_nrm = c.accessor(&f32s(&nrm), n, "VEC3", 5126, Some(ARRAY), json!({}));
         // Texture coordinates only where a texture reads them.
-        let textured = model.materials.get(*material).is_some_and(|m| m.texture.is_some());
-        let a_uv = textured.then(|| c.accessor(&f32s(&uv), n, "VEC2", 5126, Some(ARRAY), json!({})));
+        let textured = model
+            .materials
+            .get(*material)
+            .is_some_and(|m| m.texture.is_some());
+        let a_uv =
+            textured.then(|| c.accessor(&f32s(&uv), n, "VEC2", 5126, Some(ARRAY), json!({})));
         let a_col = c.accessor(&f32s(&col), n, "VEC4", 5126, Some(ARRAY), json!({}));
         let jb: Vec<u8> = jnt.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
         let a_jnt = c.accessor(&jb, n, "VEC4", 5123, Some(ARRAY), json!({}));
@@ -214,7 +227,7 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
         views,
         accessors,
     } = c;
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let mut doc = json!({
@@ -235,7 +248,7 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
         doc["samplers"] = json!([{ "magFilter": 9729, "minFilter": 9729 }]);
     }
     let mut js = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
-    while js.len() % 4 != 0 {
+    while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
     let total = 12 + 8 + js.len() + 8 + bin.len();

@@ -5,7 +5,7 @@
 //! and the head bone takes the head's counter-yaw. The result is one matrix per joint
 //! taking bind-pose scene-space vertices to the world: what the renderer skins with.
 
-use glam::{Mat4, Quat, Vec3};
+use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 
 use super::{Binding, Model};
 
@@ -13,7 +13,7 @@ use super::{Binding, Model};
 #[derive(Clone, Copy, Debug)]
 pub struct PoseInput<'a> {
     /// The body's frame in the world: its centre and rotation (tilt, lean, yaw).
-    pub body: Mat4,
+    pub body: Affine3A,
     /// The head's world rotation, when the creature has a head to turn.
     pub head: Option<Quat>,
     /// The body's world rotation (the head turns by `head` relative to it).
@@ -41,10 +41,10 @@ enum Role {
 pub struct Posed {
     parent: Vec<Option<usize>>,
     /// Bind-pose transform relative to the parent (or the scene, for a root).
-    local: Vec<Mat4>,
+    local: Vec<Affine3A>,
     /// Each joint's scene-space bind matrix, and its inverse.
-    bind: Vec<Mat4>,
-    inverse_bind: Vec<Mat4>,
+    bind: Vec<Affine3A>,
+    inverse_bind: Vec<Affine3A>,
     /// For chain bones: the bone's direction (to the next joint or the tip), joint space.
     dir: Vec<Vec3>,
     role: Vec<Role>,
@@ -54,7 +54,7 @@ pub struct Posed {
     tips: Vec<Vec3>,
     /// Joints below a follower (posed after it).
     after: Vec<usize>,
-    fix: Mat4,
+    fix: Affine3A,
     head: Option<usize>,
     /// Number of chains (legs then arms).
     pub chains: usize,
@@ -111,19 +111,29 @@ impl Posed {
             local: model
                 .joints
                 .iter()
-                .map(|j| match j.parent {
-                    Some(p) => model.joints[p].bind.inverse() * j.bind,
-                    None => j.bind,
+                .map(|j| {
+                    Affine3A::from_mat4(match j.parent {
+                        Some(p) => model.joints[p].bind.inverse() * j.bind,
+                        None => j.bind,
+                    })
                 })
                 .collect(),
-            bind: model.joints.iter().map(|j| j.bind).collect(),
-            inverse_bind: model.joints.iter().map(|j| j.bind.inverse()).collect(),
+            bind: model
+                .joints
+                .iter()
+                .map(|j| Affine3A::from_mat4(j.bind))
+                .collect(),
+            inverse_bind: model
+                .joints
+                .iter()
+                .map(|j| Affine3A::from_mat4(j.bind.inverse()))
+                .collect(),
             dir,
             role,
             ends,
             tips,
             after,
-            fix: binding.fix,
+            fix: Affine3A::from_mat4(binding.fix),
             head: binding.head,
             chains: binding.legs.len() + binding.arms.len(),
         }
@@ -131,10 +141,10 @@ impl Posed {
 
     /// Poses the skeleton for `input`: `world` gets every joint's world matrix, `skin` the
     /// matrices taking bind-pose scene-space vertices to the world.
-    pub fn pose(&self, input: &PoseInput<'_>, world: &mut Vec<Mat4>, skin: &mut Vec<Mat4>) {
+    pub fn pose(&self, input: &PoseInput<'_>, world: &mut Vec<Affine3A>, skin: &mut Vec<Mat4>) {
         let n = self.parent.len();
         world.clear();
-        world.resize(n, Mat4::IDENTITY);
+        world.resize(n, Affine3A::IDENTITY);
         let base = input.body * self.fix;
         // Where each chain's points start in `input.points`.
         let mut starts = [0usize; 64];
@@ -164,12 +174,8 @@ impl Posed {
             }
             if Some(j) == self.head {
                 if let Some(h) = input.head {
-                    let turn = h * input.body_rotation.inverse();
-                    let pivot = m.w_axis.truncate();
-                    m = Mat4::from_translation(pivot)
-                        * Mat4::from_quat(turn)
-                        * Mat4::from_translation(-pivot)
-                        * m;
+                    let turn = Mat3A::from_quat(h * input.body_rotation.inverse());
+                    m.matrix3 = turn * m.matrix3;
                 }
             }
             world[j] = m;
@@ -187,25 +193,33 @@ impl Posed {
             }
         }
         skin.clear();
-        skin.extend(world.iter().zip(&self.inverse_bind).map(|(w, ib)| *w * *ib));
+        skin.extend(
+            world
+                .iter()
+                .zip(&self.inverse_bind)
+                .map(|(w, ib)| Mat4::from(*w * *ib)),
+        );
     }
 
     /// Chain `c`'s end as drawn with the joints posed at `world`.
-    pub fn tip(&self, c: usize, world: &[Mat4]) -> Option<Vec3> {
+    pub fn tip(&self, c: usize, world: &[Affine3A]) -> Option<Vec3> {
         let (_, owner) = *self.ends.get(c)?;
         Some(world.get(owner)?.transform_point3(self.tips[c]))
     }
 }
 
-/// `m` turned the least so its bone (`dir`, joint space) points from `from` toward `to`,
-/// its head moved to `from`.
-fn aim(m: Mat4, dir: Vec3, from: Vec3, to: Vec3) -> Mat4 {
-    let head = m.w_axis.truncate();
+/// `m` turned the least (about its head) so its bone (`dir`, joint space) points from
+/// `from` toward `to`, its head moved to `from`.
+fn aim(m: Affine3A, dir: Vec3, from: Vec3, to: Vec3) -> Affine3A {
     let now = m.transform_vector3(dir).normalize_or_zero();
     let want = (to - from).normalize_or_zero();
-    if now == Vec3::ZERO || want == Vec3::ZERO {
-        return Mat4::from_translation(from - head) * m;
+    let matrix3 = if now == Vec3::ZERO || want == Vec3::ZERO {
+        m.matrix3
+    } else {
+        Mat3A::from_quat(Quat::from_rotation_arc(now, want)) * m.matrix3
+    };
+    Affine3A {
+        matrix3,
+        translation: Vec3A::from(from),
     }
-    let turn = Quat::from_rotation_arc(now, want);
-    Mat4::from_translation(from) * Mat4::from_quat(turn) * Mat4::from_translation(-head) * m
 }

@@ -58,6 +58,8 @@ struct Pipelines {
     mesh: wgpu::RenderPipeline,
     capsule: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
+    /// Lines drawn over everything (the `bones` layer's skeletons inside their meshes).
+    overlay: wgpu::RenderPipeline,
     ground_shadow: wgpu::RenderPipeline,
     mesh_shadow: wgpu::RenderPipeline,
     capsule_shadow: wgpu::RenderPipeline,
@@ -148,6 +150,8 @@ pub struct Renderer {
     capsules: Dynamic,
     lines: Dynamic,
     counts: (u32, u32, u32, u32),
+    /// Overlay lines after the `counts.2` plain ones in the line buffer.
+    overlay_lines: u32,
     skinned: super::skinned::Skinned,
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     /// Statistics of the last frame.
@@ -407,10 +411,19 @@ fn build_pipelines(
             "lines",
             "vs_line",
             Some("fs_line"),
-            &[Some(lv)],
+            &[Some(lv.clone())],
             wgpu::PrimitiveTopology::LineList,
             None,
             depth(false, wgpu::CompareFunction::LessEqual),
+        ),
+        overlay: make(
+            "overlay lines",
+            "vs_line",
+            Some("fs_line"),
+            &[Some(lv)],
+            wgpu::PrimitiveTopology::LineList,
+            None,
+            depth(false, wgpu::CompareFunction::Always),
         ),
         ground_shadow: make(
             "ground shadow",
@@ -707,6 +720,7 @@ impl Renderer {
             boxes: None,
             level_version: None,
             counts: (0, 0, 0, 0),
+            overlay_lines: 0,
             skinned,
             depth: None,
             stats: FrameStats::default(),
@@ -808,11 +822,20 @@ impl Renderer {
             &self.queue,
             bytemuck::cast_slice(&frame.capsules),
         );
-        self.lines.write(
-            &self.device,
-            &self.queue,
-            bytemuck::cast_slice(&frame.lines),
-        );
+        // The `bones` layer: model creatures' skeletons over their meshes.
+        let mut bone_lines = Vec::new();
+        if frame.bones {
+            bone_lines.extend_from_slice(&frame.lines);
+            self.skinned
+                .bone_lines(&frame.skinned, &frame.skins, &mut bone_lines);
+        }
+        let lines: &[LineVertex] = if frame.bones {
+            &bone_lines
+        } else {
+            &frame.lines
+        };
+        self.lines
+            .write(&self.device, &self.queue, bytemuck::cast_slice(lines));
         self.joints.write(
             &self.device,
             &self.queue,
@@ -826,6 +849,7 @@ impl Renderer {
             frame.lines.len() as u32,
             frame.joints.len() as u32,
         );
+        self.overlay_lines = (lines.len() - frame.lines.len()) as u32;
         let aspect = size.0 as f32 / size.1.max(1) as f32;
         let vp = camera.view_proj(aspect);
         let light_dir = Vec3::new(0.45, 0.8, 0.35).normalize();
@@ -955,6 +979,12 @@ impl Renderer {
             pass.set_pipeline(&self.pipelines.lines);
             pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
             pass.draw(0..nl, 0..1);
+            draws += 1;
+        }
+        if self.overlay_lines > 0 {
+            pass.set_pipeline(&self.pipelines.overlay);
+            pass.set_vertex_buffer(0, self.lines.buffer.slice(..));
+            pass.draw(nl..nl + self.overlay_lines, 0..1);
             draws += 1;
         }
         let boxes = self.boxes.as_ref().map(|b| b.1).unwrap_or(0);

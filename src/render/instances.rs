@@ -58,12 +58,14 @@ pub struct DebugFlags {
     pub nav: bool,
     /// Ragdoll joints: each joint, its muscle's target (magenta) and the hips' swing limits.
     pub ragdoll: bool,
+    /// Model creatures' skeletons: a line from each bone to its parent, over the mesh.
+    pub bones: bool,
 }
 
 /// A debug layer name `DebugFlags::parse` does not know.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error(
-    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, all)"
+    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, all)"
 )]
 pub struct UnknownLayer(pub String);
 
@@ -81,6 +83,7 @@ impl DebugFlags {
                 "lean" => f.lean = true,
                 "nav" => f.nav = true,
                 "ragdoll" => f.ragdoll = true,
+                "bones" => f.bones = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -91,6 +94,7 @@ impl DebugFlags {
                         lean: true,
                         nav: true,
                         ragdoll: true,
+                        bones: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -109,6 +113,7 @@ impl DebugFlags {
             || self.lean
             || self.nav
             || self.ragdoll
+            || self.bones
     }
 }
 
@@ -160,6 +165,8 @@ pub struct FrameInstances {
     pub(crate) skinned: Vec<super::skinned::SkinnedView>,
     /// Their skinning matrices (the snapshot's).
     pub(crate) skins: Vec<Mat4>,
+    /// Draw the model creatures' skeletons (the renderer adds the lines: it has the models).
+    pub(crate) bones: bool,
 }
 
 const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
@@ -217,6 +224,7 @@ impl FrameInstances {
         self.lines.clear();
         self.skinned.clear();
         self.skins.clone_from(&snap.skins);
+        self.bones = debug.bones;
         for c in &snap.creatures {
             let sel = Some(c.id) == selected;
             match c.model {

@@ -433,6 +433,42 @@ impl Skinned {
         }
     }
 
+    /// The skeletons of this frame's model creatures as line pairs (each bone to its
+    /// parent): a joint's head is its skinning matrix applied to its bind-pose head.
+    pub(crate) fn bone_lines(
+        &self,
+        views: &[SkinnedView],
+        skins: &[glam::Mat4],
+        out: &mut Vec<super::instances::LineVertex>,
+    ) {
+        const BONE: [f32; 4] = [0.3, 0.95, 1.0, 1.0];
+        for c in views {
+            let Some(g) = self.models.get(c.model as usize).and_then(Option::as_ref) else {
+                continue;
+            };
+            let joints = &g.source.model.joints;
+            let Some(mats) =
+                skins.get(c.first_skin as usize..(c.first_skin + c.skin_count) as usize)
+            else {
+                continue;
+            };
+            if mats.len() != joints.len() {
+                continue;
+            }
+            let head = |j: usize| mats[j].transform_point3(joints[j].head());
+            for (j, joint) in joints.iter().enumerate() {
+                if let Some(p) = joint.parent {
+                    for at in [head(p), head(j)] {
+                        out.push(super::instances::LineVertex {
+                            pos: at.to_array(),
+                            color: BONE,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
     /// Model creatures drawn this frame.
     pub(crate) fn instances(&self) -> u32 {
         self.scratch.len() as u32

@@ -2,7 +2,7 @@
 //! ragdoll has them (legs, then arms), its body frame and its head, handed to the model
 //! layer's poser. The trace's `tip` and the renderer's skinning both come from here.
 
-use glam::{Mat4, Vec3};
+use glam::{Affine3A, Mat4, Vec3};
 
 use super::world::Creature;
 use crate::model::{BoundModel, PoseInput};
@@ -15,7 +15,7 @@ pub struct PoseScratch {
     /// How many points each limb has.
     pub lens: Vec<usize>,
     /// Each joint's world matrix.
-    pub world: Vec<Mat4>,
+    pub world: Vec<Affine3A>,
     /// Each joint's skinning matrix (bind-pose scene space to the world).
     pub skin: Vec<Mat4>,
 }
@@ -60,7 +60,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, s: &mut PoseScratch) {
     };
     model.posed.pose(
         &PoseInput {
-            body: Mat4::from_rotation_translation(rotation, position),
+            body: Affine3A::from_rotation_translation(rotation, position),
             head,
             body_rotation: rotation,
             points: &s.points,

@@ -98,16 +98,66 @@ impl Snapshot {
         self.legs.clear();
         self.rig_joints.clear();
         self.skins.clear();
-        let mut pose = super::PoseScratch::default();
+        // Skinning matrices: each model creature's range first, then every creature posed
+        // into its own (on the world's threads when it has them: each pose reads only its
+        // creature and its model).
+        let mut total = 0usize;
+        for c in world.creatures() {
+            if let Some(m) = world
+                .creature_type(c.type_id)
+                .and_then(|t| t.model.as_deref())
+            {
+                total += m.model.joints.len();
+            }
+        }
+        self.skins.resize(total, glam::Mat4::IDENTITY);
+        {
+            let mut rest: &mut [glam::Mat4] = &mut self.skins;
+            let mut jobs = Vec::new();
+            for c in world.creatures() {
+                if let Some(m) = world
+                    .creature_type(c.type_id)
+                    .and_then(|t| t.model.as_deref())
+                {
+                    let (mine, tail) = std::mem::take(&mut rest).split_at_mut(m.model.joints.len());
+                    rest = tail;
+                    jobs.push((c, m, mine));
+                }
+            }
+            let pose_all = |jobs: Vec<(
+                &super::Creature,
+                &crate::model::BoundModel,
+                &mut [glam::Mat4],
+            )>| {
+                use rayon::prelude::*;
+                jobs.into_par_iter().with_min_len(32).for_each_init(
+                    super::PoseScratch::default,
+                    |s, (c, m, out)| {
+                        super::pose_creature(c, m, s);
+                        out.copy_from_slice(&s.skin);
+                    },
+                );
+            };
+            match &world.pool {
+                Some(pool) if jobs.len() > 64 => pool.install(|| pose_all(jobs)),
+                _ => {
+                    let mut s = super::PoseScratch::default();
+                    for (c, m, out) in jobs {
+                        super::pose_creature(c, m, &mut s);
+                        out.copy_from_slice(&s.skin);
+                    }
+                }
+            }
+        }
+        let mut next_skin = 0u32;
         for c in world.creatures() {
             let first_leg = self.legs.len() as u32;
-            let first_skin = self.skins.len() as u32;
+            let first_skin = next_skin;
             let model = world
                 .creature_type(c.type_id)
                 .and_then(|t| t.model.as_deref());
             if let Some(m) = model {
-                super::pose_creature(c, m, &mut pose);
-                self.skins.extend_from_slice(&pose.skin);
+                next_skin += m.model.joints.len() as u32;
             }
             match c.rag.as_ref() {
                 // A ragdoll's legs are its rig's segments.
@@ -184,7 +234,7 @@ impl Snapshot {
                 turn: c.due || c.rag.is_some(),
                 model: model.map(|_| c.type_id.0),
                 first_skin,
-                skin_count: self.skins.len() as u32 - first_skin,
+                skin_count: next_skin - first_skin,
             });
         }
     }
