@@ -109,6 +109,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ),
     ("8", "debug: ragdoll joints, limits and muscle targets"),
     ("9", "debug: model skeletons (each bone to its parent, over the mesh)"),
+    ("0", "debug: sticks (bodies and leg capsules instead of the models)"),
     ("R", "restart: rebuild the world from the mods"),
     (
         "E",
@@ -306,6 +307,7 @@ fn status_panel(
         ui.checkbox(&mut d.nav, "nav");
         ui.checkbox(&mut d.ragdoll, "ragdoll");
         ui.checkbox(&mut d.bones, "bones");
+        ui.checkbox(&mut d.sticks, "sticks");
     });
     if d != view.debug {
         actions.push(Action::Debug(d));

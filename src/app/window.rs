@@ -546,6 +546,7 @@ impl App {
                 "7" => self.view.debug.nav ^= true,
                 "8" => self.view.debug.ragdoll ^= true,
                 "9" => self.view.debug.bones ^= true,
+                "0" => self.view.debug.sticks ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

@@ -67,9 +67,19 @@ impl Builder {
         i
     }
 
-    /// An ellipsoid of half extents `r` at `c`, turned by `rot`, on `joint`.
-    fn ellipsoid(&mut self, c: Vec3, r: Vec3, rot: Quat, color: [f32; 4], joint: usize) {
-        let (rings, segs) = (8u32, 12u32);
+    /// An ellipsoid of half extents `r` at `c`, turned by `rot`, on `joint`: `fine` for a
+    /// body part, coarse for a knee, a claw, an eye (a crowd's triangles add up).
+    #[allow(clippy::too_many_arguments)]
+    fn ellipsoid(
+        &mut self,
+        c: Vec3,
+        r: Vec3,
+        rot: Quat,
+        color: [f32; 4],
+        joint: usize,
+        fine: bool,
+    ) {
+        let (rings, segs) = if fine { (7u32, 10u32) } else { (3, 6) };
         let base = self.p.positions.len() as u32;
         for i in 0..=rings {
             let phi = std::f32::consts::PI * i as f32 / rings as f32;
@@ -100,7 +110,7 @@ impl Builder {
         };
         let side = dir.any_orthonormal_vector();
         let up = dir.cross(side);
-        let segs = 8u32;
+        let segs = 6u32;
         let base = self.p.positions.len() as u32;
         // The slope of the taper tilts the normals toward the narrow end.
         let slope = (ra - rb) / axis.length().max(1e-4);
@@ -223,11 +233,11 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
     let mut b = Builder::default();
     let leg_count = spec.limbs.iter().filter(|l| !l.arm).count();
     for (part, half, color) in body_parts(spec, leg_count) {
-        b.ellipsoid(part, half, Quat::IDENTITY, color, 0);
+        b.ellipsoid(part, half, Quat::IDENTITY, color, 0, true);
     }
     if let (Some(h), Some((at, size))) = (head, spec.head) {
         let half = size * 0.5;
-        b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h);
+        b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h, true);
         for side in [-1.0f32, 1.0] {
             let eye = at + Vec3::new(side * half.x * 0.45, half.y * 0.35, half.z * 0.8);
             b.ellipsoid(
@@ -236,6 +246,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
                 Quat::IDENTITY,
                 EYE,
                 h,
+                false,
             );
         }
     }
@@ -267,13 +278,21 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
                 Quat::IDENTITY,
                 if k == 0 { LEG } else { KNEE },
                 *bj,
+                false,
             );
         }
         // A claw at the foot, and an end marker there (an unweighted leaf: where the chain
         // ends, for a model exported and loaded back).
         let last = bones[bones.len() - 1];
         let foot = limb.points[n - 1];
-        b.ellipsoid(foot, Vec3::splat(r0 * 0.5), Quat::IDENTITY, LEG, last);
+        b.ellipsoid(
+            foot,
+            Vec3::splat(r0 * 0.5),
+            Quat::IDENTITY,
+            LEG,
+            last,
+            false,
+        );
         joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
         let chain = LegChain {
             name: limb.name.clone(),

@@ -60,12 +60,15 @@ pub struct DebugFlags {
     pub ragdoll: bool,
     /// Model creatures' skeletons: a line from each bone to its parent, over the mesh.
     pub bones: bool,
+    /// Every creature drawn as the locomotion sees it — a body, a head and a capsule per leg
+    /// segment — instead of its skinned model.
+    pub sticks: bool,
 }
 
 /// A debug layer name `DebugFlags::parse` does not know.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error(
-    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, all)"
+    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, sticks, all)"
 )]
 pub struct UnknownLayer(pub String);
 
@@ -84,6 +87,7 @@ impl DebugFlags {
                 "nav" => f.nav = true,
                 "ragdoll" => f.ragdoll = true,
                 "bones" => f.bones = true,
+                "sticks" => f.sticks = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -95,6 +99,8 @@ impl DebugFlags {
                         nav: true,
                         ragdoll: true,
                         bones: true,
+                        // `all` draws every overlay; the stick view replaces the models.
+                        sticks: false,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -114,6 +120,7 @@ impl DebugFlags {
             || self.nav
             || self.ragdoll
             || self.bones
+            || self.sticks
     }
 }
 
@@ -227,7 +234,7 @@ impl FrameInstances {
         self.bones = debug.bones;
         for c in &snap.creatures {
             let sel = Some(c.id) == selected;
-            match c.model {
+            match c.model.filter(|_| !debug.sticks) {
                 // A model creature is drawn skinned; its limbs only as debug marks.
                 Some(model) => {
                     self.skinned.push(super::skinned::SkinnedView {
