@@ -91,7 +91,7 @@ fn models(c: &mut Criterion) {
                             .creature_type(c.type_id)
                             .and_then(|t| t.model.as_deref())
                             .expect("model");
-                        pose_creature(c, m, &mut scratch);
+                        pose_creature(c, m, 0.0, &mut scratch);
                     }
                 }
                 t0.elapsed()

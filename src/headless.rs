@@ -141,7 +141,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             .and_then(|t| t.model.clone())
             .filter(|m| !m.generated);
         let tips = model.as_deref().map(|m| {
-            crate::sim::pose_creature(c, m, &mut pose);
+            crate::sim::pose_creature(c, m, t as f32, &mut pose);
             (m, &pose.world)
         });
         if c.rag.is_some() {

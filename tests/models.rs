@@ -743,3 +743,67 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
         "the exported model's spider strays {worst:.5} m from the bundled one"
     );
 }
+
+#[test]
+fn an_idle_clip_plays_on_the_bones_the_creature_does_not_drive() {
+    use skitter::script::{HostOptions, ScriptHost};
+    use skitter::sim::Snapshot;
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("q");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    std::fs::copy(
+        assets().join("spider_quaternius/spider.glb"),
+        m.join("assets/spider.glb"),
+    )
+    .expect("copy");
+    std::fs::write(m.join("mod.toml"), "name = \"q\"\nversion = \"0.1.0\"\n").expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        "creature.define { name = \"q\", model = { file = \"assets/spider.glb\", scale = 0.3, idle = \"SpiderArmature|Spider_Idle\" } }\n\
+         world.ground { size = vec3(20, 0, 20) }\nworld.spawn(\"q\", {})\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m]);
+    assert!(host.take_errors().is_empty());
+    let (head, legs) = {
+        let w = host.world();
+        let t = w.creature_type(w.creatures()[0].type_id).expect("type");
+        let bm = t.model.as_ref().expect("model");
+        let legs: Vec<usize> = bm
+            .binding
+            .legs
+            .iter()
+            .flat_map(|l| l.bones.clone())
+            .collect();
+        (bm.model.joint("Head").expect("Head"), legs)
+    };
+    let mut snaps = Vec::new();
+    for _ in 0..3 {
+        for _ in 0..20 {
+            host.tick();
+        }
+        let mut s = Snapshot::default();
+        s.capture(&host.world());
+        snaps.push(s);
+    }
+    let skin = |s: &Snapshot, j: usize| s.skins[s.creatures[0].first_skin as usize + j];
+    let moved = |j: usize| {
+        (0..2)
+            .map(|k| {
+                (skin(&snaps[k], j) - skin(&snaps[k + 1], j)).abs_diff_eq(glam::Mat4::ZERO, 1e-4)
+            })
+            .filter(|same| !same)
+            .count()
+    };
+    // The creature stands still: its body and legs stay; the idle clip (a slow look about)
+    // turns its head.
+    let body = snaps[0].creatures[0]
+        .position
+        .distance(snaps[2].creatures[0].position);
+    assert!(body < 1e-3, "the standing spider moved {body} m");
+    assert!(moved(head) >= 1, "the idle clip does not turn the head");
+    for j in legs {
+        assert_eq!(moved(j), 0, "the idle clip moved a leg bone the IK drives");
+    }
+}

@@ -327,6 +327,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
             texture: None,
         }],
         clips: Vec::new(),
+        animations: Vec::new(),
         bounds: (lo, hi),
     });
     let binding = Binding {

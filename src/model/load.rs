@@ -486,6 +486,7 @@ impl<'a> Reading<'a> {
                         .unwrap_or_else(|| format!("clip {i}"))
                 })
                 .collect(),
+            animations: self.clips(&node_joint).map_err(|e| src.err(e))?,
             bounds: (lo, hi),
         };
         let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
@@ -498,6 +499,82 @@ impl<'a> Reading<'a> {
             }
         }
         Ok(model)
+    }
+
+    /// Every clip's channels on the skin's joints (channels on other nodes are dropped).
+    fn clips(
+        &self,
+        node_joint: &std::collections::HashMap<usize, usize>,
+    ) -> Result<Vec<super::Clip>, String> {
+        use super::clip::{Channel, Clip, Interpolation, Target};
+        use gltf::animation::util::ReadOutputs;
+        let mut out = Vec::new();
+        for (i, a) in self.doc.animations().enumerate() {
+            let name = a
+                .name()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("clip {i}"));
+            let mut channels = Vec::new();
+            let mut duration = 0.0f32;
+            for (ci, ch) in a.channels().enumerate() {
+                let Some(&joint) = node_joint.get(&ch.target().node().index()) else {
+                    continue;
+                };
+                let at = format!("clip \"{name}\" channel {ci}");
+                let r = ch.reader(self.data());
+                let times: Vec<f32> = r
+                    .read_inputs()
+                    .ok_or_else(|| format!("{at} has no key times"))?
+                    .collect();
+                if times.iter().any(|t| !t.is_finite()) || times.windows(2).any(|w| w[1] < w[0]) {
+                    return Err(format!("{at}: key times must be finite and increasing"));
+                }
+                let (target, values): (Target, Vec<glam::Vec4>) = match r.read_outputs() {
+                    Some(ReadOutputs::Translations(t)) => (
+                        Target::Translation,
+                        t.map(|v| glam::Vec3::from(v).extend(0.0)).collect(),
+                    ),
+                    Some(ReadOutputs::Rotations(q)) => (
+                        Target::Rotation,
+                        q.into_f32().map(glam::Vec4::from).collect(),
+                    ),
+                    Some(ReadOutputs::Scales(s)) => (
+                        Target::Scale,
+                        s.map(|v| glam::Vec3::from(v).extend(0.0)).collect(),
+                    ),
+                    _ => continue, // morph weights: not skinning
+                };
+                let interpolation = match ch.sampler().interpolation() {
+                    gltf::animation::Interpolation::Step => Interpolation::Step,
+                    gltf::animation::Interpolation::Linear => Interpolation::Linear,
+                    gltf::animation::Interpolation::CubicSpline => Interpolation::Cubic,
+                };
+                let per = if interpolation == Interpolation::Cubic {
+                    3
+                } else {
+                    1
+                };
+                if values.len() != times.len() * per || values.iter().any(|v| !v.is_finite()) {
+                    return Err(format!(
+                        "{at}: its values do not match its key times or are not finite"
+                    ));
+                }
+                duration = duration.max(times.last().copied().unwrap_or(0.0));
+                channels.push(Channel {
+                    joint,
+                    target,
+                    interpolation,
+                    times,
+                    values,
+                });
+            }
+            out.push(Clip {
+                name,
+                duration,
+                channels,
+            });
+        }
+        Ok(out)
     }
 
     fn material(

@@ -6,6 +6,7 @@
 //! matrices it returns.
 
 pub(crate) mod bind;
+pub(crate) mod clip;
 pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod load;
@@ -14,6 +15,7 @@ pub(crate) mod pose;
 use glam::{Mat4, Vec3};
 
 pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
+pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
 pub use generate::{generate, GenSpec, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
@@ -37,6 +39,8 @@ pub struct Model {
     pub materials: Vec<Material>,
     /// Animation clips' names.
     pub clips: Vec<String>,
+    /// The clips themselves (channels on the skin's joints), in the same order.
+    pub animations: Vec<Clip>,
     /// The bind-pose mesh's bounds (lowest and highest corners).
     pub bounds: (Vec3, Vec3),
 }
@@ -180,7 +184,10 @@ impl BoundModel {
             }
         }
         let (binding, plan) = bind(&model, spec)?;
-        let posed = Posed::new(&model, &binding);
+        let mut posed = Posed::new(&model, &binding);
+        if let Some(c) = &idle {
+            posed.set_idle(&model, model.clips.iter().position(|n| n == c));
+        }
         Ok(BoundModel {
             model,
             binding,

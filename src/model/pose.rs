@@ -18,6 +18,8 @@ pub struct PoseInput<'a> {
     pub head: Option<Quat>,
     /// The body's world rotation (the head turns by `head` relative to it).
     pub body_rotation: Quat,
+    /// Seconds into the idle clip (looped), when the model plays one.
+    pub time: f32,
     /// Every leg's solved points, world space, hip to foot, the legs one after another in
     /// the binding's order; `chain_lens[i]` points for leg `i`.
     pub points: &'a [Vec3],
@@ -58,6 +60,13 @@ pub struct Posed {
     head: Option<usize>,
     /// Number of chains (legs then arms).
     pub chains: usize,
+    /// The idle clip, and for each joint it drives (none bound: not the body bone or what
+    /// carries it, no limb bone, no follower) the clip's channels on it and its bind-pose
+    /// local scale, rotation and translation.
+    idle: Option<(super::Clip, Vec<(usize, Vec<usize>, (Vec3, Quat, Vec3))>)>,
+    /// `idle`'s entry per joint (`usize::MAX`: not animated).
+    animated: Vec<usize>,
+    body: usize,
 }
 
 impl Posed {
@@ -136,7 +145,44 @@ impl Posed {
             fix: Affine3A::from_mat4(binding.fix),
             head: binding.head,
             chains: binding.legs.len() + binding.arms.len(),
+            idle: None,
+            animated: vec![usize::MAX; n],
+            body: binding.body,
         }
+    }
+
+    /// Plays clip `clip` of `model` (looped) on the bones the creature does not drive.
+    pub fn set_idle(&mut self, model: &Model, clip: Option<usize>) {
+        self.idle = None;
+        self.animated.iter_mut().for_each(|a| *a = usize::MAX);
+        let Some(c) = clip.and_then(|c| model.animations.get(c)) else {
+            return;
+        };
+        // The body bone and what carries it follow the creature's body, not the clip.
+        let mut carries = vec![false; self.parent.len()];
+        let mut at = Some(self.body);
+        while let Some(j) = at {
+            carries[j] = true;
+            at = self.parent[j];
+        }
+        let mut entries: Vec<(usize, Vec<usize>, (Vec3, Quat, Vec3))> = Vec::new();
+        for (ci, ch) in c.channels.iter().enumerate() {
+            let j = ch.joint;
+            if carries[j] || self.role[j] != Role::Rides {
+                continue;
+            }
+            match entries.iter_mut().find(|e| e.0 == j) {
+                Some(e) => e.1.push(ci),
+                None => {
+                    let (s, r, t) = self.local[j].to_scale_rotation_translation();
+                    entries.push((j, vec![ci], (s, r, t)));
+                }
+            }
+        }
+        for (k, e) in entries.iter().enumerate() {
+            self.animated[e.0] = k;
+        }
+        self.idle = Some((c.clone(), entries));
     }
 
     /// Poses the skeleton for `input`: `world` gets every joint's world matrix, `skin` the
@@ -160,9 +206,16 @@ impl Posed {
             Some((*pts.get(k)?, *pts.get(k + 1).or(pts.last())?))
         };
         for j in 0..n {
+            let local = match (&self.idle, self.animated[j]) {
+                (Some((clip, entries)), k) if k != usize::MAX => {
+                    let (_, channels, rest) = &entries[k];
+                    clip.local(channels, input.time, *rest)
+                }
+                _ => self.local[j],
+            };
             let mut m = match self.parent[j] {
-                Some(p) => world[p] * self.local[j],
-                None => base * self.local[j],
+                Some(p) => world[p] * local,
+                None => base * local,
             };
             match self.role[j] {
                 Role::Rides | Role::Follows { .. } => {}

@@ -48,8 +48,9 @@ pub fn limb_points(c: &Creature, points: &mut Vec<Vec3>, lens: &mut Vec<usize>) 
     }
 }
 
-/// Poses `model` for `c` into `s` (its joints' world and skinning matrices).
-pub fn pose_creature(c: &Creature, model: &BoundModel, s: &mut PoseScratch) {
+/// Poses `model` for `c` at world time `time` (its idle clip's clock) into `s` (its joints'
+/// world and skinning matrices).
+pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseScratch) {
     limb_points(c, &mut s.points, &mut s.lens);
     let (position, rotation) = c.body_pose();
     let counter = c.def.body.head.as_ref().map_or(0.0, |h| h.counter_yaw);
@@ -63,6 +64,8 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, s: &mut PoseScratch) {
             body: Affine3A::from_rotation_translation(rotation, position),
             head,
             body_rotation: rotation,
+            // Each creature a little out of step with the others (deterministic: by id).
+            time: time + (c.id.0 as f32 * 0.618_034).fract() * 10.0,
             points: &s.points,
             chain_lens: &s.lens,
         },

@@ -101,6 +101,7 @@ impl Snapshot {
         // Skinning matrices: each model creature's range first, then every creature posed
         // into its own (on the world's threads when it has them: each pose reads only its
         // creature and its model).
+        let time = world.time() as f32;
         let mut total = 0usize;
         for c in world.creatures() {
             if let Some(m) = world
@@ -133,7 +134,7 @@ impl Snapshot {
                 jobs.into_par_iter().with_min_len(32).for_each_init(
                     super::PoseScratch::default,
                     |s, (c, m, out)| {
-                        super::pose_creature(c, m, s);
+                        super::pose_creature(c, m, time, s);
                         out.copy_from_slice(&s.skin);
                     },
                 );
@@ -143,7 +144,7 @@ impl Snapshot {
                 _ => {
                     let mut s = super::PoseScratch::default();
                     for (c, m, out) in jobs {
-                        super::pose_creature(c, m, &mut s);
+                        super::pose_creature(c, m, time, &mut s);
                         out.copy_from_slice(&s.skin);
                     }
                 }
