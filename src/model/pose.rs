@@ -27,6 +27,10 @@ pub struct PoseInput<'a> {
     pub chain_lens: &'a [usize],
 }
 
+/// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
+/// scale, rotation and translation (what the channels leave alone).
+type Animated = (usize, Vec<usize>, (Vec3, Quat, Vec3));
+
 /// What a bone is to the poser.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Role {
@@ -63,7 +67,7 @@ pub struct Posed {
     /// The idle clip, and for each joint it drives (none bound: not the body bone or what
     /// carries it, no limb bone, no follower) the clip's channels on it and its bind-pose
     /// local scale, rotation and translation.
-    idle: Option<(super::Clip, Vec<(usize, Vec<usize>, (Vec3, Quat, Vec3))>)>,
+    idle: Option<(super::Clip, Vec<Animated>)>,
     /// `idle`'s entry per joint (`usize::MAX`: not animated).
     animated: Vec<usize>,
     body: usize,
@@ -165,7 +169,7 @@ impl Posed {
             carries[j] = true;
             at = self.parent[j];
         }
-        let mut entries: Vec<(usize, Vec<usize>, (Vec3, Quat, Vec3))> = Vec::new();
+        let mut entries: Vec<Animated> = Vec::new();
         for (ci, ch) in c.channels.iter().enumerate() {
             let j = ch.joint;
             if carries[j] || self.role[j] != Role::Rides {
