@@ -90,6 +90,10 @@ fn the_four_models_load_and_find_their_legs_by_themselves() {
         s.binding.head.map(|h| s.model.joints[h].name.as_str()),
         Some("Head")
     );
+    // Its legs' thickness, for the ragdoll's capsules: their vertices' distance from the
+    // leg bones (the legs are about 5.5 m long at the file's scale).
+    let r = s.plan.limb_radius.expect("a limb radius");
+    assert!((0.03..0.3).contains(&r), "limb radius {r}");
     // The texture beside it, used since the file names none.
     let tex = s.model.materials[0].texture.as_ref().expect("texture");
     assert!(tex.width > 0 && tex.rgba.len() == (tex.width * tex.height * 4) as usize);

@@ -75,6 +75,9 @@ pub struct PhysicsDef {
     /// least half strength, for stances that cannot stand alone. `None`: 1 for creatures
     /// of fewer than three legs, 0 otherwise.
     pub balance: Option<f32>,
+    /// The radius of the limbs' capsules in physics (m). Default: from the longest leg; a
+    /// model's type gets its limbs' own thickness (from the vertices on its leg bones).
+    pub limb_radius: Option<f32>,
 }
 
 impl Default for PhysicsDef {
@@ -95,6 +98,7 @@ impl Default for PhysicsDef {
             limp_strength: 0.05,
             friction: 0.8,
             balance: None,
+            limb_radius: None,
         }
     }
 }

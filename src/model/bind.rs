@@ -84,6 +84,9 @@ pub struct BodyPlan {
     pub legs: Vec<BoundLeg>,
     /// Arms: name, shoulder, segment lengths.
     pub arms: Vec<(String, Vec3, Vec<f32>)>,
+    /// How thick the legs are (m): the median distance of the leg bones' vertices from
+    /// their bones' axes (the ragdoll's limb capsules).
+    pub limb_radius: Option<f32>,
 }
 
 /// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
@@ -530,6 +533,36 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             (head_box.1 - head_box.0).max(Vec3::splat(0.01)),
         )
     });
+    // Limb thickness: each leg bone's vertices' distance from its axis (head to the next
+    // joint or the tip), the median over all.
+    let mut axis_of: Vec<Option<(Vec3, Vec3)>> = vec![None; model.joints.len()];
+    for l in &legs {
+        for (k, b) in l.bones.iter().enumerate() {
+            let a = model.joints[*b].head();
+            let next = l
+                .bones
+                .get(k + 1)
+                .map_or(l.tip, |nb| model.joints[*nb].head());
+            axis_of[*b] = Some((a, next));
+        }
+    }
+    let mut dists: Vec<f32> = model
+        .dominant_joints()
+        .filter_map(|(v, j)| {
+            let (a, b) = axis_of.get(j).copied().flatten()?;
+            let ab = b - a;
+            let t = ((v - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+            Some(v.distance(a + ab * t) * scale)
+        })
+        .collect();
+    dists.sort_by(f32::total_cmp);
+    let shortest = bound_legs
+        .iter()
+        .flat_map(|l| l.segments.iter().copied())
+        .fold(f32::INFINITY, f32::min);
+    let limb_radius = dists
+        .get(dists.len() / 2)
+        .map(|r| r.clamp(0.005, (0.3 * shortest).max(0.005)));
     let arm_plans = arms
         .iter()
         .map(|a| {
@@ -554,6 +587,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             head: head_plan,
             legs: bound_legs,
             arms: arm_plans,
+            limb_radius,
         },
     ))
 }

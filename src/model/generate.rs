@@ -354,6 +354,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
             })
             .collect(),
         arms: Vec::new(),
+        limb_radius: None,
     };
     let posed = Posed::new(&model, &binding);
     BoundModel {

@@ -633,10 +633,13 @@ pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
         .collect()
 }
 
-/// The radius of every limb capsule of a type (from its longest leg).
+/// The radius of every limb capsule of a type: its own (`physics.limb_radius`, a model's
+/// limb thickness), else from its longest leg.
 pub(crate) fn limb_radius_of(def: &ValidCreatureDef) -> f32 {
     let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
-    limb_radius(longest)
+    def.physics
+        .limb_radius
+        .unwrap_or_else(|| limb_radius(longest))
 }
 
 /// The lowest point of each part, world space: the body box's lowest corner (or its head's
