@@ -53,6 +53,9 @@ pub struct Posed {
     inverse_bind: Vec<Affine3A>,
     /// For chain bones: the bone's direction (to the next joint or the tip), joint space.
     dir: Vec<Vec3>,
+    /// For chain bones: the chain's bind-pose bend-plane normal, joint space (zero for a
+    /// straight chain): the bone's twist follows the solved chain's bend plane.
+    plane: Vec<Vec3>,
     role: Vec<Role>,
     /// Each chain's last bone and the joint its tip's vertices hang on.
     ends: Vec<(usize, usize)>,
@@ -79,11 +82,27 @@ impl Posed {
         let n = model.joints.len();
         let mut role = vec![Role::Rides; n];
         let mut dir = vec![Vec3::ZERO; n];
+        let mut plane = vec![Vec3::ZERO; n];
         let mut ends = Vec::new();
         let mut tips = Vec::new();
         for (c, chain) in binding.legs.iter().chain(&binding.arms).enumerate() {
+            // The chain's bend plane in the bind pose (hip, middle joint, tip).
+            let pts: Vec<Vec3> = chain
+                .bones
+                .iter()
+                .map(|b| model.joints[*b].head())
+                .chain([chain.tip])
+                .collect();
+            let bend = bend_normal(&pts);
             for (k, b) in chain.bones.iter().enumerate() {
                 role[*b] = Role::Chain { chain: c, k };
+                if let Some(nb) = bend {
+                    plane[*b] = model.joints[*b]
+                        .bind
+                        .inverse()
+                        .transform_vector3(nb)
+                        .normalize_or_zero();
+                }
                 let next = chain
                     .bones
                     .get(k + 1)
@@ -142,6 +161,7 @@ impl Posed {
                 .map(|j| Affine3A::from_mat4(j.bind.inverse()))
                 .collect(),
             dir,
+            plane,
             role,
             ends,
             tips,
@@ -203,6 +223,14 @@ impl Posed {
             starts[c] = at;
             at += len;
         }
+        // Each chain's solved bend plane.
+        let mut bends = [None::<Vec3>; 64];
+        for (c, b) in bends.iter_mut().enumerate().take(input.chain_lens.len()) {
+            let (s, len) = (starts[c], input.chain_lens[c]);
+            if let Some(pts) = input.points.get(s..s + len) {
+                *b = bend_normal(pts);
+            }
+        }
         let chain_point = |c: usize, k: usize| -> Option<(Vec3, Vec3)> {
             let len = *input.chain_lens.get(c)?;
             let s = starts.get(c)?;
@@ -226,6 +254,9 @@ impl Posed {
                 Role::Chain { chain, k } => {
                     if let Some((from, to)) = chain_point(chain, k) {
                         m = aim(m, self.dir[j], from, to);
+                        if let Some(want) = bends.get(chain).copied().flatten() {
+                            m = twist(m, self.plane[j], (to - from).normalize_or_zero(), want);
+                        }
                     }
                 }
             }
@@ -278,5 +309,34 @@ fn aim(m: Affine3A, dir: Vec3, from: Vec3, to: Vec3) -> Affine3A {
     Affine3A {
         matrix3,
         translation: Vec3A::from(from),
+    }
+}
+
+/// The normal of the plane a chain bends in (its first point, its middle one, its last),
+/// `None` when it is straight.
+fn bend_normal(pts: &[Vec3]) -> Option<Vec3> {
+    let (a, b, c) = (pts.first()?, pts.get(pts.len() / 2)?, pts.last()?);
+    (*b - *a)
+        .cross(*c - *a)
+        .try_normalize()
+        .filter(|_| pts.len() >= 3)
+}
+
+/// `m` turned about the bone's axis `axis` (world) so its bend-plane normal (`plane`, joint
+/// space) lies along `want` (the solved chain's): the bone's twist follows the knee.
+fn twist(m: Affine3A, plane: Vec3, axis: Vec3, want: Vec3) -> Affine3A {
+    if plane == Vec3::ZERO || axis == Vec3::ZERO {
+        return m;
+    }
+    let now = m.transform_vector3(plane);
+    let a = now - axis * now.dot(axis);
+    let b = want - axis * want.dot(axis);
+    if a.length_squared() < 0.04 * now.length_squared() || b.length_squared() < 0.04 {
+        return m;
+    }
+    let angle = axis.dot(a.cross(b)).atan2(a.dot(b));
+    Affine3A {
+        matrix3: Mat3A::from_axis_angle(axis, angle) * m.matrix3,
+        translation: m.translation,
     }
 }
