@@ -811,3 +811,68 @@ fn an_idle_clip_plays_on_the_bones_the_creature_does_not_drive() {
         assert_eq!(moved(j), 0, "the idle clip moved a leg bone the IK drives");
     }
 }
+
+#[test]
+fn a_type_with_its_own_legs_gives_the_same_trace_with_a_model_as_without() {
+    // The bundled spider's definition, once as it is and once drawn with a model (its legs
+    // kept: the model's chains are matched to them by name): byte for byte the same trace
+    // but for the model's drawn `tip`s. Models are drawing; they never move the sim.
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("same");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    let glb = m.join("assets/spider.glb");
+    let out = skitter(&[
+        "export",
+        "spider",
+        &glb.display().to_string(),
+        &bundled("spider").display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let body = std::fs::read_to_string(bundled("spider").join("body.lua"))
+        .expect("body.lua")
+        .replace("return creature.define", "creature.define")
+        .replace("name = \"spider\"", "name = \"same\"MODEL");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"same\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n",
+    )
+    .expect("write");
+    let run = |model: &str| {
+        let main = format!(
+            "{}\nworld.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.2, scale = 5, seed = 4 }} }}\n\
+             world.spawn(\"same\", {{ position = vec3(0, 0, -4), behaviour = \"walkers/line\", params = {{ speed = 0.8 }} }})\n\
+             world.spawn(\"same\", {{ position = vec3(3, 0, 0), behaviour = \"walkers/spin\", params = {{ rate = 90 }} }})\n",
+            body.replace("MODEL", model)
+        );
+        std::fs::write(m.join("main.lua"), main).expect("write");
+        let (out, t) = run_trace(
+            dir.path(),
+            300,
+            &[fixture("walkers"), m.clone()],
+            &["--seed", "9"],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(t.errors().is_empty(), "{:?}", t.errors());
+        let trace = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .flatten()
+            .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+            .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
+            .expect("a trace");
+        trace
+    };
+    let without = run("");
+    let with = run(", model = { file = \"assets/spider.glb\" }");
+    assert!(with.contains("\"tip\":"), "the model's feet have tips");
+    // Every `,"tip":[x,y,z]` taken out.
+    let mut stripped = String::with_capacity(with.len());
+    let mut rest = with.as_str();
+    while let Some(i) = rest.find(",\"tip\":[") {
+        stripped.push_str(&rest[..i]);
+        let after = &rest[i..];
+        let close = after.find(']').expect("tip's end");
+        rest = &after[close + 1..];
+    }
+    stripped.push_str(rest);
+    assert!(stripped == without, "traces differ with a model");
+}
