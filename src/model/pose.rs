@@ -53,9 +53,10 @@ pub struct Posed {
     inverse_bind: Vec<Affine3A>,
     /// For chain bones: the bone's direction (to the next joint or the tip), joint space.
     dir: Vec<Vec3>,
-    /// For chain bones: the chain's bind-pose bend-plane normal, joint space (zero for a
-    /// straight chain): the bone's twist follows the solved chain's bend plane.
-    plane: Vec<Vec3>,
+    /// For chain bones of a bent chain: the inverse of the bone's frame in joint space (its
+    /// axis, the chain's bind-pose bend-plane normal, their cross product): the posed bone's
+    /// frame is the solved chain's (its twist follows the knee).
+    frame: Vec<Option<Mat3A>>,
     role: Vec<Role>,
     /// Each chain's last bone and the joint its tip's vertices hang on.
     ends: Vec<(usize, usize)>,
@@ -82,7 +83,7 @@ impl Posed {
         let n = model.joints.len();
         let mut role = vec![Role::Rides; n];
         let mut dir = vec![Vec3::ZERO; n];
-        let mut plane = vec![Vec3::ZERO; n];
+        let mut frame: Vec<Option<Mat3A>> = vec![None; n];
         let mut ends = Vec::new();
         let mut tips = Vec::new();
         for (c, chain) in binding.legs.iter().chain(&binding.arms).enumerate() {
@@ -97,11 +98,19 @@ impl Posed {
             for (k, b) in chain.bones.iter().enumerate() {
                 role[*b] = Role::Chain { chain: c, k };
                 if let Some(nb) = bend {
-                    plane[*b] = model.joints[*b]
-                        .bind
-                        .inverse()
-                        .transform_vector3(nb)
-                        .normalize_or_zero();
+                    let j = &model.joints[*b];
+                    let next = chain
+                        .bones
+                        .get(k + 1)
+                        .map_or(chain.tip, |x| model.joints[*x].head());
+                    let inv = j.bind.inverse();
+                    let d = inv.transform_vector3(next - j.head()).normalize_or_zero();
+                    let p = inv.transform_vector3(nb);
+                    let p = (p - d * p.dot(d)).normalize_or_zero();
+                    if d != Vec3::ZERO && p != Vec3::ZERO {
+                        let f = Mat3A::from_cols(d.into(), p.into(), d.cross(p).into());
+                        frame[*b] = Some(f.transpose());
+                    }
                 }
                 let next = chain
                     .bones
@@ -161,7 +170,7 @@ impl Posed {
                 .map(|j| Affine3A::from_mat4(j.bind.inverse()))
                 .collect(),
             dir,
-            plane,
+            frame,
             role,
             ends,
             tips,
@@ -253,10 +262,13 @@ impl Posed {
                 Role::Rides | Role::Follows { .. } => {}
                 Role::Chain { chain, k } => {
                     if let Some((from, to)) = chain_point(chain, k) {
-                        m = aim(m, self.dir[j], from, to);
-                        if let Some(want) = bends.get(chain).copied().flatten() {
-                            m = twist(m, self.plane[j], (to - from).normalize_or_zero(), want);
-                        }
+                        m = match (bends.get(chain).copied().flatten(), self.frame[j]) {
+                            // The bone's axis along the solved segment and its bend-plane
+                            // normal on the solved chain's: one frame to another.
+                            (Some(want), Some(local)) => orient(m, local, from, to, want)
+                                .unwrap_or_else(|| aim(m, self.dir[j], from, to)),
+                            _ => aim(m, self.dir[j], from, to),
+                        };
                     }
                 }
             }
@@ -322,21 +334,21 @@ fn bend_normal(pts: &[Vec3]) -> Option<Vec3> {
         .filter(|_| pts.len() >= 3)
 }
 
-/// `m` turned about the bone's axis `axis` (world) so its bend-plane normal (`plane`, joint
-/// space) lies along `want` (the solved chain's): the bone's twist follows the knee.
-fn twist(m: Affine3A, plane: Vec3, axis: Vec3, want: Vec3) -> Affine3A {
-    if plane == Vec3::ZERO || axis == Vec3::ZERO {
-        return m;
-    }
-    let now = m.transform_vector3(plane);
-    let a = now - axis * now.dot(axis);
-    let b = want - axis * want.dot(axis);
-    if a.length_squared() < 0.04 * now.length_squared() || b.length_squared() < 0.04 {
-        return m;
-    }
-    let angle = axis.dot(a.cross(b)).atan2(a.dot(b));
-    Affine3A {
-        matrix3: Mat3A::from_axis_angle(axis, angle) * m.matrix3,
-        translation: m.translation,
-    }
+/// The joint of `m` with its bone along `from → to` and its frame's bend-plane axis on the
+/// solved chain's normal `want` (`local`: the inverse of its frame in joint space). `None`
+/// when the segment lies along `want`.
+fn orient(m: Affine3A, local: Mat3A, from: Vec3, to: Vec3, want: Vec3) -> Option<Affine3A> {
+    let d = (to - from).try_normalize()?;
+    let p = (want - d * want.dot(d)).try_normalize()?;
+    let world = Mat3A::from_cols(d.into(), p.into(), d.cross(p).into());
+    // The joint's own scale as its parent carries it (the file's, `model.scale`).
+    let scale = Vec3::new(
+        m.matrix3.x_axis.length(),
+        m.matrix3.y_axis.length(),
+        m.matrix3.z_axis.length(),
+    );
+    Some(Affine3A {
+        matrix3: world * local * Mat3A::from_diagonal(scale),
+        translation: Vec3A::from(from),
+    })
 }
