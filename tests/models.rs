@@ -94,6 +94,21 @@ fn the_four_models_load_and_find_their_legs_by_themselves() {
     // leg bones (the legs are about 5.5 m long at the file's scale).
     let r = s.plan.limb_radius.expect("a limb radius");
     assert!((0.03..0.3).contains(&r), "limb radius {r}");
+    // Bone by bone too: each leg's five bones have their own, not all the same.
+    assert_eq!(s.plan.limb_radii.len(), 8);
+    for (l, radii) in s.plan.legs.iter().zip(&s.plan.limb_radii) {
+        assert_eq!(radii.len(), 5, "{}", l.name);
+        assert!(
+            radii.iter().all(|x| (0.005..0.5).contains(x)),
+            "{}: {radii:?}",
+            l.name
+        );
+    }
+    let all: Vec<f32> = s.plan.limb_radii.iter().flatten().copied().collect();
+    let (lo, hi) = all
+        .iter()
+        .fold((f32::MAX, 0f32), |(a, b), x| (a.min(*x), b.max(*x)));
+    assert!(hi > lo * 1.2, "every leg bone equally thick ({lo}..{hi})");
     // The texture beside it, used since the file names none.
     let tex = s.model.materials[0].texture.as_ref().expect("texture");
     assert!(tex.width > 0 && tex.rgba.len() == (tex.width * tex.height * 4) as usize);

@@ -78,6 +78,9 @@ pub struct PhysicsDef {
     /// The radius of the limbs' capsules in physics (m). Default: from the longest leg; a
     /// model's type gets its limbs' own thickness (from the vertices on its leg bones).
     pub limb_radius: Option<f32>,
+    /// Each leg segment's own capsule radius (leg by leg; a model's bones' thickness). Empty:
+    /// every segment `limb_radius`.
+    pub limb_radii: Vec<Vec<f32>>,
 }
 
 impl Default for PhysicsDef {
@@ -99,6 +102,7 @@ impl Default for PhysicsDef {
             friction: 0.8,
             balance: None,
             limb_radius: None,
+            limb_radii: Vec::new(),
         }
     }
 }

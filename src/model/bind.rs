@@ -87,6 +87,9 @@ pub struct BodyPlan {
     /// How thick the legs are (m): the median distance of the leg bones' vertices from
     /// their bones' axes (the ragdoll's limb capsules).
     pub limb_radius: Option<f32>,
+    /// Each leg bone's own thickness (leg by leg, bone by bone; empty when a leg's bones do
+    /// not map one to one onto its segments).
+    pub limb_radii: Vec<Vec<f32>>,
 }
 
 /// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
@@ -546,15 +549,20 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             axis_of[*b] = Some((a, next));
         }
     }
-    let mut dists: Vec<f32> = model
-        .dominant_joints()
-        .filter_map(|(v, j)| {
-            let (a, b) = axis_of.get(j).copied().flatten()?;
-            let ab = b - a;
-            let t = ((v - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-            Some(v.distance(a + ab * t) * scale)
-        })
-        .collect();
+    let mut per_bone: Vec<Vec<f32>> = vec![Vec::new(); model.joints.len()];
+    for (v, j) in model.dominant_joints() {
+        let Some((a, b)) = axis_of.get(j).copied().flatten() else {
+            continue;
+        };
+        let ab = b - a;
+        let t = ((v - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
+        per_bone[j].push(v.distance(a + ab * t) * scale);
+    }
+    let median = |xs: &mut Vec<f32>| -> Option<f32> {
+        xs.sort_by(f32::total_cmp);
+        xs.get(xs.len() / 2).copied()
+    };
+    let mut dists: Vec<f32> = per_bone.iter().flatten().copied().collect();
     dists.sort_by(f32::total_cmp);
     let shortest = bound_legs
         .iter()
@@ -563,6 +571,32 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     let limb_radius = dists
         .get(dists.len() / 2)
         .map(|r| r.clamp(0.005, (0.3 * shortest).max(0.005)));
+    // Each leg bone's own thickness (its vertices' median distance; a bone without vertices
+    // of its own takes the limbs' overall), when every leg has one bone per segment.
+    let limb_radii: Vec<Vec<f32>> = match limb_radius {
+        Some(all)
+            if legs
+                .iter()
+                .zip(&bound_legs)
+                .all(|(l, b)| l.bones.len() == b.segments.len()) =>
+        {
+            legs.iter()
+                .zip(&bound_legs)
+                .map(|(l, b)| {
+                    l.bones
+                        .iter()
+                        .zip(&b.segments)
+                        .map(|(j, len)| {
+                            median(&mut per_bone[*j])
+                                .unwrap_or(all)
+                                .clamp(0.005, (0.3 * len).max(0.005))
+                        })
+                        .collect()
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
     let arm_plans = arms
         .iter()
         .map(|a| {
@@ -588,6 +622,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             legs: bound_legs,
             arms: arm_plans,
             limb_radius,
+            limb_radii,
         },
     ))
 }

@@ -355,6 +355,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
             .collect(),
         arms: Vec::new(),
         limb_radius: None,
+        limb_radii: Vec::new(),
     };
     let posed = Posed::new(&model, &binding);
     BoundModel {

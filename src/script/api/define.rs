@@ -187,6 +187,7 @@ fn load_model(
     // The ragdoll's limb capsules as thick as the model's legs (unless the define says).
     if def.physics.limb_radius.is_none() {
         def.physics.limb_radius = plan.limb_radius;
+        def.physics.limb_radii = plan.limb_radii.clone();
     }
     if def.arms.is_empty() {
         def.arms = plan

@@ -336,7 +336,7 @@ pub(crate) fn build(
     let segs: Vec<Vec<f32>> = def.legs.iter().map(|l| l.segments.clone()).collect();
     let arms: Vec<Vec<f32>> = def.arms.iter().map(|a| a.segments.clone()).collect();
     let (body_mass, leg_masses) = split_mass(def.body.mass, &segs, &arms);
-    let r = limb_radius_of(def);
+    let radii = segment_radii(def);
     let collider = |b: ColliderBuilder, mass: f32| part_collider(b, mass, id, p.friction);
     let mut bodies = Vec::with_capacity(parts.len());
     let mut masses = Vec::with_capacity(parts.len());
@@ -370,6 +370,7 @@ pub(crate) fn build(
             let part = parts.get(k).copied().unwrap_or(parts[0]);
             let h = body_of(physics, &part);
             add_spin_inertia(physics, h, leg_masses[li][si], *len);
+            let r = radii[li][si];
             let half_h = (len * 0.5 - r).max(0.0);
             physics.insert_collider(
                 collider(ColliderBuilder::capsule_y(half_h, r), leg_masses[li][si]),
@@ -633,6 +634,21 @@ pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
         .collect()
 }
 
+/// Each limb segment's capsule radius, limb by limb (legs, then arms): a model's bones' own
+/// thickness (`physics.limb_radii`) where it has one for every segment of a leg, else
+/// [`limb_radius_of`].
+pub(crate) fn segment_radii(def: &ValidCreatureDef) -> Vec<Vec<f32>> {
+    let all = limb_radius_of(def);
+    limbs(def)
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match def.physics.limb_radii.get(i) {
+            Some(r) if !l.arm && r.len() == l.segments.len() => r.clone(),
+            _ => vec![all; l.segments.len()],
+        })
+        .collect()
+}
+
 /// The radius of every limb capsule of a type: its own (`physics.limb_radius`, a model's
 /// limb thickness), else from its longest leg.
 pub(crate) fn limb_radius_of(def: &ValidCreatureDef) -> f32 {
@@ -667,10 +683,11 @@ pub(crate) fn part_lowest_points(def: &ValidCreatureDef, parts: &[Part]) -> Vec<
         consider(c - Vec3::Y * (h.size.min_element() * 0.5), &mut low);
     }
     out.push(low);
-    let r = limb_radius_of(def);
+    let radii = segment_radii(def);
     let mut k = 1;
-    for limb in limbs(def) {
-        for len in limb.segments {
+    for (li, limb) in limbs(def).iter().enumerate() {
+        for (si, len) in limb.segments.iter().enumerate() {
+            let r = radii[li][si];
             let p = parts.get(k).copied().unwrap_or(b);
             let half_h = (len * 0.5 - r).max(0.0);
             let ends =

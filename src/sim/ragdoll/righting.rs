@@ -17,7 +17,7 @@ use glam::{Quat, Vec3};
 use rapier3d::parry::shape::Cuboid;
 use rapier3d::prelude::{PhysicsWorld, QueryFilter};
 
-use super::rig::{limb_radius_of, StandPose};
+use super::rig::StandPose;
 use super::Part;
 use crate::locomotion::ValidCreatureDef;
 
@@ -77,7 +77,7 @@ fn hull(def: &ValidCreatureDef, stand: &StandPose) -> Vec<(Vec3, f32)> {
     if let Some(h) = &def.body.head {
         pts.push((h.offset, h.size.min_element() * 0.5));
     }
-    let r = limb_radius_of(def);
+    let radii = super::rig::segment_radii(def);
     let parts: Vec<Part> = stand
         .parts
         .iter()
@@ -88,8 +88,14 @@ fn hull(def: &ValidCreatureDef, stand: &StandPose) -> Vec<(Vec3, f32)> {
             angvel: Vec3::ZERO,
         })
         .collect();
-    for chain in super::rig::rig_chains(def, &parts) {
-        pts.extend(chain.into_iter().map(|p| (p, r)));
+    for (li, chain) in super::rig::rig_chains(def, &parts).into_iter().enumerate() {
+        // A joint is as thick as the thicker segment it ends.
+        let r = &radii[li];
+        pts.extend(chain.into_iter().enumerate().map(|(i, p)| {
+            let a = r[i.min(r.len() - 1)];
+            let b = r[i.saturating_sub(1).min(r.len() - 1)];
+            (p, a.max(b))
+        }));
     }
     pts
 }
