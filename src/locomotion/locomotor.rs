@@ -12,9 +12,10 @@ use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_ro
 use crate::path::{PathFollower, RotationMode};
 
 mod body;
+mod leg;
 mod terrain;
 
-use terrain::LegMemo;
+pub(crate) use leg::LegState;
 
 /// Metres above the body from which foot targets are cast down.
 const CAST_ABOVE_BODY: f32 = 0.5;
@@ -90,113 +91,6 @@ pub struct StepEvent {
     pub leg: usize,
     /// Where it landed, world space.
     pub position: Vec3,
-}
-
-/// State of one leg, world space.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LegState {
-    /// The foot (the IK goal).
-    pub foot: Vec3,
-    /// Planted on the ground (locked in place).
-    pub grounded: bool,
-    /// Where the foot wants to be: the cast landing spot (or the fallback on a miss).
-    pub target: Vec3,
-    /// Whether `target` is ground a foot can stand on (this tick's hit or the last good
-    /// one): a swing lands only there; without one the foot hangs, waiting for ground.
-    pub target_hit: bool,
-    /// Hip, world space (from the last IK solve).
-    pub hip: Vec3,
-    /// Knee, world space (from the last IK solve).
-    pub knee: Vec3,
-    /// Legs of three or more segments: every joint between the hip and the foot, the knee
-    /// first (empty for two-segment legs, whose one joint is `knee`).
-    pub joints: Vec<Vec3>,
-    /// The knee's pole direction, world space (unit): the side the knee bends toward.
-    pub pole: Vec3,
-    /// Hip-to-foot distance over leg length (above 1: overreach).
-    pub reach: f32,
-    /// Last good ground hit for the target, kept for misses.
-    last_hit: Option<Vec3>,
-    swing_from: Vec3,
-    /// Lifted outside its group's turn because it was stretched.
-    rescue: bool,
-    /// An edge lies this leg's way: its landing probe crossed a drop deeper than
-    /// `nav.step_height` (or found no ground), and still sees the ground that far below
-    /// the plane the body stands on.
-    over_edge: bool,
-    /// A wall lies this leg's way: its landing probe found ground standing more than
-    /// `nav.step_height` above the body's plane (or started inside it), where no foot can
-    /// stand and the body must not go.
-    at_wall: bool,
-    /// Last tick's landing probe hit (before any fallback).
-    probe: Option<Vec3>,
-    /// The extra queries last made for this leg's probe, kept out of line (most legs never
-    /// need them; the hot state stays small).
-    memo: Option<Box<LegMemo>>,
-    swing_t: f32,
-    swing_duration: f32,
-}
-
-impl LegState {
-    /// A foot standing at `foot` (`hit`: the ground cast that found it), hip at `hip`.
-    fn planted(foot: Vec3, hit: Option<Vec3>, hip: Vec3) -> LegState {
-        LegState {
-            foot,
-            grounded: true,
-            target: foot,
-            target_hit: hit.is_some(),
-            hip,
-            knee: hip,
-            joints: Vec::new(),
-            pole: Vec3::Y,
-            reach: 0.0,
-            last_hit: hit,
-            swing_from: foot,
-            rescue: false,
-            over_edge: false,
-            at_wall: false,
-            probe: hit,
-            memo: None,
-            swing_t: 0.0,
-            swing_duration: 0.0,
-        }
-    }
-
-    /// A foot hanging at `foot` over no ground it can stand on (a creature stood on a ledge's
-    /// rim): not grounded, already swinging toward the target the stepper will find.
-    pub(super) fn hanging(foot: Vec3, hip: Vec3) -> LegState {
-        LegState {
-            grounded: false,
-            swing_duration: HANG_SWING,
-            ..LegState::planted(foot, None, hip)
-        }
-    }
-
-    /// A leg of `def` stood with its body at `position` turned `rot`: its foot on the ground
-    /// under its rest spot, else on the first foothold on the way back toward the body,
-    /// else hanging at the rest spot.
-    fn stood<G: GroundQuery + ?Sized>(
-        leg: &super::def::ValidLeg,
-        position: Vec3,
-        rot: Quat,
-        footing: &terrain::Footing,
-        ground: &G,
-    ) -> LegState {
-        let rest = position + rot * leg.rest;
-        let hip = position + rot * leg.hip;
-        let max = CAST_ABOVE_BODY + (position.y - rest.y) + CAST_BELOW_REST;
-        [0.0f32, 0.35, 0.6, 0.85]
-            .iter()
-            .find_map(|t| {
-                let q = rest.lerp(Vec3::new(position.x, rest.y, position.z), *t);
-                let origin = Vec3::new(q.x, position.y + CAST_ABOVE_BODY, q.z);
-                footing.cast(ground, origin, max)
-            })
-            .map_or_else(
-                || LegState::hanging(rest, hip),
-                |hit| LegState::planted(hit, Some(hit), hip),
-            )
-    }
 }
 
 /// Working memory for [`Locomotor::update`], shared by all creatures of a world so each

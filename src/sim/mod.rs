@@ -12,6 +12,7 @@ mod paths;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
+mod types;
 pub(crate) mod world;
 
 pub use checkpoint::WorldCheckpoint;

@@ -35,16 +35,7 @@ pub struct CreatureId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TypeId(pub u32);
 
-/// A registered creature type.
-#[derive(Clone, Debug)]
-pub struct CreatureType {
-    /// Qualified name, `mod/name`.
-    pub name: String,
-    /// The validated definition.
-    pub def: Arc<ValidCreatureDef>,
-    /// Its model, when the type has one (drawn skinned; the trace gains each foot's `tip`).
-    pub model: Option<Arc<crate::model::BoundModel>>,
-}
+pub use super::types::CreatureType;
 
 /// One creature.
 #[derive(Clone, Debug)]
@@ -360,49 +351,6 @@ impl World {
                 input: input(),
             });
         }
-    }
-
-    /// Registers (or replaces, by qualified name) a creature type, with the model made from
-    /// its definition (see [`World::set_type_model`] for one it brings).
-    pub fn register_type(&mut self, name: &str, def: ValidCreatureDef) -> TypeId {
-        let model = Some(Arc::new(super::generated_model(name, &def)));
-        let def = Arc::new(def);
-        if let Some(i) = self.types.iter().position(|t| t.name == name) {
-            self.types[i].def = def;
-            self.types[i].model = model;
-            return TypeId(i as u32);
-        }
-        self.types.push(CreatureType {
-            name: name.to_string(),
-            def,
-            model,
-        });
-        TypeId(self.types.len() as u32 - 1)
-    }
-
-    /// Gives type `id` its model (or takes it away).
-    pub fn set_type_model(&mut self, id: TypeId, model: Option<Arc<crate::model::BoundModel>>) {
-        if let Some(t) = self.types.get_mut(id.0 as usize) {
-            t.model = model;
-        }
-    }
-
-    /// The type registered under a qualified name.
-    pub fn type_by_name(&self, name: &str) -> Option<TypeId> {
-        self.types
-            .iter()
-            .position(|t| t.name == name)
-            .map(|i| TypeId(i as u32))
-    }
-
-    /// A registered type.
-    pub fn creature_type(&self, id: TypeId) -> Option<&CreatureType> {
-        self.types.get(id.0 as usize)
-    }
-
-    /// All registered types.
-    pub fn types(&self) -> &[CreatureType] {
-        &self.types
     }
 
     /// Spawns a creature of `type_id` at `position` (x, z; dropped onto the ground) facing
