@@ -8,6 +8,7 @@ pub(crate) mod instances;
 
 pub(crate) mod mesh;
 pub(crate) mod offscreen;
+mod pipelines;
 pub(crate) mod skinned;
 
 pub use camera::OrbitCamera;
