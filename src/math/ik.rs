@@ -1,7 +1,7 @@
 //! Analytic two-bone IK (law of cosines) with a knee (pole) direction, and FABRIK for
 //! chains of three or more segments. All positions share one space; the caller names it.
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
 /// Result of a two-bone solve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,14 +56,26 @@ pub fn two_bone(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBon
     }
 }
 
-/// Solves a chain of any number of segments with FABRIK, seeded from a pole-bent pose so
-/// the joints bend toward `pole`. `joints` receives `lengths.len() + 1` points (hip first).
-/// Returns the reach ratio (as [`TwoBone::reach`]).
+/// Solves a chain of any number of segments with FABRIK, bending its joints toward `pole`.
+/// `joints` receives `lengths.len() + 1` points (hip first). Returns the reach ratio (as
+/// [`TwoBone::reach`]).
+///
+/// FABRIK starts from the chain bent evenly (every joint turned by the same angle, toward
+/// the pole) so far that its end lies on the target: a shape found analytically (Newton on
+/// that one angle), which already keeps every length and reaches, so FABRIK's passes run
+/// only where that bend cannot reach (a target nearer the hip than the chain can curl).
+///
+/// `turn` is that angle as a unit complex number `(cos, sin)`: the last solve's, kept by
+/// the caller (`Vec2::ZERO` when there is none), is where Newton starts — a tick later it
+/// is a step or two from the answer, with no trigonometry. The joints depend on it only
+/// within the tolerance (10 µm per metre of chain): the shape is the same function of hip,
+/// target and pole whatever came before, so it cannot drift.
 pub(crate) fn fabrik(
     hip: Vec3,
     target: Vec3,
     lengths: &[f32],
     pole: Vec3,
+    turn: &mut Vec2,
     joints: &mut Vec<Vec3>,
 ) -> f32 {
     joints.clear();
@@ -78,21 +90,18 @@ pub(crate) fn fabrik(
     } else {
         dir.any_orthonormal_vector()
     };
-    // Seed: an arc bowing toward the pole.
-    joints.push(hip);
     let n = lengths.len();
-    let mut acc = 0.0;
-    for (i, l) in lengths.iter().enumerate() {
-        acc += l;
-        let s = acc / total.max(1e-6);
-        let bow = (std::f32::consts::PI * s).sin() * total * 0.3 * (i + 1 < n) as u8 as f32;
-        let p = hip + dir * (s * dist.min(total)) + bend * bow;
-        let prev = joints[i];
-        let seg = (p - prev).normalize_or(dir);
-        joints.push(prev + seg * *l);
-    }
-    let goal = hip + dir * dist.min(total * 0.9999);
+    let dist = dist.min(total * 0.9999);
+    let (w, chord) = even_turn(lengths, total, dist, *turn);
+    *turn = w;
+    lay_out(hip, dir, bend, lengths, w, chord, joints);
+    let goal = hip + dir * dist;
+    // Done within a tenth of a millimetre per metre of chain.
+    let tolerance = (total * 1e-4).powi(2);
     for _ in 0..12 {
+        if joints[n].distance_squared(goal) < tolerance {
+            break;
+        }
         // Backward pass.
         joints[n] = goal;
         for i in (0..n).rev() {
@@ -105,11 +114,124 @@ pub(crate) fn fabrik(
             let d = (joints[i + 1] - joints[i]).normalize_or(dir);
             joints[i + 1] = joints[i] + d * lengths[i];
         }
-        if joints[n].distance_squared(goal) < 1e-8 {
-            break;
-        }
     }
     reach
+}
+
+/// The chord of a chain whose segment `k` turns `k·θ` from the first, in its own plane
+/// (first segment along +x, turning toward −y; `w` = `(cos θ, sin θ)`), and the derivative
+/// in θ of the chord.
+fn chord(lengths: &[f32], w: Vec2) -> (Vec2, Vec2) {
+    let step = Vec2::new(w.x, -w.y);
+    let (mut z, mut s, mut ds) = (Vec2::X, Vec2::ZERO, Vec2::ZERO);
+    for (k, l) in lengths.iter().enumerate() {
+        s += *l * z;
+        // d/dθ of e^{−i·k·θ} is −i·k·e^{−i·k·θ}.
+        ds += *l * k as f32 * Vec2::new(z.y, -z.x);
+        z = z.rotate(step);
+    }
+    (s, ds)
+}
+
+/// `(cos θ, sin θ)`.
+fn unit(theta: f32) -> Vec2 {
+    let (sin, cos) = theta.sin_cos();
+    Vec2::new(cos, sin)
+}
+
+/// The even turn `(cos θ, sin θ)` that puts the chain's end `dist` from its start (or, for
+/// a target nearer than the chain curls, the most it turns: 2π/n in all), from `guess`,
+/// and the chord it gives.
+fn even_turn(lengths: &[f32], total: f32, dist: f32, guess: Vec2) -> (Vec2, Vec2) {
+    let n = lengths.len();
+    let want = dist * dist;
+    let max = (std::f32::consts::TAU / n as f32).min(0.95 * std::f32::consts::PI);
+    // Within 10 µm per metre of chain.
+    let close = 2.0 * dist.max(total * 0.01) * total * 1e-5;
+    // Warm: Newton from the guess, each step a small turn of it (a few products, no
+    // trigonometry); anything odd falls back to the cold search.
+    if (guess.length_squared() - 1.0).abs() < 1e-3 && guess.y >= 0.0 {
+        let (cos_max, mut w) = (max.cos(), guess);
+        for _ in 0..6 {
+            let (c, dc) = chord(lengths, w);
+            let err = c.length_squared() - want;
+            if err.abs() < close {
+                return (w, c);
+            }
+            let slope = 2.0 * c.dot(dc);
+            let d = -err / slope;
+            if slope >= 0.0 || d.abs() > 0.25 || !d.is_finite() {
+                break;
+            }
+            let d2 = d * d;
+            let small = Vec2::new(
+                1.0 - d2 / 2.0 + d2 * d2 / 24.0,
+                d * (1.0 - d2 / 6.0 + d2 * d2 / 120.0),
+            );
+            w = w.rotate(small).normalize();
+            if w.y < 0.0 || w.x < cos_max {
+                break;
+            }
+            // A step this small lands within the tolerance (Newton's error goes as its
+            // square): take it, and the chord it gives to first order, unchecked.
+            if d.abs() < 2e-3 {
+                return (w, c + d * dc);
+            }
+        }
+    }
+    // Cold: safeguarded Newton in [0, max] (θ = 0 is straight: the chord is the whole
+    // chain), from the even arc's small-bend guess; a target nearer than the chain curls
+    // ends at `max`.
+    let (mut lo, mut hi) = (0.0f32, max);
+    let mut theta = (24.0 * (1.0 - dist / total.max(1e-6)) / (n * n - 1).max(1) as f32)
+        .sqrt()
+        .min(max * 0.5);
+    let mut s = Vec2::X;
+    for _ in 0..16 {
+        let (c, dc) = chord(lengths, unit(theta));
+        s = c;
+        let err = c.length_squared() - want;
+        if err.abs() < close {
+            break;
+        }
+        if err > 0.0 {
+            lo = theta;
+        } else {
+            hi = theta;
+        }
+        let slope = 2.0 * c.dot(dc);
+        let step = theta - err / slope;
+        theta = if slope < 0.0 && step > lo && step < hi {
+            step
+        } else {
+            0.5 * (lo + hi)
+        };
+    }
+    (unit(theta), s)
+}
+
+/// Lays the chain into `joints` from `hip`, bent evenly by `w` toward `bend`, its chord
+/// along `dir` (`chord`: the chain's, in its own plane): segment k's direction is the
+/// chord's conjugate times e^{−i·k·θ}.
+fn lay_out(
+    hip: Vec3,
+    dir: Vec3,
+    bend: Vec3,
+    lengths: &[f32],
+    w: Vec2,
+    chord: Vec2,
+    joints: &mut Vec<Vec3>,
+) {
+    let c = chord.normalize_or(Vec2::X);
+    let mut z = Vec2::new(c.x, -c.y);
+    let step = Vec2::new(w.x, -w.y);
+    let mut p = hip;
+    joints.push(p);
+    for l in lengths {
+        p += *l * (z.x * dir + z.y * bend);
+        joints.push(p);
+        z = z.rotate(step);
+    }
 }
 
 #[cfg(test)]
@@ -208,7 +330,14 @@ mod tests {
         let lengths = [0.3, 0.4, 0.3];
         let mut joints = Vec::new();
         let t = Vec3::new(0.5, -0.4, 0.3);
-        let reach = fabrik(Vec3::ZERO, t, &lengths, Vec3::Y, &mut joints);
+        let reach = fabrik(
+            Vec3::ZERO,
+            t,
+            &lengths,
+            Vec3::Y,
+            &mut Vec2::default(),
+            &mut joints,
+        );
         assert_eq!(joints.len(), 4);
         assert!(reach < 1.0);
         assert!(joints[3].distance(t) < 1e-3, "{}", joints[3]);
@@ -220,9 +349,86 @@ mod tests {
             Vec3::new(5.0, 0.0, 0.0),
             &lengths,
             Vec3::Y,
+            &mut Vec2::default(),
             &mut joints,
         );
         assert!(reach > 4.9);
         assert!(joints.iter().all(|j| j.is_finite()));
+    }
+
+    #[test]
+    fn chains_bend_evenly_toward_the_pole_reach_and_move_smoothly() {
+        // A five-bone leg (as the shared spider model's) whose hip and foot sweep through a
+        // step cycle while the pole wobbles.
+        let lengths = [0.1, 0.35, 0.4, 0.3, 0.2];
+        let mut joints = Vec::new();
+        let mut last: Vec<Vec3> = Vec::new();
+        let mut turn = Vec2::ZERO;
+        let mut cold = Vec::new();
+        for k in 0..2000 {
+            let t = k as f32 / 60.0;
+            let hip = Vec3::new(0.1 * t.sin(), 0.05 * (3.0 * t).sin(), 0.2 * t.cos());
+            let target = Vec3::new(
+                0.7 + 0.3 * (2.0 * t).cos(),
+                -0.6 + 0.2 * (2.0 * t).sin().max(0.0),
+                0.3 * (2.0 * t).sin(),
+            );
+            let pole = Vec3::new(0.2 * (0.5 * t).sin(), 1.0, 0.0).normalize();
+            fabrik(hip, target, &lengths, pole, &mut turn, &mut joints);
+            // Started from the last tick's turn or from nothing: the same shape.
+            fabrik(hip, target, &lengths, pole, &mut Vec2::default(), &mut cold);
+            let apart = joints
+                .iter()
+                .zip(&cold)
+                .map(|(a, b)| a.distance(*b))
+                .fold(0.0, f32::max);
+            assert!(
+                apart < 1e-4,
+                "tick {k}: warm and cold solves {apart} m apart"
+            );
+            // Reaches the target and keeps every length.
+            assert!(joints[5].distance(target) < 1e-4, "tick {k}");
+            for i in 0..5 {
+                assert!((joints[i + 1].distance(joints[i]) - lengths[i]).abs() < 1e-4);
+            }
+            // Every joint between bows to the pole's side of the hip-target line, and the
+            // chain turns the same way at each (no S-bends).
+            let dir = (target - hip).normalize();
+            for j in &joints[1..5] {
+                let off = (*j - hip) - dir * (*j - hip).dot(dir);
+                assert!(
+                    off.dot(pole) > 0.0,
+                    "tick {k}: a joint folds away from the pole"
+                );
+            }
+            let axis = dir.cross(pole);
+            for w in joints.windows(3) {
+                let turn = (w[1] - w[0]).cross(w[2] - w[1]).dot(axis);
+                assert!(turn <= 1e-6, "tick {k}: the chain turns back");
+            }
+            // Smooth: no joint jumps between ticks more than the hip and target move.
+            if !last.is_empty() {
+                let jump = joints
+                    .iter()
+                    .zip(&last)
+                    .map(|(a, b)| a.distance(*b))
+                    .fold(0.0, f32::max);
+                assert!(jump < 0.05, "tick {k}: a joint jumps {jump} m");
+            }
+            last.clone_from(&joints);
+        }
+        // Nearer than the chain curls: as near as it goes, finite, lengths kept.
+        let reach = fabrik(
+            Vec3::ZERO,
+            Vec3::new(0.0, -0.01, 0.0),
+            &lengths,
+            Vec3::X,
+            &mut Vec2::default(),
+            &mut joints,
+        );
+        assert!(reach < 0.01 && joints.iter().all(|j| j.is_finite()));
+        for i in 0..5 {
+            assert!((joints[i + 1].distance(joints[i]) - lengths[i]).abs() < 1e-3);
+        }
     }
 }

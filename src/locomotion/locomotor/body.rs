@@ -123,7 +123,14 @@ impl Locomotor {
                 st.knee = s.knee;
                 st.reach = s.reach;
             } else {
-                st.reach = fabrik(hip, st.foot, &leg.segments, pole, &mut scratch.joints);
+                st.reach = fabrik(
+                    hip,
+                    st.foot,
+                    &leg.segments,
+                    pole,
+                    &mut st.turn,
+                    &mut scratch.joints,
+                );
                 st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
                 let n = scratch.joints.len();
                 st.joints.clear();

@@ -613,7 +613,10 @@ pub(crate) fn joint_deviation(rig: &Rig, parts: &[Part]) -> Vec<f32> {
 }
 
 /// Each limb's joint points along the rig (legs, then arms), hip or shoulder first, foot or
-/// hand last (segment ends).
+/// hand last: a rigid skeleton, as a model's bones are drawn — from the top of the limb's
+/// first part, each segment along its part's axis at its own length. (The parts' joints
+/// give a little under load, a hard landing most; the chain does not, so its points are
+/// always a segment apart and a drawn bone's end is the chain's.)
 pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
     let mut k = 1;
     limbs(def)
@@ -626,7 +629,8 @@ pub fn rig_chains(def: &ValidCreatureDef, parts: &[Part]) -> Vec<Vec<Vec3>> {
                 if si == 0 {
                     chain.push(p.position - half);
                 }
-                chain.push(p.position + half);
+                let end = chain[chain.len() - 1] + 2.0 * half;
+                chain.push(end);
                 k += 1;
             }
             chain
