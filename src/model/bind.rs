@@ -121,22 +121,6 @@ pub(crate) fn side_of(name: &str) -> (Option<bool>, String) {
     (None, l)
 }
 
-/// Edit distance, for "did you mean".
-fn lev(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 impl Model {
     /// The joint named `name`, or an error that says so and names the nearest bone.
     pub(crate) fn bone(&self, name: &str, field: &str) -> Result<usize, String> {
@@ -144,7 +128,12 @@ impl Model {
             let near = self
                 .joints
                 .iter()
-                .map(|j| (lev(&name.to_lowercase(), &j.name.to_lowercase()), &j.name))
+                .map(|j| {
+                    (
+                        strsim::levenshtein(&name.to_lowercase(), &j.name.to_lowercase()),
+                        &j.name,
+                    )
+                })
                 .min();
             let hint = match near {
                 Some((d, n)) if d <= 3.max(name.len() / 3) => format!(" (did you mean \"{n}\"?)"),

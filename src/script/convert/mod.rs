@@ -68,21 +68,6 @@ pub(crate) fn to_vector(v: Vec3) -> mlua::Vector {
     mlua::Vector::new(v.x, v.y, v.z)
 }
 
-fn lev(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + (ca != *cb) as usize)
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 /// Reads known fields from a table; `finish` rejects unknown ones.
 pub(crate) struct Reader {
     table: Table,
@@ -243,7 +228,7 @@ impl Reader {
             let hint = self
                 .known
                 .iter()
-                .map(|c| (lev(k, c), c))
+                .map(|c| (strsim::levenshtein(k, c), c))
                 .filter(|(d, _)| *d <= 2)
                 .min()
                 .map(|(_, c)| format!(" (did you mean '{}{c}'?)", self.prefix))
