@@ -25,6 +25,7 @@ fn load_in(root: &Path, file: &str, texture: Option<&str>) -> Result<model::Mode
             mod_name: "m",
             file,
             texture,
+            hide: &[],
         },
         &LoadLimits::default(),
     )
@@ -257,6 +258,60 @@ fn tiny(edit: impl FnOnce(&mut Value, &mut Vec<u8>)) -> String {
 }
 
 #[test]
+fn model_hide_leaves_out_the_knights_spare_weapons_and_names_a_mesh_it_cannot_find() {
+    let root = assets().join("knight");
+    let load = |hide: &[String]| {
+        model::load(
+            &Source {
+                root: &root,
+                mod_name: "knight",
+                file: "knight.glb",
+                texture: None,
+                hide,
+            },
+            &LoadLimits::default(),
+        )
+    };
+    let all = load(&[]).expect("loads");
+    // Six spare weapons and shields, by node name (or a mesh name: "Cube.12993" is the
+    // two-handed sword's mesh).
+    let spare: Vec<String> = [
+        "1H_Sword_Offhand",
+        "Badge_Shield",
+        "Rectangle_Shield",
+        "Spike_Shield",
+        "Cube.12993",
+    ]
+    .map(String::from)
+    .to_vec();
+    let armed = load(&spare).expect("loads");
+    let rigid = |m: &model::Model| m.primitives.iter().filter(|p| p.rigid).count();
+    let tris = |m: &model::Model| m.primitives.iter().map(|p| p.indices.len()).sum::<usize>();
+    // One sword, one shield, the helmet and the cape left: fewer rigid pieces and fewer
+    // triangles, the skinned body untouched.
+    assert!(
+        rigid(&armed) < rigid(&all),
+        "{} vs {}",
+        rigid(&armed),
+        rigid(&all)
+    );
+    assert!(tris(&armed) < tris(&all));
+    let skinned = |m: &model::Model| m.primitives.iter().filter(|p| !p.rigid).count();
+    assert_eq!(skinned(&armed), skinned(&all));
+    assert_eq!(armed.joints.len(), all.joints.len());
+    // A name that is not there: the file and the nearest name.
+    let e = load(&["Round_Sheild".to_string()])
+        .expect_err("no such mesh")
+        .to_string();
+    assert!(
+        e.starts_with("knight/knight.glb: ")
+            && e.contains("model.hide: no mesh node named \"Round_Sheild\"")
+            && e.contains("did you mean \"Round_Shield\""),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_model_files_are_clear_errors_that_name_the_file() {
     let dir = tempfile::tempdir().expect("tmp");
     let root = dir.path().join("m");
@@ -346,6 +401,7 @@ fn bad_model_files_are_clear_errors_that_name_the_file() {
             mod_name: "m",
             file: "assets/x.gltf",
             texture: None,
+            hide: &[],
         },
         &LoadLimits { max_bytes: 200 },
     )

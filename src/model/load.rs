@@ -49,6 +49,8 @@ pub struct Source<'a> {
     pub file: &'a str,
     /// An image beside it to use as the base colour where the file references none.
     pub texture: Option<&'a str>,
+    /// Mesh nodes to leave out, by node or mesh name (a knight's spare weapons).
+    pub hide: &'a [String],
 }
 
 impl Source<'_> {
@@ -424,10 +426,21 @@ impl<'a> Reading<'a> {
         }
         // Skinned and rigid triangles.
         let mut primitives = Vec::new();
+        let mut hidden = vec![false; src.hide.len()];
         for nd in doc.nodes() {
             let (Some(mesh), Some(g)) = (nd.mesh(), global[nd.index()]) else {
                 continue;
             };
+            let names = [nd.name(), mesh.name()];
+            let mut hide = false;
+            for (h, seen) in src.hide.iter().zip(hidden.iter_mut()) {
+                if names.contains(&Some(h.as_str())) {
+                    (hide, *seen) = (true, true);
+                }
+            }
+            if hide {
+                continue;
+            }
             let skinned = match nd.skin() {
                 Some(s) if s.index() == skin.index() => true,
                 Some(_) => continue, // another skeleton's mesh
@@ -458,6 +471,21 @@ impl<'a> Reading<'a> {
                     primitives.push(p);
                 }
             }
+        }
+        if let Some(h) = src.hide.iter().zip(&hidden).find(|(_, seen)| !**seen) {
+            let h = h.0;
+            let near = doc
+                .nodes()
+                .filter_map(|nd| Some([nd.name(), nd.mesh()?.name()]))
+                .flatten()
+                .flatten()
+                .map(|n| (strsim::levenshtein(&h.to_lowercase(), &n.to_lowercase()), n))
+                .min();
+            let hint = match near {
+                Some((d, n)) if d <= 3.max(h.len() / 3) => format!(" (did you mean \"{n}\"?)"),
+                _ => String::new(),
+            };
+            return Err(src.err(format!("model.hide: no mesh node named \"{h}\"{hint}")));
         }
         if primitives.is_empty() {
             return Err(src.err("has no triangles to draw"));

@@ -138,6 +138,7 @@ fn load_model(
             mod_name: &c.name,
             file: &spec.file,
             texture: spec.texture.as_deref(),
+            hide: &spec.hide,
         },
         &limits,
     )

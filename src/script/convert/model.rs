@@ -1,4 +1,4 @@
-//! `creature.define{ model = { file =, texture =, scale =, rotation =, idle =, bind = { body =,
+//! `creature.define{ model = { file =, texture =, scale =, rotation =, idle =, hide =, bind = { body =,
 //! head =, legs = { NAME = { "Bone", … } }, arms = { … } } } }`: what a type's model is and how
 //! its bones bind (read here; loaded and bound by `script::api::define`).
 
@@ -19,6 +19,8 @@ pub(crate) struct ModelSpec {
     pub bind: BindSpec,
     /// A clip to loop on the unbound bones.
     pub idle: Option<String>,
+    /// Mesh nodes not to draw, by node or mesh name.
+    pub hide: Vec<String>,
 }
 
 /// Reads `model` (absent: `None`).
@@ -39,7 +41,9 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     }
     let m = r.sub(
         "model",
-        &["file", "texture", "scale", "rotation", "idle", "bind"],
+        &[
+            "file", "texture", "scale", "rotation", "idle", "bind", "hide",
+        ],
         lua,
     )?;
     let file = m.string("file")?.ok_or_else(|| {
@@ -82,7 +86,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
                     format!("must be a list of bone names, got {}", type_name(&v)),
                 ));
             };
-            out.push((name, bone_list(&list, &field)?));
+            out.push((name, name_list(&list, &field, "bone")?));
         }
         out.sort();
         Ok(out)
@@ -101,13 +105,18 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             rotation,
         },
         idle: m.string("idle")?,
+        hide: match m.table("hide")? {
+            Some(t) => name_list(&t, "model.hide", "mesh node")?,
+            None => Vec::new(),
+        },
     };
     b.finish()?;
     m.finish()?;
     Ok(Some(spec))
 }
 
-fn bone_list(list: &Table, field: &str) -> Result<Vec<String>, DefError> {
+/// A list of names (`what`: "bone", "mesh node"), at least one.
+fn name_list(list: &Table, field: &str, what: &str) -> Result<Vec<String>, DefError> {
     let mut out = Vec::new();
     for (i, v) in list.sequence_values::<Value>().enumerate() {
         match v.map_err(|e| DefError::new(field, e.to_string()))? {
@@ -116,7 +125,7 @@ fn bone_list(list: &Table, field: &str) -> Result<Vec<String>, DefError> {
                 return Err(DefError::new(
                     field,
                     format!(
-                        "bone {} must be a bone name (a string), got {}",
+                        "{what} {} must be a {what} name (a string), got {}",
                         i + 1,
                         type_name(&other)
                     ),
@@ -125,7 +134,7 @@ fn bone_list(list: &Table, field: &str) -> Result<Vec<String>, DefError> {
         }
     }
     if out.is_empty() {
-        return Err(DefError::new(field, "needs at least one bone"));
+        return Err(DefError::new(field, format!("needs at least one {what}")));
     }
     Ok(out)
 }
