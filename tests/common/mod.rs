@@ -761,3 +761,28 @@ impl Live {
         }
     }
 }
+
+/// The shared rigged models (`../shared/assets/`, made elsewhere: read in place, never
+/// copied into the repository).
+pub fn assets() -> PathBuf {
+    root().join("../shared/assets")
+}
+
+/// Loads `file` of the mod folder `root` (named "m" in messages), the error as text.
+pub fn load_in(
+    root: &Path,
+    file: &str,
+    texture: Option<&str>,
+) -> Result<skitter::model::Model, String> {
+    skitter::model::load(
+        &skitter::model::Source {
+            root,
+            mod_name: "m",
+            file,
+            texture,
+            hide: &[],
+        },
+        &skitter::model::LoadLimits::default(),
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,265 @@
+//! Bad model input: bone names in `bind` that are not there, `model.hide` names, and broken
+//! or hostile glTF files — each a clear error that names the file (and the nearest name),
+//! nothing read outside the mod's folder.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+
+use base64::Engine as _;
+use common::*;
+use serde_json::{json, Value};
+use skitter::model::{self, BindSpec, BoundModel, LoadLimits, Source};
+
+#[test]
+fn bones_named_in_bind_must_exist_and_say_which_one_was_meant() {
+    let m = load_in(&assets().join("fox"), "fox.glb", None).expect("fox");
+    let spec = BindSpec {
+        scale: 0.01,
+        legs: vec![(
+            "front".into(),
+            vec!["b_LeftUperArm_09".into(), "b_LeftForeArm_010".into()],
+        )],
+        ..BindSpec::default()
+    };
+    let e = BoundModel::new(std::sync::Arc::new(m.clone()), &spec, None).expect_err("typo");
+    assert!(
+        e.contains("model.bind.legs.front: no bone \"b_LeftUperArm_09\"")
+            && e.contains("did you mean \"b_LeftUpperArm_09\""),
+        "{e}"
+    );
+    let e = BoundModel::new(
+        std::sync::Arc::new(m),
+        &BindSpec {
+            scale: 1.0,
+            ..BindSpec::default()
+        },
+        Some("Dance".into()),
+    )
+    .expect_err("clip");
+    assert!(
+        e.contains("no clip \"Dance\"") && e.contains("Survey, Walk, Run"),
+        "{e}"
+    );
+}
+
+/// A minimal rigged glTF (one triangle skinned to a two-joint chain), its buffer embedded,
+/// after `edit` changed its JSON or its bytes.
+fn tiny(edit: impl FnOnce(&mut Value, &mut Vec<u8>)) -> String {
+    let mut b: Vec<u8> = Vec::new();
+    for p in [[0.0f32, 0.0, 0.0], [0.1, 1.0, 0.0], [-0.1, 1.0, 0.0]] {
+        p.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    for i in [0u16, 1, 2, 0] {
+        b.extend(i.to_le_bytes());
+    }
+    for _ in 0..3 {
+        b.extend([0u8, 1, 0, 0]);
+    }
+    for _ in 0..3 {
+        [0.5f32, 0.5, 0.0, 0.0]
+            .iter()
+            .for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    for t in [0.0f32, -1.0] {
+        let m = [
+            1.0f32, 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., t, 0., 1.,
+        ];
+        m.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    }
+    assert_eq!(b.len(), 232);
+    let mut j = json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": [0, 2] }],
+        "nodes": [
+            { "name": "Hip", "children": [1] },
+            { "name": "Foot", "translation": [0.0, 1.0, 0.0] },
+            { "name": "mesh", "mesh": 0, "skin": 0 }
+        ],
+        "skins": [{ "joints": [0, 1], "inverseBindMatrices": 4 }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3 }, "indices": 1 }] }],
+        "buffers": [{ "byteLength": 232 }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": 36 },
+            { "buffer": 0, "byteOffset": 36, "byteLength": 6 },
+            { "buffer": 0, "byteOffset": 44, "byteLength": 12 },
+            { "buffer": 0, "byteOffset": 56, "byteLength": 48 },
+            { "buffer": 0, "byteOffset": 104, "byteLength": 128 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3", "min": [-0.1, 0.0, 0.0], "max": [0.1, 1.0, 0.0] },
+            { "bufferView": 1, "componentType": 5123, "count": 3, "type": "SCALAR" },
+            { "bufferView": 2, "componentType": 5121, "count": 3, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5126, "count": 3, "type": "VEC4" },
+            { "bufferView": 4, "componentType": 5126, "count": 2, "type": "MAT4" }
+        ]
+    });
+    edit(&mut j, &mut b);
+    if j["buffers"][0].get("uri").is_none() {
+        j["buffers"][0]["uri"] = Value::String(format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&b)
+        ));
+    }
+    j.to_string()
+}
+
+#[test]
+fn model_hide_leaves_out_the_knights_spare_weapons_and_names_a_mesh_it_cannot_find() {
+    let root = assets().join("knight");
+    let load = |hide: &[String]| {
+        model::load(
+            &Source {
+                root: &root,
+                mod_name: "knight",
+                file: "knight.glb",
+                texture: None,
+                hide,
+            },
+            &LoadLimits::default(),
+        )
+    };
+    let all = load(&[]).expect("loads");
+    // Six spare weapons and shields, by node name (or a mesh name: "Cube.12993" is the
+    // two-handed sword's mesh).
+    let spare: Vec<String> = [
+        "1H_Sword_Offhand",
+        "Badge_Shield",
+        "Rectangle_Shield",
+        "Spike_Shield",
+        "Cube.12993",
+    ]
+    .map(String::from)
+    .to_vec();
+    let armed = load(&spare).expect("loads");
+    let rigid = |m: &model::Model| m.primitives.iter().filter(|p| p.rigid).count();
+    let tris = |m: &model::Model| m.primitives.iter().map(|p| p.indices.len()).sum::<usize>();
+    // One sword, one shield, the helmet and the cape left: fewer rigid pieces and fewer
+    // triangles, the skinned body untouched.
+    assert!(
+        rigid(&armed) < rigid(&all),
+        "{} vs {}",
+        rigid(&armed),
+        rigid(&all)
+    );
+    assert!(tris(&armed) < tris(&all));
+    let skinned = |m: &model::Model| m.primitives.iter().filter(|p| !p.rigid).count();
+    assert_eq!(skinned(&armed), skinned(&all));
+    assert_eq!(armed.joints.len(), all.joints.len());
+    // A name that is not there: the file and the nearest name.
+    let e = load(&["Round_Sheild".to_string()])
+        .expect_err("no such mesh")
+        .to_string();
+    assert!(
+        e.starts_with("knight/knight.glb: ")
+            && e.contains("model.hide: no mesh node named \"Round_Sheild\"")
+            && e.contains("did you mean \"Round_Shield\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_model_files_are_clear_errors_that_name_the_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("m");
+    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    let try_load = |json: &str| {
+        std::fs::write(root.join("assets/x.gltf"), json).expect("write");
+        load_in(&root, "assets/x.gltf", None)
+    };
+    let ok = try_load(&tiny(|_, _| {})).expect("the tiny model loads");
+    assert_eq!((ok.joints.len(), ok.primitives[0].indices.len()), (2, 3));
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("empty", String::new(), "m/assets/x.gltf: is empty"),
+        (
+            "not JSON",
+            "{ nope".into(),
+            "m/assets/x.gltf: is not a valid glTF 2.0 file",
+        ),
+        (
+            "view past its buffer",
+            tiny(|j, _| j["bufferViews"][4]["byteLength"] = json!(200)),
+            "buffer view 4",
+        ),
+        (
+            "NaN",
+            tiny(|_, b| b[12..16].copy_from_slice(&f32::NAN.to_le_bytes())),
+            "POSITION 1 is not a finite number",
+        ),
+        (
+            "index out of range",
+            tiny(|_, b| b[40..42].copy_from_slice(&7u16.to_le_bytes())),
+            "index 2 is 7, but there are 3 vertices",
+        ),
+        (
+            "no skin",
+            tiny(|j, _| {
+                j["nodes"][2].as_object_mut().unwrap().remove("skin");
+                j.as_object_mut().unwrap().remove("skins");
+            }),
+            "has no skin",
+        ),
+        (
+            "too many joints",
+            tiny(|j, _| {
+                let nodes = j["nodes"].as_array_mut().unwrap();
+                let first = nodes.len();
+                for i in 0..300 {
+                    nodes.push(json!({ "name": format!("extra{i}") }));
+                }
+                let joints: Vec<usize> = (0..2).chain(first..first + 300).collect();
+                j["skins"][0] = json!({ "joints": joints });
+                let roots: Vec<usize> = (0..first + 300).filter(|i| *i != 1).collect();
+                j["scenes"][0]["nodes"] = json!(roots);
+            }),
+            "302 joints, more than the 256",
+        ),
+        (
+            "a uri out of the mod",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("../../x.bin")),
+            "leaves the mod folder",
+        ),
+        (
+            "an absolute uri",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("/etc/passwd")),
+            "is an absolute path",
+        ),
+        (
+            "a URL",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!("http://example.com/x.bin")),
+            "is not a file in the mod folder",
+        ),
+        (
+            "a folder",
+            tiny(|j, _| j["buffers"][0]["uri"] = json!(".")),
+            "is not a file",
+        ),
+    ];
+    for (what, json, want) in cases {
+        let e = try_load(&json).expect_err(what);
+        assert!(e.contains(want), "{what}: {e}");
+        assert!(e.starts_with("m/assets/x.gltf: "), "{what}: {e}");
+    }
+    // Over the size limit.
+    std::fs::write(root.join("assets/x.gltf"), tiny(|_, _| {})).expect("write");
+    let e = model::load(
+        &Source {
+            root: &root,
+            mod_name: "m",
+            file: "assets/x.gltf",
+            texture: None,
+            hide: &[],
+        },
+        &LoadLimits { max_bytes: 200 },
+    )
+    .expect_err("limit")
+    .to_string();
+    assert!(
+        e.contains("over the 0.00 MiB limit (--max-asset-mb)"),
+        "{e}"
+    );
+    // The model file itself must be in the mod.
+    let e = load_in(&root, "../m/../../x.gltf", None).expect_err("out");
+    assert!(e.contains("leaves the mod folder"), "{e}");
+}
