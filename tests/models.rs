@@ -448,13 +448,9 @@ fn validate(file: &Path) -> Option<(u64, u64, String)> {
     ))
 }
 
-#[test]
-fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_trace() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let rt = dir.path().join("rt");
-    std::fs::create_dir_all(rt.join("assets")).expect("mkdir");
-    let glb = rt.join("assets/spider.glb");
-    // The bundled spider (its model made from its definition) and the shared spider model.
+/// `skitter export spider GLB scripts/spider`: the bundled spider's generated model, written
+/// (the export's output, after checking it succeeded).
+fn export_bundled_spider(glb: &Path) -> std::process::Output {
     let out = skitter(&[
         "export",
         "spider",
@@ -462,6 +458,17 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
         &bundled("spider").display().to_string(),
     ]);
     assert!(out.status.success(), "{}", text(&out));
+    out
+}
+
+#[test]
+fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_trace() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let rt = dir.path().join("rt");
+    std::fs::create_dir_all(rt.join("assets")).expect("mkdir");
+    let glb = rt.join("assets/spider.glb");
+    // The bundled spider (its model made from its definition) and the shared spider model.
+    let out = export_bundled_spider(&glb);
     assert!(text(&out).contains("26 joints, 8 legs"), "{}", text(&out));
     let ms = model_mod(dir.path(), "", "");
     let loaded = dir.path().join("loaded.glb");
@@ -621,13 +628,7 @@ fn a_type_with_its_own_legs_gives_the_same_trace_with_a_model_as_without() {
     let m = dir.path().join("same");
     std::fs::create_dir_all(m.join("assets")).expect("mkdir");
     let glb = m.join("assets/spider.glb");
-    let out = skitter(&[
-        "export",
-        "spider",
-        &glb.display().to_string(),
-        &bundled("spider").display().to_string(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
+    export_bundled_spider(&glb);
     let body = std::fs::read_to_string(bundled("spider").join("body.lua"))
         .expect("body.lua")
         .replace("return creature.define", "creature.define")

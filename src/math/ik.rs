@@ -133,6 +133,16 @@ fn chord(lengths: &[f32], w: Vec2) -> (Vec2, Vec2) {
     (s, ds)
 }
 
+/// `(cos d, sin d)` from their series to the fourth and fifth power: within 4e-7 for
+/// |d| ≤ 0.25 (a Newton step of [`even_turn`]); the cosine's never falls below cos d.
+fn small_turn(d: f32) -> Vec2 {
+    let d2 = d * d;
+    Vec2::new(
+        1.0 - d2 / 2.0 + d2 * d2 / 24.0,
+        d * (1.0 - d2 / 6.0 + d2 * d2 / 120.0),
+    )
+}
+
 /// `(cos θ, sin θ)`.
 fn unit(theta: f32) -> Vec2 {
     let (sin, cos) = theta.sin_cos();
@@ -151,7 +161,11 @@ fn even_turn(lengths: &[f32], total: f32, dist: f32, guess: Vec2) -> (Vec2, Vec2
     // Warm: Newton from the guess, each step a small turn of it (a few products, no
     // trigonometry); anything odd falls back to the cold search.
     if (guess.length_squared() - 1.0).abs() < 1e-3 && guess.y >= 0.0 {
-        let (cos_max, mut w) = (max.cos(), guess);
+        let mut w = guess;
+        // θ within [0, max]: cos's quartic series, never below cos, settles it without
+        // trigonometry but for a turn within a hair of the limit.
+        let above = small_turn(max).x;
+        let inside = |w: Vec2| w.y >= 0.0 && (w.x >= above || w.x >= max.cos());
         for _ in 0..6 {
             let (c, dc) = chord(lengths, w);
             let err = c.length_squared() - want;
@@ -163,13 +177,8 @@ fn even_turn(lengths: &[f32], total: f32, dist: f32, guess: Vec2) -> (Vec2, Vec2
             if slope >= 0.0 || d.abs() > 0.25 || !d.is_finite() {
                 break;
             }
-            let d2 = d * d;
-            let small = Vec2::new(
-                1.0 - d2 / 2.0 + d2 * d2 / 24.0,
-                d * (1.0 - d2 / 6.0 + d2 * d2 / 120.0),
-            );
-            w = w.rotate(small).normalize();
-            if w.y < 0.0 || w.x < cos_max {
+            w = w.rotate(small_turn(d)).normalize();
+            if !inside(w) {
                 break;
             }
             // A step this small lands within the tolerance (Newton's error goes as its
