@@ -574,7 +574,8 @@ fn export_cmd(
         .model
         .as_ref()
         .with_context(|| format!("type {} has no model", t.name))?;
-    let bytes = skitter::model::to_glb(&m.model)
+    let record = skitter::sim::plan_record(t);
+    let bytes = skitter::model::to_glb(&m.model, record.as_ref())
         .map_err(|e| anyhow::anyhow!("cannot export {}: {e}", t.name))?;
     std::fs::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     eprintln!(

@@ -264,6 +264,12 @@ pub struct ValidLeg {
     pub group: usize,
 }
 
+/// The knee direction of a leg that states none: up and out toward its rest spot.
+pub fn default_knee(rest: Vec3) -> Vec3 {
+    let out = Vec3::new(rest.x, 0.0, rest.z).normalize_or_zero();
+    (Vec3::Y + out).normalize()
+}
+
 /// A creature type the core can run: every number finite and in range, every name resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidCreatureDef {
@@ -541,10 +547,7 @@ impl CreatureDef {
                 }
                 k.normalize()
             }
-            None => {
-                let out = Vec3::new(rest.x - 0.0, 0.0, rest.z).normalize_or_zero();
-                (Vec3::Y + out).normalize()
-            }
+            None => default_knee(rest),
         };
         Ok(ValidLeg {
             name: leg.name.clone(),

@@ -13,7 +13,7 @@ pub(crate) mod posture;
 pub(crate) mod tuning;
 
 pub use arms::{arm_chains, arm_points, ArmDef};
-pub use def::{CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
+pub use def::{default_knee, CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;

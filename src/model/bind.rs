@@ -67,8 +67,8 @@ pub struct BoundLeg {
     pub rest: Vec3,
     /// Segment lengths, hip to tip.
     pub segments: Vec<f32>,
-    /// Knee (pole) direction.
-    pub knee: Vec3,
+    /// Knee (pole) direction (`None`: the definition's default from the rest spot).
+    pub knee: Option<Vec3>,
 }
 
 /// The body plan found in (or bound to) a skeleton, body space.
@@ -90,6 +90,8 @@ pub struct BodyPlan {
     /// Each leg bone's own thickness (leg by leg, bone by bone; empty when a leg's bones do
     /// not map one to one onto its segments).
     pub limb_radii: Vec<Vec<f32>>,
+    /// Taken from the plan the file records (see [`super::record`]), not found in the bones.
+    pub recorded: bool,
 }
 
 /// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
@@ -490,7 +492,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
                 hip,
                 rest: Vec3::new(tip.x, -height, tip.z),
                 segments: segs,
-                knee,
+                knee: Some(knee),
             }
         })
         .collect();
@@ -596,6 +598,26 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             )
         })
         .collect();
+    let mut plan = BodyPlan {
+        size,
+        height,
+        head: head_plan,
+        legs: bound_legs,
+        arms: arm_plans,
+        limb_radius,
+        limb_radii,
+        recorded: false,
+    };
+    // A plan the file records (a type exported by skitter) holds while the bones agree.
+    if let Some(rec) = model
+        .plan_record
+        .as_ref()
+        .filter(|_| spec.legs.is_empty() && spec.arms.is_empty())
+    {
+        if let Some((l, a, p)) = rec.apply(model, &legs, &arms, fix, &plan) {
+            (legs, arms, plan) = (l, a, p);
+        }
+    }
     Ok((
         Binding {
             body,
@@ -604,14 +626,6 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             arms,
             fix,
         },
-        BodyPlan {
-            size,
-            height,
-            head: head_plan,
-            legs: bound_legs,
-            arms: arm_plans,
-            limb_radius,
-            limb_radii,
-        },
+        plan,
     ))
 }

@@ -2,12 +2,14 @@
 //! re-model: the skeleton as a node tree in its bind pose, the skin with its inverse bind
 //! matrices, the triangles (positions, normals, texture coordinates, vertex colours, four
 //! joints and weights a vertex) one primitive per material, and the materials with their
-//! base colour and texture (embedded PNG).
+//! base colour and texture (embedded PNG); the creature's body plan, when given, in the
+//! scene's extras (see [`super::record`]).
 
 use glam::Vec3;
 use serde_json::{json, Value};
 
-use super::Model;
+use super::record::EXTRAS_KEY;
+use super::{Model, PlanRecord};
 
 /// The binary chunk being written and the views and accessors into it.
 #[derive(Default)]
@@ -62,8 +64,9 @@ fn f32s<const N: usize>(xs: &[[f32; N]]) -> Vec<u8> {
     xs.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// The GLB bytes of `model`.
-pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
+/// The GLB bytes of `model`, with `record` (the body plan of the type it draws) in the
+/// scene's extras.
+pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, String> {
     let mut c = Chunk::default();
     // Nodes: one per joint, parents before children; local transforms from the bind pose.
     let mut nodes: Vec<Value> = Vec::new();
@@ -233,7 +236,10 @@ pub fn to_glb(model: &Model) -> Result<Vec<u8>, String> {
     let mut doc = json!({
         "asset": { "version": "2.0", "generator": "skitter export" },
         "scene": 0,
-        "scenes": [{ "nodes": scene_nodes }],
+        "scenes": [match record {
+            Some(r) => json!({ "nodes": scene_nodes, "extras": { EXTRAS_KEY: r.to_json() } }),
+            None => json!({ "nodes": scene_nodes }),
+        }],
         "nodes": nodes,
         "skins": [{ "joints": (0..model.joints.len()).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor }],
         "meshes": [{ "name": "body", "primitives": primitives }],

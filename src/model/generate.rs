@@ -329,6 +329,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         clips: Vec::new(),
         animations: Vec::new(),
         bounds: (lo, hi),
+        plan_record: None,
     });
     let binding = Binding {
         body: 0,
@@ -350,12 +351,13 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
                 hip: l.points[0],
                 rest: l.points[l.points.len() - 1],
                 segments: l.points.windows(2).map(|w| w[0].distance(w[1])).collect(),
-                knee: Vec3::Y,
+                knee: None,
             })
             .collect(),
         arms: Vec::new(),
         limb_radius: None,
         limb_radii: Vec::new(),
+        recorded: false,
     };
     let posed = Posed::new(&model, &binding);
     BoundModel {

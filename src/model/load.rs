@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use base64::Engine as _;
 use glam::{Mat3, Mat4, Quat, Vec3};
 
-use super::{Joint, Material, Model, Primitive, Texture, MAX_JOINTS};
+use super::{Joint, Material, Model, PlanRecord, Primitive, Texture, MAX_JOINTS};
 
 /// The default size limit of one asset file (`--max-asset-mb`), MiB.
 pub const DEFAULT_MAX_ASSET_MB: u64 = 64;
@@ -516,6 +516,10 @@ impl<'a> Reading<'a> {
                 .collect(),
             animations: self.clips(&node_joint).map_err(|e| src.err(e))?,
             bounds: (lo, hi),
+            plan_record: scene
+                .extras()
+                .as_ref()
+                .and_then(|e| PlanRecord::from_extras(e.get())),
         };
         let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
         for (v, j) in far {

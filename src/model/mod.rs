@@ -11,6 +11,7 @@ pub(crate) mod export;
 pub(crate) mod generate;
 pub(crate) mod load;
 pub(crate) mod pose;
+pub(crate) mod record;
 
 use glam::{Mat4, Vec3};
 
@@ -20,6 +21,7 @@ pub use export::to_glb;
 pub use generate::{generate, GenSpec, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use pose::{PoseInput, Posed};
+pub use record::{LimbRecord, PlanRecord};
 
 /// The most joints a skin may have (the skinning shader's limit per creature).
 pub const MAX_JOINTS: usize = 256;
@@ -43,6 +45,8 @@ pub struct Model {
     pub animations: Vec<Clip>,
     /// The bind-pose mesh's bounds (lowest and highest corners).
     pub bounds: (Vec3, Vec3),
+    /// The body plan the file records (one skitter exported), used while the bones agree.
+    pub plan_record: Option<PlanRecord>,
 }
 
 /// One joint of the skin.
@@ -257,7 +261,15 @@ impl BoundModel {
                     .unwrap_or_default()
             )
         };
-        s += &format!("\n  {} legs:", self.binding.legs.len());
+        s += &format!(
+            "\n  {} legs{}:",
+            self.binding.legs.len(),
+            if self.plan.recorded {
+                " (the body plan skitter export recorded in the file; the bones agree with it)"
+            } else {
+                ""
+            }
+        );
         for (c, l) in self.binding.legs.iter().zip(&self.plan.legs) {
             s += &format!("\n    {}", chain(c, &l.segments));
         }

@@ -19,7 +19,7 @@ pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
-pub use model_pose::{generated_model, limb_points, pose_creature, PoseScratch};
+pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;

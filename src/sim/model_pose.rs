@@ -136,3 +136,68 @@ pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) ->
         limbs,
     })
 }
+
+/// The body plan `skitter export` records for type `t` (its definition's figures, the
+/// bones its model binds each limb to): loaded back while the bones agree, it is the same
+/// creature to the bit. `None` when the model's limbs do not line up with the definition's.
+pub fn plan_record(t: &super::CreatureType) -> Option<crate::model::PlanRecord> {
+    use crate::model::LimbRecord;
+    let def = &t.def;
+    let m = t.model.as_ref()?;
+    let names = |c: &crate::model::LegChain| -> Vec<String> {
+        c.bones
+            .iter()
+            .map(|b| m.model.joints[*b].name.clone())
+            .collect()
+    };
+    if def.legs.len() != m.binding.legs.len()
+        || def.arms.len() != m.binding.arms.len()
+        || def
+            .legs
+            .iter()
+            .zip(&m.binding.legs)
+            .any(|(d, c)| d.name != c.name)
+        || def
+            .arms
+            .iter()
+            .zip(&m.binding.arms)
+            .any(|(d, c)| d.name != c.name)
+    {
+        return None;
+    }
+    Some(crate::model::PlanRecord {
+        version: 1,
+        fix: m.binding.fix,
+        size: def.body.size,
+        height: def.body.height,
+        head: def.body.head.as_ref().map(|h| (h.offset, h.size)),
+        legs: def
+            .legs
+            .iter()
+            .zip(&m.binding.legs)
+            .map(|(d, c)| LimbRecord {
+                name: d.name.clone(),
+                bones: names(c),
+                hip: d.hip,
+                rest: d.rest,
+                segments: d.segments.clone(),
+                knee: (d.knee != crate::locomotion::default_knee(d.rest)).then_some(d.knee),
+            })
+            .collect(),
+        arms: def
+            .arms
+            .iter()
+            .zip(&m.binding.arms)
+            .map(|(d, c)| LimbRecord {
+                name: d.name.clone(),
+                bones: names(c),
+                hip: d.shoulder,
+                rest: Vec3::ZERO,
+                segments: d.segments.clone(),
+                knee: None,
+            })
+            .collect(),
+        limb_radius: def.physics.limb_radius,
+        limb_radii: def.physics.limb_radii.clone(),
+    })
+}

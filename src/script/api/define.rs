@@ -155,7 +155,7 @@ fn load_model(
                 hip: l.hip,
                 rest: l.rest,
                 segments: l.segments.clone(),
-                knee: Some(l.knee),
+                knee: l.knee,
                 phase: None,
             })
             .collect();
