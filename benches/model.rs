@@ -1,7 +1,9 @@
 //! Model creatures (issue 29): posing a skeleton on the CPU — µs per bone-tick for 1 000
 //! model spiders (the shared spider model, 57 joints) — and what models add to a crowd's
 //! frame: 1 000 wandering spiders ticked and captured for drawing (the capture is where
-//! model creatures are posed), as the bundled capsule spider and as the model spider.
+//! model creatures are posed), as the bundled capsule spider and as the model spider; and
+//! the two crowds ticked in turn (`tick_added_by_models`), so that the machine's load falls
+//! on both alike.
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -130,7 +132,36 @@ fn models(c: &mut Criterion) {
             },
         );
     }
+    // What models add, measured so this machine's load falls on both alike: the two
+    // crowds ticked in turn, tick by tick; the time is the model crowd's ticks less the
+    // capsule crowd's, and the ratio of their totals is printed.
+    let mut capsules = crowd(dir.path(), false);
+    let mut spiders = crowd(dir.path(), true);
+    let (mut all_c, mut all_m, mut ticks) = (Duration::ZERO, Duration::ZERO, 0u64);
+    group.bench_function(BenchmarkId::new("tick_added_by_models", N), |b| {
+        b.iter_custom(|iters| {
+            let (mut c, mut m) = (Duration::ZERO, Duration::ZERO);
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                capsules.tick();
+                let t1 = Instant::now();
+                spiders.tick();
+                c += t1 - t0;
+                m += t1.elapsed();
+            }
+            all_c += c;
+            all_m += m;
+            ticks += iters;
+            m.saturating_sub(c)
+        })
+    });
     group.finish();
+    eprintln!(
+        "model/tick_added_by_models: model spiders' ticks / capsule spiders' ticks, interleaved = {:.3} ({:.3} ms vs {:.3} ms a tick)",
+        all_m.as_secs_f64() / all_c.as_secs_f64().max(1e-12),
+        1e3 * all_m.as_secs_f64() / ticks.max(1) as f64,
+        1e3 * all_c.as_secs_f64() / ticks.max(1) as f64,
+    );
 }
 
 criterion_group!(benches, models);

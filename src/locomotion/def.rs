@@ -8,6 +8,7 @@ use std::fmt;
 use super::arms::ArmDef;
 use super::gait::GaitParams;
 use super::physics::PhysicsDef;
+use crate::math::ik::EvenBend;
 use crate::math::Curve;
 
 /// A rejected definition: which field (`gait.step_height`, `legs[2].rest`) and why.
@@ -262,6 +263,8 @@ pub struct ValidLeg {
     pub knee: Vec3,
     /// Index of the gait group this leg belongs to.
     pub group: usize,
+    /// Legs of three or more segments: their even bend, tabulated (see [`EvenBend`]).
+    pub(crate) bend: Option<std::sync::Arc<EvenBend>>,
 }
 
 /// The knee direction of a leg that states none: up and out toward its rest spot.
@@ -557,6 +560,8 @@ impl CreatureDef {
             length,
             knee,
             group: usize::MAX,
+            bend: (leg.segments.len() > 2)
+                .then(|| std::sync::Arc::new(EvenBend::new(&leg.segments))),
         })
     }
 

@@ -118,25 +118,18 @@ impl Locomotor {
             let pole = m * leg.knee;
             st.hip = hip;
             st.pole = pole;
-            if leg.segments.len() == 2 {
-                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
-                st.knee = s.knee;
-                st.reach = s.reach;
-            } else {
-                st.reach = fabrik(
-                    hip,
-                    st.foot,
-                    &leg.segments,
-                    pole,
-                    &mut st.turn,
-                    &mut scratch.joints,
-                );
+            if let Some(chain) = &leg.bend {
+                st.reach = fabrik(hip, st.foot, chain, pole, &mut scratch.joints);
                 st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
                 let n = scratch.joints.len();
                 st.joints.clear();
                 if n > 2 {
                     st.joints.extend_from_slice(&scratch.joints[1..n - 1]);
                 }
+            } else {
+                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
+                st.knee = s.knee;
+                st.reach = s.reach;
             }
         }
     }

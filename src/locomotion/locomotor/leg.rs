@@ -27,9 +27,6 @@ pub struct LegState {
     /// Legs of three or more segments: every joint between the hip and the foot, the knee
     /// first (empty for two-segment legs, whose one joint is `knee`).
     pub joints: Vec<Vec3>,
-    /// Legs of three or more segments: the even turn at each joint the last solve found,
-    /// `(cos, sin)` (`Vec2::ZERO` before the first), where the next one starts.
-    pub turn: glam::Vec2,
     /// The knee's pole direction, world space (unit): the side the knee bends toward.
     pub pole: Vec3,
     /// Hip-to-foot distance over leg length (above 1: overreach).
@@ -67,7 +64,6 @@ impl LegState {
             hip,
             knee: hip,
             joints: Vec::new(),
-            turn: glam::Vec2::ZERO,
             pole: Vec3::Y,
             reach: 0.0,
             last_hit: hit,
