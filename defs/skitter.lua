@@ -129,6 +129,21 @@ function Creature:is_ragdoll() end
 ---@return "animated"|"limp"|"recovering"
 function Creature:ragdoll_state() end
 
+--- A climbing type (`climb` in its definition) holding on to a surface.
+---@return boolean
+function Creature:is_climbing() end
+
+--- The up of the surface the body stands on (a climber's body up).
+---@return vector
+function Creature:surface_normal() end
+
+--- A climber's surface: "floor", "wall" or "ceiling"; nil for a walker or while falling.
+---@return "floor"|"wall"|"ceiling"|nil
+function Creature:surface() end
+
+--- A climber lets go of its surface at the next tick and falls (lands as a walker does).
+function Creature:let_go() end
+
 ---@param x number
 ---@param y number
 ---@param z number
@@ -153,13 +168,13 @@ function curve.smoothstep(x0, x1) end
 
 creature = {}
 
----@param def table name, model, body, legs, arms, gait, lean, nav, physics, behaviour and callbacks
+---@param def table name, model, body, legs, arms, gait, lean, nav, physics, climb, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 
 behaviour = {}
 
----@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed)
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface)
 ---@return table
 function behaviour.define(def) end
 

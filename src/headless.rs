@@ -135,6 +135,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             None => w.write_all(b"null")?,
         }
         write_ragdoll(w, c)?;
+        write_climb(w, world, c)?;
         // Loaded models' drawn tips (a generated one's are its feet by construction).
         let model = world
             .creature_type(c.type_id)
@@ -153,6 +154,43 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
         w.write_all(b"}\n")?;
     }
     Ok(())
+}
+
+/// A climbing type's surface: `"up"` (the body's up), `"surface"` (floor, wall, ceiling,
+/// or null while falling), `"clearance"` (the body centre's distance from the nearest
+/// collider surface, negative inside one) and `"contacts"`: for each foot, the normal of
+/// the face its target is on and its distance from the nearest collider surface.
+fn write_climb(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
+    let Some(cl) = c.loco.climb.as_ref().filter(|_| c.rag.is_none()) else {
+        return Ok(());
+    };
+    w.write_all(b",\"up\":")?;
+    vec3(w, c.loco.up)?;
+    match c.loco.is_climbing() {
+        true => write!(w, ",\"surface\":\"{}\"", cl.surface.name())?,
+        false => w.write_all(b",\"surface\":null")?,
+    }
+    let (body, _) = c.body_pose();
+    w.write_all(b",\"clearance\":")?;
+    match world.nearest_surface(body, 5.0) {
+        Some(h) => num(w, (body - h.point).dot(h.normal))?,
+        None => w.write_all(b"null")?,
+    }
+    w.write_all(b",\"contacts\":[")?;
+    for (i, s) in c.loco.legs.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        w.write_all(b"{\"normal\":")?;
+        vec3(w, s.normal)?;
+        w.write_all(b",\"off\":")?;
+        match world.nearest_surface(s.foot, 1.0) {
+            Some(h) => num(w, (s.foot - h.point).dot(h.normal))?,
+            None => w.write_all(b"null")?,
+        }
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"]")
 }
 
 /// An animated creature's feet: where each is, its target, whether it is planted, the

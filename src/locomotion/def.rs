@@ -225,6 +225,49 @@ impl Default for NavDef {
     }
 }
 
+/// Climbing (`climb = { ... }`): the creature walks on surfaces of any orientation, its
+/// body's up following them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClimbDef {
+    /// Steepest surface it stands on, degrees from level: 90 walls, 180 ceilings.
+    /// Default 180.
+    pub max_angle: f32,
+    /// Fastest its body's up turns, degrees per second. Default 180.
+    pub turn_rate: f32,
+    /// Time constant of the body's up following the surface, seconds. Default 0.12.
+    pub smoothing: f32,
+}
+
+impl Default for ClimbDef {
+    fn default() -> Self {
+        ClimbDef {
+            max_angle: 180.0,
+            turn_rate: 180.0,
+            smoothing: 0.12,
+        }
+    }
+}
+
+impl ClimbDef {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<(), DefError> {
+        let in_range = |field: &str, v: f32, lo: f32, hi: f32| {
+            if v.is_finite() && v > lo && v <= hi {
+                Ok(())
+            } else {
+                Err(DefError::new(
+                    format!("climb.{field}"),
+                    format!("must be > {lo} and <= {hi}, got {v}"),
+                ))
+            }
+        };
+        in_range("max_angle", self.max_angle, 0.0, 180.0)?;
+        in_range("turn_rate", self.turn_rate, 0.0, 3600.0)?;
+        in_range("smoothing", self.smoothing, 0.0, 10.0)?;
+        Ok(())
+    }
+}
+
 /// A creature type as a script wrote it. Turn it into a [`ValidCreatureDef`] with `validate`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CreatureDef {
@@ -244,6 +287,8 @@ pub struct CreatureDef {
     pub nav: NavDef,
     /// Active ragdoll tuning.
     pub physics: PhysicsDef,
+    /// Climbing (`None`: a walker, on floors only).
+    pub climb: Option<ClimbDef>,
 }
 
 /// A validated leg with derived quantities.
@@ -296,6 +341,8 @@ pub struct ValidCreatureDef {
     pub nav: NavDef,
     /// Active ragdoll tuning.
     pub physics: PhysicsDef,
+    /// Climbing (`None`: a walker).
+    pub climb: Option<ClimbDef>,
 }
 
 /// The legs of each side (x ≥ 0 is the left), each side front to back: by their hips, and
@@ -433,6 +480,15 @@ impl CreatureDef {
         let names: Vec<&str> = self.legs.iter().map(|l| l.name.as_str()).collect();
         self.physics.validate(&names)?;
         super::arms::validate(&self.arms, &names)?;
+        if let Some(c) = &self.climb {
+            c.validate()?;
+            if self.legs.is_empty() {
+                return Err(DefError::new(
+                    "climb",
+                    "is for creatures with legs (a climber holds on with its feet)",
+                ));
+            }
+        }
         Ok(ValidCreatureDef {
             name: self.name.clone(),
             body: self.body.clone(),
@@ -444,6 +500,7 @@ impl CreatureDef {
             nav: self.nav.clone(),
             physics: self.physics.clone(),
             arms: self.arms.clone(),
+            climb: self.climb.clone(),
         })
     }
 

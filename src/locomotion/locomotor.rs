@@ -12,9 +12,11 @@ use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_ro
 use crate::path::{PathFollower, RotationMode};
 
 mod body;
+mod climb;
 mod leg;
 mod terrain;
 
+pub use climb::{Climb, Surface};
 pub(crate) use leg::LegState;
 
 /// Metres above the body from which foot targets are cast down.
@@ -161,6 +163,8 @@ pub struct Locomotor {
     pub airborne: bool,
     /// Caught by its legs after a fall, until the body has settled.
     pub landing: bool,
+    /// A climbing type's surface frame (`None` for walkers).
+    pub climb: Option<Climb>,
     last_group: Option<usize>,
     /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
     phase_stepped: u64,
@@ -204,6 +208,7 @@ impl Locomotor {
             rise: 0.0,
             airborne: false,
             landing: false,
+            climb: def.climb.is_some().then(|| Climb::upright(yaw)),
             last_group: None,
             phase_stepped: 0,
         };
@@ -265,7 +270,26 @@ impl Locomotor {
 
     /// Rotation without the lean: tilt from the feet, then yaw.
     pub fn base_rotation(&self) -> Quat {
-        Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw)
+        match &self.climb {
+            Some(c) if !self.airborne => c.frame,
+            _ => Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw),
+        }
+    }
+
+    /// Whether the body stands on a surface its own up follows (a climbing type, not
+    /// falling).
+    pub fn is_climbing(&self) -> bool {
+        self.climb.is_some() && !self.airborne
+    }
+
+    /// A climber lets go of its surface (`c:let_go()`): it falls under world gravity and
+    /// lands as a walker does. False for a walker, or one already falling.
+    pub fn let_go(&mut self) -> bool {
+        if !self.is_climbing() {
+            return false;
+        }
+        self.let_go_now();
+        true
     }
 
     /// Body rotation as drawn: tilt from the feet, yaw, then the lean (`world_from_body`).
@@ -275,13 +299,19 @@ impl Locomotor {
 
     /// Body centre as drawn: `position` lowered by the lean's sink.
     pub fn body_position(&self) -> Vec3 {
-        self.position - Vec3::Y * self.sink
+        match &self.climb {
+            Some(c) if !self.airborne => self.position - c.up() * self.sink,
+            _ => self.position - Vec3::Y * self.sink,
+        }
     }
 
     /// The head's world rotation: the body's, turned by the counter-yaw and with `counter`
     /// (0..1) of the lean taken back out so it stays level.
     pub fn head_rotation(&self, counter: f32) -> Quat {
         let lean = Quat::IDENTITY.slerp(self.lean.rotation(), 1.0 - counter.clamp(0.0, 1.0));
+        if let Some(c) = self.climb.as_ref().filter(|_| !self.airborne) {
+            return c.frame * yaw_rotation(self.head_yaw) * lean;
+        }
         Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw + self.head_yaw) * lean
     }
 
@@ -315,8 +345,18 @@ impl Locomotor {
         let mut path_end = false;
         let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
-        let rot = if self.airborne {
-            self.fall(def, dt, yaw, ground)
+        let climbing = match (def.climb.as_ref(), self.is_climbing()) {
+            (Some(cd), true) => Some(cd),
+            _ => None,
+        };
+        let rot = if let Some(cd) = climbing {
+            self.climb_tick(def, cd, gait, ground, dt, scratch)
+        } else if self.airborne {
+            let rot = self.fall(def, dt, yaw, ground);
+            if let Some(cd) = def.climb.as_ref() {
+                self.climber_in_the_air(cd, dt);
+            }
+            rot
         } else {
             path_end = self.steer(def, dt);
             let duration = gait.duration_at(self.speed());
@@ -329,13 +369,21 @@ impl Locomotor {
             self.check_airborne(def, ground);
             self.fit_body(def, dt, yaw, ground, scratch)
         };
-        self.velocity.y = (self.position.y - y_before) / dt;
+        let on_surface = self.climb.filter(|_| climbing.is_some() && !self.airborne);
+        if on_surface.is_none() {
+            self.velocity.y = (self.position.y - y_before) / dt;
+        }
+        // A climber's lean reads its motion in the level frame its surface was turned from.
+        let (velocity, ground_up) = match &on_surface {
+            Some(c) => (c.align.inverse() * self.velocity, Vec3::Y),
+            None => (self.velocity, self.up),
+        };
         self.lean.update(
             lean,
             LeanInput {
                 yaw: self.yaw,
-                velocity: self.velocity,
-                ground_up: self.up,
+                velocity,
+                ground_up,
                 dt,
             },
         );
@@ -344,14 +392,18 @@ impl Locomotor {
             (rot * self.lean.rotation(), self.sink)
         } else if self.lean.is_leaning() {
             let posed = rot * self.lean.rotation();
-            (posed, Self::sink_for(def, rot, posed))
+            let up = on_surface.map_or(Vec3::Y, |c| c.up());
+            (posed, Self::sink_for(def, rot, posed, up))
         } else {
             (rot, 0.0)
         };
         // The drawn body stays where its spring put it: the new sink moves the un-leaned
         // reference (`position`), and the spring takes the change up from the next tick.
         self.sink_change = sink - self.sink;
-        self.position.y += self.sink_change;
+        match &on_surface {
+            Some(c) => self.position += c.up() * self.sink_change,
+            None => self.position.y += self.sink_change,
+        }
         self.sink = sink;
         scratch.path_end = path_end;
         let head_alpha = scratch.alphas(dt)[1];
@@ -361,12 +413,19 @@ impl Locomotor {
 
     /// How far to lower the body so that no hip rises above where it was unleaned: the
     /// lean then never pulls a planted foot past its reach (the body settles into it).
-    fn sink_for(def: &ValidCreatureDef, base: Quat, posed: Quat) -> f32 {
+    fn sink_for(def: &ValidCreatureDef, base: Quat, posed: Quat, up: Vec3) -> f32 {
         let (mb, mp) = (glam::Mat3::from_quat(base), glam::Mat3::from_quat(posed));
-        def.legs
-            .iter()
-            .map(|l| (mp * l.hip).y - (mb * l.hip).y)
-            .fold(0.0f32, f32::max)
+        if up == Vec3::Y {
+            def.legs
+                .iter()
+                .map(|l| (mp * l.hip).y - (mb * l.hip).y)
+                .fold(0.0f32, f32::max)
+        } else {
+            def.legs
+                .iter()
+                .map(|l| (mp * l.hip - mb * l.hip).dot(up))
+                .fold(0.0f32, f32::max)
+        }
     }
 
     /// Turns the head toward where the creature is going (its heading goal, plus the turn

@@ -13,9 +13,9 @@ pub(crate) mod posture;
 pub(crate) mod tuning;
 
 pub use arms::{arm_chains, arm_points, ArmDef};
-pub use def::{default_knee, CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
+pub use def::{default_knee, ClimbDef, CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
-pub use locomotor::{Intent, Locomotor, StepEvent};
+pub use locomotor::{Climb, Intent, Locomotor, StepEvent, Surface};
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

@@ -208,6 +208,34 @@ impl GroundQuery for RapierGround<'_> {
         }
     }
 
+    fn cast(&self, origin: Vec3, dir: Vec3, max_distance: f32) -> Option<GroundHit> {
+        let (_, hit) =
+            self.query
+                .cast_ray_and_get_normal(&Ray::new(origin, dir), max_distance, true)?;
+        // Started inside solid geometry: a miss (as a ray down's).
+        (hit.time_of_impact > 1e-4 && hit.normal.is_finite()).then(|| GroundHit {
+            point: origin + dir * hit.time_of_impact,
+            normal: hit.normal,
+        })
+    }
+
+    fn nearest(&self, point: Vec3, max_distance: f32) -> Option<GroundHit> {
+        // Onto the nearest boundary, from outside or inside a solid.
+        let (_, proj) = self.query.project_point(point, max_distance, false)?;
+        let d = point - proj.point;
+        let len = d.length();
+        let normal = match (len > 1e-6, proj.is_inside) {
+            (true, false) => d / len,
+            // Inside: the way out is toward the boundary point.
+            (true, true) => -d / len,
+            (false, _) => Vec3::Y,
+        };
+        (proj.point.is_finite() && len <= max_distance).then_some(GroundHit {
+            point: proj.point,
+            normal,
+        })
+    }
+
     fn sweep_down(&self, origin: Vec3, radius: f32, max_distance: f32) -> Option<Vec3> {
         use rapier3d::parry::query::ShapeCastOptions;
         use rapier3d::parry::shape::Ball;
@@ -323,6 +351,12 @@ impl World {
         let origin = p + Vec3::Y * 0.05;
         ray_down(&level_query(&self.physics, &self.rigs), origin, 3.05)
             .map(|(toi, _)| origin - Vec3::Y * toi)
+    }
+
+    /// The level's surface nearest `p` within `max_distance`, and the way out of the solid
+    /// there (unit): `(p − point)·normal` is `p`'s clearance, negative inside a collider.
+    pub fn nearest_surface(&self, p: Vec3, max_distance: f32) -> Option<GroundHit> {
+        RapierGround::new(&self.physics, &self.rigs, None, false).nearest(p, max_distance)
     }
 
     /// Ground casts alone for every leg of every creature, as locomotion would do them this

@@ -122,6 +122,8 @@ pub enum Command {
     Ragdoll(CreatureId, RagdollRequest),
     /// Start getting up now (`c:recover()`).
     Recover(CreatureId),
+    /// A climber lets go of its surface and falls (`c:let_go()`).
+    LetGo(CreatureId),
     /// Set a ragdoll's muscle strength, 0..1 (`c.muscle = s`).
     SetMuscle(CreatureId, f32),
     /// Scale a ragdoll's muscle stiffness and damping (multipliers on its type's, each
@@ -165,6 +167,15 @@ pub enum WorldEvent {
         id: CreatureId,
         /// Why.
         cause: RagdollCause,
+    },
+    /// A climber's body came onto a surface of another kind (floor, wall, ceiling).
+    Surface {
+        /// Who.
+        id: CreatureId,
+        /// The body's up there.
+        normal: Vec3,
+        /// The kind of surface.
+        surface: crate::locomotion::Surface,
     },
     /// A ragdoll got up and walks again.
     Recover {
@@ -501,6 +512,11 @@ impl World {
                     self.enter_ragdoll(*id, *req, RagdollCause::Script, Vec3::ZERO)
                 }
                 Command::Recover(id) => self.request_recover(*id),
+                Command::LetGo(id) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.loco.let_go();
+                    }
+                }
                 Command::SetMuscle(id, s) => self.set_muscle(*id, *s),
                 Command::SetMuscleGains(id, g) => self.set_muscle_gains(*id, *g),
                 Command::Despawn(id) => {
@@ -527,6 +543,17 @@ impl World {
         self.step_nav(dt);
         let t1 = std::time::Instant::now();
         self.step_locomotion(dt);
+        // Climbers that came onto a surface of another kind (in id order).
+        for c in &mut self.creatures {
+            if let Some(cl) = c.loco.climb.as_mut().filter(|cl| cl.changed) {
+                cl.changed = false;
+                self.events.push(WorldEvent::Surface {
+                    id: c.id,
+                    normal: cl.up(),
+                    surface: cl.surface,
+                });
+            }
+        }
         let t2 = std::time::Instant::now();
         self.step_ragdolls(dt);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.

@@ -31,6 +31,9 @@ pub struct LegState {
     pub pole: Vec3,
     /// Hip-to-foot distance over leg length (above 1: overreach).
     pub reach: f32,
+    /// A climber's foothold: the normal of the face its target is on (world, unit; +Y for
+    /// walkers).
+    pub normal: Vec3,
     /// Last good ground hit for the target, kept for misses.
     pub(super) last_hit: Option<Vec3>,
     pub(super) swing_from: Vec3,
@@ -66,6 +69,7 @@ impl LegState {
             joints: Vec::new(),
             pole: Vec3::Y,
             reach: 0.0,
+            normal: Vec3::Y,
             last_hit: hit,
             swing_from: foot,
             rescue: false,

@@ -397,6 +397,33 @@ pub(super) fn recover(lua: &Lua, this: Table) -> mlua::Result<()> {
     command(lua, &this, Command::Recover)
 }
 
+/// `c:is_climbing()`: a climbing type holding on to a surface (not falling, not a ragdoll).
+pub(super) fn is_climbing(lua: &Lua, this: Table) -> mlua::Result<bool> {
+    with_creature(lua, &this, |c| c.rag.is_none() && c.loco.is_climbing())
+}
+
+/// `c:surface_normal()`: the up of the surface the body stands on (a climber's body up;
+/// a walker's tilt from its feet).
+pub(super) fn surface_normal(lua: &Lua, this: Table) -> mlua::Result<mlua::Vector> {
+    with_creature(lua, &this, |c| to_vector(c.loco.up))
+}
+
+/// `c:surface()`: `"floor"`, `"wall"` or `"ceiling"` for a climber holding on, nil otherwise.
+pub(super) fn surface(lua: &Lua, this: Table) -> mlua::Result<Option<&'static str>> {
+    with_creature(lua, &this, |c| {
+        c.loco
+            .climb
+            .filter(|_| c.rag.is_none() && c.loco.is_climbing())
+            .map(|cl| cl.surface.name())
+    })
+}
+
+/// `c:let_go()`: a climber lets go of its surface at the next tick and falls (nothing for a
+/// walker).
+pub(super) fn let_go(lua: &Lua, this: Table) -> mlua::Result<()> {
+    command(lua, &this, Command::LetGo)
+}
+
 /// `c:is_ragdoll()`: in physics (limp or recovering).
 pub(super) fn is_ragdoll(lua: &Lua, this: Table) -> mlua::Result<bool> {
     with_creature(lua, &this, |c| c.rag.is_some())

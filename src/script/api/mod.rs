@@ -187,6 +187,14 @@ const HANDLE: &[Entry] = &[
     ("ragdoll_state", "", |l| {
         api_fn(l, "c:ragdoll_state", handle::ragdoll_state)
     }),
+    ("is_climbing", "", |l| {
+        api_fn(l, "c:is_climbing", handle::is_climbing)
+    }),
+    ("surface_normal", "", |l| {
+        api_fn(l, "c:surface_normal", handle::surface_normal)
+    }),
+    ("surface", "", |l| api_fn(l, "c:surface", handle::surface)),
+    ("let_go", "", |l| api_fn(l, "c:let_go", handle::let_go)),
 ];
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).

@@ -5,7 +5,7 @@ use glam::Vec3;
 use mlua::{Table, UserData, UserDataMethods, Value};
 
 use crate::locomotion::def::{
-    BodyDef, CreatureDef, GaitDef, GaitPattern, HeadDef, LeanDef, LegDef, NavDef,
+    BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, LeanDef, LegDef, NavDef,
 };
 use crate::locomotion::DefError;
 use crate::locomotion::{tuning, GaitParams};
@@ -253,6 +253,7 @@ const CREATURE_KEYS: &[&str] = &[
     "lean",
     "nav",
     "physics",
+    "climb",
     "behaviour",
     // Its brain's `on_update` follows the level of detail (see `BRAIN_LOD`).
     "lod",
@@ -272,6 +273,7 @@ pub(crate) const CALLBACKS: &[&str] = &[
     "on_ragdoll",
     "on_recover",
     "on_recover_failed",
+    "on_surface",
 ];
 
 /// Reads the numbers and curves of `fields` into `into` (left at their values when absent):
@@ -329,6 +331,7 @@ pub(crate) fn creature_def(
     let lean = lean_def(&r, lua)?;
     let nav = nav_def(&r, lua)?;
     let physics = physics::physics_def(&r, lua)?;
+    let climb = climb_def(&r, lua)?;
     let arms = arms::arm_defs(&r)?;
     let model = model::model_spec(&r, lua)?;
     r.finish()?;
@@ -342,6 +345,7 @@ pub(crate) fn creature_def(
             nav,
             physics,
             arms,
+            climb,
         },
         behaviour,
         model,
@@ -558,6 +562,26 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
     };
     nv.finish()?;
     Ok(nav)
+}
+
+/// `climb = { max_angle, turn_rate, smoothing }` (`climb = true`: every default); absent:
+/// a walker.
+fn climb_def(r: &Reader, lua: &mlua::Lua) -> Result<Option<ClimbDef>, DefError> {
+    match r.get_value("climb")? {
+        Value::Nil | Value::Boolean(false) => return Ok(None),
+        Value::Boolean(true) => return Ok(Some(ClimbDef::default())),
+        Value::Table(_) => {}
+        other => return Err(r.wrong("climb", "a table or a boolean", &other)),
+    }
+    let c = r.sub("climb", &["max_angle", "turn_rate", "smoothing"], lua)?;
+    let d = ClimbDef::default();
+    let climb = ClimbDef {
+        max_angle: c.num_or("max_angle", d.max_angle)?,
+        turn_rate: c.num_or("turn_rate", d.turn_rate)?,
+        smoothing: c.num_or("smoothing", d.smoothing)?,
+    };
+    c.finish()?;
+    Ok(Some(climb))
 }
 
 /// A required list of lengths (`segments = { 0.45, 0.55 }`) under `key`.

@@ -123,6 +123,7 @@ struct Brain {
     on_ragdoll: Option<Function>,
     on_recover: Option<Function>,
     on_recover_failed: Option<Function>,
+    on_surface: Option<Function>,
     spawn_pending: bool,
     /// Its `on_update` follows the level of detail (`lod = true`): far, it runs on the
     /// creature's turns only (see `updates::lod_turns`).

@@ -126,6 +126,16 @@ impl ScriptHost {
                     }
                     continue;
                 }
+                WorldEvent::Surface {
+                    id,
+                    normal,
+                    surface,
+                } => {
+                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_surface.clone()) {
+                        self.call_with(*id, &f, (to_vector(*normal), surface.name()));
+                    }
+                    continue;
+                }
                 WorldEvent::Refused { id, message } => {
                     self.log_about(*id, LogLevel::Error, message.clone());
                     continue;
@@ -395,11 +405,11 @@ impl ScriptHost {
 struct BrainTemplate {
     defaults: Option<Plain>,
     lod: bool,
-    callbacks: [Option<Function>; 10],
+    callbacks: [Option<Function>; 11],
 }
 
 /// The callback names, in `BrainTemplate::callbacks` order.
-const CALLBACKS: [&str; 10] = [
+const CALLBACKS: [&str; 11] = [
     "on_reload",
     "on_update",
     "on_step",
@@ -410,6 +420,7 @@ const CALLBACKS: [&str; 10] = [
     "on_ragdoll",
     "on_recover",
     "on_recover_failed",
+    "on_surface",
 ];
 
 fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemplate> {
@@ -427,7 +438,7 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         v @ Value::Table(_) => Some(Plain::from_lua(&v)),
         _ => None,
     };
-    let mut callbacks: [Option<Function>; 10] = Default::default();
+    let mut callbacks: [Option<Function>; 11] = Default::default();
     for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
         if let Value::Function(f) = table.raw_get::<Value>(name)? {
             *slot = Some(f);
@@ -455,7 +466,7 @@ fn build_brain(
         d.write_into(lua, &params)?;
     }
     req.params.write_into(lua, &params)?;
-    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed] =
+    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface] =
         template.callbacks.clone();
     Ok(Brain {
         mod_idx,
@@ -473,6 +484,7 @@ fn build_brain(
         on_ragdoll,
         on_recover,
         on_recover_failed,
+        on_surface,
         spawn_pending: true,
         lod: template.lod,
     })

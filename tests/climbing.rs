@@ -1,0 +1,240 @@
+//! Climbing (issue 31): a climbing spider walked into a wall goes up it, over the top edge,
+//! across the top and down the far side, measured from the trace: planted feet locked,
+//! feet on collider surfaces, the body never inside one, its up turning within the rate
+//! limit; a walker at the same wall stops as today; bad `climb` fields are located errors.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests: a failure is a failed test
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+/// A mod with a climbing spider (the bundled spider's body with `climb = CLIMB`) and a
+/// walking one, and `level` (Lua that builds the level and spawns).
+fn climb_mod(dir: &Path, climb: &str, level: &str) -> PathBuf {
+    let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
+    let def = body
+        .replace(
+            "name = \"spider\"",
+            &format!("name = \"climber\", climb = {climb}"),
+        )
+        .replace("return creature.define", "creature.define");
+    temp_mod(
+        dir,
+        "climbing",
+        &[(
+            "main.lua",
+            &format!(
+                "{def}\n\
+                 behaviour.define {{ name = \"log_surface\", params = {{ dir = vec3(0, 0, 1), speed = 0.8 }},\n\
+                   on_update = function(self) self:move(self.params.dir, self.params.speed) end,\n\
+                   on_surface = function(self, n, kind) log.info(\"surface \" .. kind) end }}\n\
+                 {level}"
+            ),
+        )],
+    )
+}
+
+/// The trace's lines of creature `id`, as JSON.
+fn lines_of(text: &str, id: u64) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|v| v["id"].as_u64() == Some(id))
+        .collect()
+}
+
+fn v3(v: &Value) -> [f64; 3] {
+    let a = v.as_array().expect("a vector");
+    [
+        a[0].as_f64().expect("finite"),
+        a[1].as_f64().expect("finite"),
+        a[2].as_f64().expect("finite"),
+    ]
+}
+
+fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let la = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
+    let lb = (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt();
+    (dot / (la * lb)).clamp(-1.0, 1.0).acos().to_degrees()
+}
+
+/// What a climber's trace shows, checked every tick: planted feet that never move, every
+/// planted foot within 1 cm of a collider's surface, the body clear of every collider, its
+/// up turning no faster than `rate` degrees a tick, at least `min_grounded` feet planted,
+/// and no NaN. Returns the surfaces it stood on, in order, and its highest body point.
+fn assert_climbs_well(
+    what: &str,
+    lines: &[Value],
+    rate: f64,
+    min_grounded: usize,
+) -> (Vec<String>, f64) {
+    let mut surfaces: Vec<String> = Vec::new();
+    let mut top = f64::MIN;
+    let mut worst_up = 0.0f64;
+    let mut worst_off = 0.0f64;
+    let mut min_clear = f64::MAX;
+    for (k, l) in lines.iter().enumerate() {
+        let frame = l["frame"].as_u64().unwrap();
+        let pos = v3(&l["pos"]);
+        top = top.max(pos[1]);
+        if let Some(s) = l["surface"].as_str() {
+            if surfaces.last().map(String::as_str) != Some(s) {
+                surfaces.push(s.to_string());
+            }
+        }
+        let clear = l["clearance"].as_f64().expect("clearance");
+        min_clear = min_clear.min(clear);
+        assert!(
+            clear > 0.05,
+            "{what}: frame {frame}: the body is {clear} m from a surface (inside one?)"
+        );
+        let feet = l["feet"].as_array().unwrap();
+        let contacts = l["contacts"].as_array().unwrap();
+        let grounded = feet.iter().filter(|f| f["grounded"] == true).count();
+        assert!(
+            grounded >= min_grounded,
+            "{what}: frame {frame}: {grounded} feet planted"
+        );
+        for (f, c) in feet.iter().zip(contacts) {
+            let p = v3(&f["pos"]);
+            assert!(p.iter().all(|x| x.is_finite()));
+            if f["grounded"] == true {
+                let off = c["off"]
+                    .as_f64()
+                    .expect("a surface near a planted foot")
+                    .abs();
+                worst_off = worst_off.max(off);
+                assert!(
+                    off <= 0.01,
+                    "{what}: frame {frame}: leg {} planted {off} m off the surface",
+                    f["leg"]
+                );
+            }
+        }
+        if k > 0 {
+            let prev = &lines[k - 1];
+            let turn = angle(v3(&prev["up"]), v3(&l["up"]));
+            worst_up = worst_up.max(turn);
+            assert!(
+                turn <= rate + 0.01,
+                "{what}: frame {frame}: the body's up turned {turn}° in a tick"
+            );
+            for (a, b) in prev["feet"].as_array().unwrap().iter().zip(feet) {
+                if a["grounded"] == true && b["grounded"] == true {
+                    assert_eq!(
+                        a["pos"], b["pos"],
+                        "{what}: frame {frame}: planted leg {} slid",
+                        b["leg"]
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("{what}: surfaces {surfaces:?}, top {top:.2} m, up turned at most {worst_up:.2}°/tick, feet within {:.1} mm, body clearance ≥ {min_clear:.3} m", worst_off * 1e3);
+    (surfaces, top)
+}
+
+#[test]
+fn a_climbing_spider_goes_up_a_wall_over_the_top_and_down_the_far_side() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A block 3 m high and 2 m deep across the way: its near face at z = 2, far face at z = 4.
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 1.5, 3), size = vec3(8, 3, 2) }
+world.spawn("climber", { position = vec3(0, 0, -1), behaviour = "log_surface" })
+world.spawn("spider/spider", { position = vec3(6, 0, -1), behaviour = "walkers/line", params = { speed = 0.8 } })
+world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
+"#;
+    let m = climb_mod(dir.path(), "{ turn_rate = 180 }", level);
+    let (out, t) = run_trace(
+        dir.path(),
+        1500,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let trace = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
+        .expect("a trace");
+    let climber = lines_of(&trace, 1);
+    // 180°/s at 60 Hz: 3° a tick.
+    let (surfaces, top) = assert_climbs_well("climber", &climber, 3.0, 3);
+    let end = v3(&climber.last().unwrap()["pos"]);
+    assert!(top > 3.2, "never on top: highest {top}");
+    assert!(
+        end[2] > 4.3 && end[1] < 0.6,
+        "not down the far side: {end:?} ({surfaces:?})"
+    );
+    assert_eq!(
+        surfaces,
+        ["floor", "wall", "floor", "wall", "floor"],
+        "the surfaces it stood on"
+    );
+    // Each change of surface reached the brain's on_surface.
+    let printed = text(&out);
+    let said: Vec<&str> = printed
+        .lines()
+        .filter_map(|l| l.split("surface ").nth(1))
+        .collect();
+    assert_eq!(said, ["wall", "floor", "wall", "floor"], "{printed}");
+    // The walker at the same wall stops at its foot as today, and walks well doing it.
+    let walker = t.of(2);
+    let highest = walker
+        .iter()
+        .filter_map(|r| r.pos)
+        .map(|p| p[1])
+        .fold(f64::MIN, f64::max);
+    let last = walker.last().and_then(|r| r.pos).unwrap();
+    assert!(
+        highest < 0.6 && last[2] < 2.0,
+        "the walker climbed: {last:?}"
+    );
+    assert!(
+        !lines_of(&trace, 2)[0]
+            .as_object()
+            .unwrap()
+            .contains_key("up"),
+        "a walker's trace is as before"
+    );
+}
+
+#[test]
+fn bad_climb_fields_are_located_errors() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (climb, want) in [
+        (
+            "{ max_angle = 200 }",
+            "field 'climb.max_angle' must be > 0 and <= 180, got 200",
+        ),
+        ("{ turn_rate = -1 }", "field 'climb.turn_rate' must be > 0"),
+        (
+            "{ max_angel = 90 }",
+            "field 'climb.max_angel' is not a known field (did you mean 'climb.max_angle'?)",
+        ),
+        (
+            "3",
+            "field 'climb' must be a table or a boolean, got number",
+        ),
+    ] {
+        let m = climb_mod(dir.path(), climb, "");
+        let out = skitter(&[
+            "check",
+            &bundled("spider").display().to_string(),
+            &fixture("walkers").display().to_string(),
+            &m.display().to_string(),
+        ]);
+        assert!(!out.status.success(), "{climb}: accepted");
+        let said = text(&out);
+        assert!(
+            said.contains("climbing/main.lua:") && said.contains(want),
+            "{climb}: {said}"
+        );
+    }
+}
