@@ -41,7 +41,7 @@ fn climb_mod(dir: &Path, climb: &str, level: &str) -> PathBuf {
 fn lines_of(text: &str, id: u64) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("json"))
-        .filter(|v| v["id"].as_u64() == Some(id))
+        .filter(|v| v["id"].as_u64() == Some(id) && v.get("event").is_none())
         .collect()
 }
 
@@ -202,6 +202,174 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
             .unwrap()
             .contains_key("up"),
         "a walker's trace is as before"
+    );
+}
+
+/// The trace text `run_trace` wrote in `dir`.
+fn trace_in(dir: &Path) -> String {
+    std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
+        .expect("a trace")
+}
+
+#[test]
+fn a_climber_crosses_under_a_slab_upside_down_and_comes_back() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A wall 2 m high at z = 3 with a slab on it reaching back over the floor to z = -1:
+    // the climber walks under the slab, up the wall, along the slab's underside (a
+    // ceiling 2 m up), then turns back the way it came, and comes down again.
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 1, 3.5), size = vec3(6, 2, 1) }
+world.box { position = vec3(0, 2.15, 1.5), size = vec3(6, 0.3, 5) }
+behaviour.define { name = "there_and_back", params = { back_at = 13 },
+  on_spawn = function(self) self.state.t = 0 end,
+  on_update = function(self, dt)
+    self.state.t += dt
+    local d = if self.state.t < self.params.back_at then 1 else -1
+    self:move(vec3(0, 0, d), 0.8)
+  end,
+  on_surface = function(self, n, kind) log.info("surface " .. kind) end }
+world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "there_and_back" })
+"#;
+    let m = climb_mod(dir.path(), "{}", level);
+    let (out, t) = run_trace(
+        dir.path(),
+        1500,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let lines = lines_of(&trace_in(dir.path()), 1);
+    let (surfaces, top) = assert_climbs_well("ceiling", &lines, 3.0, 3);
+    // Upside down under the slab, well away from the wall.
+    let under = lines
+        .iter()
+        .filter(|l| l["surface"] == "ceiling")
+        .map(|l| v3(&l["pos"]))
+        .fold(f64::MAX, |m, p| m.min(p[2]));
+    assert!(
+        top > 1.5 && under < 1.5,
+        "never across the ceiling: top {top}, reached z {under} ({surfaces:?})"
+    );
+    assert_eq!(
+        surfaces,
+        ["floor", "wall", "ceiling", "wall", "floor"],
+        "the surfaces it stood on"
+    );
+    let end = v3(&lines.last().unwrap()["pos"]);
+    assert!(
+        end[1] < 0.5 && end[2] < 2.0,
+        "not back on the floor: {end:?}"
+    );
+}
+
+#[test]
+fn climbers_reach_destinations_on_a_box_top_and_up_a_wall_by_the_short_way() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A block 3 m high (near face at z = 8), destinations 10 m away: on its top, and on
+    // its near face 2 m up.
+    let level = r#"
+world.ground { size = vec3(40, 0, 40) }
+world.box { position = vec3(0, 1.5, 9.5), size = vec3(12, 3, 3) }
+behaviour.define { name = "go", params = { to = vec3(0, 0, 0) },
+  on_spawn = function(self) self:set_destination(self.params.to) end,
+  on_arrive = function(self) log.info("arrived") end }
+world.spawn("climber", { position = vec3(-3, 0, -1), behaviour = "go", params = { to = vec3(-3, 3, 9) } })
+world.spawn("climber", { position = vec3(3, 0, -2), behaviour = "go", params = { to = vec3(3, 2, 8) } })
+"#;
+    let m = climb_mod(dir.path(), "{}", level);
+    let (out, t) = run_trace(
+        dir.path(),
+        1500,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let trace = trace_in(dir.path());
+    let arrivals: Vec<u64> = t
+        .events
+        .iter()
+        .filter(|e| e["event"] == "arrive")
+        .filter_map(|e| e["id"].as_u64())
+        .collect();
+    // The shortest ways over the surfaces: 9 m to the wall's foot, 3 m up it, 1 m on
+    // top; 10 m to the wall's foot, 2 m up it.
+    for (id, dest, shortest) in [(1u64, [-3.0, 3.0, 9.0], 13.0), (2, [3.0, 2.0, 8.0], 12.0)] {
+        assert!(
+            arrivals.contains(&id),
+            "climber {id} never arrived: {arrivals:?}"
+        );
+        let lines = lines_of(&trace, id);
+        assert_climbs_well(&format!("climber {id}"), &lines, 3.0, 3);
+        // Its route until it arrived, followed by the feet's point on its surface.
+        let mut walked = 0.0;
+        let mut last: Option<[f64; 3]> = None;
+        let mut at = None;
+        for l in &lines {
+            let (p, up) = (v3(&l["pos"]), v3(&l["up"]));
+            let feet = [
+                p[0] - up[0] * 0.35,
+                p[1] - up[1] * 0.35,
+                p[2] - up[2] * 0.35,
+            ];
+            if let Some(q) = last {
+                walked += ((feet[0] - q[0]).powi(2)
+                    + (feet[1] - q[1]).powi(2)
+                    + (feet[2] - q[2]).powi(2))
+                .sqrt();
+            }
+            last = Some(feet);
+            let d = ((feet[0] - dest[0]).powi(2)
+                + (feet[1] - dest[1]).powi(2)
+                + (feet[2] - dest[2]).powi(2))
+            .sqrt();
+            if d <= 0.25 {
+                at = Some(walked);
+                break;
+            }
+        }
+        let walked =
+            at.unwrap_or_else(|| panic!("climber {id} never came within 25 cm of {dest:?}"));
+        eprintln!("climber {id}: {walked:.2} m walked, the shortest {shortest} m");
+        assert!(
+            walked <= 1.3 * shortest,
+            "climber {id} took {walked:.2} m for {shortest} m"
+        );
+    }
+}
+
+#[test]
+fn a_climb_is_the_same_at_any_thread_count() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut level = String::from("world.ground { size = vec3(40, 0, 40), noise = { amplitude = 0.2, scale = 5, seed = 4 } }\nworld.box { position = vec3(0, 1.5, 4), size = vec3(16, 3, 2) }\n");
+    for i in 0..6 {
+        level += &format!("world.spawn(\"climber\", {{ position = vec3({}, 0, {}), behaviour = \"log_surface\" }})\n", -5.0 + 2.0 * i as f64, -1.0 - 0.3 * i as f64);
+    }
+    let m = climb_mod(dir.path(), "{}", &level);
+    let mut traces = Vec::new();
+    for threads in ["1", "2"] {
+        let sub = dir.path().join(threads);
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let (out, t) = run_trace(
+            &sub,
+            600,
+            &[bundled("spider"), fixture("walkers"), m.clone()],
+            &["--threads", threads],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(t.errors().is_empty(), "{:?}", t.errors());
+        traces.push(trace_in(&sub));
+    }
+    assert!(traces[0].contains("\"surface\":\"wall\""), "nobody climbed");
+    assert!(
+        traces[0] == traces[1],
+        "the traces at 1 and 2 threads differ"
     );
 }
 

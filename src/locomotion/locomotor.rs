@@ -259,6 +259,11 @@ impl Locomotor {
         def: &ValidCreatureDef,
         ground: &G,
     ) -> Locomotor {
+        // A climber on its surface keeps its hold (a reload, a restore): the level is
+        // where it was, and it climbs on from there.
+        if self.is_climbing() && def.climb.is_some() && def.legs.len() == self.legs.len() {
+            return self.clone();
+        }
         let mut l = Locomotor::spawn(def, self.position, self.yaw, ground);
         l.velocity = horizontal(self.velocity);
         l.intent = self.intent;

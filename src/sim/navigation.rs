@@ -335,6 +335,12 @@ impl World {
             ..
         } = self;
         let input = || level.nav_input();
+        // Climbers are never navmesh agents: they go over what is in their way.
+        for c in creatures.iter_mut() {
+            if c.due && c.def.climb.is_some() {
+                climb_route(c, events);
+            }
+        }
         place_agents(nav, creatures, events, version, &input);
         let tick = *nav_ticks;
         *nav_ticks += 1;
@@ -362,7 +368,10 @@ impl World {
         }
         let mut stuck: Vec<Pusher> = Vec::new();
         for c in creatures.iter_mut() {
-            if !c.due || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
+            if !c.due
+                || c.def.climb.is_some()
+                || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending)
+            {
                 continue;
             }
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
@@ -511,6 +520,57 @@ fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: V
 /// Makes every creature with a new destination an agent (its target moved onto the mesh,
 /// or to the closest reachable point, with a warning saying so), and tells every agent
 /// where its body is. Creatures whose navmesh failed lose their destination.
+/// How far (m) off the surface a climber stands on its destination may lie and still be
+/// on that surface (walked to along it rather than over whatever lies between).
+const ON_SURFACE: f32 = 0.3;
+
+/// A climber's way to its destination: over every surface in its way. Its feet's point on
+/// its surface heads straight for the destination when the destination lies on that
+/// surface; otherwise it keeps to the destination's horizontal bearing, which its surface
+/// frame carries up walls, across tops and down far sides (`Climb::align`): the shortest
+/// way over a block, straight up a wall to a point on it. Arrives within
+/// `nav.stopping_distance` of it (slowing down for it with `nav.auto_brake`).
+fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>) {
+    let (Some(goal), Some(cl)) = (c.nav.as_mut(), c.loco.climb) else {
+        return;
+    };
+    goal.pending = false;
+    goal.target = Some(goal.dest);
+    if goal.arrived || !c.loco.is_climbing() {
+        if goal.arrived {
+            c.loco.intent = Intent::Idle;
+        }
+        return;
+    }
+    let nv = &c.def.nav;
+    let up = cl.up();
+    let feet = c.loco.position - up * c.def.body.height;
+    let to = goal.dest - feet;
+    let left = to.length() - nv.stopping_distance;
+    if left <= 0.0 {
+        goal.arrived = true;
+        c.loco.intent = Intent::Idle;
+        events.push(WorldEvent::Arrive { id: c.id });
+        return;
+    }
+    let off = to.dot(up);
+    let level = if off.abs() <= ON_SURFACE {
+        horizontal(cl.align.inverse() * (to - up * off))
+    } else {
+        horizontal(to)
+    };
+    let dir = level.normalize_or_zero();
+    let mut speed = nv.speed;
+    if nv.auto_brake {
+        speed = speed.min((2.0 * nv.acceleration * left).sqrt() + 0.05);
+    }
+    c.loco.intent = Intent::Move {
+        dir,
+        speed,
+        drop: true,
+    };
+}
+
 fn place_agents(
     nav: &mut NavWorld,
     creatures: &mut [Creature],
@@ -520,7 +580,9 @@ fn place_agents(
 ) {
     let mut failed: Vec<(usize, String)> = Vec::new();
     for (i, c) in creatures.iter_mut().enumerate() {
-        let Some(goal) = c.nav.as_ref() else { continue };
+        let Some(goal) = c.nav.as_ref().filter(|_| c.def.climb.is_none()) else {
+            continue;
+        };
         if !c.due && !goal.pending {
             // Far, between its turns (`sim::detail`): its body has not moved.
             continue;
