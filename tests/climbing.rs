@@ -374,6 +374,67 @@ fn a_climb_is_the_same_at_any_thread_count() {
 }
 
 #[test]
+fn a_climber_that_lets_go_or_is_knocked_off_falls_lands_and_climbs_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 2, 3), size = vec3(10, 4, 2) }
+behaviour.define { name = "drop_at", params = { how = "let_go" },
+  on_update = function(self)
+    self:move(vec3(0, 0, 1), 0.8)
+    if self:surface() == "wall" and self:position().y > 2 and not self.state.done then
+      self.state.done = true
+      if self.params.how == "let_go" then self:let_go() else self:hit(vec3(0, 0, -1), 2) end
+    end
+  end }
+world.spawn("climber", { position = vec3(-2, 0, -1), behaviour = "drop_at", params = { how = "let_go" } })
+world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "drop_at", params = { how = "hit" } })
+"#;
+    let m = climb_mod(dir.path(), "{}", level);
+    let (out, t) = run_trace(
+        dir.path(),
+        1100,
+        &[bundled("spider"), fixture("walkers"), m],
+        &[],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let trace = trace_in(dir.path());
+    for id in [1u64, 2] {
+        let lines = lines_of(&trace, id);
+        let fell = lines
+            .iter()
+            .position(|l| l["falling"] == true && l["surface"].is_null())
+            .unwrap_or_else(|| panic!("climber {id} never fell"));
+        let high = v3(&lines[fell]["pos"])[1];
+        assert!(high > 2.0, "climber {id} let go at {high} m");
+        // It lands on the floor, stands level and climbs again (it keeps walking on).
+        let landed = lines[fell..]
+            .iter()
+            .position(|l| l["surface"] == "floor")
+            .map(|k| fell + k)
+            .unwrap_or_else(|| panic!("climber {id} never landed"));
+        let p = v3(&lines[landed]["pos"]);
+        assert!(p[1] < 0.8 && p[2] < 2.0, "climber {id} landed at {p:?}");
+        assert!(
+            lines[landed..].iter().any(|l| l["surface"] == "wall"),
+            "climber {id} never climbed again"
+        );
+        // Falling, the body stays clear of the level; on its surfaces, the bars hold.
+        assert!(lines
+            .iter()
+            .all(|l| l["clearance"].as_f64().unwrap() > 0.05));
+        assert_climbs_well(&format!("climber {id} before"), &lines[..fell], 3.0, 3);
+        assert_climbs_well(
+            &format!("climber {id} after"),
+            &lines[landed + 30..],
+            3.0,
+            3,
+        );
+    }
+}
+
+#[test]
 fn bad_climb_fields_are_located_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     for (climb, want) in [

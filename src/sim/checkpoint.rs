@@ -143,3 +143,69 @@ impl World {
         moved
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec3;
+
+    use crate::locomotion::{ClimbDef, Intent};
+    use crate::sim::level::{BoxDesc, GroundDesc, HeightSource};
+    use crate::sim::{Command, World};
+
+    /// A climbing spider walked up a 3 m wall until it is half way up.
+    fn on_a_wall() -> (World, crate::sim::CreatureId) {
+        let mut w = World::new(3);
+        w.set_ground(&GroundDesc {
+            position: Vec3::ZERO,
+            width: 20.0,
+            depth: 20.0,
+            heights: HeightSource::Flat,
+        })
+        .expect("ground");
+        w.add_box(BoxDesc {
+            position: Vec3::new(0.0, 1.5, 3.0),
+            size: Vec3::new(6.0, 3.0, 2.0),
+            rotation: Vec3::ZERO,
+        })
+        .expect("box");
+        let mut def = crate::locomotion::def::tests::spider();
+        def.climb = Some(ClimbDef::default());
+        let t = w.register_type("climber", def.validate().expect("valid"));
+        let id = w.spawn(t, Vec3::new(0.0, 0.0, 0.0), 0.0).expect("spawned");
+        w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 0.8)));
+        for _ in 0..600 {
+            w.step(crate::sim::TICK_DT);
+            let c = w.creature(id).expect("alive");
+            if c.loco.position.y > 1.4 && c.loco.up.z < -0.99 {
+                return (w, id);
+            }
+        }
+        panic!("it never got half way up the wall");
+    }
+
+    #[test]
+    fn a_climber_keeps_its_wall_through_a_restore_and_a_reground() {
+        let (mut w, id) = on_a_wall();
+        let before = w.creature(id).expect("alive").loco.clone();
+        let cp = w.checkpoint();
+        for _ in 0..30 {
+            w.step(crate::sim::TICK_DT);
+        }
+        w.restore(cp);
+        assert_eq!(w.creature(id).expect("alive").loco, before, "restored as it was");
+        // A reload that regrounds everyone (the level rebuilt) leaves it on its wall, its
+        // feet where they were.
+        w.reground_all();
+        assert_eq!(w.creature(id).expect("alive").loco, before, "still on its wall");
+        for _ in 0..60 {
+            w.step(crate::sim::TICK_DT);
+        }
+        let c = w.creature(id).expect("alive");
+        assert!(
+            c.loco.is_climbing() && c.loco.up.z < -0.99 && c.loco.position.y > 1.6,
+            "it climbs on: {} up {}",
+            c.loco.position,
+            c.loco.up
+        );
+    }
+}

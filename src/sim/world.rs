@@ -99,6 +99,10 @@ impl Creature {
     }
 }
 
+/// A climber on a surface steeper than this (the cosine of its up's angle from the world's)
+/// holds on by its feet: a blow can knock it off (45°).
+const CLIMB_HOLD_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
 /// A write from outside the sim (scripts, input), applied at the start of the next tick.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Command {
@@ -700,6 +704,14 @@ impl World {
         } else if c.rag.is_some() {
             self.push_ragdoll(id, impulse);
         } else {
+            // A blow of half what throws it into physics knocks a climber off a wall or a
+            // ceiling (its push carries it as it falls).
+            if c.loco.is_climbing()
+                && c.loco.up.y < CLIMB_HOLD_COS
+                && strength >= 0.5 * p.hit_threshold
+            {
+                c.loco.let_go();
+            }
             c.loco.hit(&c.lean, dir, strength);
         }
         self.events.push(WorldEvent::Hit { id, dir, strength });

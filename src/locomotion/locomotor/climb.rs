@@ -29,6 +29,10 @@ const FOOT_REACH: f32 = 0.97;
 const CORNER_SHARE: f32 = 0.5;
 /// The planted feet's plane counts this much against the nearest surface's direction.
 const FEET_WEIGHT: f32 = 0.5;
+/// On a surface steeper than 45°, fewer feet planted than this is losing its hold...
+const MIN_HOLD: usize = 2;
+/// ...and losing it this long (s) lets go.
+const LOOSE_FOR: f32 = 0.3;
 
 /// A kind of surface, by the angle of its normal from the world's up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -79,6 +83,8 @@ pub struct Climb {
     pub surface: Surface,
     /// The surface changed kind this tick (`on_surface` fires).
     pub changed: bool,
+    /// Seconds it has held a steep surface with fewer than [`MIN_HOLD`] feet planted.
+    pub loose: f32,
 }
 
 impl Climb {
@@ -90,6 +96,7 @@ impl Climb {
             goal: Vec3::Y,
             surface: Surface::Floor,
             changed: false,
+            loose: 0.0,
         }
     }
 
@@ -242,6 +249,18 @@ impl Locomotor {
         self.climb_targets(def, gait, duration, &c, ground);
         self.schedule(def, gait, duration, scratch);
         self.climb_swing(gait, up, dt, &mut scratch.events);
+        // 6. Adhesion: on a steep surface it holds on while enough feet are planted.
+        let planted = self.legs.iter().filter(|l| l.grounded).count();
+        if up.y < std::f32::consts::FRAC_1_SQRT_2 && planted < MIN_HOLD.min(self.legs.len()) {
+            c.loose += dt;
+        } else {
+            c.loose = 0.0;
+        }
+        if c.loose > LOOSE_FOR {
+            self.climb = Some(c);
+            self.let_go_now();
+            return self.base_rotation();
+        }
         // The aligned heading: what `yaw` means for a climber (the lean and the head read it).
         let fwd = c.align.inverse() * (c.frame * Vec3::Z);
         if let Some(y) = yaw_of(fwd) {
@@ -457,6 +476,7 @@ impl Locomotor {
                 goal: self.up,
                 surface: Surface::of(self.up),
                 changed: true,
+                loose: 0.0,
             });
             self.landing = false;
         }
