@@ -192,11 +192,19 @@ mod tests {
             w.step(crate::sim::TICK_DT);
         }
         w.restore(cp);
-        assert_eq!(w.creature(id).expect("alive").loco, before, "restored as it was");
+        assert_eq!(
+            w.creature(id).expect("alive").loco,
+            before,
+            "restored as it was"
+        );
         // A reload that regrounds everyone (the level rebuilt) leaves it on its wall, its
         // feet where they were.
         w.reground_all();
-        assert_eq!(w.creature(id).expect("alive").loco, before, "still on its wall");
+        assert_eq!(
+            w.creature(id).expect("alive").loco,
+            before,
+            "still on its wall"
+        );
         for _ in 0..60 {
             w.step(crate::sim::TICK_DT);
         }
