@@ -110,6 +110,10 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("8", "debug: ragdoll joints, limits and muscle targets"),
     ("9", "debug: model skeletons (each bone to its parent, over the mesh)"),
     ("0", "debug: sticks (bodies and leg capsules instead of the models)"),
+    (
+        "U",
+        "debug: climbers' surfaces (body up cyan, foot normals yellow)",
+    ),
     ("R", "restart: rebuild the world from the mods"),
     (
         "E",

@@ -63,12 +63,15 @@ pub struct DebugFlags {
     /// Every creature drawn as the locomotion sees it — a body, a head and a capsule per leg
     /// segment — instead of its skinned model.
     pub sticks: bool,
+    /// Climbers' surfaces: the body's up (cyan) and each foot's surface normal (yellow,
+    /// planted; grey, the target of a lifted foot).
+    pub surface: bool,
 }
 
 /// A debug layer name `DebugFlags::parse` does not know.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error(
-    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, sticks, all)"
+    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, sticks, surface, all)"
 )]
 pub struct UnknownLayer(pub String);
 
@@ -88,6 +91,7 @@ impl DebugFlags {
                 "ragdoll" => f.ragdoll = true,
                 "bones" => f.bones = true,
                 "sticks" => f.sticks = true,
+                "surface" => f.surface = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -101,6 +105,7 @@ impl DebugFlags {
                         bones: true,
                         // `all` draws every overlay; the stick view replaces the models.
                         sticks: false,
+                        surface: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -260,6 +265,9 @@ impl FrameInstances {
             if debug.lean || sel {
                 self.lean_axis(c);
             }
+            if debug.surface && c.climbing {
+                self.surface_normals(c, snap.legs_of(c));
+            }
             if sel {
                 let ground = snap.legs_of(c).first().map(|l| l.foot.y);
                 self.selection_ring(c, ground);
@@ -270,6 +278,23 @@ impl FrameInstances {
         }
         if debug.ragdoll {
             self.rig_joints(snap);
+        }
+    }
+
+    /// A climber's surface: its body's up from its centre (cyan), and at each foot the
+    /// normal of the face it stands on or steps to (yellow planted, grey lifted).
+    fn surface_normals(&mut self, c: &CreatureView, legs: &[LegPose]) {
+        const UP: [f32; 4] = [0.2, 0.9, 1.0, 1.0];
+        const PLANTED: [f32; 4] = [1.0, 0.9, 0.2, 1.0];
+        const LIFTED: [f32; 4] = [0.6, 0.6, 0.6, 1.0];
+        line(&mut self.lines, c.position, c.position + c.up * 0.6, UP);
+        for l in legs {
+            let (at, color) = if l.grounded {
+                (l.foot, PLANTED)
+            } else {
+                (l.target, LIFTED)
+            };
+            line(&mut self.lines, at, at + l.normal * 0.2, color);
         }
     }
 
@@ -503,6 +528,7 @@ mod tests {
                     foot: Vec3::new(x, 0.0, 0.6),
                     target: Vec3::new(x, 0.0, 0.7),
                     grounded: k % 2 == 0,
+                    normal: Vec3::Y,
                 });
             }
             s.creatures.push(CreatureView {
@@ -521,6 +547,7 @@ mod tests {
                 model: None,
                 first_skin: 0,
                 skin_count: 0,
+                climbing: i % 2 == 1,
             });
         }
         s
@@ -568,5 +595,17 @@ mod tests {
         );
         assert_eq!(f.spheres[2].color, BODY_SELECTED);
         assert!(DebugFlags::parse("feet").is_err());
+        // The surface layer: for each climber (the second of three here), its up and a
+        // normal per foot, yellow where planted; walkers get none.
+        let mut surf = FrameInstances::default();
+        let flags = DebugFlags::parse("surface").expect("flags");
+        surf.build(&snap(3), None, flags, &[], &[]);
+        assert_eq!(surf.lines.len(), (1 + 8) * 2);
+        let yellow = surf
+            .lines
+            .iter()
+            .filter(|v| v.color == [1.0, 0.9, 0.2, 1.0])
+            .count();
+        assert_eq!(yellow, 4 * 2, "four planted feet");
     }
 }

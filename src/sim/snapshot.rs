@@ -18,6 +18,8 @@ pub struct LegPose {
     pub target: Vec3,
     /// Planted.
     pub grounded: bool,
+    /// The normal of the surface its target is on (a climber's; +Y otherwise).
+    pub normal: Vec3,
 }
 
 /// One creature for drawing; its legs, then its arms, are `legs[first_leg..first_leg +
@@ -56,6 +58,8 @@ pub struct CreatureView {
     pub first_skin: u32,
     /// Number of skinning matrices (its model's joints; 0 without a model).
     pub skin_count: u32,
+    /// A climber holding on to a surface (its `up` is its body's).
+    pub climbing: bool,
 }
 
 /// Everything a frame draws of the dynamic world.
@@ -172,6 +176,7 @@ impl Snapshot {
                             foot,
                             target: foot,
                             grounded: false,
+                            normal: Vec3::Y,
                         });
                     }
                 }
@@ -183,6 +188,7 @@ impl Snapshot {
                             foot: st.foot,
                             target: st.target,
                             grounded: st.grounded,
+                            normal: st.normal,
                         });
                     }
                     // Arms are drawn as limbs that never touch the ground.
@@ -194,6 +200,7 @@ impl Snapshot {
                             foot: hand,
                             target: hand,
                             grounded: false,
+                            normal: Vec3::Y,
                         });
                     }
                 }
@@ -236,6 +243,7 @@ impl Snapshot {
                 model: model.map(|_| c.type_id.0),
                 first_skin,
                 skin_count: next_skin - first_skin,
+                climbing: c.rag.is_none() && c.loco.is_climbing(),
             });
         }
     }
