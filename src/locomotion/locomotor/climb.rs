@@ -3,9 +3,9 @@
 //! ahead of it (the nearest surface's direction, which swings smoothly round a convex edge,
 //! fused with the planted feet's plane, and a probe along the motion that sees a concave
 //! corner coming) by a dt-correct, rate-limited spring. Every foothold is cast along the
-//! body's down, with a look back toward the belly (the far side of a convex edge) and the
-//! nearest surface as fallbacks; steps arc along the body's up; planted feet stay locked
-//! wherever they stand. A script's horizontal directions are carried onto the surface by the
+//! body's down, with a look back toward the belly (the far side of a convex edge) and casts
+//! on the way in toward the body as fallbacks; steps arc along the body's up; planted feet
+//! stay locked wherever they stand. A script's horizontal directions are carried onto the surface by the
 //! turns the body's up has taken (`Climb::align`): walking on into a wall goes up it, on
 //! over the top and down the far side.
 
@@ -19,9 +19,9 @@ use crate::locomotion::posture::fit_plane;
 use crate::math::frame::{smoothing_alpha, yaw_of, yaw_rotation};
 
 /// A foothold's face must turn toward the body at least this much (the cosine of the angle
-/// between its normal and the body's up): faces past 84° from the body's up are edges'
-/// flanks, not footholds.
-const MIN_FACING: f32 = 0.1;
+/// between its normal and the body's up): a foot may grip round an edge onto a face square
+/// to the one the body is on (a block's flank beside it, the far face ahead), not further.
+const MIN_FACING: f32 = -0.1;
 /// A foothold no further from its hip than this share of the leg's length.
 const FOOT_REACH: f32 = 0.97;
 /// The corner probe's weight at its farthest: the body's up turns at most this share of
@@ -29,6 +29,9 @@ const FOOT_REACH: f32 = 0.97;
 const CORNER_SHARE: f32 = 0.5;
 /// The planted feet's plane counts this much against the nearest surface's direction.
 const FEET_WEIGHT: f32 = 0.5;
+/// Where on the way from a rest spot in to the point under the body the inward fallback
+/// casts look for a foothold.
+const INWARD: [f32; 2] = [0.5, 1.0];
 /// On a surface steeper than 45°, fewer feet planted than this is losing its hold...
 const MIN_HOLD: usize = 2;
 /// ...and losing it this long (s) lets go.
@@ -365,7 +368,7 @@ impl Locomotor {
 
     /// Every leg's landing spot: its rest spot (moved ahead by the landing prediction) cast
     /// along the body's down; past a convex edge, a look from below it back toward the
-    /// belly; then the nearest surface. A foothold must face the body and lie within the
+    /// belly; then casts on the way in toward the body (at most three fallback casts). A foothold must face the body and lie within the
     /// leg's reach of its hip. A miss keeps the last good spot while in reach.
     fn climb_targets<G: GroundQuery + ?Sized>(
         &mut self,
@@ -402,7 +405,17 @@ impl Locomotor {
                         .flatten()
                         .filter(ok)
                 })
-                .or_else(|| ground.nearest(rest, leg.length).filter(ok));
+                .or_else(|| {
+                    // Beside an edge the rest spot lies past: a foothold on the way in
+                    // toward the body (under it, the surface it stands on).
+                    let under = self.position - up * def.body.height;
+                    INWARD.iter().find_map(|t| {
+                        let q = rest.lerp(under, *t);
+                        ground
+                            .cast(q + up * CAST_ABOVE_BODY, -up, CAST_ABOVE_BODY + leg.length)
+                            .filter(ok)
+                    })
+                });
             match found {
                 Some(h) => {
                     st.target = h.point;
