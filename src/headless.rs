@@ -157,7 +157,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
 }
 
 /// A climbing type's surface: `"up"` (the body's up), `"surface"` (floor, wall, ceiling,
-/// or null while falling), `"clearance"` (the body centre's distance from the nearest
+/// or null while falling), `"crease"` (concave, convex or null), `"clearance"` (the body centre's distance from the nearest
 /// collider surface, negative inside one) and `"contacts"`: for each foot, the normal of
 /// the face its target is on and its distance from the nearest collider surface.
 fn write_climb(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> io::Result<()> {
@@ -169,6 +169,10 @@ fn write_climb(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> i
     match c.loco.is_climbing() {
         true => write!(w, ",\"surface\":\"{}\"", cl.surface.name())?,
         false => w.write_all(b",\"surface\":null")?,
+    }
+    match cl.crease.filter(|_| c.loco.is_climbing()) {
+        Some(k) => write!(w, ",\"crease\":\"{}\"", k.name())?,
+        None => w.write_all(b",\"crease\":null")?,
     }
     let (body, _) = c.body_pose();
     w.write_all(b",\"clearance\":")?;

@@ -186,6 +186,18 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
         ["floor", "wall", "floor", "wall", "floor"],
         "the surfaces it stood on"
     );
+    // The creases it crossed, classified by the faces' angle: the wall's foot (concave),
+    // the top's two edges (convex), the far wall's foot (concave).
+    let mut creases: Vec<&str> = climber
+        .iter()
+        .filter_map(|l| l["crease"].as_str())
+        .collect();
+    creases.dedup();
+    assert_eq!(
+        creases,
+        ["concave", "convex", "concave"],
+        "the creases crossed"
+    );
     // Each change of surface reached the brain's on_surface.
     let printed = text(&out);
     let said: Vec<&str> = printed

@@ -144,12 +144,52 @@ fn bundled_demo_wanders_the_arena() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
     // The demo's six spiders, centipede and hound, the patrolling spider and the flyer of
-    // the paths mod, and the brawl's eight soldiers.
+    // the paths mod, the brawl's eight soldiers and the three climbers.
     assert_eq!(
         t.ids().len(),
-        18,
-        "eight wanderers, a patrol, a flyer and eight brawlers"
+        21,
+        "eight wanderers, a patrol, a flyer, eight brawlers and three climbers"
     );
+    // The climbers go up walls: their feet are on walls and tops, not over the floor the
+    // walkers' measures read (tests/climbing.rs measures climbers); each of them arrives at
+    // stops of its tour, on walls and on tops.
+    let climbers: Vec<u64> = t
+        .recs
+        .iter()
+        .filter(|r| r.frame == 0 && r.ty == "climbers/climber")
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(climbers.len(), 3);
+    for id in &climbers {
+        let arrived = t
+            .events
+            .iter()
+            .filter(|e| e["event"] == "arrive" && e["id"].as_u64() == Some(*id))
+            .count();
+        assert!(
+            arrived >= 1,
+            "climber {id} reached no stop of its tour in 60 s"
+        );
+        let high = t
+            .of(*id)
+            .iter()
+            .filter_map(|r| r.pos)
+            .map(|p| p[1])
+            .fold(0.0, f64::max);
+        assert!(
+            high > 1.0,
+            "climber {id} never climbed: highest {high:.2} m"
+        );
+    }
+    let t = Trace {
+        recs: t
+            .recs
+            .iter()
+            .filter(|r| !climbers.contains(&r.id))
+            .cloned()
+            .collect(),
+        events: t.events.clone(),
+    };
     assert_eq!(
         t.recs
             .iter()

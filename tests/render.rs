@@ -145,7 +145,7 @@ fn demo_screenshot_is_not_blank() {
         "only {} colours: blank or flat",
         colours.len()
     );
-    assert!(text(&o).contains("8 creatures"), "{}", text(&o));
+    assert!(text(&o).contains("21 creatures"), "{}", text(&o));
 }
 
 #[test]

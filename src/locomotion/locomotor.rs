@@ -16,7 +16,7 @@ mod climb;
 mod leg;
 mod terrain;
 
-pub use climb::{Climb, Surface};
+pub use climb::{Climb, Crease, Surface};
 pub(crate) use leg::LegState;
 
 /// Metres above the body from which foot targets are cast down.

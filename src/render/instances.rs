@@ -63,8 +63,9 @@ pub struct DebugFlags {
     /// Every creature drawn as the locomotion sees it — a body, a head and a capsule per leg
     /// segment — instead of its skinned model.
     pub sticks: bool,
-    /// Climbers' surfaces: the body's up (cyan) and each foot's surface normal (yellow,
-    /// planted; grey, the target of a lifted foot).
+    /// Climbers' surfaces: the body's up (cyan), a cross on it while crossing a crease
+    /// (magenta concave, orange convex), and each foot's surface normal (yellow, planted;
+    /// grey, the target of a lifted foot).
     pub surface: bool,
 }
 
@@ -288,6 +289,15 @@ impl FrameInstances {
         const PLANTED: [f32; 4] = [1.0, 0.9, 0.2, 1.0];
         const LIFTED: [f32; 4] = [0.6, 0.6, 0.6, 1.0];
         line(&mut self.lines, c.position, c.position + c.up * 0.6, UP);
+        // A crease it is crossing: a cross at the top of its up line, magenta where the
+        // faces meet in a valley, orange over a ridge.
+        if let Some(k) = c.crease {
+            let colour = match k {
+                crate::locomotion::Crease::Concave => [1.0, 0.3, 0.9, 1.0],
+                crate::locomotion::Crease::Convex => [1.0, 0.55, 0.1, 1.0],
+            };
+            cross(&mut self.lines, c.position + c.up * 0.6, 0.08, colour);
+        }
         for l in legs {
             let (at, color) = if l.grounded {
                 (l.foot, PLANTED)
@@ -548,6 +558,7 @@ mod tests {
                 first_skin: 0,
                 skin_count: 0,
                 climbing: i % 2 == 1,
+                crease: None,
             });
         }
         s
@@ -607,5 +618,15 @@ mod tests {
             .filter(|v| v.color == [1.0, 0.9, 0.2, 1.0])
             .count();
         assert_eq!(yellow, 4 * 2, "four planted feet");
+        // Crossing a crease: a magenta cross on its up line for a concave one.
+        let mut s = snap(3);
+        s.creatures[1].crease = Some(crate::locomotion::Crease::Concave);
+        surf.build(&s, None, flags, &[], &[]);
+        let magenta = surf
+            .lines
+            .iter()
+            .filter(|v| v.color == [1.0, 0.3, 0.9, 1.0])
+            .count();
+        assert_eq!(magenta, 2 * 2, "the crease's cross");
     }
 }

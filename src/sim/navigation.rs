@@ -58,6 +58,9 @@ pub(crate) fn nav_interval(agents: usize) -> u64 {
 pub struct NavGoal {
     /// Where it was asked to go.
     pub dest: Vec3,
+    /// A climber's: the way out of the level's surface nearest the destination (found at
+    /// its first tick), for the way onto that face from an edge above or below it.
+    pub face: Option<Vec3>,
     /// Where it is going: `dest` on the navmesh (or the closest reachable point).
     pub target: Option<Vec3>,
     /// Reached (within `nav.stopping_distance`).
@@ -324,6 +327,19 @@ impl World {
                 }
             }
         }
+        // A climber's new destination: the face it lies on.
+        if self
+            .creatures
+            .iter()
+            .any(|c| c.def.climb.is_some() && c.nav.as_ref().is_some_and(|g| g.face.is_none()))
+        {
+            let ground = super::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+            for c in self.creatures.iter_mut().filter(|c| c.def.climb.is_some()) {
+                if let Some(g) = c.nav.as_mut().filter(|g| g.face.is_none()) {
+                    g.face = Some(face_at(&ground, g.dest));
+                }
+            }
+        }
         let World {
             nav,
             creatures,
@@ -523,12 +539,39 @@ fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: V
 /// How far (m) off the surface a climber stands on its destination may lie and still be
 /// on that surface (walked to along it rather than over whatever lies between).
 const ON_SURFACE: f32 = 0.3;
+/// A destination off a climber's surface nearer than this (m) in level terms lies above or
+/// below it: it heads for the destination's face instead of its bearing.
+const BEARING_MIN: f32 = 1.0;
+
+/// The way out of the level's face at `p` (a point on or near it): of the nearest surface
+/// points to six points 10 cm around it, the one nearest `p` gives it (a point right on a
+/// face has no way out of its own to measure). Up where there is no surface within 1 m.
+fn face_at(ground: &impl crate::locomotion::GroundQuery, p: Vec3) -> Vec3 {
+    [
+        Vec3::X,
+        Vec3::NEG_X,
+        Vec3::Y,
+        Vec3::NEG_Y,
+        Vec3::Z,
+        Vec3::NEG_Z,
+    ]
+    .iter()
+    .filter_map(|d| ground.nearest(p + *d * 0.1, 1.0))
+    .min_by(|a, b| {
+        a.point
+            .distance_squared(p)
+            .total_cmp(&b.point.distance_squared(p))
+    })
+    .map_or(Vec3::Y, |h| h.normal)
+}
 
 /// A climber's way to its destination: over every surface in its way. Its feet's point on
 /// its surface heads straight for the destination when the destination lies on that
 /// surface; otherwise it keeps to the destination's horizontal bearing, which its surface
 /// frame carries up walls, across tops and down far sides (`Climb::align`): the shortest
-/// way over a block, straight up a wall to a point on it. Arrives within
+/// way over a block, straight up a wall to a point on it. A destination right under the
+/// edge of the top it stands on (or over the foot of the wall it stands before) has no
+/// bearing to keep: it heads over that edge toward the destination's face (into it). Arrives within
 /// `nav.stopping_distance` of it (slowing down for it with `nav.auto_brake`).
 fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>) {
     let (Some(goal), Some(cl)) = (c.nav.as_mut(), c.loco.climb) else {
@@ -557,7 +600,22 @@ fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>) {
     let level = if off.abs() <= ON_SURFACE {
         horizontal(cl.align.inverse() * (to - up * off))
     } else {
-        horizontal(to)
+        let bearing = horizontal(to);
+        match goal.face {
+            // Straight above or below it (its face is a wall under the edge of the top it
+            // stands on, or over the floor at its foot): over the edge toward that face's
+            // outside from above, into it from below.
+            Some(n) if bearing.length() < BEARING_MIN => {
+                let want = if off < 0.0 { n } else { -n };
+                let along = horizontal(cl.align.inverse() * (want - up * want.dot(up)));
+                if along.length() > 0.1 {
+                    along
+                } else {
+                    bearing
+                }
+            }
+            _ => bearing,
+        }
     };
     let dir = level.normalize_or_zero();
     let mut speed = nv.speed;

@@ -60,6 +60,8 @@ pub struct CreatureView {
     pub skin_count: u32,
     /// A climber holding on to a surface (its `up` is its body's).
     pub climbing: bool,
+    /// The crease a climber is crossing.
+    pub crease: Option<crate::locomotion::Crease>,
 }
 
 /// Everything a frame draws of the dynamic world.
@@ -244,6 +246,11 @@ impl Snapshot {
                 first_skin,
                 skin_count: next_skin - first_skin,
                 climbing: c.rag.is_none() && c.loco.is_climbing(),
+                crease: c
+                    .loco
+                    .climb
+                    .and_then(|cl| cl.crease)
+                    .filter(|_| c.rag.is_none() && c.loco.is_climbing()),
             });
         }
     }

@@ -484,6 +484,7 @@ impl World {
                         c.loco.follow = None;
                         c.nav = Some(NavGoal {
                             dest: *dest,
+                            face: None,
                             target: None,
                             arrived: false,
                             pending: true,

@@ -29,6 +29,13 @@ const FOOT_REACH: f32 = 0.97;
 const CORNER_SHARE: f32 = 0.5;
 /// The planted feet's plane counts this much against the nearest surface's direction.
 const FEET_WEIGHT: f32 = 0.5;
+/// A body told to move and standing still this long (s) steps its most stretched foot in.
+const HELD_FOR: f32 = 0.4;
+/// Where the body's up is below this (its `y`, toward a ceiling), level directions keep the
+/// turns that brought it there (`Climb::align`); above, they ease to the least turn from level.
+const ALIGN_FREE_BELOW: f32 = -0.5;
+/// Time constant (s) of that easing.
+const ALIGN_TAU: f32 = 0.3;
 /// Where on the way from a rest spot in to the point under the body the inward fallback
 /// casts look for a foothold.
 const INWARD: [f32; 2] = [0.5, 1.0];
@@ -36,6 +43,10 @@ const INWARD: [f32; 2] = [0.5, 1.0];
 const MIN_HOLD: usize = 2;
 /// ...and losing it this long (s) lets go.
 const LOOSE_FOR: f32 = 0.3;
+
+/// How far (degrees) past the boundary between two kinds of surface a body's up must turn
+/// before it is on the other kind.
+pub(crate) const SURFACE_MARGIN: f32 = 5.0;
 
 /// A kind of surface, by the angle of its normal from the world's up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -62,6 +73,31 @@ impl Surface {
         }
     }
 
+    /// The kind of surface under a body whose up is `normal` and which stood on `was`: a new
+    /// kind once `normal` is [`SURFACE_MARGIN`] past the boundary, so a body turning about a
+    /// boundary does not flicker between two.
+    pub fn of_beyond(normal: Vec3, was: Surface) -> Surface {
+        let kind = Surface::of(normal);
+        if kind == was {
+            return kind;
+        }
+        let tilted = |deg: f32| {
+            let (s, c) = deg.to_radians().sin_cos();
+            Vec3::new(0.0, c, s)
+        };
+        // Where the margin would put it: the kind of `normal` turned back toward `was`.
+        let back = match (was, kind) {
+            (Surface::Floor, _) | (Surface::Wall, Surface::Ceiling) => -SURFACE_MARGIN,
+            _ => SURFACE_MARGIN,
+        };
+        let angle = normal.y.clamp(-1.0, 1.0).acos().to_degrees();
+        if Surface::of(tilted(angle + back)) == kind {
+            kind
+        } else {
+            was
+        }
+    }
+
     /// Its name for scripts and traces: "floor", "wall" or "ceiling".
     pub fn name(self) -> &'static str {
         match self {
@@ -71,6 +107,28 @@ impl Surface {
         }
     }
 }
+
+/// A crease between two faces a climber is crossing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crease {
+    /// The faces meet in a valley: floor to wall, wall to ceiling.
+    Concave,
+    /// The faces meet in a ridge: over a top's edge, round a table's edge.
+    Convex,
+}
+
+impl Crease {
+    /// Its name for traces: "concave" or "convex".
+    pub fn name(self) -> &'static str {
+        match self {
+            Crease::Concave => "concave",
+            Crease::Convex => "convex",
+        }
+    }
+}
+
+/// Faces meeting at more than this angle (its cosine; 20°) make a crease.
+const CREASE_COS: f32 = 0.94;
 
 /// A climber's surface frame (plain data, in the locomotor).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,6 +146,10 @@ pub struct Climb {
     pub changed: bool,
     /// Seconds it has held a steep surface with fewer than [`MIN_HOLD`] feet planted.
     pub loose: f32,
+    /// Seconds it has stood still while told to move (held back by a stretched foot).
+    pub held: f32,
+    /// The crease it is crossing, if any.
+    pub crease: Option<Crease>,
 }
 
 impl Climb {
@@ -100,6 +162,8 @@ impl Climb {
             surface: Surface::Floor,
             changed: false,
             loose: 0.0,
+            held: 0.0,
+            crease: None,
         }
     }
 
@@ -192,15 +256,25 @@ impl Locomotor {
         };
         let n_near = away_from(self.position, &near);
         let mut goal = n_near;
-        if let Some(n_feet) = self.feet_normal(&c) {
-            goal = (goal + n_feet * FEET_WEIGHT).normalize_or(goal);
+        let n_feet = self.feet_normal(&c);
+        if let Some(n) = n_feet {
+            goal = (goal + n * FEET_WEIGHT).normalize_or(goal);
         }
+        // The face met next: a wall or a ceiling the probe ahead finds, else the nearest
+        // surface's way out (round a convex edge it swings past the feet's face).
+        let mut met = n_near;
         let speed = v.length();
         let look = def.body.size.z * 0.5 + 0.6 * leg_len;
-        if speed > 0.02 && look > height {
-            let dir = v / speed;
+        // Along the heading (steadier than the velocity, which a stretched foot can hold
+        // back or turn), while moving on.
+        let fwd = c.frame * Vec3::Z;
+        if speed > 0.02 && v.dot(fwd) > 0.0 && look > height {
+            let dir = fwd;
             if let Some(hit) = ground.cast(self.position, dir, look) {
                 let steep = hit.normal.dot(goal) < 0.9;
+                if steep {
+                    met = hit.normal;
+                }
                 if steep && Self::climbable(cd, hit.normal) {
                     let t = (hit.point - self.position).length();
                     let w = (1.0 - (t - height) / (look - height)).clamp(0.0, 1.0);
@@ -222,13 +296,35 @@ impl Locomotor {
             goal = Vec3::Y * a.cos() + level * a.sin();
         }
         c.goal = goal;
+        // The crease between the face the feet stand on and the face met, by the angle
+        // between them: a face met that turns back toward the body's motion is a concave
+        // one (floor to wall, wall to ceiling), one that turns with it a convex one (a top's
+        // edge, a table's edge).
+        let from = n_feet.unwrap_or(up);
+        c.crease = (from.dot(met) < CREASE_COS).then(|| {
+            if met.dot(fwd) < 0.0 {
+                Crease::Concave
+            } else {
+                Crease::Convex
+            }
+        });
         // 3. Turn the body's up toward the goal: an exact exponential approach (the same
         // curve at any tick rate), never faster than `climb.turn_rate`.
         let ang = up.dot(goal).clamp(-1.0, 1.0).acos();
         let step = (ang * smoothing_alpha(dt, cd.smoothing)).min(cd.turn_rate.to_radians() * dt);
         c.tilt(turn_toward(up, goal, step, c.frame * Vec3::X));
         let up = c.up();
-        let kind = Surface::of(up);
+        // Off ceilings, what level directions mean eases to the least turn from level to the
+        // body's up: least turns composed over several faces (up one wall, down another)
+        // would otherwise leave a twist that turns every direction on the floor again.
+        if up.y > ALIGN_FREE_BELOW {
+            let natural = Quat::from_rotation_arc(Vec3::Y, up);
+            c.align = c
+                .align
+                .slerp(natural, smoothing_alpha(dt, ALIGN_TAU))
+                .normalize();
+        }
+        let kind = Surface::of_beyond(up, c.surface);
         if kind != c.surface {
             c.surface = kind;
             c.changed = true;
@@ -250,6 +346,7 @@ impl Locomotor {
         // 5. Feet: targets cast along the body's down, then scheduled and swung.
         let duration = gait.duration_at(speed);
         self.climb_targets(def, gait, duration, &c, ground);
+        self.unstick(def, &mut c, speed, dt, ground);
         self.schedule(def, gait, duration, scratch);
         self.climb_swing(gait, up, dt, &mut scratch.events);
         // 6. Adhesion: on a steep surface it holds on while enough feet are planted.
@@ -272,6 +369,60 @@ impl Locomotor {
         self.up = up;
         self.climb = Some(c);
         c.frame
+    }
+
+    /// A body told to move that has stood still for [`HELD_FOR`] (its most stretched planted
+    /// foot holds it back, and that foot's spot has not moved on): that foot's spot becomes
+    /// the surface under its hip (else under the body, else the surface nearest the hip), so
+    /// it steps and the body goes on.
+    fn unstick<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        c: &mut Climb,
+        speed: f32,
+        dt: f32,
+        ground: &G,
+    ) {
+        let told = matches!(self.intent, Intent::Move { speed, .. } if speed > 0.1);
+        c.held = if told && speed < 0.05 {
+            c.held + dt
+        } else {
+            0.0
+        };
+        if c.held < HELD_FOR {
+            return;
+        }
+        c.held = 0.0;
+        let up = c.up();
+        let worst = def
+            .legs
+            .iter()
+            .zip(self.legs.iter_mut())
+            .filter(|(_, st)| st.grounded)
+            .max_by(|a, b| a.1.reach.total_cmp(&b.1.reach));
+        if let Some((leg, st)) = worst {
+            // Under its hip, else under the body (the surface the body stands on).
+            let centre = self.position;
+            let hit = [st.hip, centre]
+                .iter()
+                .find_map(|from| {
+                    ground
+                        .cast(
+                            *from + up * CAST_ABOVE_BODY,
+                            -up,
+                            CAST_ABOVE_BODY + leg.length,
+                        )
+                        .filter(|h| h.normal.dot(up) >= MIN_FACING)
+                })
+                // Over a trench deeper than a leg: the surface nearest the hip (its rim).
+                .or_else(|| ground.nearest(st.hip, leg.length));
+            if let Some(h) = hit {
+                st.target = h.point;
+                st.target_hit = true;
+                st.normal = h.normal;
+                st.last_hit = Some(h.point);
+            }
+        }
     }
 
     /// Whether a surface whose normal is `n` is within the climber's `max_angle` of level.
@@ -416,6 +567,23 @@ impl Locomotor {
                             .filter(ok)
                     })
                 });
+            // A planted foot stretched toward the end of its reach whose spot has not moved
+            // on (the body held back by that very foot): a spot on the way in, so it steps.
+            let found = match found {
+                Some(h)
+                    if st.grounded
+                        && st.reach > super::HOLD_FROM
+                        && h.point.distance(st.foot) < 0.5 * gait.step_trigger =>
+                {
+                    let under = self.position - up * def.body.height;
+                    let q = rest.lerp(under, 0.5);
+                    ground
+                        .cast(q + up * CAST_ABOVE_BODY, -up, CAST_ABOVE_BODY + leg.length)
+                        .filter(ok)
+                        .or(Some(h))
+                }
+                other => other,
+            };
             match found {
                 Some(h) => {
                     st.target = h.point;
@@ -490,6 +658,8 @@ impl Locomotor {
                 surface: Surface::of(self.up),
                 changed: true,
                 loose: 0.0,
+                held: 0.0,
+                crease: None,
             });
             self.landing = false;
         }
