@@ -354,7 +354,7 @@ fn a_real_window_opens_renders_and_closes_under_xvfb() {
         "the window did not open:\n{t}"
     );
     assert!(!t.contains("panicked"), "{t}");
-    assert!(t.contains("[demo] 16 creatures spawned"), "{t}");
+    assert!(t.contains("[demo] 19 creatures spawned"), "{t}");
 }
 
 #[test]

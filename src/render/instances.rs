@@ -293,8 +293,8 @@ impl FrameInstances {
         // faces meet in a valley, orange over a ridge.
         if let Some(k) = c.crease {
             let colour = match k {
-                crate::locomotion::Crease::Concave => [1.0, 0.3, 0.9, 1.0],
-                crate::locomotion::Crease::Convex => [1.0, 0.55, 0.1, 1.0],
+                crate::sim::Crease::Concave => [1.0, 0.3, 0.9, 1.0],
+                crate::sim::Crease::Convex => [1.0, 0.55, 0.1, 1.0],
             };
             cross(&mut self.lines, c.position + c.up * 0.6, 0.08, colour);
         }
@@ -620,7 +620,7 @@ mod tests {
         assert_eq!(yellow, 4 * 2, "four planted feet");
         // Crossing a crease: a magenta cross on its up line for a concave one.
         let mut s = snap(3);
-        s.creatures[1].crease = Some(crate::locomotion::Crease::Concave);
+        s.creatures[1].crease = Some(crate::sim::Crease::Concave);
         surf.build(&s, None, flags, &[], &[]);
         let magenta = surf
             .lines

@@ -30,7 +30,7 @@ pub use ragdoll::{
     FOREVER,
 };
 pub use record::{Header, Recorder, Replay, ReplayError};
-pub use snapshot::{CreatureView, LegPose, Motion, Snapshot};
+pub use snapshot::{Crease, CreatureView, LegPose, Motion, Snapshot};
 pub use world::{
     Command, Creature, CreatureId, CreatureType, StepTimes, TypeId, World, WorldEvent, TICK_DT,
 };

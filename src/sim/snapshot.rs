@@ -4,6 +4,8 @@
 use glam::{Quat, Vec3};
 
 use super::world::{CreatureId, World};
+/// The crease a climber is crossing, for drawing (the renderer names no locomotion type).
+pub use crate::locomotion::Crease;
 
 /// One leg's pose for drawing.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,7 +63,7 @@ pub struct CreatureView {
     /// A climber holding on to a surface (its `up` is its body's).
     pub climbing: bool,
     /// The crease a climber is crossing.
-    pub crease: Option<crate::locomotion::Crease>,
+    pub crease: Option<Crease>,
 }
 
 /// Everything a frame draws of the dynamic world.

@@ -244,7 +244,7 @@ impl Locomotor {
         let v = self.climb_steer(def, &mut c, dt);
         self.position += v * dt;
         // 2. Sense: the nearest surface (its direction from the body), the planted feet's
-        // plane, and a probe along the motion for a wall ahead.
+        // plane, and a probe along the heading for a wall or a ceiling ahead.
         let leg_len = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
         let height = def.body.height;
         let reach = height + leg_len.max(height);
