@@ -37,6 +37,29 @@ fn climb_mod(dir: &Path, climb: &str, level: &str) -> PathBuf {
     )
 }
 
+/// A climbing scene run headless for `frames` ticks in `dir` (the climbing mod of
+/// [`climb_mod`] with `climb` and `level`, beside the spider and the walkers' brains),
+/// checked to have run without errors: its parsed trace, the trace's text and what it
+/// printed.
+fn climb_run(
+    dir: &Path,
+    climb: &str,
+    level: &str,
+    frames: u32,
+    extra: &[&str],
+) -> (Trace, String, String) {
+    let m = climb_mod(dir, climb, level);
+    let (out, t) = run_trace(
+        dir,
+        frames,
+        &[bundled("spider"), fixture("walkers"), m],
+        extra,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    (t, trace_in(dir), text(&out))
+}
+
 /// The trace's lines of creature `id`, as JSON.
 fn lines_of(text: &str, id: u64) -> Vec<Value> {
     by_id(text).remove(&id).unwrap_or_default()
@@ -157,21 +180,7 @@ world.spawn("climber", { position = vec3(0, 0, -1), behaviour = "log_surface" })
 world.spawn("spider/spider", { position = vec3(6, 0, -1), behaviour = "walkers/line", params = { speed = 0.8 } })
 world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
 "#;
-    let m = climb_mod(dir.path(), "{ turn_rate = 180 }", level);
-    let (out, t) = run_trace(
-        dir.path(),
-        1500,
-        &[bundled("spider"), fixture("walkers"), m],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let trace = std::fs::read_dir(dir.path())
-        .expect("dir")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
-        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
-        .expect("a trace");
+    let (t, trace, printed) = climb_run(dir.path(), "{ turn_rate = 180 }", level, 1500, &[]);
     let climber = lines_of(&trace, 1);
     // 180°/s at 60 Hz: 3° a tick.
     let (surfaces, top) = assert_climbs_well("climber", &climber, 3.0, 3);
@@ -199,7 +208,6 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
         "the creases crossed"
     );
     // Each change of surface reached the brain's on_surface.
-    let printed = text(&out);
     let said: Vec<&str> = printed
         .lines()
         .filter_map(|l| l.split("surface ").nth(1))
@@ -256,16 +264,8 @@ behaviour.define { name = "there_and_back", params = { back_at = 13 },
   on_surface = function(self, n, kind) log.info("surface " .. kind) end }
 world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "there_and_back" })
 "#;
-    let m = climb_mod(dir.path(), "{}", level);
-    let (out, t) = run_trace(
-        dir.path(),
-        1500,
-        &[bundled("spider"), fixture("walkers"), m],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let lines = lines_of(&trace_in(dir.path()), 1);
+    let (_, trace, _) = climb_run(dir.path(), "{}", level, 1500, &[]);
+    let lines = lines_of(&trace, 1);
     let (surfaces, top) = assert_climbs_well("ceiling", &lines, 3.0, 3);
     // Upside down under the slab, well away from the wall.
     let under = lines
@@ -303,16 +303,7 @@ behaviour.define { name = "go", params = { to = vec3(0, 0, 0) },
 world.spawn("climber", { position = vec3(-3, 0, -1), behaviour = "go", params = { to = vec3(-3, 3, 9) } })
 world.spawn("climber", { position = vec3(3, 0, -2), behaviour = "go", params = { to = vec3(3, 2, 8) } })
 "#;
-    let m = climb_mod(dir.path(), "{}", level);
-    let (out, t) = run_trace(
-        dir.path(),
-        1500,
-        &[bundled("spider"), fixture("walkers"), m],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let trace = trace_in(dir.path());
+    let (t, trace, _) = climb_run(dir.path(), "{}", level, 1500, &[]);
     let arrivals: Vec<u64> = t
         .events
         .iter()
@@ -372,20 +363,11 @@ fn a_climb_is_the_same_at_any_thread_count() {
     for i in 0..6 {
         level += &format!("world.spawn(\"climber\", {{ position = vec3({}, 0, {}), behaviour = \"log_surface\" }})\n", -5.0 + 2.0 * i as f64, -1.0 - 0.3 * i as f64);
     }
-    let m = climb_mod(dir.path(), "{}", &level);
     let mut traces = Vec::new();
     for threads in ["1", "2"] {
         let sub = dir.path().join(threads);
         std::fs::create_dir_all(&sub).expect("mkdir");
-        let (out, t) = run_trace(
-            &sub,
-            600,
-            &[bundled("spider"), fixture("walkers"), m.clone()],
-            &["--threads", threads],
-        );
-        assert!(out.status.success(), "{}", text(&out));
-        assert!(t.errors().is_empty(), "{:?}", t.errors());
-        traces.push(trace_in(&sub));
+        traces.push(climb_run(&sub, "{}", &level, 600, &["--threads", threads]).1);
     }
     assert!(traces[0].contains("\"surface\":\"wall\""), "nobody climbed");
     assert!(
@@ -411,16 +393,7 @@ behaviour.define { name = "drop_at", params = { how = "let_go" },
 world.spawn("climber", { position = vec3(-2, 0, -1), behaviour = "drop_at", params = { how = "let_go" } })
 world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "drop_at", params = { how = "hit" } })
 "#;
-    let m = climb_mod(dir.path(), "{}", level);
-    let (out, t) = run_trace(
-        dir.path(),
-        1100,
-        &[bundled("spider"), fixture("walkers"), m],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let trace = trace_in(dir.path());
+    let (_, trace, _) = climb_run(dir.path(), "{}", level, 1100, &[]);
     for id in [1u64, 2] {
         let lines = lines_of(&trace, id);
         let fell = lines
@@ -470,16 +443,8 @@ for i = 0, 27 do
   world.spawn("climber", { position = vec3(i % 14 * 1.15 - 7.5, 0, math.floor(i / 14) * 1.6 - 5), behaviour = "log_surface" })
 end
 "#;
-    let m = climb_mod(dir.path(), "{}", level);
-    let (out, t) = run_trace(
-        dir.path(),
-        900,
-        &[bundled("spider"), fixture("walkers"), m],
-        &[],
-    );
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let mut all_lines = by_id(&trace_in(dir.path()));
+    let (t, trace, _) = climb_run(dir.path(), "{}", level, 900, &[]);
+    let mut all_lines = by_id(&trace);
     let mut climbed = 0;
     let travel = |ls: &[Value]| -> f64 {
         ls.windows(2)
