@@ -19,7 +19,8 @@ fn root() -> PathBuf {
 }
 
 /// `N` spiders in rows 1.6 m apart, each walking +Z at 0.8 m/s through a field of blocks
-/// 3 m high (one every 8 m): the bundled spider, or (`climb`) the same body climbing.
+/// 3 m high (one every 8 m, for 100 m on): the bundled spider, or (`climb`) the same body
+/// climbing.
 fn crowd(dir: &Path, climb: bool) -> ScriptHost {
     let name = if climb { "climbers" } else { "walkers_" };
     let m = dir.join(name);
@@ -34,7 +35,9 @@ fn crowd(dir: &Path, climb: bool) -> ScriptHost {
         .replace("name = \"spider\"", "name = \"climber\", climb = {}")
         .replace("return creature.define", "creature.define");
     let side = (N as f32).sqrt().ceil() as usize;
-    let size = side as f32 * 1.6 + 40.0;
+    // Room to walk on for the whole bench (a climber walking off the ground's edge would
+    // go round it).
+    let size = side as f32 * 1.6 + 240.0;
     let ty = if climb { "climber" } else { "spider/spider" };
     std::fs::write(
         m.join("main.lua"),
@@ -42,7 +45,7 @@ fn crowd(dir: &Path, climb: bool) -> ScriptHost {
             "{def}\n\
              world.ground {{ size = vec3({size}, 0, {size}) }}\n\
              local half = {side} * 0.8\n\
-             for bx = -half, half, 8 do for bz = -half + 4, half + 12, 8 do\n\
+             for bx = -half, half, 8 do for bz = -half + 4, half + 100, 8 do\n\
                world.box {{ position = vec3(bx + 2, 1.5, bz), size = vec3(3, 3, 2) }}\n\
              end end\n\
              for i = 0, {N} - 1 do\n\
