@@ -469,6 +469,102 @@ end
 }
 
 #[test]
+fn a_save_keeps_a_climber_on_its_wall_and_a_bad_save_changes_nothing() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = |extra: &str, step: f32| {
+        format!(
+            "world.ground {{ size = vec3(30, 0, 30) }}\n\
+             world.box {{ position = vec3(0, 1.5, 3), size = vec3(8, 3, 2) }}\n{extra}\n\
+             world.spawn(\"climber\", {{ position = vec3(0, 0, -1), behaviour = \"log_surface\" }})\n\
+             -- step {step}\n"
+        )
+    };
+    let m = climb_mod(dir.path(), "{}", &level("", 0.12));
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[bundled("spider"), fixture("walkers"), m.clone()]);
+    assert!(host.take_errors().is_empty());
+    let on_wall = |host: &ScriptHost| {
+        let w = host.world();
+        let c = &w.creatures()[0];
+        (c.loco.position, c.loco.up, c.loco.is_climbing())
+    };
+    for _ in 0..900 {
+        host.tick();
+        let (p, up, _) = on_wall(&host);
+        if p.y > 1.2 && up.z < -0.99 {
+            break;
+        }
+    }
+    let (p, up, climbing) = on_wall(&host);
+    assert!(
+        p.y > 1.2 && up.z < -0.99 && climbing,
+        "not on the wall: {p} {up}"
+    );
+    let feet: Vec<glam::Vec3> = host.world().creatures()[0]
+        .loco
+        .legs
+        .iter()
+        .map(|l| l.foot)
+        .collect();
+    // A save that changes the level (a block elsewhere) and the type (its climb): the
+    // world is rebuilt round the creature, which keeps its hold, its feet where they were.
+    let body = std::fs::read_to_string(m.join("main.lua")).expect("main");
+    let saved = body
+        .replace("climb = {}", "climb = { turn_rate = 120 }")
+        .replace(
+            "-- step 0.12",
+            "world.box { position = vec3(8, 0.5, 8), size = vec3(1, 1, 1) }",
+        );
+    std::fs::write(m.join("main.lua"), &saved).expect("write");
+    let changed = std::collections::BTreeMap::from([(
+        "climbing".to_string(),
+        vec![std::path::PathBuf::from("main.lua")],
+    )]);
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    let (p2, up2, climbing2) = on_wall(&host);
+    assert!(
+        climbing2 && (p2 - p).length() < 1e-6 && (up2 - up).length() < 1e-6,
+        "moved by the reload: {p2} {up2}"
+    );
+    let feet2: Vec<glam::Vec3> = host.world().creatures()[0]
+        .loco
+        .legs
+        .iter()
+        .map(|l| l.foot)
+        .collect();
+    assert_eq!(feet, feet2, "its feet moved");
+    assert_eq!(
+        host.world().creatures()[0]
+            .def
+            .climb
+            .as_ref()
+            .map(|c| c.turn_rate),
+        Some(120.0)
+    );
+    // A broken save: nothing changes, it climbs on.
+    std::fs::write(
+        m.join("main.lua"),
+        saved.replace("climb = { turn_rate = 120 }", "climb = { turn_rate = -1 }"),
+    )
+    .expect("write");
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && !r[0].ok, "{r:?}");
+    assert!(host
+        .take_errors()
+        .iter()
+        .any(|e| e.to_string().contains("climb.turn_rate")));
+    let (p3, _, climbing3) = on_wall(&host);
+    assert!(climbing3 && (p3 - p).length() < 1e-6);
+    for _ in 0..120 {
+        host.tick();
+    }
+    let (p4, _, climbing4) = on_wall(&host);
+    assert!(climbing4 && p4.y > p.y + 0.5, "it did not climb on: {p4}");
+}
+
+#[test]
 fn bad_climb_fields_are_located_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     for (climb, want) in [
