@@ -220,10 +220,13 @@ function world.raycast(origin, dir, max_distance, opts) end
 function world.time() end
 
 --- A random point on the navmesh, within `radius` (default 5) of `near` when given.
+--- With `{ surfaces = true }` (and `near`): a point on any surface of the level — walls and
+--- tops too — that the calling climber can stand on.
 ---@param near? vector
 ---@param radius? number
+---@param opts? { surfaces?: boolean }
 ---@return vector?
-function world.random_nav_point(near, radius) end
+function world.random_nav_point(near, radius, opts) end
 
 --- The closest point on the navmesh within 10 m.
 ---@param v vector

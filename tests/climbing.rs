@@ -565,6 +565,60 @@ fn a_save_keeps_a_climber_on_its_wall_and_a_bad_save_changes_nothing() {
 }
 
 #[test]
+fn random_points_on_surfaces_land_on_walls_and_tops_too() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 1.5, 3), size = vec3(4, 3, 2) }
+behaviour.define { name = "sample", on_spawn = function(self)
+  for i = 1, 60 do
+    local p = world.random_nav_point(vec3(0, 1.5, 3), 2.5, { surfaces = true })
+    if p then log.info(string.format("pt %.3f %.3f %.3f", p.x, p.y, p.z)) end
+  end
+  local ok, err = pcall(world.random_nav_point, vec3(0, 0, 0), 2, { surface = true })
+  log.info("bad: " .. tostring(err))
+end }
+world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "sample" })
+"#;
+    let (_, _, printed) = climb_run(dir.path(), "{}", level, 2, &[]);
+    let pts: Vec<[f64; 3]> = printed
+        .lines()
+        .filter_map(|l| l.split("pt ").nth(1))
+        .map(|l| {
+            let v: Vec<f64> = l.split(' ').map(|x| x.parse().expect("number")).collect();
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    assert!(pts.len() >= 50, "{printed}");
+    // Every one on a surface within 2.5 m: the ground, the block's faces or its top.
+    let on_block = |p: &[f64; 3]| {
+        let inside = |v: f64, lo: f64, hi: f64| v >= lo - 1e-3 && v <= hi + 1e-3;
+        inside(p[0], -2.0, 2.0) && inside(p[1], 0.0, 3.0) && inside(p[2], 2.0, 4.0)
+    };
+    let (mut walls, mut tops, mut floor) = (0, 0, 0);
+    for p in &pts {
+        let d = (p[0].powi(2) + (p[1] - 1.5).powi(2) + (p[2] - 3.0).powi(2)).sqrt();
+        assert!(d <= 2.5 + 1e-3, "{p:?} is {d} m away");
+        if p[1].abs() < 1e-3 {
+            floor += 1;
+        } else if (p[1] - 3.0).abs() < 1e-3 && on_block(p) {
+            tops += 1;
+        } else {
+            assert!(on_block(p), "{p:?} is on no surface");
+            walls += 1;
+        }
+    }
+    assert!(
+        walls > 5 && tops > 0 && floor > 0,
+        "walls {walls}, tops {tops}, floor {floor}"
+    );
+    assert!(
+        printed.contains("bad: ") && printed.contains("'surface' is not a known field"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn bad_climb_fields_are_located_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     for (climb, want) in [

@@ -483,6 +483,50 @@ impl World {
         found
     }
 
+    /// A random point on any surface of the level within `radius` of `near` (deterministic
+    /// from the seed), on a face no steeper than `caller`'s `climb.max_angle` (any face when
+    /// there is no climbing caller): walls and tops for climbers to wander to. `None` when
+    /// 16 tries find none.
+    pub fn random_surface_point(
+        &mut self,
+        near: Vec3,
+        radius: f32,
+        caller: Option<CreatureId>,
+    ) -> Option<Vec3> {
+        use crate::locomotion::GroundQuery;
+        self.refresh_level();
+        let max_angle = caller
+            .and_then(|id| self.creature(id))
+            .and_then(|c| c.def.climb.as_ref())
+            .map_or(180.0, |cd| cd.max_angle);
+        let min_cos = max_angle.to_radians().cos() - 1e-4;
+        let mut rng = self.rng;
+        let mut unit = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let ground = super::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+        let mut found = None;
+        for _ in 0..16 {
+            // A uniform point of the ball, put on the nearest surface.
+            let d = Vec3::new(2.0 * unit() - 1.0, 2.0 * unit() - 1.0, 2.0 * unit() - 1.0);
+            if d.length_squared() > 1.0 {
+                continue;
+            }
+            let Some(h) = ground.nearest(near + d * radius, radius) else {
+                continue;
+            };
+            if h.point.distance(near) <= radius && h.normal.y >= min_cos {
+                found = Some(h.point);
+                break;
+            }
+        }
+        self.rng = rng;
+        found
+    }
+
     /// The corners of the path a creature is walking (from where it is), if it has one
     /// (empty once arrived; `None` while its navmesh is not baked yet).
     pub fn nav_path(&self, id: CreatureId) -> Option<Vec<Vec3>> {

@@ -105,7 +105,7 @@ const GLOBALS: &[(&str, &[Entry])] = &[
                 api_fn(l, "world.raycast", world::raycast)
             }),
             ("time", "", |l| api_fn(l, "world.time", world::time)),
-            ("random_nav_point", "near?, radius?", |l| {
+            ("random_nav_point", "near?, radius?, opts?", |l| {
                 api_fn(l, "world.random_nav_point", world::random_nav_point)
             }),
             ("nearest_nav_point", "point", |l| {

@@ -197,11 +197,32 @@ pub(super) fn time(lua: &Lua, (): ()) -> mlua::Result<f64> {
     Ok(ctx(lua)?.world.borrow().time())
 }
 
-/// `world.random_nav_point([near [, radius]])`.
+/// `world.random_nav_point([near [, radius [, { surfaces = true }]]])`: with `surfaces`, a
+/// point on any surface of the level (walls and tops too) a climber can stand on.
 pub(super) fn random_nav_point(
     lua: &Lua,
-    (near, radius): (Option<Value>, Option<f64>),
+    (near, radius, opts): (Option<Value>, Option<f64>, Option<Value>),
 ) -> mlua::Result<Option<mlua::Vector>> {
+    let surfaces = match opts {
+        None | Some(Value::Nil) => false,
+        Some(Value::Table(t)) => {
+            let r = crate::script::convert::Reader::new(t, "", &["surfaces"]);
+            let on = r
+                .boolean("surfaces")
+                .and_then(|b| r.finish().map(|_| b))
+                .map_err(|e| located(lua, format!("world.random_nav_point: {e}")))?;
+            on.unwrap_or(false)
+        }
+        Some(other) => {
+            return Err(located(
+                lua,
+                format!(
+                    "world.random_nav_point: argument #3 must be a table ({{ surfaces = true }}), got {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
     let near = match near {
         None | Some(Value::Nil) => None,
         Some(v) => {
@@ -218,7 +239,20 @@ pub(super) fn random_nav_point(
     };
     let c = ctx(lua)?;
     let caller = c.caller();
-    let p = c.world.borrow_mut().random_nav_point(near, caller);
+    let p = if surfaces {
+        let (at, r) = match near {
+            Some(n) => n,
+            None => {
+                return Err(located(
+                    lua,
+                    "world.random_nav_point: { surfaces = true } needs a point to look near",
+                ))
+            }
+        };
+        c.world.borrow_mut().random_surface_point(at, r, caller)
+    } else {
+        c.world.borrow_mut().random_nav_point(near, caller)
+    };
     Ok(p.map(to_vector))
 }
 
