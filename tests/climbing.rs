@@ -619,6 +619,28 @@ world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "sample" })
 }
 
 #[test]
+fn a_climber_of_slopes_only_goes_round_a_wall_on_its_navmesh() {
+    // max_angle 60: no walls. Sent to a point behind a wall 3 m high, it walks round the
+    // wall's end as a navmesh agent (its navmesh baked for 60° slopes), never up the wall.
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(-1, 1.5, 3), size = vec3(8, 3, 1) }
+behaviour.define { name = "go", on_spawn = function(self) self:set_destination(vec3(0, 0, 7)) end,
+  on_arrive = function(self) log.info("arrived") end }
+world.spawn("climber", { position = vec3(0, 0, -1), behaviour = "go" })
+"#;
+    let (t, trace, printed) = climb_run(dir.path(), "{ max_angle = 60 }", level, 1200, &[]);
+    assert!(printed.contains("arrived"), "it never arrived: {printed}");
+    let lines = lines_of(&trace, 1);
+    let (surfaces, top) = assert_climbs_well("slope climber", &lines, 3.0, 3);
+    assert_eq!(surfaces, ["floor"], "it stood on a wall");
+    assert!(top < 0.6, "it went up: {top}");
+    let end = t.of(1).last().and_then(|r| r.pos).expect("pos");
+    assert!(end[2] > 6.0, "not behind the wall: {end:?}");
+}
+
+#[test]
 fn bad_climb_fields_are_located_errors() {
     let dir = tempfile::tempdir().expect("tmp");
     for (climb, want) in [

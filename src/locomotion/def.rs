@@ -497,11 +497,21 @@ impl CreatureDef {
             ordered_groups,
             gait,
             lean: self.lean.clone(),
-            nav: self.nav.clone(),
+            nav: self.walkable_nav(),
             physics: self.physics.clone(),
             arms: self.arms.clone(),
             climb: self.climb.clone(),
         })
+    }
+
+    /// The `nav` settings the core runs: a climber of slopes (`climb.max_angle` under 90°)
+    /// walks, and is routed on, slopes up to its `max_angle` whatever `nav.max_slope` says.
+    fn walkable_nav(&self) -> NavDef {
+        let mut nav = self.nav.clone();
+        if let Some(c) = self.climb.as_ref().filter(|c| c.max_angle < 90.0) {
+            nav.max_slope = nav.max_slope.max(c.max_angle);
+        }
+        nav
     }
 
     /// A legless creature keeps `body.hover` above the ground; a legged one rides at

@@ -331,10 +331,10 @@ impl World {
         if self
             .creatures
             .iter()
-            .any(|c| c.def.climb.is_some() && c.nav.as_ref().is_some_and(|g| g.face.is_none()))
+            .any(|c| over_surfaces(c) && c.nav.as_ref().is_some_and(|g| g.face.is_none()))
         {
             let ground = super::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
-            for c in self.creatures.iter_mut().filter(|c| c.def.climb.is_some()) {
+            for c in self.creatures.iter_mut().filter(|c| over_surfaces(c)) {
                 if let Some(g) = c.nav.as_mut().filter(|g| g.face.is_none()) {
                     g.face = Some(face_at(&ground, g.dest));
                 }
@@ -351,9 +351,9 @@ impl World {
             ..
         } = self;
         let input = || level.nav_input();
-        // Climbers are never navmesh agents: they go over what is in their way.
+        // Climbers of walls are never navmesh agents: they go over what is in their way.
         for c in creatures.iter_mut() {
-            if c.due && c.def.climb.is_some() {
+            if c.due && over_surfaces(c) {
                 climb_route(c, events);
             }
         }
@@ -384,10 +384,7 @@ impl World {
         }
         let mut stuck: Vec<Pusher> = Vec::new();
         for c in creatures.iter_mut() {
-            if !c.due
-                || c.def.climb.is_some()
-                || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending)
-            {
+            if !c.due || over_surfaces(c) || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
                 continue;
             }
             if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
@@ -580,6 +577,13 @@ fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: V
 /// Makes every creature with a new destination an agent (its target moved onto the mesh,
 /// or to the closest reachable point, with a warning saying so), and tells every agent
 /// where its body is. Creatures whose navmesh failed lose their destination.
+/// Whether a creature goes to its destinations over the level's surfaces (a climbing type
+/// that stands on walls: `climb.max_angle` of 90° or more) rather than as a navmesh agent (a
+/// climber of slopes only walks a navmesh baked for its `max_angle`).
+fn over_surfaces(c: &Creature) -> bool {
+    c.def.climb.as_ref().is_some_and(|cd| cd.max_angle >= 90.0)
+}
+
 /// How far (m) off the surface a climber stands on its destination may lie and still be
 /// on that surface (walked to along it rather than over whatever lies between).
 const ON_SURFACE: f32 = 0.3;
@@ -682,7 +686,7 @@ fn place_agents(
 ) {
     let mut failed: Vec<(usize, String)> = Vec::new();
     for (i, c) in creatures.iter_mut().enumerate() {
-        let Some(goal) = c.nav.as_ref().filter(|_| c.def.climb.is_none()) else {
+        let Some(goal) = c.nav.as_ref().filter(|_| !over_surfaces(c)) else {
             continue;
         };
         if !c.due && !goal.pending {
