@@ -565,6 +565,27 @@ fn a_save_keeps_a_climber_on_its_wall_and_a_bad_save_changes_nothing() {
 }
 
 #[test]
+fn a_climber_reaches_a_point_on_a_ceiling_by_a_route_up_a_wall() {
+    // A slab 2 m up on a wall at its far end; the destination on the slab's underside,
+    // over open floor. No bearing leads onto a ceiling: the surface graph routes it up the
+    // wall and along the underside.
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 1, 3.5), size = vec3(6, 2, 1) }
+world.box { position = vec3(0, 2.15, 1.5), size = vec3(6, 0.3, 5) }
+behaviour.define { name = "go", on_spawn = function(self) self:set_destination(vec3(0, 2, 0.5)) end,
+  on_arrive = function(self) log.info("arrived on " .. tostring(self:surface())) end }
+world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "go" })
+"#;
+    let (_, trace, printed) = climb_run(dir.path(), "{}", level, 1500, &[]);
+    assert!(printed.contains("arrived on ceiling"), "{printed}");
+    let lines = lines_of(&trace, 1);
+    let (surfaces, _) = assert_climbs_well("to a ceiling", &lines, 3.0, 3);
+    assert_eq!(surfaces, ["floor", "wall", "ceiling"], "the way it went");
+}
+
+#[test]
 fn random_points_on_surfaces_land_on_walls_and_tops_too() {
     let dir = tempfile::tempdir().expect("tmp");
     let level = r#"

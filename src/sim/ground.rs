@@ -174,6 +174,17 @@ impl<'a> RapierGround<'a> {
     }
 }
 
+impl RapierGround<'_> {
+    /// Whether `p` lies under the level's ground heightfield (inside the earth: a
+    /// heightfield has no inside of its own to tell).
+    pub(super) fn under_ground(&self, p: Vec3) -> bool {
+        self.field
+            .as_ref()
+            .and_then(|(f, _)| f.surface_at(p))
+            .is_some_and(|(y, _)| p.y < y - 1e-3)
+    }
+}
+
 impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {

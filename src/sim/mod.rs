@@ -12,6 +12,7 @@ mod paths;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
+pub(crate) mod surfaces;
 mod types;
 pub(crate) mod world;
 

@@ -61,6 +61,14 @@ pub struct NavGoal {
     /// A climber's: the way out of the level's surface nearest the destination (found at
     /// its first tick), for the way onto that face from an edge above or below it.
     pub face: Option<Vec3>,
+    /// A climber of walls': its route over the surface graph (the points still ahead, each
+    /// with its face's way out) and the level it was planned on, once it needs one (`None`
+    /// until then, and after losing it); `Some(empty)` when the graph joins no way there.
+    pub(crate) route: Option<(u64, Vec<super::surfaces::Node>)>,
+    /// A climber of walls': the nearest it has come to its destination (m); `stuck` counts
+    /// the seconds since it last came 0.3 m nearer. Stuck for [`ROUTE_AFTER`] (or headed
+    /// for a ceiling), it is routed over the surface graph.
+    pub closest: f32,
     /// Where it is going: `dest` on the navmesh (or the closest reachable point).
     pub target: Option<Vec3>,
     /// Reached (within `nav.stopping_distance`).
@@ -327,6 +335,11 @@ impl World {
                 }
             }
         }
+        // Climbers of walls without a route on this level: the surface graph (baked for
+        // this level when first needed) routes them.
+        if self.creatures.iter().any(|c| needs_route(c, version)) {
+            self.plan_climbs(version);
+        }
         // A climber's new destination: the face it lies on.
         if self
             .creatures
@@ -354,7 +367,8 @@ impl World {
         // Climbers of walls are never navmesh agents: they go over what is in their way.
         for c in creatures.iter_mut() {
             if c.due && over_surfaces(c) {
-                climb_route(c, events);
+                let dt = c.step_dt(dt);
+                climb_route(c, events, dt);
             }
         }
         place_agents(nav, creatures, events, version, &input);
@@ -480,6 +494,59 @@ impl World {
         found
     }
 
+    /// Routes every climber of walls with a destination and no route on level `version`
+    /// over the surface graph (baked for it first when it is not).
+    fn plan_climbs(&mut self, version: u64) {
+        let graph = match &self.surfaces {
+            Some((v, g)) if *v == version => g.clone(),
+            _ => {
+                let ground =
+                    super::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+                let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+                for (_, c) in self.physics.colliders.iter() {
+                    if c.parent()
+                        .is_some_and(|b| self.physics.bodies.get(b).is_some_and(|b| b.is_dynamic()))
+                    {
+                        continue;
+                    }
+                    let aabb = c.compute_aabb();
+                    min = min.min(aabb.mins);
+                    max = max.max(aabb.maxs);
+                }
+                let under = |p: Vec3| ground.under_ground(p);
+                let g = Arc::new(if min.x <= max.x {
+                    super::surfaces::SurfaceGraph::bake(&ground, &under, min, max)
+                } else {
+                    super::surfaces::SurfaceGraph::default()
+                });
+                self.surfaces = Some((version, g.clone()));
+                g
+            }
+        };
+        let ground = super::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+        for c in self.creatures.iter_mut().filter(|c| over_surfaces(c)) {
+            let max_angle = c.def.climb.as_ref().map_or(180.0, |cd| cd.max_angle);
+            // Room for its body over a point: nothing else within most of its ride height
+            // of where its body would be (not in a crack, not in the wedge under a ramp).
+            let h = c.def.body.height;
+            let roomy = |n: &super::surfaces::Node| {
+                use crate::locomotion::GroundQuery;
+                ground.nearest(n.at + n.normal * h, 0.8 * h).is_none()
+            };
+            let up = c.loco.climb.map_or(Vec3::Y, |cl| cl.up());
+            let feet = c.loco.position - up * c.def.body.height;
+            if !needs_route(c, version) {
+                continue;
+            }
+            if let Some(g) = c.nav.as_mut() {
+                let route = graph
+                    .route(feet, g.dest, max_angle, &roomy)
+                    .unwrap_or_default();
+                g.route = Some((version, route));
+            }
+        }
+    }
+
     /// A random point on any surface of the level within `radius` of `near` (deterministic
     /// from the seed), on a face no steeper than `caller`'s `climb.max_angle` (any face when
     /// there is no climbing caller): walls and tops for climbers to wander to. `None` when
@@ -584,6 +651,29 @@ fn over_surfaces(c: &Creature) -> bool {
     c.def.climb.as_ref().is_some_and(|cd| cd.max_angle >= 90.0)
 }
 
+/// Whether climber `c` needs a route on level `version`: a climber of walls with a
+/// destination it has made no headway toward for [`ROUTE_AFTER`] seconds, or that lies on a
+/// ceiling (which no bearing leads onto), and no route on this level.
+fn needs_route(c: &Creature, version: u64) -> bool {
+    over_surfaces(c)
+        && c.nav.as_ref().is_some_and(|g| {
+            !g.arrived
+                && g.route.as_ref().is_none_or(|r| r.0 != version)
+                && (g.stuck >= ROUTE_AFTER || g.face.is_some_and(|n| n.y < -0.5))
+        })
+}
+
+/// Seconds without headway after which a climber is routed over the surface graph.
+const ROUTE_AFTER: f32 = 3.0;
+/// Headway (m) that counts.
+const ROUTE_PROGRESS: f32 = 0.3;
+/// A route's point this near (m) the climber's feet is passed.
+const ROUTE_REACHED: f32 = 0.5;
+/// A climber heads for the last point of its route within this distance (m).
+const ROUTE_AHEAD: f32 = 1.2;
+/// A climber this far (m) from the next point of its route has lost it: it is planned again.
+const ROUTE_LOST: f32 = 3.0;
+
 /// How far (m) off the surface a climber stands on its destination may lie and still be
 /// on that surface (walked to along it rather than over whatever lies between).
 const ON_SURFACE: f32 = 0.3;
@@ -621,7 +711,7 @@ fn face_at(ground: &impl crate::locomotion::GroundQuery, p: Vec3) -> Vec3 {
 /// edge of the top it stands on (or over the foot of the wall it stands before) has no
 /// bearing to keep: it heads over that edge toward the destination's face (into it). Arrives within
 /// `nav.stopping_distance` of it (slowing down for it with `nav.auto_brake`).
-fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>) {
+fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) {
     let (Some(goal), Some(cl)) = (c.nav.as_mut(), c.loco.climb) else {
         return;
     };
@@ -636,20 +726,54 @@ fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>) {
     let nv = &c.def.nav;
     let up = cl.up();
     let feet = c.loco.position - up * c.def.body.height;
-    let to = goal.dest - feet;
-    let left = to.length() - nv.stopping_distance;
+    let left = (goal.dest - feet).length() - nv.stopping_distance;
     if left <= 0.0 {
         goal.arrived = true;
         c.loco.intent = Intent::Idle;
         events.push(WorldEvent::Arrive { id: c.id });
         return;
     }
+    if left < goal.closest - ROUTE_PROGRESS {
+        goal.closest = left;
+        goal.stuck = 0.0;
+    } else {
+        goal.stuck += dt;
+    }
+    // What it heads for: a point of its route a little way on (passed points dropped), or
+    // the destination itself where it has no route or is near it.
+    let (aim, face) = match goal.route.as_mut().map(|r| &mut r.1) {
+        Some(route) if !route.is_empty() => {
+            while route.len() > 1
+                && (feet.distance(route[0].at) < ROUTE_REACHED
+                    || feet.distance(route[1].at) < feet.distance(route[0].at))
+            {
+                route.remove(0);
+            }
+            if feet.distance(route[0].at) > ROUTE_LOST {
+                // Knocked off its way (a fall, a blow): planned again when it needs one.
+                goal.route = None;
+                return;
+            }
+            let ahead = route
+                .iter()
+                .take_while(|n| n.at.distance(feet) <= ROUTE_AHEAD)
+                .last()
+                .unwrap_or(&route[0]);
+            if route.len() <= 1 || ahead.at.distance(goal.dest) < ROUTE_REACHED {
+                (goal.dest, goal.face)
+            } else {
+                (ahead.at, Some(ahead.normal))
+            }
+        }
+        _ => (goal.dest, goal.face),
+    };
+    let to = aim - feet;
     let off = to.dot(up);
     let level = if off.abs() <= ON_SURFACE {
         horizontal(cl.align.inverse() * (to - up * off))
     } else {
         let bearing = horizontal(to);
-        match goal.face {
+        match face {
             // Straight above or below it (its face is a wall under the edge of the top it
             // stands on, or over the floor at its foot): over the edge toward that face's
             // outside from above, into it from below.

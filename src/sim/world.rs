@@ -273,6 +273,8 @@ pub struct World {
     /// Per ready navigator, its crowd update deferred to run beside locomotion this tick:
     /// `(tick, every)` (see `step_nav`).
     pub(super) nav_deferred: Vec<Option<(u64, u64)>>,
+    /// The surface graph climbers of walls are routed on, and the level it was baked for.
+    pub(super) surfaces: Option<(u64, Arc<super::surfaces::SurfaceGraph>)>,
     /// Bumped whenever creatures leave `creatures` (a despawn, a restore): see `removals`.
     pub(super) removals: u64,
     /// Level of detail (`None`: every creature at full detail).
@@ -315,6 +317,7 @@ impl World {
             nav_ticks: 0,
             nav_full_rate: false,
             nav_deferred: Vec::new(),
+            surfaces: None,
             removals: 0,
             detail: None,
             all_due: true,
@@ -485,6 +488,8 @@ impl World {
                         c.nav = Some(NavGoal {
                             dest: *dest,
                             face: None,
+                            route: None,
+                            closest: f32::INFINITY,
                             target: None,
                             arrived: false,
                             pending: true,
