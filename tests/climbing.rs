@@ -183,7 +183,7 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
     let (t, trace, printed) = climb_run(dir.path(), "{ turn_rate = 180 }", level, 1500, &[]);
     let climber = lines_of(&trace, 1);
     // 180°/s at 60 Hz: 3° a tick.
-    let (surfaces, top) = assert_climbs_well("climber", &climber, 3.0, 3);
+    let (surfaces, top) = assert_climbs_well("climber", &climber, 3.0, 4);
     let end = v3(&climber.last().unwrap()["pos"]);
     assert!(top > 3.2, "never on top: highest {top}");
     assert!(
@@ -266,7 +266,7 @@ world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "there_and_back"
 "#;
     let (_, trace, _) = climb_run(dir.path(), "{}", level, 1500, &[]);
     let lines = lines_of(&trace, 1);
-    let (surfaces, top) = assert_climbs_well("ceiling", &lines, 3.0, 3);
+    let (surfaces, top) = assert_climbs_well("ceiling", &lines, 3.0, 4);
     // Upside down under the slab, well away from the wall.
     let under = lines
         .iter()
@@ -318,7 +318,7 @@ world.spawn("climber", { position = vec3(3, 0, -2), behaviour = "go", params = {
             "climber {id} never arrived: {arrivals:?}"
         );
         let lines = lines_of(&trace, id);
-        assert_climbs_well(&format!("climber {id}"), &lines, 3.0, 3);
+        assert_climbs_well(&format!("climber {id}"), &lines, 3.0, 4);
         // Its route until it arrived, followed by the feet's point on its surface.
         let mut walked = 0.0;
         let mut last: Option<[f64; 3]> = None;
@@ -418,12 +418,12 @@ world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "drop_at", param
         assert!(lines
             .iter()
             .all(|l| l["clearance"].as_f64().unwrap() > 0.05));
-        assert_climbs_well(&format!("climber {id} before"), &lines[..fell], 3.0, 3);
+        assert_climbs_well(&format!("climber {id} before"), &lines[..fell], 3.0, 4);
         assert_climbs_well(
             &format!("climber {id} after"),
             &lines[landed + 30..],
             3.0,
-            3,
+            4,
         );
     }
 }
@@ -456,7 +456,7 @@ end
     };
     for id in t.ids() {
         let lines = all_lines.remove(&id).expect("lines");
-        let (surfaces, _) = assert_climbs_well(&format!("climber {id}"), &lines, 3.0, 3);
+        let (surfaces, _) = assert_climbs_well(&format!("climber {id}"), &lines, 3.0, 4);
         climbed += surfaces.iter().any(|s| s == "wall") as usize;
         // At 0.8 m/s for 15 s: most of the way walked, and still going at the end.
         let (all, last) = (travel(&lines), travel(&lines[lines.len() - 120..]));
@@ -581,7 +581,7 @@ world.spawn("climber", { position = vec3(0, 0, -3), behaviour = "go" })
     let (_, trace, printed) = climb_run(dir.path(), "{}", level, 1500, &[]);
     assert!(printed.contains("arrived on ceiling"), "{printed}");
     let lines = lines_of(&trace, 1);
-    let (surfaces, _) = assert_climbs_well("to a ceiling", &lines, 3.0, 3);
+    let (surfaces, _) = assert_climbs_well("to a ceiling", &lines, 3.0, 4);
     assert_eq!(surfaces, ["floor", "wall", "ceiling"], "the way it went");
 }
 
@@ -654,7 +654,7 @@ world.spawn("climber", { position = vec3(0, 0, -1), behaviour = "go" })
     let (t, trace, printed) = climb_run(dir.path(), "{ max_angle = 60 }", level, 1200, &[]);
     assert!(printed.contains("arrived"), "it never arrived: {printed}");
     let lines = lines_of(&trace, 1);
-    let (surfaces, top) = assert_climbs_well("slope climber", &lines, 3.0, 3);
+    let (surfaces, top) = assert_climbs_well("slope climber", &lines, 3.0, 4);
     assert_eq!(surfaces, ["floor"], "it stood on a wall");
     assert!(top < 0.6, "it went up: {top}");
     let end = t.of(1).last().and_then(|r| r.pos).expect("pos");
