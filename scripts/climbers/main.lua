@@ -1,9 +1,20 @@
 -- climbers: spiders that walk on walls — up the arena's stairs' side wall, onto the
--- landing's face, over the ramp and the rocks. `climb = {}` in a type's definition is all it
+-- landing's face, over the ramp and the rocks, and up two tall rocks of their own. `climb = {}` in a type's definition is all it
 -- takes: the body's up follows the surfaces under and ahead of it, feet are cast along
 -- its own down, and set_destination takes it over whatever is in the way (up a wall,
 -- across the top, down the far side) instead of round it. See docs/lua-api-notes.md,
 -- "Climbing".
+
+-- Two tall rocks in the arena's southern corners, too tall for a walker's step: the
+-- climbers go up and over them.
+for _, r in ipairs({
+  { at = vec3(-16, 0, -16), size = vec3(1.8, 3.2, 1.5), turn = -15 },
+  { at = vec3(16, 0, -16), size = vec3(1.6, 2.6, 1.8), turn = 25 },
+}) do
+  local hit = world.raycast(r.at + vec3(0, 10, 0), vec3(0, -1, 0), 20)
+  local y = (hit and hit.position.y or 0) + r.size.y / 2 - 0.1
+  world.box { position = vec3(r.at.x, y, r.at.z), size = r.size, rotation = vec3(0, r.turn, 0) }
+end
 
 -- The climbing spider: the bundled spider's proportions, a little smaller.
 local legs = {}
@@ -51,6 +62,8 @@ local tour = {
   from_above(6, -1),                              -- up the ramp
   from_above(-3, -5),                             -- the top of another rock
   from_above(1, -9),                              -- and another
+  from_above(-16, -16),                           -- the top of the south-west tall rock
+  from_above(16, -16),                            -- the top of the south-east tall rock
 }
 behaviour.define {
   name = "tour",
