@@ -1,9 +1,9 @@
 -- climbers: spiders that walk on walls — up the arena's stairs' side wall, onto the
--- landing's face, over the ramp and the rocks, and up two tall rocks of their own. `climb = {}` in a type's definition is all it
--- takes: the body's up follows the surfaces under and ahead of it, feet are cast along
--- its own down, and set_destination takes it over whatever is in the way (up a wall,
--- across the top, down the far side) instead of round it. See docs/lua-api-notes.md,
--- "Climbing".
+-- landing's face, over the ramp and the rocks, and up two tall rocks of their own.
+-- `climb = {}` in a type's definition is all it takes: the body's up follows the
+-- surfaces under and ahead of it, feet are cast along its own down, and set_destination
+-- takes it over whatever is in the way (up a wall, across the top, down the far side)
+-- instead of round it. See docs/lua-api-notes.md, "Climbing".
 
 -- Two tall rocks in the arena's southern corners, too tall for a walker's step: the
 -- climbers go up and over them.
