@@ -57,7 +57,7 @@ fn climb_run(
     );
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
-    (t, trace_in(dir), text(&out))
+    (t, trace_text(dir), text(&out))
 }
 
 /// The trace's lines of creature `id`, as JSON.
@@ -232,16 +232,6 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
             .contains_key("up"),
         "a walker's trace is as before"
     );
-}
-
-/// The trace text `run_trace` wrote in `dir`.
-fn trace_in(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .expect("dir")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
-        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
-        .expect("a trace")
 }
 
 #[test]

@@ -216,12 +216,7 @@ fn run_model_scene(
     let (out, t) = run_trace(dir.path(), frames, &[fixture("walkers"), m], extra);
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
-    let trace = std::fs::read_dir(dir.path())
-        .expect("dir")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
-        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
-        .expect("a trace");
+    let trace = trace_text(dir.path());
     (t, trace, dir)
 }
 
@@ -558,16 +553,6 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
         "a record the bones disagree with is not used"
     );
     assert!(plan.legs.iter().all(|l| l.knee.is_some()));
-}
-
-/// The trace file `run_trace` wrote in `dir`.
-fn trace_text(dir: &Path) -> String {
-    std::fs::read_dir(dir)
-        .expect("dir")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
-        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
-        .expect("a trace")
 }
 
 /// `trace` with every foot's `,"tip":[x,y,z]` taken out.

@@ -205,6 +205,16 @@ pub fn run_trace_within(
     (out, Trace::parse(&text))
 }
 
+/// The text of the trace [`run_trace`] wrote in `dir`.
+pub fn trace_text(dir: &Path) -> String {
+    std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+        .map(|e| std::fs::read_to_string(e.path()).expect("trace"))
+        .expect("a trace")
+}
+
 /// One foot in one trace line.
 #[derive(Clone, Debug)]
 pub struct Foot {
