@@ -6,6 +6,7 @@ use glam::Vec3;
 use std::fmt;
 
 use super::arms::ArmDef;
+pub use super::climb_def::ClimbDef;
 use super::gait::GaitParams;
 use super::physics::PhysicsDef;
 use crate::math::ik::EvenBend;
@@ -222,49 +223,6 @@ impl Default for NavDef {
             stopping_distance: 0.2,
             auto_brake: true,
         }
-    }
-}
-
-/// Climbing (`climb = { ... }`): the creature walks on surfaces of any orientation, its
-/// body's up following them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClimbDef {
-    /// Steepest surface it stands on, degrees from level: 90 walls, 180 ceilings.
-    /// Default 180.
-    pub max_angle: f32,
-    /// Fastest its body's up turns, degrees per second. Default 180.
-    pub turn_rate: f32,
-    /// Time constant of the body's up following the surface, seconds. Default 0.12.
-    pub smoothing: f32,
-}
-
-impl Default for ClimbDef {
-    fn default() -> Self {
-        ClimbDef {
-            max_angle: 180.0,
-            turn_rate: 180.0,
-            smoothing: 0.12,
-        }
-    }
-}
-
-impl ClimbDef {
-    /// Checks every field.
-    pub fn validate(&self) -> Result<(), DefError> {
-        let in_range = |field: &str, v: f32, lo: f32, hi: f32| {
-            if v.is_finite() && v > lo && v <= hi {
-                Ok(())
-            } else {
-                Err(DefError::new(
-                    format!("climb.{field}"),
-                    format!("must be > {lo} and <= {hi}, got {v}"),
-                ))
-            }
-        };
-        in_range("max_angle", self.max_angle, 0.0, 180.0)?;
-        in_range("turn_rate", self.turn_rate, 0.0, 3600.0)?;
-        in_range("smoothing", self.smoothing, 0.0, 10.0)?;
-        Ok(())
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`GroundQuery`]; knows nothing of physics engines, scripts or rendering.
 
 pub(crate) mod arms;
+pub(crate) mod climb_def;
 pub(crate) mod def;
 pub(crate) mod gait;
 pub(crate) mod ground;

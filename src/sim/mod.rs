@@ -2,6 +2,7 @@
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
 mod checkpoint;
+mod climb_nav;
 mod detail;
 mod ground;
 pub(crate) mod level;

@@ -77,24 +77,20 @@ impl Surface {
     /// kind once `normal` is [`SURFACE_MARGIN`] past the boundary, so a body turning about a
     /// boundary does not flicker between two.
     pub fn of_beyond(normal: Vec3, was: Surface) -> Surface {
-        let kind = Surface::of(normal);
-        if kind == was {
-            return kind;
-        }
-        let tilted = |deg: f32| {
-            let (s, c) = deg.to_radians().sin_cos();
-            Vec3::new(0.0, c, s)
-        };
-        // Where the margin would put it: the kind of `normal` turned back toward `was`.
-        let back = match (was, kind) {
-            (Surface::Floor, _) | (Surface::Wall, Surface::Ceiling) => -SURFACE_MARGIN,
-            _ => SURFACE_MARGIN,
+        // The boundaries (45° and 135° from level) moved the margin away from `was`.
+        let m = SURFACE_MARGIN;
+        let (wall_past, ceiling_from) = match was {
+            Surface::Floor => (45.0 + m, 135.0 + m),
+            Surface::Wall => (45.0 - m, 135.0 + m),
+            Surface::Ceiling => (45.0 - m, 135.0 - m),
         };
         let angle = normal.y.clamp(-1.0, 1.0).acos().to_degrees();
-        if Surface::of(tilted(angle + back)) == kind {
-            kind
+        if angle <= wall_past {
+            Surface::Floor
+        } else if angle < ceiling_from {
+            Surface::Wall
         } else {
-            was
+            Surface::Ceiling
         }
     }
 
@@ -138,8 +134,6 @@ pub struct Climb {
     /// The least turns the body's up has taken since it stood level, composed: a script's
     /// horizontal direction `d` means `align·d` on the surface the body is on.
     pub align: Quat,
-    /// The direction the body's up is turning toward (world, unit).
-    pub goal: Vec3,
     /// The kind of surface the body stands on.
     pub surface: Surface,
     /// The surface changed kind this tick (`on_surface` fires).
@@ -158,7 +152,6 @@ impl Climb {
         Climb {
             frame: yaw_rotation(yaw),
             align: Quat::IDENTITY,
-            goal: Vec3::Y,
             surface: Surface::Floor,
             changed: false,
             loose: 0.0,
@@ -295,7 +288,6 @@ impl Locomotor {
             let a = cd.max_angle.to_radians();
             goal = Vec3::Y * a.cos() + level * a.sin();
         }
-        c.goal = goal;
         // The crease between the face the feet stand on and the face met, by the angle
         // between them: a face met that turns back toward the body's motion is a concave
         // one (floor to wall, wall to ceiling), one that turns with it a convex one (a top's
@@ -654,7 +646,6 @@ impl Locomotor {
             self.climb = Some(Climb {
                 frame: align * yaw_rotation(self.yaw),
                 align,
-                goal: self.up,
                 surface: Surface::of(self.up),
                 changed: true,
                 loose: 0.0,
@@ -673,11 +664,8 @@ impl Locomotor {
             let fwd = c.frame * Vec3::Z;
             let level = Vec3::new(fwd.x, 0.0, fwd.z);
             self.yaw = yaw_of(level).unwrap_or(self.yaw);
-            // The fall keeps the body's up as it was and eases it level on landing.
-            c.align = Quat::IDENTITY;
-            c.goal = Vec3::Y;
-            c.surface = Surface::Floor;
-            c.changed = true;
+            // The fall turns the body's up back to level; landed, it climbs on from a new
+            // frame (`climber_in_the_air`), and `on_surface` says where.
         }
         self.airborne = true;
         self.landing = false;
