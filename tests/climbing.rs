@@ -367,7 +367,7 @@ fn a_climb_is_the_same_at_any_thread_count() {
 }
 
 #[test]
-fn a_climber_that_lets_go_or_is_knocked_off_falls_lands_and_climbs_on() {
+fn a_climber_that_lets_go_or_is_knocked_off_or_thrown_into_physics_falls_and_climbs_on() {
     let dir = tempfile::tempdir().expect("tmp");
     let level = r#"
 world.ground { size = vec3(30, 0, 30) }
@@ -377,13 +377,16 @@ behaviour.define { name = "drop_at", params = { how = "let_go" },
     self:move(vec3(0, 0, 1), 0.8)
     if self:surface() == "wall" and self:position().y > 2 and not self.state.done then
       self.state.done = true
-      if self.params.how == "let_go" then self:let_go() else self:hit(vec3(0, 0, -1), 2) end
+      if self.params.how == "let_go" then self:let_go()
+      elseif self.params.how == "hit" then self:hit(vec3(0, 0, -1), 2)
+      else self:hit(vec3(0, 0, -1), 8) end
     end
   end }
-world.spawn("climber", { position = vec3(-2, 0, -1), behaviour = "drop_at", params = { how = "let_go" } })
-world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "drop_at", params = { how = "hit" } })
+world.spawn("climber", { position = vec3(-3, 0, -1), behaviour = "drop_at", params = { how = "let_go" } })
+world.spawn("climber", { position = vec3(0, 0, -1), behaviour = "drop_at", params = { how = "hit" } })
+world.spawn("climber", { position = vec3(3, 0, -1), behaviour = "drop_at", params = { how = "ragdoll" } })
 "#;
-    let (_, trace, _) = climb_run(dir.path(), "{}", level, 1100, &[]);
+    let (_, trace, _) = climb_run(dir.path(), "{}", level, 1600, &[]);
     for id in [1u64, 2] {
         let lines = lines_of(&trace, id);
         let fell = lines
@@ -416,8 +419,31 @@ world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "drop_at", param
             4,
         );
     }
+    // A blow past physics.hit_threshold throws it off the wall into physics: it falls as a
+    // ragdoll, gets up on the floor and climbs again.
+    let lines = lines_of(&trace, 3);
+    let limp = lines
+        .iter()
+        .position(|l| l["ragdoll"] == true)
+        .expect("climber 3 never went into physics");
+    assert!(
+        v3(&lines[limp]["pos"])[1] > 2.0,
+        "thrown off below the wall's middle"
+    );
+    let up_again = lines[limp..]
+        .iter()
+        .position(|l| l["ragdoll"] == false)
+        .map(|k| limp + k)
+        .expect("climber 3 never got up");
+    assert!(
+        lines[up_again..].iter().any(|l| l["surface"] == "wall"),
+        "climber 3 never climbed again: {:?}",
+        lines
+            .last()
+            .map(|l| (&l["pos"], &l["surface"], &l["ragdoll_state"], &l["falling"]))
+    );
+    assert_climbs_well("climber 3 up again", &lines[up_again + 30..], 3.0, 4);
 }
-
 #[test]
 fn a_crowd_of_climbers_crosses_a_field_of_blocks_without_sticking() {
     // 28 climbers in rows walking +Z through blocks 3 m high, many met off-centre or on
