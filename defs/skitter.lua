@@ -144,6 +144,23 @@ function Creature:surface() end
 --- A climber lets go of its surface at the next tick and falls (lands as a walker does).
 function Creature:let_go() end
 
+--- Jumps to the ground at `to` (crouch, ballistic flight, landing). Raises an error when it
+--- cannot: in the air or in physics, no ground within 0.75 m of `to`, beyond its type's
+--- `nav.jump` limits (or the defaults gap 1, up 0.5, down 1.5), or the arc blocked.
+---@param to vector
+function Creature:jump(to) end
+
+--- The built-in crossing of the link it waits at (after `on_link` returned a value).
+function Creature:cross_link() end
+
+--- The kind of the link it is crossing or waiting at, or nil.
+---@return string|nil
+function Creature:link() end
+
+--- Crouching for a jump or in its flight.
+---@return boolean
+function Creature:is_jumping() end
+
 ---@param x number
 ---@param y number
 ---@param z number
@@ -174,7 +191,7 @@ function creature.define(def) end
 
 behaviour = {}
 
----@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface)
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link)
 ---@return table
 function behaviour.define(def) end
 
@@ -185,6 +202,11 @@ function world.ground(def) end
 
 ---@param def { position: vector, size: vector, rotation?: vector }
 function world.box(def) end
+
+--- A link on the navmesh from `from` to `to` (agents whose type's `nav.links` names its kind
+--- take it; `on_link` runs when one reaches it). Default kind "jump", width 1, both ways.
+---@param def { from: vector, to: vector, kind?: string, width?: number, bidirectional?: boolean, cost?: number }
+function world.link(def) end
 
 ---@param def { position: vector, yaw?: number, steps?: integer, step_height?: number, step_depth?: number, width?: number }
 function world.stairs(def) end

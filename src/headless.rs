@@ -125,6 +125,14 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             Some(g) => vec3(w, g)?,
             None => w.write_all(b"null")?,
         }
+        // Jumps and links, only while there is one (a crowd's lines stay short).
+        if let Some(j) = c.loco.jump.as_ref().filter(|_| c.rag.is_none()) {
+            let phase = if j.in_flight() { "flight" } else { "crouch" };
+            write!(w, ",\"jump\":\"{phase}\"")?;
+        }
+        if let Some(l) = c.nav.as_ref().and_then(|g| g.link.as_ref()) {
+            write!(w, ",\"link\":{}", json_str(&l.kind))?;
+        }
         write!(
             w,
             ",\"falling\":{},\"brain\":",

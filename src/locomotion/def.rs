@@ -208,6 +208,33 @@ pub struct NavDef {
     pub stopping_distance: f32,
     /// Slow down before the destination.
     pub auto_brake: bool,
+    /// `nav.jump`: the bake finds jump, drop and hop links within these limits; `c:jump`
+    /// keeps to them (to [`JumpLimits::default`] when absent).
+    pub jump: Option<JumpLimits>,
+    /// `nav.links`: the link kinds it takes (every kind when absent).
+    pub links: Option<Vec<String>>,
+}
+
+/// A type's jump limits (`nav = { jump = { gap, up, down } }`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JumpLimits {
+    /// Widest gap between ledges, m.
+    pub gap: f32,
+    /// Highest hop up, m.
+    pub up: f32,
+    /// Deepest drop, m.
+    pub down: f32,
+}
+
+impl Default for JumpLimits {
+    /// What `c:jump` allows a type that gives no `nav.jump`.
+    fn default() -> Self {
+        JumpLimits {
+            gap: 1.0,
+            up: 0.5,
+            down: 1.5,
+        }
+    }
 }
 
 impl Default for NavDef {
@@ -222,6 +249,8 @@ impl Default for NavDef {
             turn_rate: 360.0,
             stopping_distance: 0.2,
             auto_brake: true,
+            jump: None,
+            links: None,
         }
     }
 }
@@ -710,6 +739,26 @@ impl CreatureDef {
         positive("nav.acceleration", nv.acceleration)?;
         positive("nav.turn_rate", nv.turn_rate)?;
         non_negative("nav.stopping_distance", nv.stopping_distance)?;
+        if let Some(j) = &nv.jump {
+            non_negative("nav.jump.gap", j.gap)?;
+            non_negative("nav.jump.up", j.up)?;
+            non_negative("nav.jump.down", j.down)?;
+            for (f, v, max) in [("nav.jump.gap", j.gap, 20.0), ("nav.jump.up", j.up, 10.0), ("nav.jump.down", j.down, 20.0)] {
+                if v > max {
+                    return Err(DefError::new(f, format!("must be at most {max} (m)")));
+                }
+            }
+        }
+        if let Some(kinds) = &nv.links {
+            for (i, k) in kinds.iter().enumerate() {
+                if k.is_empty() || k.len() > 64 {
+                    return Err(DefError::new(
+                        format!("nav.links[{}]", i + 1),
+                        "must be a kind name of 1 to 64 characters",
+                    ));
+                }
+            }
+        }
 
         Ok(())
     }

@@ -13,10 +13,12 @@ use crate::path::{PathFollower, RotationMode};
 
 mod body;
 mod climb;
+mod jump;
 mod leg;
 mod terrain;
 
 pub use climb::{Climb, Crease, Surface};
+pub use jump::{Jump, JumpPhase};
 pub(crate) use leg::LegState;
 
 /// Metres above the body from which foot targets are cast down.
@@ -163,6 +165,11 @@ pub struct Locomotor {
     pub airborne: bool,
     /// Caught by its legs after a fall, until the body has settled.
     pub landing: bool,
+    /// How hard the legs catch the body while `landing` (m/s²): [`LAND_DECEL`], or more
+    /// after a long fall (see `jump::catch_decel`).
+    catch: f32,
+    /// A jump under way (`c:jump`, a link's crossing): crouching, or in flight.
+    pub jump: Option<Jump>,
     /// A climbing type's surface frame (`None` for walkers).
     pub climb: Option<Climb>,
     last_group: Option<usize>,
@@ -208,6 +215,8 @@ impl Locomotor {
             rise: 0.0,
             airborne: false,
             landing: false,
+            catch: LAND_DECEL,
+            jump: None,
             climb: def.climb.is_some().then(|| Climb::upright(yaw)),
             last_group: None,
             phase_stepped: 0,
@@ -354,7 +363,9 @@ impl Locomotor {
             (Some(cd), true) => Some(cd),
             _ => None,
         };
-        let rot = if let Some(cd) = climbing {
+        let rot = if self.jump.is_some() && climbing.is_none() {
+            self.jump_tick(def, gait, ground, dt, scratch)
+        } else if let Some(cd) = climbing {
             self.climb_tick(def, cd, gait, ground, dt, scratch)
         } else if self.airborne {
             let rot = self.fall(def, dt, yaw, ground);

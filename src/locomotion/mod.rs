@@ -18,5 +18,5 @@ pub use def::{default_knee, ClimbDef, CreatureDef, DefError, HeadDef, LeanDef, V
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
-pub use locomotor::{Climb, Crease, Intent, Locomotor, StepEvent, Surface};
+pub use locomotor::{Climb, Crease, Intent, Jump, JumpPhase, Locomotor, StepEvent, Surface};
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

@@ -1,5 +1,6 @@
 //! Layer 0: pure math on glam — IK, curves, noise and frame helpers. No state, no I/O.
 
+pub(crate) mod ballistic;
 pub(crate) mod bezier;
 pub(crate) mod curve;
 pub(crate) mod frame;
@@ -7,6 +8,7 @@ pub(crate) mod ik;
 pub(crate) mod noise;
 pub(crate) mod spring;
 
+pub use ballistic::Ballistic;
 pub use bezier::{BezierPath, ControlPoint};
 pub use curve::{Curve, CurveError};
 pub use ik::{two_bone, TwoBone};

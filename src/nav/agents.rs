@@ -14,6 +14,7 @@ use landmass::{
 };
 
 use super::avoid::{avoid, Borders, Mover, Scratch};
+use super::links::NavLink;
 use super::mesh::{BakeError, NavMesh};
 
 /// skitter's coordinates (+Y up) for landmass (+Z up): a proper rotation about X.
@@ -46,6 +47,11 @@ pub enum NavAgentState {
     OffMesh,
     /// No path to the destination.
     NoPath,
+    /// At the start of a link on its path (see [`NavAgent::link`]): it waits there until
+    /// told to cross ([`Navigator::start_link`]) or given other orders.
+    AtLink,
+    /// Crossing a link: others avoid it where it is.
+    OnLink,
 }
 
 /// How many archipelagos a navigator splits its agents over: the most ticks a crowd's
@@ -62,9 +68,9 @@ fn state_of(s: AgentState) -> NavAgentState {
     match s {
         AgentState::Idle | AgentState::Paused => NavAgentState::Idle,
         AgentState::ReachedTarget => NavAgentState::Arrived,
-        AgentState::Moving | AgentState::ReachedAnimationLink | AgentState::UsingAnimationLink => {
-            NavAgentState::Moving
-        }
+        AgentState::Moving => NavAgentState::Moving,
+        AgentState::ReachedAnimationLink => NavAgentState::AtLink,
+        AgentState::UsingAnimationLink => NavAgentState::OnLink,
         AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
         AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
     }
@@ -79,6 +85,19 @@ pub struct NavAgent {
     pub state: NavAgentState,
     /// The velocity along its path, before avoidance (zero when it has none).
     pub preferred: Vec3,
+    /// The link it has reached ([`NavAgentState::AtLink`]).
+    pub link: Option<ReachedLink>,
+}
+
+/// A link an agent has reached: which, and where it starts and ends for this agent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReachedLink {
+    /// Its index in [`Navigator::links`].
+    pub index: usize,
+    /// Where the agent takes it from (on the start edge).
+    pub from: Vec3,
+    /// Where it leads (on the end edge).
+    pub to: Vec3,
 }
 
 /// Agents and queries on one navmesh.
@@ -102,6 +121,23 @@ pub struct Navigator {
     /// next one is usually the next index.
     hint: std::cell::Cell<usize>,
     scratch: Scratch,
+    /// The links on this mesh (the level's, then those the bake found), with their ids in
+    /// each archipelago (`None` once disabled: see [`Navigator::disable_link`]).
+    links: Vec<NavLink>,
+    link_ids: Vec<Option<Vec<landmass::AnimationLinkId>>>,
+    /// Per agent (as `movers`): the link it has reached, as of its last turn.
+    reached: Vec<Option<ReachedLink>>,
+}
+
+/// A link as landmass takes it.
+fn to_landmass(l: &NavLink) -> landmass::AnimationLink<YUp> {
+    landmass::AnimationLink {
+        start_edge: l.start,
+        end_edge: l.end,
+        kind: l.kind,
+        cost: l.cost,
+        bidirectional: l.bidirectional,
+    }
 }
 
 /// How far a point may be from the mesh and still sample onto it (m).
@@ -116,8 +152,8 @@ fn sample_distance(radius: f32, horizontal: f32) -> PointSampleDistance3d {
 }
 
 impl Navigator {
-    /// Agents on `mesh` (whose settings give the agent radius).
-    pub fn new(mesh: Arc<NavMesh>) -> Result<Navigator, BakeError> {
+    /// Agents on `mesh` (whose settings give the agent radius), with `links` on it.
+    pub fn new(mesh: Arc<NavMesh>, links: Vec<NavLink>) -> Result<Navigator, BakeError> {
         let radius = mesh.settings.map(|s| s.radius).unwrap_or(0.5);
         let nav = NavigationMesh::<YUp> {
             vertices: mesh.vertices.clone(),
@@ -129,7 +165,7 @@ impl Navigator {
             .validate()
             .map_err(|e| BakeError::Invalid(e.to_string()))?;
         let valid = Arc::new(valid);
-        let archs = (0..SHARDS)
+        let mut archs: Vec<Archipelago<YUp>> = (0..SHARDS)
             .map(|_| {
                 let mut arch = Archipelago::new(ArchipelagoOptions {
                     point_sample_distance: sample_distance(radius, radius + 0.3),
@@ -147,12 +183,28 @@ impl Navigator {
                     },
                     valid.clone(),
                 ));
-                // Islands join the queries at the next update.
-                arch.update(0.0);
                 arch
             })
             .collect();
+        let link_ids = links
+            .iter()
+            .map(|l| {
+                Some(
+                    archs
+                        .iter_mut()
+                        .map(|a| a.add_animation_link(to_landmass(l)))
+                        .collect(),
+                )
+            })
+            .collect();
+        for arch in archs.iter_mut() {
+            // Islands and links join the queries at the next update.
+            arch.update(0.0);
+        }
         Ok(Navigator {
+            links,
+            link_ids,
+            reached: Vec::new(),
             borders: Borders::new(&mesh),
             mesh,
             archs,
@@ -168,7 +220,41 @@ impl Navigator {
         })
     }
 
-    /// Adds (or replaces) agent `key`.
+    /// The links on this mesh.
+    pub fn links(&self) -> &[NavLink] {
+        &self.links
+    }
+
+    /// Whether link `index` is still taken (not disabled).
+    pub fn link_enabled(&self, index: usize) -> bool {
+        self.link_ids.get(index).is_some_and(|l| l.is_some())
+    }
+
+    /// Takes link `index` off this mesh (found blocked): paths no longer use it; agents
+    /// whose path did are re-planned at their next update.
+    pub fn disable_link(&mut self, index: usize) {
+        if let Some(ids) = self.link_ids.get_mut(index).and_then(Option::take) {
+            for (arch, id) in self.archs.iter_mut().zip(ids) {
+                arch.remove_animation_link(id);
+            }
+        }
+    }
+
+    /// Agent `key`, at a link, starts crossing it: landmass leaves it be until it is added
+    /// again (its body still fed: others avoid it).
+    pub fn start_link(&mut self, key: u32) {
+        if let Some(i) = self.find(key) {
+            if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
+                let _ = a.start_animation_link();
+            }
+            self.movers[i].state = NavAgentState::OnLink;
+            self.movers[i].preferred = Vec3::ZERO;
+            self.movers[i].desired = Vec3::ZERO;
+            self.reached[i] = None;
+        }
+    }
+
+    /// Adds (or replaces) agent `key`, allowed the links of `kinds` (all when `None`).
     #[allow(clippy::too_many_arguments)]
     pub fn add_agent(
         &mut self,
@@ -179,6 +265,7 @@ impl Navigator {
         speed: f32,
         stopping_distance: f32,
         target: Vec3,
+        kinds: Option<&Arc<std::collections::HashSet<usize>>>,
     ) {
         // landmass aims at `speed` and may go up to 1.25× it (avoidance uses that top speed).
         let max_speed = speed * 1.25;
@@ -186,7 +273,10 @@ impl Navigator {
         a.current_target = Some(target);
         a.target_reached_condition =
             TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
-        a.permitted_animation_links = PermittedAnimationLinks::All;
+        a.permitted_animation_links = match kinds {
+            Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
+            None => PermittedAnimationLinks::All,
+        };
         let id = self.archs[shard(key)].add_agent(a);
         // What it was told before is void: it starts afresh (in place, when it was an agent).
         let mover = Mover {
@@ -206,11 +296,13 @@ impl Navigator {
                 self.archs[shard(key)].remove_agent(self.slots[i].0);
                 self.movers[i] = mover;
                 self.slots[i] = (id, true);
+                self.reached[i] = None;
             }
             None => {
                 let i = self.movers.partition_point(|m| m.key < key);
                 self.movers.insert(i, mover);
                 self.slots.insert(i, (id, true));
+                self.reached.insert(i, None);
             }
         }
     }
@@ -221,6 +313,7 @@ impl Navigator {
             self.archs[shard(key)].remove_agent(self.slots[i].0);
             self.movers.remove(i);
             self.slots.remove(i);
+            self.reached.remove(i);
         }
     }
 
@@ -231,6 +324,7 @@ impl Navigator {
         }
         self.movers.clear();
         self.slots.clear();
+        self.reached.clear();
     }
 
     /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
@@ -306,6 +400,8 @@ impl Navigator {
             archs,
             movers,
             slots,
+            reached,
+            link_ids,
             ..
         } = self;
         for (m, (id, _)) in movers.iter().zip(slots.iter()) {
@@ -322,16 +418,41 @@ impl Navigator {
             }
         }
         // New preferred velocities for those whose turn it was; the others keep theirs.
-        for (m, (id, fresh)) in movers.iter_mut().zip(slots.iter_mut()) {
-            if !mine(m.key) {
+        for ((m, (id, fresh)), at) in movers
+            .iter_mut()
+            .zip(slots.iter_mut())
+            .zip(reached.iter_mut())
+        {
+            if !mine(m.key) || m.state == NavAgentState::OnLink {
                 continue;
             }
-            let Some(a) = archs[shard(m.key)].get_agent(*id) else {
+            let arch = &archs[shard(m.key)];
+            let Some(a) = arch.get_agent(*id) else {
                 continue;
             };
             m.state = state_of(a.state());
+            *at = None;
+            if m.state == NavAgentState::AtLink {
+                let r = a.reached_animation_link();
+                let index = r.and_then(|r| {
+                    link_ids.iter().position(|ids| {
+                        ids.as_ref()
+                            .is_some_and(|ids| ids[shard(m.key)] == r.link_id)
+                    })
+                });
+                match (r, index) {
+                    (Some(r), Some(index)) => {
+                        *at = Some(ReachedLink {
+                            index,
+                            from: r.start_point,
+                            to: r.end_point,
+                        })
+                    }
+                    _ => m.state = NavAgentState::Moving,
+                }
+            }
             m.preferred = match m.state {
-                NavAgentState::Moving => *a.get_desired_velocity(),
+                NavAgentState::Moving | NavAgentState::AtLink => *a.get_desired_velocity(),
                 _ => Vec3::ZERO,
             };
             if m.preferred == Vec3::ZERO {
@@ -353,11 +474,13 @@ impl Navigator {
 
     /// What agent `key` wants (as of its last turn).
     pub fn agent(&self, key: u32) -> Option<NavAgent> {
-        let m = &self.movers[self.find(key)?];
+        let i = self.find(key)?;
+        let m = &self.movers[i];
         Some(NavAgent {
             desired: m.desired,
             state: m.state,
             preferred: m.preferred,
+            link: self.reached[i],
         })
     }
 
@@ -372,13 +495,21 @@ impl Navigator {
     }
 
     /// The corners of the shortest path from `from` to `to` (both sampled onto the mesh),
-    /// start and end included; `None` when there is none.
-    pub fn find_path(&self, from: Vec3, to: Vec3) -> Option<Vec<Vec3>> {
+    /// start and end included, taking the links of `kinds` (all when `None`); `None` when
+    /// there is none.
+    pub fn find_path(
+        &self,
+        from: Vec3,
+        to: Vec3,
+        kinds: Option<&Arc<std::collections::HashSet<usize>>>,
+    ) -> Option<Vec<Vec3>> {
         let a = self.archs[0].sample_point(from, &self.sample).ok()?;
         let b = self.archs[0].sample_point(to, &self.sample).ok()?;
-        let steps = self.archs[0]
-            .find_path(&a, &b, &HashMap::new(), PermittedAnimationLinks::All)
-            .ok()?;
+        let permitted = match kinds {
+            Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
+            None => PermittedAnimationLinks::All,
+        };
+        let steps = self.archs[0].find_path(&a, &b, &HashMap::new(), permitted).ok()?;
         let mut out = vec![a.point()];
         for s in steps {
             match s {
@@ -468,7 +599,7 @@ mod tests {
     use crate::nav::mesh::tests::baked_floor_with_wall;
 
     fn nav() -> Navigator {
-        Navigator::new(Arc::new(baked_floor_with_wall())).expect("nav")
+        Navigator::new(Arc::new(baked_floor_with_wall()), Vec::new()).expect("nav")
     }
 
     #[test]
@@ -480,7 +611,7 @@ mod tests {
         let from = [Vec3::new(-2.0, 0.0, 3.0), Vec3::new(2.0, 0.0, 3.0)];
         let to = [Vec3::new(5.0, 0.0, 3.0), Vec3::new(-5.0, 0.0, 3.0)];
         for i in 0..2 {
-            n.add_agent(i as u32 + 1, from[i], Vec3::ZERO, 0.4, 2.0, 0.3, to[i]);
+            n.add_agent(i as u32 + 1, from[i], Vec3::ZERO, 0.4, 2.0, 0.3, to[i], None);
         }
         n.set_far(1, true);
         let dt = 1.0 / 60.0;
@@ -519,7 +650,7 @@ mod tests {
     fn paths_go_round_the_wall_and_agents_get_there() {
         let mut n = nav();
         let (a, b) = (Vec3::new(-6.0, 0.0, -4.0), Vec3::new(-6.0, 0.0, 4.0));
-        let path = n.find_path(a, b).expect("a path");
+        let path = n.find_path(a, b, None).expect("a path");
         let len: f32 = path.windows(2).map(|w| w[0].distance(w[1])).sum();
         // Round the wall's end at x = 6 (plus the agent radius): about 2 × √(12.4² + 4²).
         assert!(len > 24.0 && len < 29.0, "length {len}: {path:?}");
@@ -530,7 +661,7 @@ mod tests {
         // An agent walked by its desired velocity reaches the other side.
         let mut p = a;
         let mut v = Vec3::ZERO;
-        n.add_agent(1, p, v, 0.4, 2.0, 0.3, b);
+        n.add_agent(1, p, v, 0.4, 2.0, 0.3, b, None);
         let mut arrived = false;
         for _ in 0..60 * 30 {
             n.set_body(1, p, v);
@@ -564,6 +695,7 @@ mod tests {
                 2.0,
                 0.3,
                 p + Vec3::new(0.0, 0.0, -3.0),
+                None,
             );
         }
         let moving = |n: &Navigator| -> Vec<u32> {
@@ -590,6 +722,7 @@ mod tests {
             2.0,
             0.3,
             Vec3::new(-6.0, 0.0, -2.0),
+            None,
         );
         assert!(n.agent(1).is_some_and(|a| a.desired == Vec3::ZERO));
     }

@@ -16,17 +16,25 @@ pub struct NavSettings {
     pub max_slope: f32,
     /// Tallest step climbed, m.
     pub step_height: f32,
+    /// Jump limits: the bake finds jump, drop and hop links within them (see `nav::links`).
+    pub jump: Option<super::links::JumpSettings>,
 }
 
 impl NavSettings {
     /// A key equal for equal settings (bit patterns; the values are validated finite).
-    pub fn key(&self) -> [u32; 4] {
-        [
+    pub fn key(&self) -> [u32; 12] {
+        let mut k = [0u32; 12];
+        k[..4].copy_from_slice(&[
             self.radius.to_bits(),
             self.height.to_bits(),
             self.max_slope.to_bits(),
             self.step_height.to_bits(),
-        ]
+        ]);
+        if let Some(j) = &self.jump {
+            k[4] = 1;
+            k[5..].copy_from_slice(&j.key());
+        }
+        k
     }
 }
 
@@ -37,6 +45,8 @@ pub struct NavInput {
     pub vertices: Vec<Vec3>,
     /// Triangles (counter-clockwise seen from above for upward faces).
     pub triangles: Vec<[u32; 3]>,
+    /// The level's links (`world.link`).
+    pub links: Vec<super::links::LinkInput>,
 }
 
 impl NavInput {
@@ -312,7 +322,7 @@ impl NavMesh {
 }
 
 /// Whether `p` is inside the convex polygon `pts` on the XZ plane (either winding).
-fn inside_xz(pts: &[Vec3], p: Vec3) -> bool {
+pub(crate) fn inside_xz(pts: &[Vec3], p: Vec3) -> bool {
     let mut sign = 0.0f32;
     for k in 0..pts.len() {
         let (a, b) = (pts[k], pts[(k + 1) % pts.len()]);
@@ -340,6 +350,7 @@ pub(crate) mod tests {
             height: 0.5,
             max_slope: 45.0,
             step_height: 0.3,
+            jump: None,
         };
         NavMesh::bake(&floor_with_wall(), s).expect("bake")
     }
@@ -373,6 +384,7 @@ pub(crate) mod tests {
             height: 0.5,
             max_slope: 45.0,
             step_height: 0.3,
+            jump: None,
         };
         let m = NavMesh::bake(&floor_with_wall(), s).expect("bakes");
         assert!(!m.polygons.is_empty());

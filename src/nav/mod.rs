@@ -3,7 +3,9 @@
 
 pub(crate) mod agents;
 pub(crate) mod avoid;
+pub(crate) mod links;
 pub(crate) mod mesh;
 
 pub use agents::{NavAgent, NavAgentState, Navigator};
+pub use links::{JumpSettings, LinkInput, NavLink, GENERATED_KINDS};
 pub use mesh::{NavInput, NavMesh, NavSettings};

@@ -185,6 +185,26 @@ impl RapierGround<'_> {
     }
 }
 
+impl RapierGround<'_> {
+    /// Whether a body (the capsule of `js`, lying along the way) flies `arc` without
+    /// touching the level (see `nav::links::arc_sweeps`).
+    pub(super) fn arc_clear(
+        &self,
+        arc: &crate::math::Ballistic,
+        js: &crate::nav::JumpSettings,
+    ) -> bool {
+        use rapier3d::parry::query::ShapeCastOptions;
+        let (capsule, pieces) = crate::nav::links::arc_sweeps(arc, js);
+        pieces.iter().all(|(at, motion)| {
+            let pose = rapier3d::math::Pose::from_translation(*at);
+            let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
+            self.query
+                .cast_shape(&pose, *motion, &capsule, opts)
+                .is_none()
+        })
+    }
+}
+
 impl GroundQuery for RapierGround<'_> {
     #[inline]
     fn cast_down(&self, origin: Vec3, max_distance: f32) -> Option<Vec3> {

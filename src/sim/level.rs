@@ -264,6 +264,8 @@ pub struct Level {
     pub boxes: Vec<BoxDesc>,
     /// Stairs as described (their blocks are in `boxes`).
     pub stairs: Vec<StairsDesc>,
+    /// Links (`world.link`), each with its kind's number.
+    pub links: Vec<(super::LinkDesc, usize)>,
 }
 
 impl Level {
@@ -296,6 +298,20 @@ impl Level {
         for b in &self.boxes {
             input.cuboid(b.position, b.size * 0.5, b.quat());
         }
+        input.links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, (l, kind))| crate::nav::LinkInput {
+                id: i as u32,
+                from: l.from,
+                to: l.to,
+                width: l.width,
+                kind: *kind,
+                cost: l.cost,
+                bidirectional: l.bidirectional,
+            })
+            .collect();
         input
     }
 

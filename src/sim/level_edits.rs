@@ -15,6 +15,8 @@ pub enum LevelPiece {
     Box(BoxDesc),
     /// `world.stairs`.
     Stairs(StairsDesc),
+    /// `world.link`.
+    Link(super::LinkDesc),
 }
 
 impl World {
@@ -99,7 +101,11 @@ impl World {
                     level.boxes.extend(st.blocks());
                     level.stairs.push(st.clone());
                 }
+                LevelPiece::Link(l) => level.links.push((l.clone(), 0)),
             }
+        }
+        for (l, kind) in level.links.iter_mut() {
+            *kind = self.link_kind(&l.kind);
         }
         self.level = level;
         self.level_changed();

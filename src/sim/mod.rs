@@ -7,6 +7,7 @@ mod detail;
 mod ground;
 pub(crate) mod level;
 mod level_edits;
+mod links;
 pub(crate) mod model_pose;
 pub(crate) mod navigation;
 mod paths;
@@ -21,6 +22,7 @@ pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
+pub use links::{jump_settings, JumpLimits, LinkDesc, LinkUse};
 pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};

@@ -12,10 +12,12 @@ use std::time::Duration;
 use glam::Vec3;
 
 use super::climb_nav::over_surfaces;
+use super::links::{at_link, jump_settings, on_link, permitted, LinkUse};
 use super::world::{Creature, CreatureId, World, WorldEvent};
-use crate::locomotion::def::NavDef;
-use crate::locomotion::Intent;
+use crate::locomotion::{Intent, ValidCreatureDef};
 use crate::math::frame::horizontal;
+use crate::nav::agents::ReachedLink;
+use crate::nav::links::Baked;
 use crate::nav::mesh::BakeError;
 use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
 
@@ -93,21 +95,26 @@ pub struct NavGoal {
     /// It arrived, then was asked to make way for one stuck behind it (see `make_way`): it
     /// is stepping aside, and arrives again there without an `Arrive` event.
     pub making_way: bool,
+    /// The link on its path it is crossing, or holding at (see `sim::links`).
+    pub link: Option<LinkUse>,
 }
 
-/// The settings a creature type's `nav` table bakes for.
-pub fn settings_of(nav: &NavDef) -> NavSettings {
+/// The settings a creature type's `nav` table bakes for (with its jump limits when it
+/// gives `nav.jump`: the bake then finds jump, drop and hop links for it).
+pub fn settings_of(def: &ValidCreatureDef) -> NavSettings {
+    let nav = &def.nav;
     NavSettings {
         radius: nav.radius,
         height: nav.height,
         max_slope: nav.max_slope,
         step_height: nav.step_height,
+        jump: nav.jump.map(|_| jump_settings(def)),
     }
 }
 
 enum Entry {
     Ready(Box<Navigator>),
-    Baking(JoinHandle<Result<NavMesh, BakeError>>),
+    Baking(JoinHandle<Result<Baked, BakeError>>),
     Failed(String),
 }
 
@@ -123,7 +130,7 @@ struct Slot {
 /// All navmeshes of a World.
 #[derive(Default)]
 pub(crate) struct NavWorld {
-    slots: BTreeMap<[u32; 4], Slot>,
+    slots: BTreeMap<[u32; 12], Slot>,
     /// Bake on worker threads (the window, `--realtime`); otherwise bakes block the tick
     /// that needs them, which keeps headless runs deterministic.
     pub background: bool,
@@ -190,10 +197,10 @@ impl NavWorld {
         if stale {
             let started = std::time::Instant::now();
             let (entry, took) = if wait {
-                (finish(NavMesh::bake(&input(), s)), Some(started.elapsed()))
+                (finish(crate::nav::links::bake(&input(), s)), Some(started.elapsed()))
             } else {
                 let input = input();
-                let h = std::thread::spawn(move || NavMesh::bake(&input, s));
+                let h = std::thread::spawn(move || crate::nav::links::bake(&input, s));
                 (Entry::Baking(h), None)
             };
             self.slots.insert(
@@ -266,8 +273,8 @@ impl NavWorld {
     }
 }
 
-fn finish(r: Result<NavMesh, BakeError>) -> Entry {
-    match r.and_then(|m| Navigator::new(Arc::new(m))) {
+fn finish(r: Result<Baked, BakeError>) -> Entry {
+    match r.and_then(|b| Navigator::new(Arc::new(b.mesh), b.links)) {
         Ok(n) => Entry::Ready(Box::new(n)),
         Err(e) => Entry::Failed(e.to_string()),
     }
@@ -335,6 +342,7 @@ impl World {
             return;
         }
         self.refresh_level();
+        self.finish_crossings();
         let version = self.level_version;
         if self.nav_version != version {
             self.nav_version = version;
@@ -354,10 +362,11 @@ impl World {
             nav_ticks,
             nav_full_rate,
             nav_deferred,
+            link_kinds,
             ..
         } = self;
         let input = || level.nav_input();
-        place_agents(nav, creatures, events, version, &input);
+        place_agents(nav, creatures, events, version, &input, link_kinds);
         let tick = *nav_ticks;
         *nav_ticks += 1;
         let full = *nav_full_rate;
@@ -383,20 +392,28 @@ impl World {
             }
         }
         let mut stuck: Vec<Pusher> = Vec::new();
-        for c in creatures.iter_mut() {
-            if !c.due || over_surfaces(c) || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending) {
+        let mut reached: Vec<(usize, ReachedLink)> = Vec::new();
+        for (i, c) in creatures.iter_mut().enumerate() {
+            if !c.due
+                || over_surfaces(c)
+                || on_link(c)
+                || c.nav.as_ref().is_none_or(|g| g.arrived || g.pending)
+            {
                 continue;
             }
-            if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, &input) {
+            if let Status::Ready(n) = nav.get(settings_of(&c.def), version, &input) {
                 let dt = c.step_dt(dt);
-                if let Some(p) = steer(n, c, events, dt) {
-                    stuck.push(p);
+                match steer(n, c, events, dt) {
+                    Steered::Stuck(p) => stuck.push(p),
+                    Steered::AtLink(r) => reached.push((i, r)),
+                    Steered::On => {}
                 }
             }
         }
         if !stuck.is_empty() {
-            make_way(nav, creatures, &mut stuck, version, &input);
+            make_way(nav, creatures, &mut stuck, version, &input, link_kinds);
         }
+        self.begin_crossings(reached);
     }
 
     /// The navmesh for a query (`world.random_nav_point`, `world.nearest_nav_point`): that
@@ -410,22 +427,31 @@ impl World {
         let own = caller
             .and_then(|id| self.creature(id))
             .filter(|c| !c.def.legs.is_empty())
-            .map(|c| c.def.nav.clone());
+            .map(|c| c.def.clone());
         let nav_def = own
             .or_else(|| {
                 self.types
                     .iter()
                     .find(|t| !t.def.legs.is_empty())
-                    .map(|t| t.def.nav.clone())
-            })
-            .unwrap_or_default();
+                    .map(|t| t.def.clone())
+            });
         let level = &self.level;
         let input = || level.nav_input();
         // Queries answer now: they bake, or wait for a bake under way.
-        match self
-            .nav
-            .get_now(settings_of(&nav_def), self.level_version, &input)
-        {
+        let settings = match &nav_def {
+            Some(d) => settings_of(d),
+            None => {
+                let nav = crate::locomotion::def::NavDef::default();
+                NavSettings {
+                    radius: nav.radius,
+                    height: nav.height,
+                    max_slope: nav.max_slope,
+                    step_height: nav.step_height,
+                    jump: None,
+                }
+            }
+        };
+        match self.nav.get_now(settings, self.level_version, &input) {
             Status::Ready(n) => Some(n),
             _ => None,
         }
@@ -483,9 +509,12 @@ impl World {
         if goal.arrived {
             return Some(Vec::new());
         }
-        self.nav
-            .peek(settings_of(&c.def.nav), self.level_version)?
-            .find_path(Self::agent_point(c), goal.target.unwrap_or(goal.dest))
+        let kinds = permitted(&c.def, &self.link_kinds);
+        self.nav.peek(settings_of(&c.def), self.level_version)?.find_path(
+            Self::agent_point(c),
+            goal.target.unwrap_or(goal.dest),
+            kinds.as_ref(),
+        )
     }
 
     /// Starts baking the navmesh of every registered type's settings (on worker threads
@@ -500,7 +529,7 @@ impl World {
             .types
             .iter()
             .filter(|t| !t.def.legs.is_empty())
-            .map(|t| settings_of(&t.def.nav))
+            .map(|t| settings_of(&t.def))
             .collect();
         let level = &self.level;
         let input = || level.nav_input();
@@ -511,8 +540,16 @@ impl World {
 }
 
 /// Makes creature `c` (at `here`, going `v`) an agent of `n` headed for `target`, with its
-/// type's radius, speed and stopping distance (avoidance adds a margin: see `nav::avoid`).
-fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: Vec3) {
+/// type's radius, speed, stopping distance and link kinds (avoidance adds a margin: see
+/// `nav::avoid`). `kinds`: the World's kind names by number.
+fn add_agent_for(
+    n: &mut Navigator,
+    c: &Creature,
+    here: Vec3,
+    v: Vec3,
+    target: Vec3,
+    kinds: &[String],
+) {
     let nv = &c.def.nav;
     n.add_agent(
         c.id.0,
@@ -522,6 +559,7 @@ fn add_agent_for(n: &mut Navigator, c: &Creature, here: Vec3, v: Vec3, target: V
         nv.speed,
         nv.stopping_distance,
         target,
+        permitted(&c.def, kinds).as_ref(),
     );
 }
 
@@ -534,6 +572,7 @@ fn place_agents(
     events: &mut Vec<WorldEvent>,
     version: u64,
     input: &dyn Fn() -> NavInput,
+    kinds: &[String],
 ) {
     let mut failed: Vec<(usize, String)> = Vec::new();
     for (i, c) in creatures.iter_mut().enumerate() {
@@ -548,18 +587,18 @@ fn place_agents(
         if goal.arrived {
             // Arrived: it stands as an agent others walk round (see `steer`); after a
             // restore or a level change it is made one again where it stands.
-            if let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, input) {
+            if let Status::Ready(n) = nav.get(settings_of(&c.def), version, input) {
                 let v = horizontal(c.loco.velocity);
                 if let Some(g) = c.nav.as_mut().filter(|g| g.pending) {
                     g.pending = false;
-                    add_agent_for(n, c, here, v, here);
+                    add_agent_for(n, c, here, v, here, kinds);
                     n.stand(c.id.0);
                 }
                 n.set_body(c.id.0, here, v);
             }
             continue;
         }
-        let n = match nav.get(settings_of(&c.def.nav), version, input) {
+        let n = match nav.get(settings_of(&c.def), version, input) {
             Status::Ready(n) => n,
             Status::Baking => {
                 // Stand while the navmesh bakes.
@@ -575,13 +614,21 @@ fn place_agents(
         let Some(goal) = c.nav.as_mut() else { continue };
         if goal.pending {
             goal.pending = false;
-            let Some(target) = agent_target(n, c.id, goal.dest, here, events) else {
+            let (dest, crossing) = (goal.dest, goal.link.is_some());
+            let Some(target) = agent_target(n, c, dest, here, events, kinds) else {
                 n.remove_agent(c.id.0);
                 failed.push((i, "the navmesh is empty".into()));
                 continue;
             };
-            goal.target = Some(target);
-            add_agent_for(n, c, here, v, target);
+            if let Some(g) = c.nav.as_mut() {
+                g.target = Some(target);
+            }
+            add_agent_for(n, c, here, v, target, kinds);
+            if crossing {
+                // Crossing a link when the agents were replaced (a restore, a level change):
+                // others avoid it where it is until it lands.
+                n.start_link(c.id.0);
+            }
         }
         n.set_body(c.id.0, here, v);
         n.set_far(c.id.0, c.far);
@@ -602,11 +649,13 @@ fn place_agents(
 /// when the mesh is empty.
 fn agent_target(
     n: &Navigator,
-    id: CreatureId,
+    c: &Creature,
     dest: Vec3,
     here: Vec3,
     events: &mut Vec<WorldEvent>,
+    kinds: &[String],
 ) -> Option<Vec3> {
+    let id = c.id;
     let on_mesh = n.nearest(dest, 1.0e4)?;
     let mut target = on_mesh;
     let off = horizontal(on_mesh - dest).length();
@@ -619,7 +668,10 @@ fn agent_target(
             ),
         });
     }
-    if n.find_path(here, target).is_none() {
+    if n
+        .find_path(here, target, permitted(&c.def, kinds).as_ref())
+        .is_none()
+    {
         if let Some(q) = n.closest_reachable(here, target) {
             events.push(WorldEvent::NavWarning {
                 id,
@@ -634,19 +686,30 @@ fn agent_target(
     Some(target)
 }
 
+/// What steering an agent's creature came to.
+enum Steered {
+    /// On its way.
+    On,
+    /// Stuck far from its target for [`MAKE_WAY_AFTER`].
+    Stuck(Pusher),
+    /// At the start of a link on its path: it stands until the crossing begins.
+    AtLink(ReachedLink),
+}
+
 /// One agent's creature after the avoidance update: arrives, or takes the agent's desired
 /// velocity (braking to stop at its stopping distance) as its movement intent.
-/// Returns the agent as a [`Pusher`] when it has been stuck far from its target for
-/// [`MAKE_WAY_AFTER`].
-fn steer(
-    n: &mut Navigator,
-    c: &mut Creature,
-    events: &mut Vec<WorldEvent>,
-    dt: f32,
-) -> Option<Pusher> {
+fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) -> Steered {
     let here = World::agent_point(c);
-    let goal = c.nav.as_mut()?;
-    let a = n.agent(c.id.0)?;
+    let Some(goal) = c.nav.as_mut() else {
+        return Steered::On;
+    };
+    let Some(a) = n.agent(c.id.0) else {
+        return Steered::On;
+    };
+    if let Some(r) = a.link.filter(|_| at_link(a.state)) {
+        c.loco.intent = Intent::Idle;
+        return Steered::AtLink(r);
+    }
     let target = goal.target.unwrap_or(goal.dest);
     let nv = &c.def.nav;
     let id = c.id;
@@ -665,9 +728,10 @@ fn steer(
     let desired = match a.state {
         NavAgentState::Arrived => {
             arrive(goal, n, &mut c.loco.intent, events);
-            return None;
+            return Steered::On;
         }
-        NavAgentState::Moving | NavAgentState::Idle => a.desired,
+        NavAgentState::Moving | NavAgentState::Idle | NavAgentState::AtLink => a.desired,
+        NavAgentState::OnLink => Vec3::ZERO,
         // Pushed off the mesh: head back onto it.
         NavAgentState::OffMesh => match n.nearest(here, 5.0) {
             Some(q) => (q - here).normalize_or_zero() * nv.speed * 0.5,
@@ -707,7 +771,7 @@ fn steer(
     }
     if goal.held > CROWDED_AFTER {
         arrive(goal, n, &mut c.loco.intent, events);
-        return None;
+        return Steered::On;
     }
     // Near its target a slow agent is braking (or waiting for the spot): no sidestep.
     if goal.stuck > STUCK_AFTER && left > 1.0 && desired.length_squared() > 1e-6 {
@@ -725,13 +789,15 @@ fn steer(
         Intent::Idle
     };
     let way = horizontal(a.preferred).normalize_or_zero();
-    (goal.stuck > MAKE_WAY_AFTER && left > CROWDED_REACH * nv.radius && way != Vec3::ZERO)
-        .then_some(Pusher {
+    if goal.stuck > MAKE_WAY_AFTER && left > CROWDED_REACH * nv.radius && way != Vec3::ZERO {
+        return Steered::Stuck(Pusher {
             at: here,
             way,
             radius: nv.radius,
-            mesh: settings_of(nv),
-        })
+            mesh: settings_of(&c.def),
+        });
+    }
+    Steered::On
 }
 
 /// A mover stuck far from its target (see [`MAKE_WAY_AFTER`]): where it stands, the way its
@@ -757,6 +823,7 @@ fn make_way(
     stuck: &mut [Pusher],
     version: u64,
     input: &dyn Fn() -> NavInput,
+    kinds: &[String],
 ) {
     // By x (ties in id order), so each standing agent looks only at those within reach.
     stuck.sort_by(|a, b| a.at.x.total_cmp(&b.at.x));
@@ -766,7 +833,7 @@ fn make_way(
             continue;
         }
         let here = World::agent_point(c);
-        let (r, mesh) = (c.def.nav.radius, settings_of(&c.def.nav));
+        let (r, mesh) = (c.def.nav.radius, settings_of(&c.def));
         let reach = 2.0 * (widest + r) + 0.5;
         let from = stuck.partition_point(|p| p.at.x < here.x - reach);
         let mut near = stuck[from..]
@@ -792,14 +859,14 @@ fn make_way(
         let side = side.normalize();
         let across = d.dot(side);
         let aside = here + side * (p.radius + r + MAKE_WAY_ASIDE - across).max(0.0);
-        let Status::Ready(n) = nav.get(settings_of(&c.def.nav), version, input) else {
+        let Status::Ready(n) = nav.get(settings_of(&c.def), version, input) else {
             continue;
         };
         let Some(spot) = n.nearest(aside, 1.0) else {
             continue;
         };
         let v = horizontal(c.loco.velocity);
-        add_agent_for(n, c, here, v, spot);
+        add_agent_for(n, c, here, v, spot, kinds);
         if let Some(g) = c.nav.as_mut() {
             g.arrived = false;
             g.making_way = true;

@@ -54,6 +54,11 @@ pub enum Input {
         /// The stairs.
         desc: StairsDesc,
     },
+    /// A link was added.
+    Link {
+        /// The link.
+        desc: super::LinkDesc,
+    },
     /// A named path got a new shape (a file saved, the path editor).
     Path {
         /// `"mod/name"`.
@@ -235,6 +240,9 @@ impl Replay {
                     .map_err(|err| diverged(err.to_string()))?,
                 Input::Stairs { desc } => world
                     .add_stairs(desc.clone())
+                    .map_err(|err| diverged(err.to_string()))?,
+                Input::Link { desc } => world
+                    .add_link(desc.clone())
                     .map_err(|err| diverged(err.to_string()))?,
                 Input::Path { key, path, adopt } => {
                     world.set_path(key, std::sync::Arc::new(path.clone()), adopt.clone());

@@ -130,6 +130,12 @@ pub enum Command {
     LetGo(CreatureId),
     /// Set a ragdoll's muscle strength, 0..1 (`c.muscle = s`).
     SetMuscle(CreatureId, f32),
+    /// Jump to a ground point (`c:jump(to)`, checked when asked).
+    Jump(CreatureId, Vec3),
+    /// Its brain takes the crossing of the link it reached (`on_link` returned a value).
+    HoldLink(CreatureId),
+    /// The built-in crossing of the link it holds at (`c:cross_link()`).
+    CrossLink(CreatureId),
     /// Scale a ragdoll's muscle stiffness and damping (multipliers on its type's, each
     /// 0.01..100; the window's inspector).
     SetMuscleGains(CreatureId, [f32; 2]),
@@ -171,6 +177,18 @@ pub enum WorldEvent {
         id: CreatureId,
         /// Why.
         cause: RagdollCause,
+    },
+    /// An agent reached a link on its path and starts crossing it (its brain's `on_link`
+    /// may take the crossing over).
+    Link {
+        /// Who.
+        id: CreatureId,
+        /// The link's kind.
+        kind: String,
+        /// Where it takes it from.
+        from: Vec3,
+        /// Where it leads.
+        to: Vec3,
     },
     /// A climber's body came onto a surface of another kind (floor, wall, ceiling).
     Surface {
@@ -283,6 +301,8 @@ pub struct World {
     pub(super) all_due: bool,
     /// Named paths (`path.load`), by `"mod/name"`.
     pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
+    /// Link kind names by number (see `sim::links`).
+    pub(super) link_kinds: Vec<String>,
 }
 
 impl World {
@@ -321,6 +341,7 @@ impl World {
             removals: 0,
             detail: None,
             all_due: true,
+            link_kinds: super::links::generated_kinds(),
         }
     }
 
@@ -485,6 +506,8 @@ impl World {
                     // entering it again (two moves of the array's tail).
                     if let Some(c) = self.creature_mut(*id) {
                         c.loco.follow = None;
+                        // New orders: a jump that has not left the ground stops.
+                        c.loco.cancel_jump();
                         c.nav = Some(NavGoal {
                             dest: *dest,
                             face: None,
@@ -496,6 +519,7 @@ impl World {
                             stuck: 0.0,
                             held: 0.0,
                             making_way: false,
+                            link: None,
                         });
                     }
                 }
@@ -528,6 +552,9 @@ impl World {
                     }
                 }
                 Command::SetMuscle(id, s) => self.set_muscle(*id, *s),
+                Command::Jump(id, to) => self.apply_jump(*id, *to),
+                Command::HoldLink(id) => self.hold_link(*id),
+                Command::CrossLink(id) => self.cross_link(*id),
                 Command::SetMuscleGains(id, g) => self.set_muscle_gains(*id, *g),
                 Command::Despawn(id) => {
                     self.drop_agent(*id);

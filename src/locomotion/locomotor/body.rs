@@ -69,7 +69,7 @@ impl Locomotor {
         // damped spring with a bounded acceleration (a landing may brake harder): steps,
         // rocks, slopes and the lean never jolt it.
         let max_a = if self.landing {
-            LAND_DECEL
+            self.catch.max(LAND_DECEL)
         } else {
             BODY_ACCEL_MAX
         };

@@ -31,7 +31,7 @@ const SETTLE_TOLERANCE: f32 = 0.01;
 /// wall (its top stands high) from a hole (m).
 const WALL_LOOK: f32 = 5.0;
 /// Landing: the feet reach for the ground this far below their hanging pose (m).
-const LAND_REACH: f32 = 0.2;
+pub(super) const LAND_REACH: f32 = 0.2;
 /// A body more than this above its ride height over the ground under it has left the
 /// edge it walked off (on top of the drop the creature may step, `nav.step_height`).
 const AIR_MARGIN: f32 = 0.15;
@@ -264,10 +264,8 @@ impl Locomotor {
         let touched = ground
             .sweep_down(origin, 0.1, reach)
             .or_else(|| ground.cast_down(origin, reach));
-        if touched.is_some() {
-            self.airborne = false;
-            self.landing = true;
-            self.plant_feet(def, m, ground);
+        if let Some(p) = touched {
+            self.touch_down(def, m, ground, p.y);
         }
         rot
     }

@@ -7,6 +7,7 @@ mod camera;
 mod context;
 mod define;
 mod handle;
+mod links;
 mod log;
 mod path;
 mod registry;
@@ -86,6 +87,7 @@ const GLOBALS: &[(&str, &[Entry])] = &[
                 api_fn(l, "world.ground", world::ground)
             }),
             ("box", "def", |l| api_fn(l, "world.box", world::add_box)),
+            ("link", "def", |l| api_fn(l, "world.link", links::add_link)),
             ("stairs", "def", |l| {
                 api_fn(l, "world.stairs", world::stairs)
             }),
@@ -195,6 +197,14 @@ const HANDLE: &[Entry] = &[
     }),
     ("surface", "", |l| api_fn(l, "c:surface", handle::surface)),
     ("let_go", "", |l| api_fn(l, "c:let_go", handle::let_go)),
+    ("jump", "to", |l| api_fn(l, "c:jump", links::jump)),
+    ("cross_link", "", |l| {
+        api_fn(l, "c:cross_link", links::cross_link)
+    }),
+    ("link", "", |l| api_fn(l, "c:link", links::link)),
+    ("is_jumping", "", |l| {
+        api_fn(l, "c:is_jumping", links::is_jumping)
+    }),
 ];
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).

@@ -5,6 +5,7 @@ use glam::Vec3;
 use mlua::{Table, UserData, UserDataMethods, Value};
 
 use crate::locomotion::def::{
+    JumpLimits,
     BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, LeanDef, LegDef, NavDef,
 };
 use crate::locomotion::DefError;
@@ -274,6 +275,7 @@ pub(crate) const CALLBACKS: &[&str] = &[
     "on_recover",
     "on_recover_failed",
     "on_surface",
+    "on_link",
 ];
 
 /// Reads the numbers and curves of `fields` into `into` (left at their values when absent):
@@ -545,10 +547,47 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
             "turn_rate",
             "stopping_distance",
             "auto_brake",
+            "jump",
+            "links",
         ],
         lua,
     )?;
     let d = NavDef::default();
+    let jump = match nv.get_value("jump")? {
+        Value::Nil | Value::Boolean(false) => None,
+        Value::Boolean(true) => Some(JumpLimits::default()),
+        Value::Table(_) => {
+            let j = nv.sub("jump", &["gap", "up", "down"], lua)?;
+            let dj = JumpLimits::default();
+            let limits = JumpLimits {
+                gap: j.num_or("gap", dj.gap)?,
+                up: j.num_or("up", dj.up)?,
+                down: j.num_or("down", dj.down)?,
+            };
+            j.finish()?;
+            Some(limits)
+        }
+        other => return Err(nv.wrong("jump", "a table or a boolean", &other)),
+    };
+    let links = match nv.table("links")? {
+        None => None,
+        Some(t) => {
+            let mut kinds = Vec::new();
+            for (k, v) in t.sequence_values::<Value>().enumerate() {
+                let field = format!("nav.links[{}]", k + 1);
+                match v.map_err(|e| DefError::new(&field, e.to_string()))? {
+                    Value::String(s) => kinds.push(s.to_string_lossy().to_string()),
+                    other => {
+                        return Err(DefError::new(
+                            field,
+                            format!("must be a link kind name, got {}", type_name(&other)),
+                        ))
+                    }
+                }
+            }
+            Some(kinds)
+        }
+    };
     let nav = NavDef {
         radius: nv.num_or("radius", d.radius)?,
         height: nv.num_or("height", d.height)?,
@@ -559,6 +598,8 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
         turn_rate: nv.num_or("turn_rate", d.turn_rate)?,
         stopping_distance: nv.num_or("stopping_distance", d.stopping_distance)?,
         auto_brake: nv.boolean("auto_brake")?.unwrap_or(d.auto_brake),
+        jump,
+        links,
     };
     nv.finish()?;
     Ok(nav)

@@ -124,6 +124,7 @@ struct Brain {
     on_recover: Option<Function>,
     on_recover_failed: Option<Function>,
     on_surface: Option<Function>,
+    on_link: Option<Function>,
     spawn_pending: bool,
     /// Its `on_update` follows the level of detail (`lod = true`): far, it runs on the
     /// creature's turns only (see `updates::lod_turns`).

@@ -126,6 +126,18 @@ impl ScriptHost {
                     }
                     continue;
                 }
+                WorldEvent::Link { id, kind, from, to } => {
+                    let Some(f) = self.brains.get(id).and_then(|b| b.on_link.clone()) else {
+                        continue;
+                    };
+                    let args = (kind.as_str(), to_vector(*from), to_vector(*to));
+                    if self.call_for(*id, &f, args) {
+                        // The brain takes the crossing: the built-in one stops before the
+                        // take-off, and the creature waits at the link.
+                        self.world.borrow_mut().push(Command::HoldLink(*id));
+                    }
+                    continue;
+                }
                 WorldEvent::Surface {
                     id,
                     normal,
@@ -283,13 +295,24 @@ impl ScriptHost {
         f: &Function,
         args: impl mlua::IntoLuaMulti,
     ) {
+        self.call_for(id, f, args);
+    }
+
+    /// As [`Self::call_with`], and whether the call returned a value other than `nil` or
+    /// `false` (`false` too when it did not run or failed).
+    pub(super) fn call_for(
+        &mut self,
+        id: CreatureId,
+        f: &Function,
+        args: impl mlua::IntoLuaMulti,
+    ) -> bool {
         let frame = self.world.borrow().frame();
         let Some(brain) = self.brains.get_mut(&id) else {
-            return;
+            return false;
         };
         if let Some(at) = brain.resume_at {
             if frame < at {
-                return;
+                return false;
             }
             brain.resume_at = None;
         }
@@ -297,20 +320,24 @@ impl ScriptHost {
         let mod_idx = brain.mod_idx;
         let rt = &self.mods[mod_idx];
         if rt.suspended.is_some() {
-            return;
+            return false;
         }
         let mut argv = match args.into_lua_multi(&rt.lua) {
             Ok(a) => a,
-            Err(_) => return,
+            Err(_) => return false,
         };
         argv.push_front(Value::Table(brain.handle.clone()));
         self.shared.borrow_mut().calling = Some(id);
         rt.budget.begin();
-        let r = f.call::<()>(argv);
+        let r = f.call::<Value>(argv);
         rt.budget.end();
         self.shared.borrow_mut().calling = None;
-        if let Err(e) = r {
-            self.fail(id, mod_idx, frame, &e);
+        match r {
+            Ok(v) => !matches!(v, Value::Nil | Value::Boolean(false)),
+            Err(e) => {
+                self.fail(id, mod_idx, frame, &e);
+                false
+            }
         }
     }
 
@@ -405,11 +432,11 @@ impl ScriptHost {
 struct BrainTemplate {
     defaults: Option<Plain>,
     lod: bool,
-    callbacks: [Option<Function>; 11],
+    callbacks: [Option<Function>; 12],
 }
 
 /// The callback names, in `BrainTemplate::callbacks` order.
-const CALLBACKS: [&str; 11] = [
+const CALLBACKS: [&str; 12] = [
     "on_reload",
     "on_update",
     "on_step",
@@ -421,6 +448,7 @@ const CALLBACKS: [&str; 11] = [
     "on_recover",
     "on_recover_failed",
     "on_surface",
+    "on_link",
 ];
 
 fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemplate> {
@@ -438,7 +466,7 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         v @ Value::Table(_) => Some(Plain::from_lua(&v)),
         _ => None,
     };
-    let mut callbacks: [Option<Function>; 11] = Default::default();
+    let mut callbacks: [Option<Function>; 12] = Default::default();
     for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
         if let Value::Function(f) = table.raw_get::<Value>(name)? {
             *slot = Some(f);
@@ -466,7 +494,7 @@ fn build_brain(
         d.write_into(lua, &params)?;
     }
     req.params.write_into(lua, &params)?;
-    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface] =
+    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
         template.callbacks.clone();
     Ok(Brain {
         mod_idx,
@@ -485,6 +513,7 @@ fn build_brain(
         on_recover,
         on_recover_failed,
         on_surface,
+        on_link,
         spawn_pending: true,
         lod: template.lod,
     })
