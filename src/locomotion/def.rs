@@ -743,7 +743,11 @@ impl CreatureDef {
             non_negative("nav.jump.gap", j.gap)?;
             non_negative("nav.jump.up", j.up)?;
             non_negative("nav.jump.down", j.down)?;
-            for (f, v, max) in [("nav.jump.gap", j.gap, 20.0), ("nav.jump.up", j.up, 10.0), ("nav.jump.down", j.down, 20.0)] {
+            for (f, v, max) in [
+                ("nav.jump.gap", j.gap, 20.0),
+                ("nav.jump.up", j.up, 10.0),
+                ("nav.jump.down", j.down, 20.0),
+            ] {
                 if v > max {
                     return Err(DefError::new(f, format!("must be at most {max} (m)")));
                 }

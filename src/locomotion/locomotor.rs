@@ -170,6 +170,8 @@ pub struct Locomotor {
     catch: f32,
     /// A jump under way (`c:jump`, a link's crossing): crouching, or in flight.
     pub jump: Option<Jump>,
+    /// How far a crouch lowers the body's height target, m.
+    crouch: f32,
     /// A climbing type's surface frame (`None` for walkers).
     pub climb: Option<Climb>,
     last_group: Option<usize>,
@@ -217,6 +219,7 @@ impl Locomotor {
             landing: false,
             catch: LAND_DECEL,
             jump: None,
+            crouch: 0.0,
             climb: def.climb.is_some().then(|| Climb::upright(yaw)),
             last_group: None,
             phase_stepped: 0,

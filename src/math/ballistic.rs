@@ -73,10 +73,48 @@ impl Ballistic {
     }
 }
 
-/// The rise over the higher end a jump of this horizontal run takes: a third of the run,
-/// within [0.2, 1.0] m.
+/// The rise over the higher end a jump of this horizontal run takes: a quarter of the run,
+/// within [0.15, 0.8] m.
 pub(crate) fn jump_rise(run: f32) -> f32 {
-    (run / 3.0).clamp(0.2, 1.0)
+    (run / 4.0).clamp(0.15, 0.8)
+}
+
+/// A jump's crouch lowers the body by this share of its ride height before the take-off.
+pub(crate) const CROUCH_DEPTH: f32 = 0.25;
+
+/// The body's flight of a jump from ground point `from` to ground point `to` for a body
+/// riding `ride` m high: from the crouch to the ride height over the landing.
+pub(crate) fn jump_arc(from: Vec3, to: Vec3, ride: f32, g: f32) -> Ballistic {
+    let run = Vec3::new(to.x - from.x, 0.0, to.z - from.z).length();
+    Ballistic::plan(
+        from + Vec3::Y * (ride * (1.0 - CROUCH_DEPTH)),
+        to + Vec3::Y * ride,
+        jump_rise(run),
+        g,
+    )
+}
+
+/// Share of the flight path's climb (or descent) angle the body pitches by in the air.
+const PITCH_SHARE: f32 = 0.6;
+/// The most a body pitches in the air (radians, 35°).
+const PITCH_MAX: f32 = 0.61;
+/// The pitch comes in over this long after the take-off (s): the body leaves the ground
+/// level, as it crouched.
+const PITCH_IN: f32 = 0.15;
+
+/// How far the body pitches nose-up (radians; negative: nose-down) flying at velocity `v`,
+/// `t` s after the take-off.
+pub(crate) fn flight_pitch(v: Vec3, t: f32) -> f32 {
+    let h = Vec3::new(v.x, 0.0, v.z).length();
+    let ramp = (t / PITCH_IN).clamp(0.0, 1.0);
+    (v.y.atan2(h) * PITCH_SHARE).clamp(-PITCH_MAX, PITCH_MAX) * ramp
+}
+
+/// The body's long axis flying at velocity `v` along the horizontal heading `way` (unit),
+/// `t` s after the take-off: `way` pitched by [`flight_pitch`].
+pub(crate) fn flight_axis(v: Vec3, way: Vec3, t: f32) -> Vec3 {
+    let p = flight_pitch(v, t);
+    way * p.cos() + Vec3::Y * p.sin()
 }
 
 #[cfg(test)]

@@ -236,6 +236,8 @@ impl Navigator {
         if let Some(ids) = self.link_ids.get_mut(index).and_then(Option::take) {
             for (arch, id) in self.archs.iter_mut().zip(ids) {
                 arch.remove_animation_link(id);
+                // Queries refuse a changed archipelago until it updates (no time passes).
+                arch.update(0.0);
             }
         }
     }
@@ -509,7 +511,9 @@ impl Navigator {
             Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
             None => PermittedAnimationLinks::All,
         };
-        let steps = self.archs[0].find_path(&a, &b, &HashMap::new(), permitted).ok()?;
+        let steps = self.archs[0]
+            .find_path(&a, &b, &HashMap::new(), permitted)
+            .ok()?;
         let mut out = vec![a.point()];
         for s in steps {
             match s {
@@ -611,7 +615,16 @@ mod tests {
         let from = [Vec3::new(-2.0, 0.0, 3.0), Vec3::new(2.0, 0.0, 3.0)];
         let to = [Vec3::new(5.0, 0.0, 3.0), Vec3::new(-5.0, 0.0, 3.0)];
         for i in 0..2 {
-            n.add_agent(i as u32 + 1, from[i], Vec3::ZERO, 0.4, 2.0, 0.3, to[i], None);
+            n.add_agent(
+                i as u32 + 1,
+                from[i],
+                Vec3::ZERO,
+                0.4,
+                2.0,
+                0.3,
+                to[i],
+                None,
+            );
         }
         n.set_far(1, true);
         let dt = 1.0 / 60.0;

@@ -10,7 +10,7 @@ use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
 use rapier3d::parry::shape::{Capsule, TriMesh};
 
 use super::mesh::{inside_xz, BakeError, NavInput, NavMesh, NavSettings};
-use crate::math::ballistic::{jump_rise, Ballistic};
+use crate::math::ballistic::{flight_axis, jump_arc, Ballistic};
 
 /// Gravity of jumps (m/s²): the locomotor's.
 pub(crate) const JUMP_GRAVITY: f32 = 9.81;
@@ -52,7 +52,13 @@ impl JumpSettings {
     /// Bit patterns, for cache keys.
     pub fn key(&self) -> [u32; 7] {
         [
-            self.gap, self.up, self.down, self.ride, self.body_radius, self.body_half, self.speed,
+            self.gap,
+            self.up,
+            self.down,
+            self.ride,
+            self.body_radius,
+            self.body_half,
+            self.speed,
         ]
         .map(f32::to_bits)
     }
@@ -65,7 +71,10 @@ impl JumpSettings {
         let run = horizontal(to - from).length();
         let gap = (run - 2.0 * margin).max(0.0);
         if dy > self.up + 1e-4 {
-            return Err(format!("{dy:.2} m up is more than nav.jump.up ({:.2})", self.up));
+            return Err(format!(
+                "{dy:.2} m up is more than nav.jump.up ({:.2})",
+                self.up
+            ));
         }
         if -dy > self.down + 1e-4 {
             return Err(format!(
@@ -82,16 +91,10 @@ impl JumpSettings {
         Ok(())
     }
 
-    /// The body's flight from ground point `from` to ground point `to` (body centres at
-    /// ride height).
+    /// The body's flight from ground point `from` to ground point `to` (see
+    /// `math::ballistic::jump_arc`).
     pub fn arc(&self, from: Vec3, to: Vec3) -> Ballistic {
-        let run = horizontal(to - from).length();
-        Ballistic::plan(
-            from + Vec3::Y * self.ride,
-            to + Vec3::Y * self.ride,
-            jump_rise(run),
-            JUMP_GRAVITY,
-        )
+        jump_arc(from, to, self.ride, JUMP_GRAVITY)
     }
 
     /// A crossing's cost (m of walking): its time at cruise speed.
@@ -356,7 +359,9 @@ fn generate(
             let n = (len / SAMPLE).floor().max(1.0) as usize;
             for j in 0..n {
                 let p = a + (b - a) * ((j as f32 + 0.5) / n as f32);
-                if let Some(f) = look_out(mesh, grid, &centres, &level, js, radius, i, p, out, reach) {
+                if let Some(f) =
+                    look_out(mesh, grid, &centres, &level, js, radius, i, p, out, reach)
+                {
                     found.push(Found { edge: edge_no, ..f });
                 }
             }
@@ -460,25 +465,33 @@ fn walkable_within(mesh: &NavMesh, centres: &[Vec3], from: usize, to: usize, lim
     false
 }
 
-/// The body flying `arc` as shape casts: a capsule along the way (at ride height: the arc
-/// is the body centre's), its radius 2 cm over the body's to allow for the straight pieces'
-/// distance from the curve, and the pieces (start, motion).
-pub(crate) fn arc_sweeps(arc: &Ballistic, js: &JumpSettings) -> (Capsule, Vec<(Vec3, Vec3)>) {
+/// The body flying `arc` as shape casts: per straight piece, a capsule along the body as it
+/// flies there (its heading pitched by `math::ballistic::flight_pitch`, as the locomotor
+/// draws it), its radius 2 cm over the body's to allow for the pieces' distance from the
+/// curve, with the piece's start and motion.
+pub(crate) fn arc_sweeps(arc: &Ballistic, js: &JumpSettings) -> Vec<(Capsule, Vec3, Vec3)> {
     let way = horizontal(arc.to - arc.from).normalize_or(Vec3::Z);
-    let capsule = Capsule::new(-way * js.body_half, way * js.body_half, js.body_radius + 0.02);
-    let pts: Vec<Vec3> = arc.points(arc.pieces(0.02)).collect();
-    (capsule, pts.windows(2).map(|w| (w[0], w[1] - w[0])).collect())
+    let n = arc.pieces(0.02);
+    let pts: Vec<Vec3> = arc.points(n).collect();
+    pts.windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let t = arc.time * (i as f32 + 0.5) / n as f32;
+            let axis = flight_axis(arc.velocity(t), way, t) * js.body_half;
+            let capsule = Capsule::new(-axis, axis, js.body_radius + 0.02);
+            (capsule, w[0], w[1] - w[0])
+        })
+        .collect()
 }
 
 /// Whether the body flies `arc` without touching `level` (see [`arc_sweeps`]).
 fn arc_clear(level: &TriMesh, arc: &Ballistic, js: &JumpSettings) -> bool {
-    let (capsule, pieces) = arc_sweeps(arc, js);
     let still = rapier3d::math::Pose::IDENTITY;
-    pieces.iter().all(|(at, motion)| {
+    arc_sweeps(arc, js).iter().all(|(capsule, at, motion)| {
         let pose = rapier3d::math::Pose::from_translation(*at);
         let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
         !matches!(
-            cast_shapes(&pose, *motion, &capsule, &still, Vec3::ZERO, level, opts),
+            cast_shapes(&pose, *motion, capsule, &still, Vec3::ZERO, level, opts),
             Ok(Some(_))
         )
     })
@@ -549,7 +562,11 @@ mod tests {
     /// Two 6 m platforms 3 m tall, `gap` apart along x.
     fn platforms(gap: f32) -> NavInput {
         let mut input = NavInput::default();
-        input.cuboid(Vec3::new(0.0, -1.5, 0.0), Vec3::new(3.0, 1.5, 3.0), glam::Quat::IDENTITY);
+        input.cuboid(
+            Vec3::new(0.0, -1.5, 0.0),
+            Vec3::new(3.0, 1.5, 3.0),
+            glam::Quat::IDENTITY,
+        );
         input.cuboid(
             Vec3::new(6.0 + gap, -1.5, 0.0),
             Vec3::new(3.0, 1.5, 3.0),
@@ -576,5 +593,37 @@ mod tests {
         assert!(wide.links.is_empty(), "{:?}", wide.links);
         let none = bake(&platforms(1.2), settings(None)).expect("bake");
         assert!(none.links.is_empty());
+    }
+
+    #[test]
+    fn a_ledge_gets_drop_links_down_and_a_low_block_hop_links_up() {
+        let hound = JumpSettings {
+            gap: 1.0,
+            up: 0.8,
+            down: 1.0,
+            ride: 0.5,
+            body_radius: 0.14,
+            body_half: 0.285,
+            speed: 1.3,
+        };
+        let mut input = NavInput::default();
+        input.cuboid(
+            Vec3::new(0.0, -0.5, 0.0),
+            Vec3::new(10.0, 0.5, 10.0),
+            glam::Quat::IDENTITY,
+        );
+        input.cuboid(
+            Vec3::new(0.0, 0.3, 0.0),
+            Vec3::new(1.5, 0.3, 1.5),
+            glam::Quat::IDENTITY,
+        );
+        let b = bake(&input, settings(Some(hound))).expect("bake");
+        let hops = b.links.iter().filter(|l| l.kind == 2).count();
+        let drops = b.links.iter().filter(|l| l.kind == 1).count();
+        assert!(
+            hops >= 4 && drops >= 4,
+            "{hops} hops, {drops} drops: {:?}",
+            b.links
+        );
     }
 }

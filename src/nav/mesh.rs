@@ -47,6 +47,10 @@ pub struct NavInput {
     pub triangles: Vec<[u32; 3]>,
     /// The level's links (`world.link`).
     pub links: Vec<super::links::LinkInput>,
+    /// The solid boxes among the triangles (centre, half extents, rotation): Recast sees
+    /// surfaces only, so the floor inside a hollow box tall enough for the agent would be
+    /// walkable; the bake drops polygons inside these.
+    pub solids: Vec<(Vec3, Vec3, glam::Quat)>,
 }
 
 impl NavInput {
@@ -69,6 +73,7 @@ impl NavInput {
 
     /// Appends a solid box: centre, half extents, rotation.
     pub fn cuboid(&mut self, centre: Vec3, half: Vec3, rot: glam::Quat) {
+        self.solids.push((centre, half, rot));
         let corner = |x: f32, y: f32, z: f32| centre + rot * (half * Vec3::new(x, y, z));
         for axis in 0..3 {
             for sign in [-1.0f32, 1.0] {
@@ -202,7 +207,51 @@ impl NavMesh {
             .map_err(|e| err(&e))?;
         let mut mesh = Self::from_recast(&poly);
         mesh.settings = Some(settings);
+        mesh.drop_inside(&input.solids);
         Ok(mesh)
+    }
+
+    /// Drops the polygons whose centre (a little above it) lies inside one of `solids`: the
+    /// floor Recast finds inside a hollow box. Neighbours are renumbered; a dropped
+    /// polygon's neighbours lose it.
+    fn drop_inside(&mut self, solids: &[(Vec3, Vec3, glam::Quat)]) {
+        let inside = |p: Vec3| {
+            solids.iter().any(|(c, h, r)| {
+                let l = r.inverse() * (p - *c);
+                l.x.abs() < h.x && l.y.abs() < h.y && l.z.abs() < h.z
+            })
+        };
+        let keep: Vec<bool> = (0..self.polygons.len())
+            .map(|i| {
+                let c = self.polygon(i).sum::<Vec3>() / self.polygons[i].len().max(1) as f32;
+                !inside(c + Vec3::Y * 0.05)
+            })
+            .collect();
+        if keep.iter().all(|k| *k) {
+            return;
+        }
+        let mut new_index = vec![None; keep.len()];
+        let mut n = 0;
+        for (i, k) in keep.iter().enumerate() {
+            if *k {
+                new_index[i] = Some(n);
+                n += 1;
+            }
+        }
+        let (polygons, neighbours) = (
+            std::mem::take(&mut self.polygons),
+            std::mem::take(&mut self.neighbours),
+        );
+        for ((poly, nb), k) in polygons.into_iter().zip(neighbours).zip(&keep) {
+            if *k {
+                self.polygons.push(poly);
+                self.neighbours.push(
+                    nb.into_iter()
+                        .map(|o| o.and_then(|j| new_index[j]))
+                        .collect(),
+                );
+            }
+        }
     }
 
     fn from_recast(p: &PolygonNavmesh) -> NavMesh {

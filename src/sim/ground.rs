@@ -194,14 +194,15 @@ impl RapierGround<'_> {
         js: &crate::nav::JumpSettings,
     ) -> bool {
         use rapier3d::parry::query::ShapeCastOptions;
-        let (capsule, pieces) = crate::nav::links::arc_sweeps(arc, js);
-        pieces.iter().all(|(at, motion)| {
-            let pose = rapier3d::math::Pose::from_translation(*at);
-            let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
-            self.query
-                .cast_shape(&pose, *motion, &capsule, opts)
-                .is_none()
-        })
+        crate::nav::links::arc_sweeps(arc, js)
+            .iter()
+            .all(|(capsule, at, motion)| {
+                let pose = rapier3d::math::Pose::from_translation(*at);
+                let opts = ShapeCastOptions::with_max_time_of_impact(1.0);
+                self.query
+                    .cast_shape(&pose, *motion, capsule, opts)
+                    .is_none()
+            })
     }
 }
 

@@ -53,7 +53,10 @@ impl LinkDesc {
             return Err(DefError::new("width", "must be > 0 and at most 20 (m)"));
         }
         if self.kind.is_empty() || self.kind.len() > 64 {
-            return Err(DefError::new("kind", "must be a name of 1 to 64 characters"));
+            return Err(DefError::new(
+                "kind",
+                "must be a name of 1 to 64 characters",
+            ));
         }
         if let Some(c) = self.cost {
             if !(c.is_finite() && c >= 0.0) {
@@ -105,7 +108,8 @@ impl World {
         self.log(|| Input::Link { desc: desc.clone() });
         let kind = self.link_kind(&desc.kind);
         self.level.links.push((desc.clone(), kind));
-        self.pieces.push((owner.to_string(), LevelPiece::Link(desc)));
+        self.pieces
+            .push((owner.to_string(), LevelPiece::Link(desc)));
         self.level_changed();
         Ok(())
     }
@@ -239,7 +243,10 @@ impl World {
     /// Agents that reached a link this tick (`reached`: creature index and link): each
     /// starts crossing it (its arc checked against the level as it stands, its brain told
     /// by a `Link` event), or, blocked, takes it off its navmesh and plans again.
-    pub(super) fn begin_crossings(&mut self, reached: Vec<(usize, crate::nav::agents::ReachedLink)>) {
+    pub(super) fn begin_crossings(
+        &mut self,
+        reached: Vec<(usize, crate::nav::agents::ReachedLink)>,
+    ) {
         if reached.is_empty() {
             return;
         }

@@ -197,7 +197,10 @@ impl NavWorld {
         if stale {
             let started = std::time::Instant::now();
             let (entry, took) = if wait {
-                (finish(crate::nav::links::bake(&input(), s)), Some(started.elapsed()))
+                (
+                    finish(crate::nav::links::bake(&input(), s)),
+                    Some(started.elapsed()),
+                )
             } else {
                 let input = input();
                 let h = std::thread::spawn(move || crate::nav::links::bake(&input, s));
@@ -428,13 +431,12 @@ impl World {
             .and_then(|id| self.creature(id))
             .filter(|c| !c.def.legs.is_empty())
             .map(|c| c.def.clone());
-        let nav_def = own
-            .or_else(|| {
-                self.types
-                    .iter()
-                    .find(|t| !t.def.legs.is_empty())
-                    .map(|t| t.def.clone())
-            });
+        let nav_def = own.or_else(|| {
+            self.types
+                .iter()
+                .find(|t| !t.def.legs.is_empty())
+                .map(|t| t.def.clone())
+        });
         let level = &self.level;
         let input = || level.nav_input();
         // Queries answer now: they bake, or wait for a bake under way.
@@ -510,11 +512,13 @@ impl World {
             return Some(Vec::new());
         }
         let kinds = permitted(&c.def, &self.link_kinds);
-        self.nav.peek(settings_of(&c.def), self.level_version)?.find_path(
-            Self::agent_point(c),
-            goal.target.unwrap_or(goal.dest),
-            kinds.as_ref(),
-        )
+        self.nav
+            .peek(settings_of(&c.def), self.level_version)?
+            .find_path(
+                Self::agent_point(c),
+                goal.target.unwrap_or(goal.dest),
+                kinds.as_ref(),
+            )
     }
 
     /// Starts baking the navmesh of every registered type's settings (on worker threads
@@ -668,8 +672,7 @@ fn agent_target(
             ),
         });
     }
-    if n
-        .find_path(here, target, permitted(&c.def, kinds).as_ref())
+    if n.find_path(here, target, permitted(&c.def, kinds).as_ref())
         .is_none()
     {
         if let Some(q) = n.closest_reachable(here, target) {

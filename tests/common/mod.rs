@@ -245,6 +245,8 @@ pub struct Rec {
     pub feet: Vec<Foot>,
     /// In the air or being caught after a fall.
     pub falling: bool,
+    /// In the flight of a jump (trace `jump` = "flight"): a ballistic arc, measured apart.
+    pub flight: bool,
     /// The ground under the body.
     pub floor: Option<[f64; 3]>,
     /// Where its navmesh agent goes, if it has one.
@@ -323,6 +325,7 @@ impl Trace {
                 lean: v["lean"].clone(),
                 feet,
                 falling: v["falling"].as_bool().unwrap_or(false),
+                flight: v["jump"].as_str() == Some("flight"),
                 floor: arr(&v["floor"]),
                 dest: arr(&v["dest"]),
                 ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),
@@ -531,7 +534,7 @@ pub fn support_height(feet: &[[f64; 3]], at: [f64; 3]) -> f64 {
 fn body_quality(t: &Trace, q: &mut Quality) {
     q.min_clearance = (f64::INFINITY, 0, 0);
     let mut clearance: BTreeMap<u64, Vec<(u64, f64)>> = BTreeMap::new();
-    let mut ys: BTreeMap<u64, Vec<(u64, f64, bool)>> = BTreeMap::new();
+    let mut ys: BTreeMap<u64, Vec<(u64, f64, bool, bool)>> = BTreeMap::new();
     for r in t.recs.iter().filter(|r| !r.ragdoll) {
         let Some(p) = r.pos else { continue };
         if r.feet.is_empty() {
@@ -553,7 +556,9 @@ fn body_quality(t: &Trace, q: &mut Quality) {
                 q.below_floor.0 += 1;
             }
         }
-        ys.entry(r.id).or_default().push((r.frame, p[1], r.falling));
+        ys.entry(r.id)
+            .or_default()
+            .push((r.frame, p[1], r.falling, r.flight));
         q.falling_frames += r.falling as usize;
         let planted: Vec<[f64; 3]> = r
             .feet
@@ -582,7 +587,9 @@ fn body_quality(t: &Trace, q: &mut Quality) {
     }
     for (id, y) in &ys {
         for w in y.windows(3) {
-            if w[2].0 != w[0].0 + 2 {
+            // A jump's flight is a ballistic arc (its tests measure it), and its take-off
+            // and touch-down are the legs' push and catch: not the posture's motion.
+            if w[2].0 != w[0].0 + 2 || w.iter().any(|s| s.3) {
                 continue;
             }
             let mm = (w[2].1 - 2.0 * w[1].1 + w[0].1).abs() * 1000.0;

@@ -6,21 +6,22 @@
 
 use glam::{Quat, Vec3};
 
-use super::{Locomotor, Scratch, CAST_ABOVE_BODY, GRAVITY};
+use super::{Locomotor, Scratch, BODY_ACCEL_MAX, CAST_ABOVE_BODY, GRAVITY};
 use crate::locomotion::def::ValidCreatureDef;
 use crate::locomotion::gait::GaitParams;
 use crate::locomotion::ground::GroundQuery;
-use crate::math::ballistic::{jump_rise, Ballistic};
-use crate::math::frame::{horizontal, wrap_angle, yaw_of, yaw_rotation};
+use crate::math::ballistic::{flight_pitch, jump_arc, jump_rise, Ballistic, CROUCH_DEPTH};
+use crate::math::frame::{forward_from_yaw, horizontal, wrap_angle, yaw_of, yaw_rotation};
 
-/// The crouch before a take-off lasts at least this long (s)...
-pub(crate) const CROUCH_TIME: f32 = 0.2;
-/// ...and at most this long, facing the landing or not (s).
-const CROUCH_MAX: f32 = 0.6;
+/// The crouch before a take-off lasts at least as long as a smoothstep of its depth takes
+/// at the posture's acceleration limit (`BODY_ACCEL_MAX`), and at most this much longer,
+/// facing the landing or not (s).
+const CROUCH_MORE: f32 = 0.4;
+/// The body glides to a stop over its planted feet as it crouches: its speed's time
+/// constant (s).
+const GLIDE_TAU: f32 = 0.05;
 /// The body takes off once it faces the landing within this (radians, 25°).
 const FACING: f32 = 0.44;
-/// How deep the body crouches: this share of its ride height.
-const CROUCH_DEPTH: f32 = 0.3;
 /// Tucked, a foot is this share of the way from its hip to its rest spot.
 const TUCK: f32 = 0.55;
 /// Seconds the legs take to tuck after the take-off (and to reach out again before the
@@ -28,7 +29,13 @@ const TUCK: f32 = 0.55;
 const TUCK_TIME: f32 = 0.12;
 /// The legs catch the body so that it never comes nearer the ground than this share of
 /// its ride height.
-const CATCH_LOW: f32 = 0.6;
+const CATCH_LOW: f32 = 0.65;
+/// Landing from a jump, the feet come down this share of the way from under their hips to
+/// their rest spots (legs reaching down, not out), and the stepper walks them home.
+const LAND_SPREAD: f32 = 0.6;
+/// ...and reach down so far that a foot is at most this share of its leg's length from
+/// its hip when it touches.
+const LAND_STRETCH: f32 = 0.92;
 /// A jump not down after its flight time plus this (s) has missed its landing: it falls on.
 const MISSED: f32 = 0.5;
 
@@ -90,17 +97,27 @@ impl Locomotor {
         match &self.jump {
             Some(j) if !j.in_flight() => {
                 self.jump = None;
+                self.crouch = 0.0;
                 true
             }
             _ => false,
         }
     }
 
-    /// The flight from the body now to ground point `to` (body centre at ride height there).
+    /// The flight from where the body stands (or stood, before its crouch) to ground point
+    /// `to` (see `math::ballistic::jump_arc`).
     pub(crate) fn jump_arc(&self, def: &ValidCreatureDef, to: Vec3) -> Ballistic {
-        let from = self.body_position();
-        let run = horizontal(to - from).length();
-        Ballistic::plan(from, to + Vec3::Y * def.body.height, jump_rise(run), GRAVITY)
+        let standing = match &self.jump {
+            Some(Jump {
+                phase: JumpPhase::Crouch { from_y, .. },
+                ..
+            }) => *from_y,
+            _ => self.position.y,
+        };
+        // Where the crouch's glide will stop.
+        let at = self.position + horizontal(self.velocity) * GLIDE_TAU;
+        let ground = Vec3::new(at.x, standing - self.sink - def.body.height, at.z);
+        jump_arc(ground, to, def.body.height, GRAVITY)
     }
 
     /// One tick of a jump; the body's rotation (tilt and yaw, no lean).
@@ -144,16 +161,20 @@ impl Locomotor {
         let landed_from = scratch.events.len();
         self.swing(gait, dt, &mut scratch.events);
         self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
-        // The body stops and dips: a smoothstep down to the crouch's depth.
-        self.velocity = Vec3::ZERO;
-        let s = (t / CROUCH_TIME).min(1.0);
-        let dip = CROUCH_DEPTH * def.body.height * s * s * (3.0 - 2.0 * s);
-        self.position.y = from_y - dip;
-        self.rise = 0.0;
-        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw);
+        // The body glides to a stop over its planted feet and dips: the posture's height
+        // spring follows a target lowered by a smoothstep to the crouch's depth (whose peak
+        // acceleration, 6 depth / time², is the posture's limit).
+        let h = horizontal(self.velocity) * (-dt / GLIDE_TAU).exp();
+        self.position += h * dt;
+        self.velocity = Vec3::new(h.x, self.velocity.y, h.z);
+        let depth = CROUCH_DEPTH * def.body.height;
+        let crouch_time = (6.0 * depth / BODY_ACCEL_MAX).sqrt();
+        let s = (t / crouch_time).min(1.0);
+        self.crouch = depth * s * s * (3.0 - 2.0 * s);
+        let rot = self.fit_body(def, dt, yaw_rotation(self.yaw), ground, scratch);
         let facing = (off.abs() - turn).max(0.0) < FACING;
         let ready = self.legs.iter().all(|l| l.grounded) && facing;
-        if t >= CROUCH_MAX || (t >= CROUCH_TIME && ready) {
+        if t >= crouch_time + CROUCH_MORE || (t >= crouch_time && ready) {
             self.take_off(def, to);
         } else {
             self.jump = Some(Jump {
@@ -165,7 +186,16 @@ impl Locomotor {
     }
 
     fn take_off(&mut self, def: &ValidCreatureDef, to: Vec3) {
-        let arc = self.jump_arc(def, to);
+        // From where the body is (the spring may not quite have reached the crouch).
+        let from = self.body_position();
+        let run = horizontal(to - from).length();
+        let arc = Ballistic::plan(
+            from,
+            to + Vec3::Y * def.body.height,
+            jump_rise(run),
+            GRAVITY,
+        );
+        self.crouch = 0.0;
         self.airborne = true;
         self.landing = false;
         self.rise = arc.v0.y;
@@ -199,25 +229,42 @@ impl Locomotor {
             let turn = def.nav.turn_rate.to_radians() * dt;
             self.yaw = wrap_angle(self.yaw + off.clamp(-turn, turn));
         }
+        // The body pitches with its flight path (nose up climbing, down coming down).
+        let pitch = flight_pitch(v, t);
+        self.up = Vec3::Y * pitch.cos() - forward_from_yaw(self.yaw) * pitch.sin();
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw);
-        // The legs tuck in after the take-off and reach out again for the landing.
-        let out = ((arc.time - t) / TUCK_TIME).clamp(0.0, 1.0);
+        // The legs tuck in after the take-off, then reach down for the ground.
+        let reach_down = landing_reach(def);
+        let fall_end = (-arc.velocity(arc.time).y).max(0.5);
+        let touch = arc.time - reach_down / fall_end;
+        let out = ((touch - t) / TUCK_TIME).clamp(0.0, 1.0);
         let tuck = (t / TUCK_TIME).clamp(0.0, 1.0).min(out);
         let share = 1.0 - (1.0 - TUCK) * tuck;
         let m = glam::Mat3::from_quat(rot);
+        let floor = to.y;
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            st.foot = self.position + m * (leg.hip + (leg.rest - leg.hip) * share);
+            let hip = self.position + m * leg.hip;
+            let air = self.position + m * (leg.hip + (leg.rest - leg.hip) * share);
+            let spot = self.position + m * (leg.hip + (leg.rest - leg.hip) * LAND_SPREAD);
+            let down = Vec3::new(spot.x, floor, spot.z);
+            let foot = air.lerp(down, 1.0 - out);
+            st.foot = hip + (foot - hip).clamp_length_max(LAND_STRETCH * leg.length);
             st.target = st.foot;
             st.grounded = false;
         }
         if v.y < 0.0 && t > 0.5 * arc.time {
             let origin = self.position + Vec3::Y * CAST_ABOVE_BODY;
-            let reach = CAST_ABOVE_BODY + def.body.height + super::terrain::LAND_REACH;
+            // The sweep's ball touches its radius before its centre would.
+            let reach = CAST_ABOVE_BODY + def.body.height + reach_down - 0.1;
             let touched = ground
                 .sweep_down(origin, 0.1, reach)
                 .or_else(|| ground.cast_down(origin, reach));
             if let Some(p) = touched {
-                self.touch_down(def, m, ground, p.y);
+                self.airborne = false;
+                self.landing = true;
+                let room = self.body_position().y - p.y - CATCH_LOW * def.body.height;
+                self.catch = catch_decel(self.rise, room.max(0.05));
+                self.plant_feet(def, m, ground, LAND_SPREAD);
                 self.jump = None;
                 return rot;
             }
@@ -248,8 +295,24 @@ impl Locomotor {
         self.landing = true;
         let room = (self.body_position().y - floor - CATCH_LOW * def.body.height).max(0.05);
         self.catch = catch_decel(self.rise, room);
-        self.plant_feet(def, m, ground);
+        self.plant_feet(def, m, ground, 1.0);
     }
+}
+
+/// How far below its ride height the body may be when the feet, reaching down (see
+/// [`LAND_SPREAD`], [`LAND_STRETCH`]), touch the ground: the least over the legs, at least
+/// the fall's `LAND_REACH`, at most 0.6 m.
+fn landing_reach(def: &ValidCreatureDef) -> f32 {
+    let reach = def
+        .legs
+        .iter()
+        .map(|l| {
+            let h = horizontal(l.rest - l.hip).length() * LAND_SPREAD;
+            let len = LAND_STRETCH * l.length;
+            (len * len - h * h).max(0.0).sqrt() - def.body.height - l.hip.y
+        })
+        .fold(f32::INFINITY, f32::min);
+    reach.clamp(super::terrain::LAND_REACH, 0.6)
 }
 
 /// The deceleration (m/s²) that stops a body coming down at `rise` m/s within `room` m:

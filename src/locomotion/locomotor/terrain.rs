@@ -216,7 +216,10 @@ impl Locomotor {
         def: &ValidCreatureDef,
         ground: &G,
     ) {
+        // A body being caught (after a jump its legs reach the ground from higher than a
+        // step) is not walking off anything.
         if self.follow.is_some()
+            || self.landing
             || def.body.hover.is_some()
             || !self.legs.iter().any(|l| l.over_edge)
         {
@@ -270,16 +273,23 @@ impl Locomotor {
         rot
     }
 
-    /// Every foot put on the ground under its rest spot (after a landing).
+    /// Every foot put on the ground under its rest spot, or `share` of the way there from
+    /// under its hip (after a landing).
     pub(super) fn plant_feet<G: GroundQuery + ?Sized>(
         &mut self,
         def: &ValidCreatureDef,
         m: glam::Mat3,
         ground: &G,
+        share: f32,
     ) {
         let footing = Footing::of(def, self.up);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let rest = self.position + m * leg.rest;
+            let spot = if share == 1.0 {
+                leg.rest
+            } else {
+                leg.hip + (leg.rest - leg.hip) * share
+            };
+            let rest = self.position + m * spot;
             let origin = Vec3::new(rest.x, self.position.y + CAST_ABOVE_BODY, rest.z);
             let max = CAST_ABOVE_BODY + LAND_REACH + CAST_BELOW_REST;
             let hit = footing.cast(ground, origin, max);

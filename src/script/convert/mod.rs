@@ -5,8 +5,8 @@ use glam::Vec3;
 use mlua::{Table, UserData, UserDataMethods, Value};
 
 use crate::locomotion::def::{
-    JumpLimits,
-    BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, LeanDef, LegDef, NavDef,
+    BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, JumpLimits, LeanDef, LegDef,
+    NavDef,
 };
 use crate::locomotion::DefError;
 use crate::locomotion::{tuning, GaitParams};

@@ -1,0 +1,333 @@
+//! Jumps and links (issue 28): agents leap gaps, drop off ledges and hop onto blocks by the
+//! links a bake finds within their type's `nav.jump` limits or a level gives
+//! (`world.link`), measured from the trace: the flight a ballistic arc (9.81 m/s² down),
+//! planted feet locked, the body never inside a box, the quality bars after the landing;
+//! a gap past the limits gets no link, a blocked link is refused and the agent re-plans;
+//! `on_link` can take a crossing over; `c:jump` refuses clearly; the same trace at any
+//! thread count, through record/replay and across a checkpoint taken in flight.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests: a failure is a failed test
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+/// The bundled spider's body as type `jumper` (its `nav` gets `nav_extra`), and the
+/// hound of the menagerie as `hopper` (with `jump = { up = 0.8 }`), a `goer` brain that
+/// walks to `params.to` and logs its links, arrivals and jumps, then `level`.
+fn jump_mod(dir: &Path, nav_extra: &str, level: &str) -> PathBuf {
+    let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
+    let spider = body
+        .replace("name = \"spider\"", "name = \"jumper\"")
+        .replace(
+            "nav = { speed = 1.6, acceleration = 4, turn_rate = 200 }",
+            &format!("nav = {{ speed = 1.6, acceleration = 4, turn_rate = 200, {nav_extra} }}"),
+        )
+        .replace("behaviour = \"wander\"", "behaviour = \"goer\"")
+        .replace("return creature.define", "creature.define");
+    assert!(spider.contains(nav_extra), "the spider's nav line moved");
+    let hound =
+        std::fs::read_to_string(root().join("scripts/menagerie/hound.lua")).expect("hound.lua");
+    let hound = hound
+        .replace("name = \"hound\"", "name = \"hopper\"")
+        .replace(
+            "nav = { speed = 1.3, acceleration = 3, turn_rate = 160 }",
+            "nav = { speed = 1.3, acceleration = 3, turn_rate = 160, jump = { gap = 1.0, up = 0.8, down = 1.0 } }",
+        )
+        .replace("return creature.define", "creature.define");
+    assert!(hound.contains("up = 0.8"), "the hound's nav line moved");
+    temp_mod(
+        dir,
+        "jumps",
+        &[
+            ("mod.toml", "name = \"jumps\"\nversion = \"0.1.0\"\n"),
+            (
+            "main.lua",
+            &format!(
+                "{spider}\n{hound}\n\
+                 behaviour.define {{ name = \"goer\", params = {{ to = vec3(0, 0, 0) }},\n\
+                   on_spawn = function(self) self:set_destination(self.params.to) end,\n\
+                   on_arrive = function(self) log.info(\"arrived \" .. self.id) end,\n\
+                   on_link = function(self, kind, from, to) log.info(\"link \" .. kind .. \" \" .. self.id) end }}\n\
+                 {level}"
+            ),
+        ),
+        ],
+    )
+}
+
+/// A jumping scene run headless for `frames` ticks: its trace (parsed, and its text) and
+/// what it printed; checked to have run without errors.
+fn jump_run(
+    dir: &Path,
+    nav_extra: &str,
+    level: &str,
+    frames: u32,
+    extra: &[&str],
+) -> (Trace, String, String) {
+    let m = jump_mod(dir, nav_extra, level);
+    let (out, t) = run_trace(dir, frames, &[m], extra);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    (t, trace_text(dir), text(&out))
+}
+
+const JUMP: &str = "jump = { gap = 1.5, up = 0.8, down = 2.0 }";
+
+/// Two 6 m platforms 3 m tall (nothing below), `gap` m apart along x, and a jumper sent
+/// from the first to the second.
+fn gap_level(gap: f32) -> String {
+    format!(
+        "world.box {{ position = vec3(0, -1.5, 0), size = vec3(6, 3, 6) }}\n\
+         world.box {{ position = vec3({x}, -1.5, 0), size = vec3(6, 3, 6) }}\n\
+         world.spawn(\"jumper\", {{ position = vec3(-1.5, 0, 0.5), yaw = math.rad(90), params = {{ to = vec3({to}, 0, 0) }} }})\n",
+        x = 6.0 + gap,
+        to = 6.0 + gap + 1.0
+    )
+}
+
+/// The trace's lines by creature id, as JSON.
+fn by_id(text: &str) -> std::collections::BTreeMap<u64, Vec<Value>> {
+    let mut out: std::collections::BTreeMap<u64, Vec<Value>> = Default::default();
+    for l in text.lines() {
+        let v: Value = serde_json::from_str(l).expect("json");
+        if let (Some(id), None) = (v["id"].as_u64(), v.get("event")) {
+            out.entry(id).or_default().push(v);
+        }
+    }
+    out
+}
+
+fn v3(v: &Value) -> [f64; 3] {
+    let a = v.as_array().expect("a vector");
+    [0, 1, 2].map(|i| a[i].as_f64().expect("a number"))
+}
+
+/// An axis-aligned box: centre and size.
+type Boxed = ([f64; 3], [f64; 3]);
+
+fn inside(p: [f64; 3], (c, s): Boxed) -> bool {
+    (0..3).all(|i| (p[i] - c[i]).abs() < s[i] / 2.0)
+}
+
+/// What one creature's jumps looked like: (flights, the largest distance from gravity of
+/// a flight's vertical acceleration in m/s² — a parabola fitted by least squares to its
+/// heights, the trace's rounding being 0.1 mm — and the largest distance of a height from
+/// its parabola in m, the links' kinds).
+fn flights(lines: &[Value]) -> (usize, f64, f64, Vec<String>) {
+    let mut flights = 0;
+    let (mut worst, mut off): (f64, f64) = (0.0, 0.0);
+    let mut kinds: Vec<String> = Vec::new();
+    let mut run: Vec<f64> = Vec::new();
+    let mut close = |run: &mut Vec<f64>, worst: &mut f64, off: &mut f64| {
+        if run.len() >= 5 {
+            flights += 1;
+            let (a, dev) = parabola(run);
+            *worst = worst.max((2.0 * a + 9.81).abs());
+            *off = off.max(dev);
+        }
+        run.clear();
+    };
+    for l in lines {
+        if let Some(k) = l["link"].as_str() {
+            if kinds.last().map(String::as_str) != Some(k) {
+                kinds.push(k.to_string());
+            }
+        }
+        if l["jump"].as_str() == Some("flight") {
+            run.push(v3(&l["pos"])[1]);
+        } else {
+            close(&mut run, &mut worst, &mut off);
+        }
+    }
+    close(&mut run, &mut worst, &mut off);
+    (flights, worst, off, kinds)
+}
+
+/// `y = a t² + b t + c` fitted to heights one tick apart: `a`, and the largest distance of
+/// a height from the curve.
+fn parabola(ys: &[f64]) -> (f64, f64) {
+    let dt = 1.0 / 60.0;
+    // Normal equations for (a, b, c).
+    let mut m = [[0.0f64; 4]; 3];
+    for (i, y) in ys.iter().enumerate() {
+        let t = i as f64 * dt;
+        let row = [t * t, t, 1.0];
+        for r in 0..3 {
+            for c in 0..3 {
+                m[r][c] += row[r] * row[c];
+            }
+            m[r][3] += row[r] * y;
+        }
+    }
+    for col in 0..3 {
+        let p = (col..3)
+            .max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs()))
+            .expect("pivot");
+        m.swap(col, p);
+        for r in 0..3 {
+            if r != col {
+                let f = m[r][col] / m[col][col];
+                for c in col..4 {
+                    m[r][c] -= f * m[col][c];
+                }
+            }
+        }
+    }
+    let [a, b, c] = [0, 1, 2].map(|r| m[r][3] / m[r][r]);
+    let dev = ys
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            let t = i as f64 * dt;
+            (a * t * t + b * t + c - y).abs()
+        })
+        .fold(0.0, f64::max);
+    (a, dev)
+}
+
+/// Every line of every creature: the body centre is inside none of `boxes`.
+fn assert_outside(text: &str, boxes: &[Boxed]) {
+    for (id, lines) in by_id(text) {
+        for l in &lines {
+            let p = v3(&l["pos"]);
+            for b in boxes {
+                assert!(
+                    !inside(p, *b),
+                    "creature {id} at frame {}: body {p:?} inside the box {b:?}",
+                    l["frame"]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_spider_jumps_a_gap_between_platforms_on_a_ballistic_arc_and_walks_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (t, text, out) = jump_run(dir.path(), JUMP, &gap_level(1.2), 600, &[]);
+    assert!(out.contains("link jump 1"), "{out}");
+    assert!(out.contains("arrived 1"), "{out}");
+    let lines = &by_id(&text)[&1];
+    let (n, worst, off, kinds) = flights(lines);
+    assert_eq!(n, 1, "one flight");
+    assert!(
+        worst <= 0.3,
+        "in flight the body is {worst:.3} m/s² off gravity"
+    );
+    assert!(
+        off <= 0.002,
+        "in flight the body is {off:.4} m off its parabola"
+    );
+    assert_eq!(kinds, vec!["jump".to_string()]);
+    let end = v3(&lines.last().expect("lines")["pos"]);
+    assert!(
+        end[0] > 7.2 && end[1] > 0.2,
+        "not on the far platform: {end:?}"
+    );
+    assert_outside(
+        &text,
+        &[
+            ([0.0, -1.5, 0.0], [6.0, 3.0, 6.0]),
+            ([7.2, -1.5, 0.0], [6.0, 3.0, 6.0]),
+        ],
+    );
+    assert_walks_well("gap jump", &t, &[("jumps/jumper", 4)]);
+}
+
+#[test]
+fn a_spider_drops_off_a_ledge_and_a_hound_hops_onto_a_block() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = "world.ground { size = vec3(30, 0, 30) }\n\
+        world.box { position = vec3(0, 0.75, 0), size = vec3(6, 1.5, 6) }\n\
+        world.box { position = vec3(0, 0.3, -8), size = vec3(3, 0.6, 3) }\n\
+        world.spawn(\"jumper\", { position = vec3(-1, 1.5, 0), yaw = math.rad(90), params = { to = vec3(7, 0, 0) } })\n\
+        world.spawn(\"hopper\", { position = vec3(-5, 0, -8), yaw = math.rad(90), behaviour = \"goer\", params = { to = vec3(0, 0.6, -8) } })\n";
+    let (t, text, out) = jump_run(dir.path(), JUMP, level, 720, &[]);
+    let lines = by_id(&text);
+    let (n, worst, off, kinds) = flights(&lines[&1]);
+    assert!(out.contains("arrived 1"), "{out}");
+    assert_eq!((n, kinds), (1, vec!["drop".to_string()]));
+    assert!(
+        worst <= 0.3 && off <= 0.002,
+        "the drop is {worst:.3} m/s² off gravity, {off:.4} m off its parabola"
+    );
+    let end = v3(&lines[&1].last().expect("lines")["pos"]);
+    assert!(
+        end[0] > 4.0 && end[1] < 0.6,
+        "not down on the floor: {end:?}"
+    );
+    let (n, worst, off, kinds) = flights(&lines[&2]);
+    assert!(out.contains("arrived 2"), "{out}");
+    assert_eq!((n, kinds), (1, vec!["hop".to_string()]));
+    assert!(
+        worst <= 0.3 && off <= 0.002,
+        "the hop is {worst:.3} m/s² off gravity, {off:.4} m off its parabola"
+    );
+    let end = v3(&lines[&2].last().expect("lines")["pos"]);
+    assert!(end[1] > 0.9, "not up on the block: {end:?}");
+    assert_outside(
+        &text,
+        &[
+            ([0.0, 0.75, 0.0], [6.0, 1.5, 6.0]),
+            ([0.0, 0.3, -8.0], [3.0, 0.6, 3.0]),
+        ],
+    );
+    assert_walks_well(
+        "drop and hop",
+        &t,
+        &[("jumps/jumper", 4), ("jumps/hopper", 2)],
+    );
+}
+
+#[test]
+fn a_gap_wider_than_the_limit_gets_no_link_and_no_try() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_, text, out) = jump_run(dir.path(), JUMP, &gap_level(3.0), 400, &[]);
+    assert!(
+        out.contains("cannot be reached from here"),
+        "the destination should be unreachable: {out}"
+    );
+    assert!(!out.contains("link "), "{out}");
+    let lines = &by_id(&text)[&1];
+    assert!(lines.iter().all(|l| l.get("jump").is_none()
+        && l.get("link").is_none()
+        && l["falling"] == Value::Bool(false)));
+    let end = v3(&lines.last().expect("lines")["pos"]);
+    assert!(end[0] < 3.0 && end[1] > 0.2, "left its platform: {end:?}");
+}
+
+#[test]
+fn a_link_blocked_after_the_bake_is_refused_and_the_agent_goes_round() {
+    // Two platforms 1.2 m apart joined by a bridge 8 m away, and a level link straight
+    // across; a walker without jump limits of its own. A box drops into the link's arc
+    // once the spider is on its way: the crossing is refused, the link taken off, and the
+    // spider goes round by the bridge.
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = "world.box { position = vec3(0, -1.5, 0), size = vec3(6, 3, 20) }\n\
+        world.box { position = vec3(7.2, -1.5, 0), size = vec3(6, 3, 20) }\n\
+        world.box { position = vec3(3.6, -0.25, 8), size = vec3(1.4, 0.5, 2) }\n\
+        world.link { from = vec3(2.6, 0, 0), to = vec3(4.6, 0, 0), kind = \"leap\", width = 1.5 }\n\
+        world.spawn(\"jumper\", { position = vec3(-1, 0, 0), yaw = math.rad(90), params = { to = vec3(8, 0, 0) } })\n\
+        local n = 0\n\
+        behaviour.define { name = \"blocker\", on_update = function(self)\n\
+          n += 1\n\
+          if n == 20 then world.box { position = vec3(3.6, 0.9, 0), size = vec3(0.6, 0.6, 3) } end\n\
+        end }\n\
+        world.spawn(\"jumper\", { position = vec3(-2, 0, -8), behaviour = \"blocker\" })\n";
+    let (_, text, out) = jump_run(dir.path(), "links = { \"leap\" }", level, 1500, &[]);
+    assert!(out.contains("is blocked"), "{out}");
+    assert!(out.contains("arrived 1"), "{out}");
+    let lines = &by_id(&text)[&1];
+    assert!(
+        lines.iter().all(|l| l.get("jump").is_none()),
+        "it jumped into the box"
+    );
+    assert!(
+        lines.iter().any(|l| v3(&l["pos"])[2] > 6.0),
+        "it did not go by the bridge"
+    );
+    assert_outside(&text, &[([3.6, 0.9, 0.0], [0.6, 0.6, 3.0])]);
+}
