@@ -331,3 +331,212 @@ fn a_link_blocked_after_the_bake_is_refused_and_the_agent_goes_round() {
     );
     assert_outside(&text, &[([3.6, 0.9, 0.0], [0.6, 0.6, 3.0])]);
 }
+
+#[test]
+fn a_jump_is_the_same_at_any_thread_count_and_through_record_and_replay() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = jump_mod(dir.path(), JUMP, &gap_level(1.2));
+    let run = |name: &str, extra: &[&str]| -> Vec<u8> {
+        let trace = dir.path().join(format!("{name}.jsonl"));
+        let mut args: Vec<String> = ["run", "--headless", "--frames", "420", "--trace"]
+            .map(String::from)
+            .to_vec();
+        args.push(trace.display().to_string());
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.push(m.display().to_string());
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = skitter(&argv);
+        assert!(out.status.success(), "{}", text(&out));
+        std::fs::read(&trace).expect("trace")
+    };
+    let rec = dir.path().join("run.rec").display().to_string();
+    let one = run("one", &["--threads", "1", "--record", &rec]);
+    let two = run("two", &["--threads", "2"]);
+    let replayed = run("replayed", &["--replay", &rec]);
+    let text = String::from_utf8_lossy(&one);
+    assert!(
+        text.contains("\"jump\":\"flight\""),
+        "no jump in the run to compare"
+    );
+    assert!(one == two, "the trace differs at 2 threads");
+    assert!(one == replayed, "the replay's trace differs from the run's");
+}
+
+#[test]
+fn a_checkpoint_taken_in_flight_restores_to_the_same_jump() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = jump_mod(dir.path(), JUMP, &gap_level(1.2));
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m]);
+    assert!(host.take_errors().is_empty());
+    let in_flight = |host: &ScriptHost| {
+        host.world().creatures()[0]
+            .loco
+            .jump
+            .as_ref()
+            .is_some_and(|j| j.in_flight())
+    };
+    for _ in 0..600 {
+        host.tick();
+        if in_flight(&host) {
+            break;
+        }
+    }
+    assert!(in_flight(&host), "never took off");
+    // A few ticks into the flight.
+    for _ in 0..5 {
+        host.tick();
+    }
+    let cp = host.world().checkpoint();
+    let states = |host: &mut ScriptHost| -> Vec<(glam::Vec3, f32, Vec<glam::Vec3>)> {
+        (0..240)
+            .map(|_| {
+                host.tick();
+                let w = host.world();
+                let c = &w.creatures()[0];
+                (
+                    c.loco.position,
+                    c.loco.yaw,
+                    c.loco.legs.iter().map(|l| l.foot).collect(),
+                )
+            })
+            .collect()
+    };
+    let first = states(&mut host);
+    host.world_mut().restore(cp);
+    let again = states(&mut host);
+    assert_eq!(first.len(), again.len());
+    for (i, (a, b)) in first.iter().zip(&again).enumerate() {
+        assert!(a == b, "tick {i} after the checkpoint: {a:?} then {b:?}");
+    }
+    let end = first.last().expect("states").0;
+    assert!(end.x > 5.0, "did not land and walk on: {end}");
+}
+
+#[test]
+fn c_jump_leaps_to_a_point_and_refuses_clearly_what_it_cannot() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = "world.ground { size = vec3(12, 0, 12) }\n\
+        world.box { position = vec3(-2, 1.5, 2), size = vec3(2, 3, 0.3) }\n\
+        behaviour.define { name = \"leaper\", on_update = function(self)\n\
+          self.state.n = (self.state.n or 0) + 1\n\
+          if self.state.n == 30 then\n\
+            for _, to in ipairs({ vec3(0, 0, 6), vec3(-2, 0, 3), vec3(0, 0, 40), vec3(-0.8, 0, 1.6) }) do\n\
+              local ok, err = pcall(function() self:jump(to) end)\n\
+              log.info((ok and \"jumped\" or (\"refused: \" .. tostring(err))))\n\
+              if ok then break end\n\
+            end\n\
+          end\n\
+          if self.state.n == 40 then log.info(\"jumping \" .. tostring(self:is_jumping())) end\n\
+        end }\n\
+        world.spawn(\"jumper\", { position = vec3(-2, 0, 1), behaviour = \"leaper\" })\n";
+    let (t, text, out) = jump_run(dir.path(), "links = {}", level, 300, &[]);
+    for want in [
+        "nav.jump.gap",
+        "is blocked by the level",
+        "no ground to land on",
+        "jumped",
+        "jumping true",
+    ] {
+        assert!(out.contains(want), "{want}: {out}");
+    }
+    assert!(out.contains("main.lua:"), "refusals name the line: {out}");
+    let lines = &by_id(&text)[&1];
+    let (n, worst, off, kinds) = flights(lines);
+    assert_eq!(n, 1);
+    assert!(kinds.is_empty(), "a jump without a link: {kinds:?}");
+    assert!(worst <= 0.3 && off <= 0.002, "{worst} {off}");
+    let end = v3(&lines.last().expect("lines")["pos"]);
+    assert!(
+        (end[0] + 0.8).abs() < 0.35 && (end[2] - 1.6).abs() < 0.35,
+        "landed at {end:?}, not by (-0.8, 1.6)"
+    );
+    assert_walks_well("c:jump", &t, &[("jumps/jumper", 4)]);
+}
+
+#[test]
+fn on_link_can_take_a_crossing_over_and_cross_later() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = format!(
+        "behaviour.define {{ name = \"waiter\", params = {{ to = vec3(8.2, 0, 0) }},\n\
+           on_spawn = function(self) self:set_destination(self.params.to) end,\n\
+           on_arrive = function(self) log.info(\"arrived \" .. self.id) end,\n\
+           on_link = function(self, kind, from, to)\n\
+             log.info(\"holding at a \" .. kind .. \" link\")\n\
+             self.state.wait = 60\n\
+             return true\n\
+           end,\n\
+           on_update = function(self)\n\
+             if self.state.wait then\n\
+               self.state.wait -= 1\n\
+               if self.state.wait == 0 then\n\
+                 log.info(\"waited at \" .. tostring(self:link()) .. \", jumping: \" .. tostring(self:is_jumping()))\n\
+                 self:cross_link()\n\
+               end\n\
+             end\n\
+           end }}\n{}",
+        gap_level(1.2).replace("params =", "behaviour = \"waiter\", params =")
+    );
+    let (_, text, out) = jump_run(dir.path(), JUMP, &level, 720, &[]);
+    assert!(out.contains("holding at a jump link"), "{out}");
+    assert!(out.contains("waited at jump, jumping: false"), "{out}");
+    assert!(out.contains("arrived 1"), "{out}");
+    let lines = &by_id(&text)[&1];
+    // It stood at the link (a link, no jump) for the wait, then crossed.
+    let held = lines
+        .iter()
+        .filter(|l| l.get("link").is_some() && l.get("jump").is_none())
+        .count();
+    assert!(held >= 55, "held only {held} ticks");
+    let (n, _, _, kinds) = flights(lines);
+    assert_eq!((n, kinds), (1, vec!["jump".to_string()]));
+}
+
+#[test]
+fn bad_link_and_jump_fields_are_located_errors() {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (nav, level, want) in [
+        (
+            "jump = { gap = -1 }",
+            "",
+            "field 'nav.jump.gap' must be >= 0",
+        ),
+        (
+            "jump = { hop = 1 }",
+            "",
+            "field 'nav.jump.hop' is not a known field",
+        ),
+        (
+            "links = { 3 }",
+            "",
+            "field 'nav.links[1]' must be a link kind name",
+        ),
+        (
+            "links = {}",
+            "world.link { from = vec3(0, 0, 0) }",
+            "world.link: field 'to' is required",
+        ),
+        (
+            "links = {}",
+            "world.link { from = vec3(0, 0, 0), to = vec3(2, 0, 0), width = -1 }",
+            "world.link: field 'width' must be > 0",
+        ),
+        (
+            "links = {}",
+            "world.link { from = vec3(0, 0, 0), to = vec3(2, 0, 0), kind = \"\" }",
+            "world.link: field 'kind' must be a name",
+        ),
+    ] {
+        let sub = dir.path().join(format!("case{}", want.len()));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let m = jump_mod(&sub, nav, level);
+        let out = skitter(&["check", &m.display().to_string()]);
+        assert!(!out.status.success(), "{nav} {level}: accepted");
+        let said = text(&out);
+        assert!(
+            said.contains("jumps/main.lua:") && said.contains(want),
+            "{nav} {level}: {said}"
+        );
+    }
+}
