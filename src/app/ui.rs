@@ -98,7 +98,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("4", "debug: fitted body plane"),
     ("5", "debug: paths and click destinations"),
     ("6", "debug: lean axes (leaned up cyan, unleaned grey)"),
-    ("7", "debug: navmesh (teal) and each agent's path (pink)"),
+    ("7", "debug: navmesh (teal), links (blue: the level's, green: found) and each agent's path (pink)"),
     (
         "K",
         "knock the selected creature over (a hit of 1.5x its threshold along the view)",

@@ -252,6 +252,25 @@ impl View {
             }
             self.frame.add_lines(segs, [0.2, 0.85, 0.75, 0.8]);
         }
+        // Links: an arc from the middle of the start edge to the middle of the end edge, and
+        // both edges (blue: the level's; green: found by the bake; grey: found blocked).
+        for (l, taken) in w.nav_links() {
+            let color = match (taken, l.id >= crate::nav::GENERATED_ID) {
+                (false, _) => [0.5, 0.5, 0.5, 0.8],
+                (true, false) => [0.3, 0.5, 1.0, 1.0],
+                (true, true) => [0.35, 0.95, 0.35, 1.0],
+            };
+            let (a, b) = l.middle();
+            let run = crate::math::frame::horizontal(b - a).length();
+            let rise = crate::math::ballistic::jump_rise(run);
+            let arc = crate::math::Ballistic::plan(a, b, rise, 9.81);
+            let pts: Vec<Vec3> = arc.points(12).collect();
+            let mut segs: Vec<(Vec3, Vec3)> =
+                pts.windows(2).map(|p| (p[0] + lift, p[1] + lift)).collect();
+            segs.push((l.start.0 + lift, l.start.1 + lift));
+            segs.push((l.end.0 + lift, l.end.1 + lift));
+            self.frame.add_lines(segs, color);
+        }
         for c in w.creatures() {
             if let Some(path) = w.nav_path(c.id) {
                 let segs: Vec<(Vec3, Vec3)> = path

@@ -123,7 +123,7 @@ pub struct LinkInput {
 }
 
 /// Generated links' ids start here (a level's are below).
-pub(crate) const GENERATED_ID: u32 = 1 << 31;
+pub const GENERATED_ID: u32 = 1 << 31;
 
 /// A link on one navmesh: two edges on the mesh (`start.0` leads to `end.0`).
 #[derive(Clone, Debug, PartialEq)]

@@ -268,6 +268,22 @@ impl NavWorld {
             .collect()
     }
 
+    /// Every ready navigator's links, with whether each is still taken (not found blocked).
+    pub(crate) fn links(&self) -> Vec<(crate::nav::NavLink, bool)> {
+        let mut out = Vec::new();
+        for s in self.slots.values() {
+            if let Entry::Ready(n) = &s.entry {
+                out.extend(
+                    n.links()
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| (l.clone(), n.link_enabled(i))),
+                );
+            }
+        }
+        out
+    }
+
     /// Drops every agent (after a checkpoint restore or a reload: they are re-added).
     pub(crate) fn clear_agents(&mut self) {
         for n in self.ready() {
@@ -311,6 +327,12 @@ impl World {
     /// The navmeshes baked so far (for drawing and reports), with each bake's duration.
     pub fn nav_meshes(&self) -> Vec<(Arc<crate::nav::NavMesh>, Option<std::time::Duration>)> {
         self.nav.meshes()
+    }
+
+    /// The links on every navmesh baked so far (for drawing), with whether each is still
+    /// taken (a link found blocked is off its navmesh until the level changes).
+    pub fn nav_links(&self) -> Vec<(crate::nav::NavLink, bool)> {
+        self.nav.links()
     }
 
     /// Where a creature's agent stands: its body's ground point.
