@@ -19,12 +19,21 @@ use serde_json::Value;
 /// walks to `params.to` and logs its links, arrivals and jumps, then `level`.
 fn jump_mod(dir: &Path, nav_extra: &str, level: &str) -> PathBuf {
     let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
-    let spider = body
+    // The spider's own `nav` line (with its jump limits) gives way to ours.
+    let spider: String = body
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("nav = {") {
+                format!(
+                    "  nav = {{ speed = 1.6, acceleration = 4, turn_rate = 200, {nav_extra} }},"
+                )
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
         .replace("name = \"spider\"", "name = \"jumper\"")
-        .replace(
-            "nav = { speed = 1.6, acceleration = 4, turn_rate = 200 }",
-            &format!("nav = {{ speed = 1.6, acceleration = 4, turn_rate = 200, {nav_extra} }}"),
-        )
         .replace("behaviour = \"wander\"", "behaviour = \"goer\"")
         .replace("return creature.define", "creature.define");
     assert!(spider.contains(nav_extra), "the spider's nav line moved");

@@ -269,20 +269,41 @@ log.info("random near " .. tostring(world.random_nav_point(vec3(5, 0, 5), 2) ~= 
 
 #[test]
 fn a_navmesh_agent_never_walks_off_a_ledge() {
+    // A spider without jump limits (the bundled one's `nav.jump` taken out): no link takes
+    // it down, so the closest reachable point is on the platform's rim. The bundled spider
+    // drops off by a link the bake found (see below).
     let dir = tempfile::tempdir().expect("tmp");
-    let src = r#"
-world.ground { size = vec3(30, 0, 30) }
-world.box { position = vec3(0, 0.25, 0), size = vec3(10, 0.5, 6) }   -- top at 0.5, no ramp
-behaviour.define {
+    let body = std::fs::read_to_string(bundled("spider").join("body.lua")).expect("body.lua");
+    let grounded: String = body
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("nav = {") {
+                "  nav = { speed = 1.6, acceleration = 4, turn_rate = 200 },".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("name = \"spider\"", "name = \"grounded\"")
+        .replace("return creature.define", "creature.define");
+    let level = |ty: &str| {
+        format!(
+            r#"
+world.ground {{ size = vec3(30, 0, 30) }}
+world.box {{ position = vec3(0, 0.25, 0), size = vec3(10, 0.5, 6) }}   -- top at 0.5, no ramp
+behaviour.define {{
   name = "go",
   on_spawn = function(self) self:set_destination(self.params.dest) end,
-}
--- Destinations on the ground below, past the +Z edge: the closest reachable point is on
--- the platform's rim.
-world.spawn("spider/spider", { position = vec3(-2, 0, 0), behaviour = "go", params = { dest = vec3(-2, 0, 6) } })
-world.spawn("spider/spider", { position = vec3(2, 0, -1), behaviour = "go", params = { dest = vec3(4, 0, 5) } })
-"#;
-    let m = temp_mod(dir.path(), "rim", &[("main.lua", src)]);
+}}
+-- Destinations on the ground below, past the +Z edge.
+world.spawn("{ty}", {{ position = vec3(-2, 0, 0), behaviour = "go", params = {{ dest = vec3(-2, 0, 6) }} }})
+world.spawn("{ty}", {{ position = vec3(2, 0, -1), behaviour = "go", params = {{ dest = vec3(4, 0, 5) }} }})
+"#
+        )
+    };
+    let src = format!("{grounded}\n{}", level("grounded"));
+    let m = temp_mod(dir.path(), "rim", &[("main.lua", &src)]);
     let (out, t) = run_trace(
         dir.path(),
         600,
@@ -304,7 +325,23 @@ world.spawn("spider/spider", { position = vec3(2, 0, -1), behaviour = "go", para
             "spider {id} did not go toward its goal: {end:?}"
         );
     }
-    assert_walks_well("rim", &t, &[("spider/spider", 4)]);
+    assert_walks_well("rim", &t, &[("rim/grounded", 4)]);
+    // The bundled spider takes the drop links the bake found off that edge, and gets there.
+    let sub = dir.path().join("jumping");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let m = temp_mod(&sub, "rim", &[("main.lua", &level("spider/spider"))]);
+    let (out, t) = run_trace(&sub, 600, &[bundled("spider"), fixture("walkers"), m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let text = trace_text(&sub);
+    assert!(text.contains("\"link\":\"drop\""), "no drop link taken");
+    for id in t.ids() {
+        let end = t.of(id).last().and_then(|r| r.pos).expect("pos");
+        assert!(
+            end[1] < 0.5 && end[2] > 4.0,
+            "spider {id} is not down there: {end:?}"
+        );
+    }
+    assert_walks_well("rim, jumping", &t, &[("spider/spider", 4)]);
 }
 
 /// Runs `spawns` (Lua lines calling `go(from, to)`) on open ground with `level` (Lua), and

@@ -22,6 +22,21 @@ world.stairs {
 -- A landing at the top of the stairs.
 world.box { position = vec3(-6, 0.35 + 0.45, 8.2), size = vec3(3, 0.9, 1.6) }
 
+-- Two terraces north of the centre, a metre apart and 0.55 m over the ground round them:
+-- the spider (its type has `nav.jump`) hops up onto them, leaps the gap between them and
+-- drops off their edges. The navmesh bake finds those links by itself (the debug layer
+-- "nav", key 7, draws them).
+local top = -math.huge
+for _, x in ipairs({ -4.4, -1.8, -0.6, 2.2 }) do
+  for _, z in ipairs({ 7.1, 9.9 }) do
+    local hit = world.raycast(vec3(x, 10, z), vec3(0, -1, 0), 20)
+    top = math.max(top, hit and hit.position.y or 0)
+  end
+end
+top += 0.55
+world.box { position = vec3(-3.1, top - 0.6, 8.5), size = vec3(2.8, 1.2, 3) }
+world.box { position = vec3(0.8, top - 0.6, 8.5), size = vec3(3, 1.2, 3) }
+
 -- A ramp: a long box pitched 15 degrees (rotation = vec3(pitch, yaw, roll)).
 world.box { position = vec3(6, -0.3, -4), size = vec3(3, 0.6, 8), rotation = vec3(-15, 30, 0) }
 

@@ -47,6 +47,8 @@ return creature.define {
     hit = { gain = 15, max = 35, push = 1.0 },
     response = 0.1, damping = 0.8,     -- a little overshoot: alive, not mechanical
   },
-  nav = { speed = 1.6, acceleration = 4, turn_rate = 200 },
+  -- jump: the navmesh bake finds links it can leap (gaps up to 1.2 m between ledges, hops
+  -- up to 0.6 m, drops up to 1.5 m); its agents cross them with a crouch and a jump.
+  nav = { speed = 1.6, acceleration = 4, turn_rate = 200, jump = { gap = 1.2, up = 0.6, down = 1.5 } },
   behaviour = "wander",
 }

@@ -415,7 +415,8 @@ fn look_out(
         if js.allows(p, rim, radius + SEARCH_STEP).is_err() {
             return None;
         }
-        let arc = js.arc(p, to);
+        // The arc between the real ground points (the mesh floats up to a cell over them).
+        let arc = js.arc(ground_under(level, p), ground_under(level, to));
         if !arc_clear(level, &arc, js) {
             return None;
         }
@@ -437,6 +438,16 @@ fn look_out(
         });
     }
     None
+}
+
+/// The level's surface under a navmesh point (within 0.3 m above and below it), or the point.
+fn ground_under(level: &TriMesh, p: Vec3) -> Vec3 {
+    use rapier3d::parry::query::{Ray, RayCast};
+    let ray = Ray::new(p + Vec3::Y * 0.3, Vec3::NEG_Y);
+    match level.cast_local_ray(&ray, 0.6, true) {
+        Some(t) => p + Vec3::Y * (0.3 - t),
+        None => p,
+    }
 }
 
 /// Whether polygon `to` is within `limit` m of walking from `from` (between centres).

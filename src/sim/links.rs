@@ -193,7 +193,7 @@ impl World {
             if let Some(l) = c.nav.as_mut().and_then(|g| g.link.as_mut()) {
                 l.held = false;
             }
-            c.loco.start_jump(landing);
+            c.loco.start_jump(None, landing);
         }
     }
 
@@ -219,8 +219,8 @@ impl World {
             };
             if l.held {
                 l.held = false;
-                let to = l.to;
-                c.loco.start_jump(to);
+                let (from, to) = (l.from, l.to);
+                c.loco.start_jump(Some(from), to);
             }
         }
     }
@@ -284,9 +284,15 @@ impl World {
                 .get(link.kind)
                 .cloned()
                 .unwrap_or_else(|| "link".into());
+            // From the link's start (the crouch glides there). A link the bake found was
+            // checked on this very level (a navmesh and its links are baked again whenever
+            // the level changes); a level's link is checked now.
             let js = jump_settings(&c.def);
-            let arc = c.loco.jump_arc(&c.def, r.to);
-            if !ground.arc_clear(&arc, &js) {
+            use crate::locomotion::GroundQuery;
+            let real = |p: Vec3| ground.cast_down(p + Vec3::Y * 0.3, 0.6).unwrap_or(p);
+            let from = real(r.from);
+            let found = link.id >= crate::nav::GENERATED_ID;
+            if !found && !ground.arc_clear(&js.arc(from, real(r.to)), &js) {
                 n.disable_link(r.index);
                 if let Some(g) = c.nav.as_mut() {
                     g.pending = true;
@@ -304,7 +310,7 @@ impl World {
             }
             n.start_link(c.id.0);
             c.loco.intent = Intent::Idle;
-            c.loco.start_jump(r.to);
+            c.loco.start_jump(Some(from), r.to);
             if let Some(g) = c.nav.as_mut() {
                 g.link = Some(LinkUse {
                     kind: kind.clone(),

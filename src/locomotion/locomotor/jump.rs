@@ -10,16 +10,19 @@ use super::{Locomotor, Scratch, BODY_ACCEL_MAX, CAST_ABOVE_BODY, GRAVITY};
 use crate::locomotion::def::ValidCreatureDef;
 use crate::locomotion::gait::GaitParams;
 use crate::locomotion::ground::GroundQuery;
+use crate::locomotion::Intent;
 use crate::math::ballistic::{flight_pitch, jump_arc, jump_rise, Ballistic, CROUCH_DEPTH};
 use crate::math::frame::{forward_from_yaw, horizontal, wrap_angle, yaw_of, yaw_rotation};
 
 /// The crouch before a take-off lasts at least as long as a smoothstep of its depth takes
 /// at the posture's acceleration limit (`BODY_ACCEL_MAX`), and at most this much longer,
-/// facing the landing or not (s).
-const CROUCH_MORE: f32 = 0.4;
+/// ready or not (s): facing the landing, still, at the take-off point, every foot down.
+const CROUCH_MORE: f32 = 1.5;
 /// The body glides to a stop over its planted feet as it crouches: its speed's time
-/// constant (s).
+/// constant (s)...
 const GLIDE_TAU: f32 = 0.05;
+/// ...and to a link's start no faster than this (m/s).
+const GLIDE_SPEED: f32 = 0.6;
 /// The body takes off once it faces the landing within this (radians, 25°).
 const FACING: f32 = 0.44;
 /// Tucked, a foot is this share of the way from its hip to its rest spot.
@@ -42,6 +45,9 @@ const MISSED: f32 = 0.5;
 /// A jump under way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Jump {
+    /// The ground point it takes off from (a link's start: its crouch glides there), or
+    /// `None`: where it stands.
+    pub from: Option<Vec3>,
     /// The ground point it lands on.
     pub to: Vec3,
     /// Where it is in the jump.
@@ -77,11 +83,12 @@ impl Jump {
 impl Locomotor {
     /// Starts a jump to ground point `to`: the crouch begins now. False (nothing changes)
     /// when it cannot jump: in the air already, or on a wall.
-    pub fn start_jump(&mut self, to: Vec3) -> bool {
+    pub fn start_jump(&mut self, from: Option<Vec3>, to: Vec3) -> bool {
         if self.airborne || self.is_climbing() && self.up.y < 0.9 {
             return false;
         }
         self.jump = Some(Jump {
+            from,
             to,
             phase: JumpPhase::Crouch {
                 t: 0.0,
@@ -98,6 +105,8 @@ impl Locomotor {
             Some(j) if !j.in_flight() => {
                 self.jump = None;
                 self.crouch = 0.0;
+                // It stands where the crouch's glide brought it.
+                self.velocity = Vec3::new(0.0, self.velocity.y, 0.0);
                 true
             }
             _ => false,
@@ -114,8 +123,12 @@ impl Locomotor {
             }) => *from_y,
             _ => self.position.y,
         };
-        // Where the crouch's glide will stop.
-        let at = self.position + horizontal(self.velocity) * GLIDE_TAU;
+        // Where the crouch's glide will stop: the take-off point, or ahead by the speed it
+        // has.
+        let at = match self.jump.as_ref().and_then(|j| j.from) {
+            Some(f) => f,
+            None => self.position + horizontal(self.velocity) * GLIDE_TAU,
+        };
         let ground = Vec3::new(at.x, standing - self.sink - def.body.height, at.z);
         jump_arc(ground, to, def.body.height, GRAVITY)
     }
@@ -134,7 +147,7 @@ impl Locomotor {
         };
         match jump.phase {
             JumpPhase::Crouch { t, from_y } => {
-                self.crouch(def, gait, ground, dt, scratch, jump.to, t + dt, from_y)
+                self.crouch(def, gait, ground, dt, scratch, &jump, t + dt, from_y)
             }
             JumpPhase::Flight { arc, t } => self.fly(def, ground, dt, jump.to, arc, t + dt),
         }
@@ -148,38 +161,52 @@ impl Locomotor {
         ground: &G,
         dt: f32,
         scratch: &mut Scratch,
-        to: Vec3,
+        jump: &Jump,
         t: f32,
         from_y: f32,
     ) -> Quat {
-        // Turn toward the landing at the type's turn rate; the feet stay where they are
-        // (a swinging one finishes its step).
-        let way = horizontal(to - self.position);
-        let off = yaw_of(way).map_or(0.0, |y| wrap_angle(y - self.yaw));
-        let turn = def.nav.turn_rate.to_radians() * dt;
-        self.yaw = wrap_angle(self.yaw + off.clamp(-turn, turn));
+        let to = jump.to;
+        // A walker's tick facing the landing: the body brakes and turns at the type's
+        // rates, and the stepper re-plants the feet the turn and the stop stretch.
+        let face = horizontal(to - self.position).normalize_or(forward_from_yaw(self.yaw));
+        let intent = std::mem::replace(&mut self.intent, Intent::Face { dir: face });
+        self.steer(def, dt);
+        self.intent = intent;
+        // Glide to the take-off point (a link's start) over the planted feet, slowly.
+        let mut left = 0.0;
+        if let Some(f) = jump.from {
+            let off = horizontal(f - self.position);
+            left = off.length();
+            let glide = off.clamp_length_max(GLIDE_SPEED * dt);
+            self.position += glide;
+            self.velocity += glide / dt;
+        }
+        let duration = gait.duration_at(self.speed());
+        let yaw = yaw_rotation(self.yaw);
+        self.place_targets(def, gait, duration, yaw, ground);
+        self.schedule(def, gait, duration, scratch);
         let landed_from = scratch.events.len();
         self.swing(gait, dt, &mut scratch.events);
         self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
-        // The body glides to a stop over its planted feet and dips: the posture's height
-        // spring follows a target lowered by a smoothstep to the crouch's depth (whose peak
-        // acceleration, 6 depth / time², is the posture's limit).
-        let h = horizontal(self.velocity) * (-dt / GLIDE_TAU).exp();
-        self.position += h * dt;
-        self.velocity = Vec3::new(h.x, self.velocity.y, h.z);
+        // The body dips: the posture's height spring follows a target lowered by a
+        // smoothstep to the crouch's depth (whose peak acceleration, 6 depth / time², is
+        // the posture's limit).
         let depth = CROUCH_DEPTH * def.body.height;
         let crouch_time = (6.0 * depth / BODY_ACCEL_MAX).sqrt();
         let s = (t / crouch_time).min(1.0);
         self.crouch = depth * s * s * (3.0 - 2.0 * s);
-        let rot = self.fit_body(def, dt, yaw_rotation(self.yaw), ground, scratch);
-        let facing = (off.abs() - turn).max(0.0) < FACING;
-        let ready = self.legs.iter().all(|l| l.grounded) && facing;
+        let rot = self.fit_body(def, dt, yaw, ground, scratch);
+        let off = yaw_of(face).map_or(0.0, |y| wrap_angle(y - self.yaw));
+        let ready = off.abs() < FACING
+            && left < 0.05
+            && self.speed() < 0.15
+            && self.legs.iter().all(|l| l.grounded);
         if t >= crouch_time + CROUCH_MORE || (t >= crouch_time && ready) {
             self.take_off(def, to);
         } else {
             self.jump = Some(Jump {
-                to,
                 phase: JumpPhase::Crouch { t, from_y },
+                ..jump.clone()
             });
         }
         rot
@@ -205,6 +232,7 @@ impl Locomotor {
             st.grounded = false;
         }
         self.jump = Some(Jump {
+            from: None,
             to,
             phase: JumpPhase::Flight { arc, t: 0.0 },
         });
@@ -229,15 +257,16 @@ impl Locomotor {
             let turn = def.nav.turn_rate.to_radians() * dt;
             self.yaw = wrap_angle(self.yaw + off.clamp(-turn, turn));
         }
-        // The body pitches with its flight path (nose up climbing, down coming down).
-        let pitch = flight_pitch(v, t);
-        self.up = Vec3::Y * pitch.cos() - forward_from_yaw(self.yaw) * pitch.sin();
-        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw);
-        // The legs tuck in after the take-off, then reach down for the ground.
+        // The legs tuck in after the take-off, then reach down for the ground; the body
+        // pitches with its flight path (nose up climbing, down coming down) and levels out
+        // as the legs reach down, so every foot comes down within its reach.
         let reach_down = landing_reach(def);
         let fall_end = (-arc.velocity(arc.time).y).max(0.5);
         let touch = arc.time - reach_down / fall_end;
         let out = ((touch - t) / TUCK_TIME).clamp(0.0, 1.0);
+        let pitch = flight_pitch(v, t) * out;
+        self.up = Vec3::Y * pitch.cos() - forward_from_yaw(self.yaw) * pitch.sin();
+        let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw);
         let tuck = (t / TUCK_TIME).clamp(0.0, 1.0).min(out);
         let share = 1.0 - (1.0 - TUCK) * tuck;
         let m = glam::Mat3::from_quat(rot);
@@ -275,6 +304,7 @@ impl Locomotor {
             return rot;
         }
         self.jump = Some(Jump {
+            from: None,
             to,
             phase: JumpPhase::Flight { arc, t },
         });
