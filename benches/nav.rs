@@ -1,6 +1,7 @@
-//! Navigation costs on the bundled arena: the navmesh bake for the spider's settings, a
-//! path query between random points of the mesh (criterion's median is the figure), and
-//! the navigation half of a tick with 1 000 agents walking to destinations.
+//! Navigation costs on the bundled arena: the navmesh bake for the spider's settings (alone,
+//! and with the jump, drop and hop links it finds for the spider's `nav.jump`), a path query
+//! between random points of the mesh (criterion's median is the figure), and the navigation
+//! half of a tick with 1 000 agents walking to destinations.
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -27,20 +28,25 @@ fn nav(c: &mut Criterion) {
         let w = host.world();
         let t = w.type_by_name("spider/spider").expect("spider");
         let def = &w.creature_type(t).expect("type").def;
-        (w.level().nav_input(), settings_of(&def.nav))
+        (w.level().nav_input(), settings_of(def))
     };
     let mut g = c.benchmark_group("nav");
     g.sample_size(10);
     g.bench_function("bake_arena", |b| {
         b.iter(|| NavMesh::bake(&input, settings).expect("bake"))
     });
-    let mesh = Arc::new(NavMesh::bake(&input, settings).expect("bake"));
+    g.bench_function("bake_arena_with_links", |b| {
+        b.iter(|| skitter::nav::bake(&input, settings).expect("bake"))
+    });
+    let baked = skitter::nav::bake(&input, settings).expect("bake");
+    let mesh = Arc::new(baked.mesh);
     println!(
-        "arena navmesh: {} polygons, {:.0} m² walkable",
+        "arena navmesh: {} polygons, {:.0} m² walkable, {} links found",
         mesh.polygons.len(),
-        mesh.total_area()
+        mesh.total_area(),
+        baked.links.len()
     );
-    let navigator = Navigator::new(mesh).expect("navigator");
+    let navigator = Navigator::new(mesh, baked.links).expect("navigator");
     let pts: Vec<Vec3> = (0..128)
         .map(|i| {
             let f = i as f32;
@@ -58,7 +64,7 @@ fn nav(c: &mut Criterion) {
     g.bench_function("path_query", |b| {
         b.iter(|| {
             k = (k + 1) % 64;
-            navigator.find_path(pts[k], pts[k + 64])
+            navigator.find_path(pts[k], pts[k + 64], None)
         })
     });
     g.finish();

@@ -176,11 +176,12 @@ fn parabola(ys: &[f64]) -> (f64, f64) {
             .max_by(|a, b| m[*a][col].abs().total_cmp(&m[*b][col].abs()))
             .expect("pivot");
         m.swap(col, p);
-        for r in 0..3 {
+        let pivot = m[col];
+        for (r, row) in m.iter_mut().enumerate() {
             if r != col {
-                let f = m[r][col] / m[col][col];
-                for c in col..4 {
-                    m[r][c] -= f * m[col][c];
+                let f = row[col] / pivot[col];
+                for (x, p) in row.iter_mut().zip(pivot).skip(col) {
+                    *x -= f * p;
                 }
             }
         }

@@ -660,6 +660,48 @@ mod tests {
     }
 
     #[test]
+    fn agents_walk_round_one_crossing_a_link() {
+        // Agent 1 crosses a link (it stands where its body is, as a link's crossing leaves
+        // it); agent 2's path runs within 0.3 m of that spot and goes round it. (Dead on,
+        // ORCA alone holds both still: the World's stuck sidestep breaks that, as for any
+        // agent standing in the way.)
+        let mut n = nav();
+        let spot = Vec3::new(0.0, 0.0, 3.0);
+        n.add_agent(
+            1,
+            spot,
+            Vec3::ZERO,
+            0.4,
+            2.0,
+            0.3,
+            Vec3::new(6.0, 0.0, 3.0),
+            None,
+        );
+        n.start_link(1);
+        let (mut p, mut v) = (Vec3::new(-5.0, 0.0, 3.3), Vec3::ZERO);
+        n.add_agent(2, p, v, 0.4, 2.0, 0.3, Vec3::new(5.0, 0.0, 3.3), None);
+        let mut closest = f32::MAX;
+        for _ in 0..60 * 10 {
+            n.set_body(1, spot, Vec3::ZERO);
+            n.set_body(2, p, v);
+            n.update(1.0 / 60.0);
+            assert_eq!(n.agent(1).expect("agent").state, NavAgentState::OnLink);
+            let s = n.agent(2).expect("agent");
+            if s.state == NavAgentState::Arrived {
+                break;
+            }
+            v = s.desired;
+            p += v / 60.0;
+            closest = closest.min(p.distance(spot));
+        }
+        assert!(p.x > 4.0, "stuck at {p}");
+        assert!(
+            closest > 0.75,
+            "came within {closest} of the one on the link"
+        );
+    }
+
+    #[test]
     fn paths_go_round_the_wall_and_agents_get_there() {
         let mut n = nav();
         let (a, b) = (Vec3::new(-6.0, 0.0, -4.0), Vec3::new(-6.0, 0.0, 4.0));

@@ -153,7 +153,7 @@ impl NavLink {
 }
 
 /// A bake's result: the mesh and its links.
-pub(crate) struct Baked {
+pub struct Baked {
     /// The navmesh.
     pub mesh: NavMesh,
     /// The level's links put on it, then those it found.
@@ -162,7 +162,7 @@ pub(crate) struct Baked {
 
 /// Bakes `input` for `s`, puts the level's links on the mesh and finds links by itself
 /// when `s` has jump limits.
-pub(crate) fn bake(input: &NavInput, s: NavSettings) -> Result<Baked, BakeError> {
+pub fn bake(input: &NavInput, s: NavSettings) -> Result<Baked, BakeError> {
     let mesh = NavMesh::bake(input, s)?;
     let grid = PolyGrid::new(&mesh);
     let mut links: Vec<NavLink> = input
