@@ -276,6 +276,11 @@ impl Locomotor {
         if self.is_climbing() && def.climb.is_some() && def.legs.len() == self.legs.len() {
             return self.clone();
         }
+        // So does one in the air (a jump's flight, a fall): it comes down on the level as it
+        // is now.
+        if (self.airborne || self.jump.is_some()) && def.legs.len() == self.legs.len() {
+            return self.clone();
+        }
         let mut l = Locomotor::spawn(def, self.position, self.yaw, ground);
         l.velocity = horizontal(self.velocity);
         l.intent = self.intent;

@@ -1,4 +1,4 @@
-//! Level edits: the level as pieces (`world.ground`, `world.box`, `world.stairs`), each
+//! Level edits: the level as pieces (`world.ground`, `world.box`, `world.stairs`, `world.link`), each
 //! kept with the mod that added it so a reload can take out exactly its own.
 
 use super::level::{BoxDesc, GroundDesc, GroundGrid, Level, StairsDesc};
