@@ -65,27 +65,6 @@ fn lines_of(text: &str, id: u64) -> Vec<Value> {
     by_id(text).remove(&id).unwrap_or_default()
 }
 
-/// Every creature's trace lines, as JSON, by id (the trace parsed once).
-fn by_id(text: &str) -> std::collections::BTreeMap<u64, Vec<Value>> {
-    let mut out: std::collections::BTreeMap<u64, Vec<Value>> = Default::default();
-    for l in text.lines() {
-        let v: Value = serde_json::from_str(l).expect("json");
-        if let (Some(id), None) = (v["id"].as_u64(), v.get("event")) {
-            out.entry(id).or_default().push(v);
-        }
-    }
-    out
-}
-
-fn v3(v: &Value) -> [f64; 3] {
-    let a = v.as_array().expect("a vector");
-    [
-        a[0].as_f64().expect("finite"),
-        a[1].as_f64().expect("finite"),
-        a[2].as_f64().expect("finite"),
-    ]
-}
-
 fn angle(a: [f64; 3], b: [f64; 3]) -> f64 {
     let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     let la = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();

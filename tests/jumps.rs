@@ -97,23 +97,6 @@ fn gap_level(gap: f32) -> String {
     )
 }
 
-/// The trace's lines by creature id, as JSON.
-fn by_id(text: &str) -> std::collections::BTreeMap<u64, Vec<Value>> {
-    let mut out: std::collections::BTreeMap<u64, Vec<Value>> = Default::default();
-    for l in text.lines() {
-        let v: Value = serde_json::from_str(l).expect("json");
-        if let (Some(id), None) = (v["id"].as_u64(), v.get("event")) {
-            out.entry(id).or_default().push(v);
-        }
-    }
-    out
-}
-
-fn v3(v: &Value) -> [f64; 3] {
-    let a = v.as_array().expect("a vector");
-    [0, 1, 2].map(|i| a[i].as_f64().expect("a number"))
-}
-
 /// An axis-aligned box: centre and size.
 type Boxed = ([f64; 3], [f64; 3]);
 

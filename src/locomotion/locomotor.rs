@@ -383,13 +383,7 @@ impl Locomotor {
             rot
         } else {
             path_end = self.steer(def, dt);
-            let duration = gait.duration_at(self.speed());
-            let yaw = yaw_rotation(self.yaw);
-            self.place_targets(def, gait, duration, yaw, ground);
-            self.schedule(def, gait, duration, scratch);
-            let landed_from = scratch.events.len();
-            self.swing(gait, dt, &mut scratch.events);
-            self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
+            let yaw = self.step_feet(def, gait, ground, dt, scratch);
             self.check_airborne(def, ground);
             self.fit_body(def, dt, yaw, ground, scratch)
         };
@@ -433,6 +427,27 @@ impl Locomotor {
         let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
+    }
+
+    /// The stepper's part of a walker's tick, after steering: every leg's target cast,
+    /// steps scheduled and swung, the feet that landed settled. Returns the heading's
+    /// rotation.
+    fn step_feet<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        gait: &GaitParams,
+        ground: &G,
+        dt: f32,
+        scratch: &mut Scratch,
+    ) -> Quat {
+        let duration = gait.duration_at(self.speed());
+        let yaw = yaw_rotation(self.yaw);
+        self.place_targets(def, gait, duration, yaw, ground);
+        self.schedule(def, gait, duration, scratch);
+        let landed_from = scratch.events.len();
+        self.swing(gait, dt, &mut scratch.events);
+        self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
+        yaw
     }
 
     /// How far to lower the body so that no hip rises above where it was unleaned: the

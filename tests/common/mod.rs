@@ -205,6 +205,25 @@ pub fn run_trace_within(
     (out, Trace::parse(&text))
 }
 
+/// Every creature's trace lines, as JSON, by id (the trace parsed once; event lines left
+/// out).
+pub fn by_id(text: &str) -> BTreeMap<u64, Vec<Value>> {
+    let mut out: BTreeMap<u64, Vec<Value>> = BTreeMap::new();
+    for l in text.lines() {
+        let v: Value = serde_json::from_str(l).expect("json");
+        if let (Some(id), None) = (v["id"].as_u64(), v.get("event")) {
+            out.entry(id).or_default().push(v);
+        }
+    }
+    out
+}
+
+/// A trace line's vector (`[x, y, z]`).
+pub fn v3(v: &Value) -> [f64; 3] {
+    let a = v.as_array().expect("a vector");
+    [0, 1, 2].map(|i| a[i].as_f64().expect("a finite number"))
+}
+
 /// The text of the trace [`run_trace`] wrote in `dir`.
 pub fn trace_text(dir: &Path) -> String {
     std::fs::read_dir(dir)

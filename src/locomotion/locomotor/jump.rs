@@ -181,13 +181,7 @@ impl Locomotor {
             self.position += glide;
             self.velocity += glide / dt;
         }
-        let duration = gait.duration_at(self.speed());
-        let yaw = yaw_rotation(self.yaw);
-        self.place_targets(def, gait, duration, yaw, ground);
-        self.schedule(def, gait, duration, scratch);
-        let landed_from = scratch.events.len();
-        self.swing(gait, dt, &mut scratch.events);
-        self.settle_landings(def, ground, &mut scratch.events[landed_from..]);
+        let yaw = self.step_feet(def, gait, ground, dt, scratch);
         // The body dips: the posture's height spring follows a target lowered by a
         // smoothstep to the crouch's depth (whose peak acceleration, 6 depth / time², is
         // the posture's limit).
