@@ -220,6 +220,24 @@ fn a_spider_jumps_a_gap_between_platforms_on_a_ballistic_arc_and_walks_on() {
         end[0] > 7.2 && end[1] > 0.2,
         "not on the far platform: {end:?}"
     );
+    // The landing kicks the lean (pitch) within a second of the touch.
+    let first = lines
+        .iter()
+        .position(|l| l["jump"].as_str() == Some("flight"))
+        .expect("a flight");
+    let touch = first
+        + lines[first..]
+            .iter()
+            .position(|l| l.get("jump").is_none())
+            .expect("a touch-down");
+    let kick = lines[touch..(touch + 60).min(lines.len())]
+        .iter()
+        .map(|l| l["lean"]["pitch"].as_f64().expect("pitch").abs())
+        .fold(0.0, f64::max);
+    assert!(
+        kick > 3.0,
+        "no landing kick: the lean's pitch peaked at {kick:.2}°"
+    );
     assert_outside(
         &text,
         &[
@@ -512,13 +530,18 @@ fn bad_link_and_jump_fields_are_located_errors() {
         ),
         (
             "links = {}",
-            "world.link { from = vec3(0, 0, 0), to = vec3(2, 0, 0), width = -1 }",
+            "world.box { position = vec3(0, -0.5, 0), size = vec3(8, 1, 8) } world.link { from = vec3(0, 0, 0), to = vec3(2, 0, 0), width = -1 }",
             "world.link: field 'width' must be > 0",
         ),
         (
             "links = {}",
             "world.link { from = vec3(0, 0, 0), to = vec3(2, 0, 0), kind = \"\" }",
             "world.link: field 'kind' must be a name",
+        ),
+        (
+            "links = {}",
+            "world.box { position = vec3(0, -0.5, 0), size = vec3(8, 1, 8) } world.link { from = vec3(0, 0, 0), to = vec3(30, 0, 0) }",
+            "world.link: field 'to' (30.00, 0.00, 0.00) has no ground within 1.5 m",
         ),
     ] {
         let sub = dir.path().join(format!("case{}", want.len()));

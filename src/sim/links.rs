@@ -105,6 +105,19 @@ impl World {
     /// is baked again with it, as for a box.
     pub fn add_link_for(&mut self, owner: &str, desc: LinkDesc) -> Result<(), DefError> {
         desc.validate()?;
+        // Each end on the level (a link into thin air would never join a navmesh).
+        self.refresh_level();
+        for (field, p) in [("from", desc.from), ("to", desc.to)] {
+            if self.ground_below(p + Vec3::Y * 1.5).is_none() {
+                return Err(DefError::new(
+                    field,
+                    format!(
+                        "{} has no ground within 1.5 m above or below it (build the level before its links)",
+                        fmt(p)
+                    ),
+                ));
+            }
+        }
         self.log(|| Input::Link { desc: desc.clone() });
         let kind = self.link_kind(&desc.kind);
         self.level.links.push((desc.clone(), kind));
