@@ -161,6 +161,14 @@ function Creature:link() end
 ---@return boolean
 function Creature:is_jumping() end
 
+--- Its team (world.spawn's `team`, c:set_team), or nil.
+---@return integer|nil
+function Creature:team() end
+
+--- Puts it in a team (a whole number 0..1000000; nil: none) from the next tick.
+---@param team integer?
+function Creature:set_team(team) end
+
 ---@param x number
 ---@param y number
 ---@param z number
@@ -212,7 +220,7 @@ function world.link(def) end
 function world.stairs(def) end
 
 ---@param type string|table
----@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table }
+---@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table, team?: integer }
 ---@return Creature
 function world.spawn(type, opts) end
 
@@ -220,12 +228,14 @@ function world.spawn(type, opts) end
 ---@return Creature[]
 function world.creatures(type) end
 
---- Creatures whose bodies are within radius of point, nearest first.
+--- Creatures whose bodies are within radius of point, nearest first (ties by id). The third
+--- argument is a type name, or a filter: only that `type`, only `team`, none of `not_team`,
+--- only `animated` ones (none in physics), without `exclude` (a handle), at most `limit`.
 ---@param point vector
 ---@param radius number
----@param type string?
+---@param filter string|{ type?: string, team?: integer, not_team?: integer, animated?: boolean, exclude?: Creature, limit?: integer }?
 ---@return Creature[]
-function world.creatures_near(point, radius, type) end
+function world.creatures_near(point, radius, filter) end
 
 --- Removes a creature this mod spawned (as c:despawn()).
 ---@param c Creature

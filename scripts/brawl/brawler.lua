@@ -12,18 +12,17 @@ return behaviour.define {
     if self:is_ragdoll() then return end
     self.state.cool = math.max(0, (self.state.cool or 0) - dt)
     local me = self:position()
-    local foe, best = nil, math.huge
-    for _, o in ipairs(world.creatures_near(me, self.params.sight, "brawl/soldier")) do
-      if o.params.team ~= self.params.team and not o:is_ragdoll() then
-        local d = vector.magnitude(o:position() - me)
-        if d < best then foe, best = o, d end
-      end
-    end
+    -- The nearest soldier of another team still on its feet, from the world's grid: a
+    -- battle's thousand brains each look at a few cells, not at every soldier.
+    local foe = world.creatures_near(me, self.params.sight, {
+      type = "brawl/soldier", not_team = self.params.team, animated = true, limit = 1,
+    })[1]
     if foe == nil then
       self:move(vec3(0, 0, 0), 0)
       return
     end
     local to = foe:position() - me
+    local best = vector.magnitude(to)
     local flat = vector.normalize(vec3(to.x, 0, to.z))
     if best > self.params.reach then
       self:move(flat, self.params.team == 1 and 1.1 or 1.2)

@@ -13,6 +13,7 @@ for team = 1, 2 do
       position = at,
       yaw = team == 1 and 0 or 180,
       behaviour = "brawler",
+      team = team,                -- what world.creatures_near filters foes by
       params = { team = team },
     })
   end

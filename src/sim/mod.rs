@@ -10,6 +10,7 @@ mod level_edits;
 mod links;
 pub(crate) mod model_pose;
 pub(crate) mod navigation;
+mod near;
 mod paths;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
@@ -24,6 +25,7 @@ pub use ground::RayHit;
 pub use level_edits::LevelPiece;
 pub use links::{jump_settings, JumpLimits, LinkDesc, LinkUse};
 pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
+pub use near::NearFilter;
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
 pub use navigation::settings_of;

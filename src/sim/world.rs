@@ -62,6 +62,9 @@ pub struct Creature {
     pub due: bool,
     /// Far from every focus of the level of detail (false without one; see `sim::detail`).
     pub far: bool,
+    /// Its team (`world.spawn{ team = n }`, `c:set_team`): what `world.creatures_near`
+    /// filters on.
+    pub team: Option<u32>,
 }
 
 impl Creature {
@@ -136,6 +139,8 @@ pub enum Command {
     HoldLink(CreatureId),
     /// The built-in crossing of the link it holds at (`c:cross_link()`).
     CrossLink(CreatureId),
+    /// Put a creature in a team (`None`: none), for `world.creatures_near`.
+    SetTeam(CreatureId, Option<u32>),
     /// Scale a ragdoll's muscle stiffness and damping (multipliers on its type's, each
     /// 0.01..100; the window's inspector).
     SetMuscleGains(CreatureId, [f32; 2]),
@@ -303,6 +308,8 @@ pub struct World {
     pub(super) paths: std::collections::BTreeMap<String, Arc<crate::math::bezier::BezierPath>>,
     /// Link kind names by number (see `sim::links`).
     pub(super) link_kinds: Vec<String>,
+    /// Creatures by place, for `creatures_near` (built on the first query of a tick).
+    pub(super) near: super::near::NearGrid,
 }
 
 impl World {
@@ -342,6 +349,7 @@ impl World {
             detail: None,
             all_due: true,
             link_kinds: super::links::generated_kinds(),
+            near: Default::default(),
         }
     }
 
@@ -425,6 +433,7 @@ impl World {
             behind: 0,
             due: true,
             far: false,
+            team: None,
         });
         Some(id)
     }
@@ -555,6 +564,11 @@ impl World {
                 Command::Jump(id, to) => self.apply_jump(*id, *to),
                 Command::HoldLink(id) => self.hold_link(*id),
                 Command::CrossLink(id) => self.cross_link(*id),
+                Command::SetTeam(id, team) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.team = *team;
+                    }
+                }
                 Command::SetMuscleGains(id, g) => self.set_muscle_gains(*id, *g),
                 Command::Despawn(id) => {
                     self.drop_agent(*id);
@@ -764,159 +778,5 @@ impl World {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::locomotion::def::tests::spider;
-    use crate::sim::level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
-
-    /// A world with flat ground `size` metres square around the origin.
-    pub(crate) fn flat_world(size: f32) -> World {
-        let mut w = World::new(1);
-        w.set_ground(&GroundDesc {
-            position: Vec3::ZERO,
-            width: size,
-            depth: size,
-            heights: HeightSource::Flat,
-        })
-        .expect("ground");
-        w
-    }
-
-    #[test]
-    fn spider_stands_and_walks_on_rapier_ground() {
-        let mut w = flat_world(40.0);
-        let t = w.register_type("test/spider", spider().validate().expect("valid"));
-        let id = w.spawn(t, Vec3::new(0.0, 3.0, 0.0), 0.0).expect("spawned");
-        let c = w.creature(id).expect("exists");
-        assert!(
-            (c.loco.position.y - 0.35).abs() < 1e-3,
-            "{}",
-            c.loco.position
-        );
-        w.push(Command::SetIntent(id, Intent::walk(Vec3::Z, 1.0)));
-        for _ in 0..300 {
-            w.step(TICK_DT);
-        }
-        let c = w.creature(id).expect("exists");
-        assert!(c.loco.position.z > 3.5, "{}", c.loco.position);
-        assert!(w.drain_events().len() > 10);
-        let hit = w
-            .raycast(Vec3::new(1.0, 5.0, 1.0), Vec3::NEG_Y, 10.0)
-            .expect("hit");
-        assert!((hit.distance - 5.0).abs() < 1e-4 && hit.normal.y > 0.99);
-        w.push(Command::Despawn(id));
-        w.step(TICK_DT);
-        assert!(w.creature(id).is_none());
-    }
-
-    #[test]
-    fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
-        let mut w = World::new(1);
-        w.set_background_bakes(true);
-        w.set_ground(&GroundDesc {
-            position: Vec3::ZERO,
-            width: 40.0,
-            depth: 40.0,
-            heights: HeightSource::Flat,
-        })
-        .expect("ground");
-        let t = w.register_type("test/spider", spider().validate().expect("valid"));
-        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
-        w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 6.0)));
-        w.step(TICK_DT);
-        let c = w.creature(id).expect("exists");
-        assert_eq!(
-            c.loco.intent,
-            Intent::Idle,
-            "stands while the navmesh bakes"
-        );
-        let start = std::time::Instant::now();
-        let mut frames = 1;
-        while w.creature(id).is_some_and(|c| c.loco.speed() < 0.1) {
-            assert!(start.elapsed().as_secs() < 20, "the bake never finished");
-            std::thread::sleep(std::time::Duration::from_millis(2));
-            w.step(TICK_DT);
-            frames += 1;
-        }
-        assert!(frames >= 2);
-        for _ in 0..60 * 12 {
-            w.step(TICK_DT);
-        }
-        let ev = w.drain_events();
-        assert!(
-            ev.iter()
-                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if *a == id)),
-            "arrived"
-        );
-        let p = w.creature(id).expect("exists").loco.position;
-        assert!((p.z - 6.0).abs() < 0.5 && p.x.abs() < 0.5, "{p}");
-        assert_eq!(w.nav_meshes().len(), 1);
-    }
-
-    /// Agents on the world's (only) navmesh.
-    fn agents(w: &World) -> usize {
-        w.nav
-            .meshes()
-            .first()
-            .and_then(|(m, _)| m.settings)
-            .and_then(|s| w.nav.peek(s, w.level_version))
-            .map_or(0, |n| n.agent_count())
-    }
-
-    #[test]
-    fn an_arrived_creature_stands_as_an_agent_again_after_a_restore() {
-        let mut w = flat_world(40.0);
-        let t = w.register_type("test/spider", spider().validate().expect("valid"));
-        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
-        w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 3.0)));
-        let mut arrived = false;
-        for _ in 0..60 * 8 {
-            w.step(TICK_DT);
-            arrived |= w
-                .drain_events()
-                .iter()
-                .any(|e| matches!(e, WorldEvent::Arrive { id: a } if *a == id));
-        }
-        assert!(arrived, "it arrives");
-        assert_eq!(agents(&w), 1, "arrived, it stands as an agent others avoid");
-        let cp = w.checkpoint();
-        w.restore(cp);
-        assert_eq!(agents(&w), 0, "a restore drops the agents");
-        w.step(TICK_DT);
-        assert_eq!(agents(&w), 1, "and it stands as one again");
-        let c = w.creature(id).expect("exists");
-        assert!(c.nav.as_ref().is_some_and(|g| g.arrived && !g.pending));
-        assert_eq!(c.loco.intent, Intent::Idle, "it stays where it stands");
-        assert!(
-            !w.drain_events()
-                .iter()
-                .any(|e| matches!(e, WorldEvent::Arrive { .. } | WorldEvent::NavWarning { .. })),
-            "no new arrival nor warning for it"
-        );
-    }
-
-    #[test]
-    fn boxes_and_stairs_are_solid() {
-        let mut w = World::new(1);
-        w.add_stairs(StairsDesc {
-            position: Vec3::ZERO,
-            yaw: 0.0,
-            steps: 4,
-            step_height: 0.2,
-            step_depth: 0.5,
-            width: 2.0,
-        })
-        .expect("stairs");
-        let hit = w
-            .raycast(Vec3::new(0.0, 5.0, 1.75), Vec3::NEG_Y, 10.0)
-            .expect("hit the 4th step");
-        assert!((hit.position.y - 0.8).abs() < 1e-4, "{}", hit.position);
-        assert!(w
-            .add_box(BoxDesc {
-                position: Vec3::ZERO,
-                size: Vec3::new(1.0, -1.0, 1.0),
-                rotation: Vec3::ZERO
-            })
-            .is_err());
-    }
-}
+#[path = "world_tests.rs"]
+pub(crate) mod tests;

@@ -1,5 +1,6 @@
 //! Links and jumps: `world.link{...}`, `c:jump(to)`, `c:cross_link()`, `c:link()`,
-//! `c:is_jumping()`.
+//! `c:is_jumping()`; and teams (`c:team()`, `c:set_team(n)`), which `world.creatures_near`
+//! filters on.
 
 use mlua::{Lua, Table, Value};
 
@@ -80,4 +81,37 @@ pub(super) fn is_jumping(lua: &Lua, this: Table) -> mlua::Result<bool> {
     let c = ctx(lua)?;
     let w = c.world.borrow();
     Ok(w.creature(id).is_some_and(|cr| cr.loco.jump.is_some()))
+}
+
+/// `c:team()`: its team number, or nil.
+pub(super) fn team(lua: &Lua, this: Table) -> mlua::Result<Option<u32>> {
+    let id = handle_id(lua, &this)?;
+    let c = ctx(lua)?;
+    let w = c.world.borrow();
+    Ok(w.creature(id).and_then(|cr| cr.team))
+}
+
+/// `c:set_team(n)`: puts it in team `n` (a whole number 0..1e6; nil: none) from the next tick.
+pub(super) fn set_team(lua: &Lua, (this, team): (Table, Value)) -> mlua::Result<()> {
+    let id = handle_id(lua, &this)?;
+    let team = match team {
+        Value::Nil => None,
+        v => match crate::script::convert::as_number(&v) {
+            Some(n) if (0.0..=1.0e6).contains(&n) && n.fract() == 0.0 => Some(n as u32),
+            _ => {
+                return Err(located(
+                    lua,
+                    format!(
+                        "c:set_team: team must be a whole number from 0 to 1000000 or nil, got {}",
+                        crate::script::convert::type_name(&v)
+                    ),
+                ))
+            }
+        },
+    };
+    ctx(lua)?
+        .world
+        .borrow_mut()
+        .push(Command::SetTeam(id, team));
+    Ok(())
 }

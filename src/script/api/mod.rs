@@ -100,7 +100,7 @@ const GLOBALS: &[(&str, &[Entry])] = &[
             ("creatures", "type?", |l| {
                 api_fn(l, "world.creatures", world::creatures)
             }),
-            ("creatures_near", "point, radius, type?", |l| {
+            ("creatures_near", "point, radius, filter?", |l| {
                 api_fn(l, "world.creatures_near", world::creatures_near)
             }),
             ("raycast", "origin, dir, max_distance?, opts?", |l| {
@@ -204,6 +204,10 @@ const HANDLE: &[Entry] = &[
     ("link", "", |l| api_fn(l, "c:link", links::link)),
     ("is_jumping", "", |l| {
         api_fn(l, "c:is_jumping", links::is_jumping)
+    }),
+    ("team", "", |l| api_fn(l, "c:team", links::team)),
+    ("set_team", "team", |l| {
+        api_fn(l, "c:set_team", links::set_team)
     }),
 ];
 

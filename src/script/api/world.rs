@@ -14,7 +14,7 @@ use crate::locomotion::DefError;
 use crate::script::convert::{self, to_vector, type_name, Reader};
 use crate::script::plain::Plain;
 use crate::script::shared::BrainRequest;
-use crate::sim::{CreatureId, World};
+use crate::sim::{CreatureId, NearFilter, World};
 
 /// A level-building call: reads its table and changes the level, any error named
 /// `what: field '...' ...` at the calling line.
@@ -154,39 +154,86 @@ pub(super) fn raycast(
     Ok(Value::Table(t))
 }
 
-/// `world.creatures_near(point, radius [, type])`: handles of the creatures whose bodies are
-/// within `radius` of `point`, nearest first (ties by id).
+/// `world.creatures_near(point, radius [, type | opts])`: handles of the creatures whose
+/// bodies are within `radius` of `point`, nearest first (ties by id). `opts`: `{ type,
+/// team, not_team, animated, exclude, limit }` (see `sim::NearFilter`), answered from the
+/// World's grid.
 pub(super) fn creatures_near(
     lua: &Lua,
     (p, radius, filter): (Value, f64, Option<Value>),
 ) -> mlua::Result<Table> {
+    const WHAT: &str = "world.creatures_near";
     let c = ctx(lua)?;
     let p = arg_point(lua, "world.creatures_near: point", &p)?;
     if !(radius.is_finite() && radius >= 0.0) {
         return Err(located(
             lua,
-            format!("world.creatures_near: radius must be a finite number >= 0, got {radius}"),
+            format!("{WHAT}: radius must be a finite number >= 0, got {radius}"),
         ));
     }
-    let want = match filter {
-        None | Some(Value::Nil) => None,
-        Some(v) => Some(type_arg(lua, &c, &v, "world.creatures_near")?),
+    let mut f = NearFilter::default();
+    let type_id = |lua: &Lua, v: &Value| -> mlua::Result<crate::sim::TypeId> {
+        let name = type_arg(lua, &c, v, WHAT)?;
+        c.world
+            .borrow()
+            .type_by_name(&name)
+            .ok_or_else(|| located(lua, format!("{WHAT}: unknown creature type \"{name}\"")))
     };
-    let mut near: Vec<(f32, CreatureId, String)> = {
-        let w = c.world.borrow();
-        w.creatures()
-            .iter()
-            .filter_map(|cr| {
-                let d = cr.loco.body_position().distance(p);
-                let name = w.creature_type(cr.type_id).map(|t| t.name.clone())?;
-                (d as f64 <= radius && want.as_ref().is_none_or(|t| *t == name))
-                    .then_some((d, cr.id, name))
+    match filter {
+        None | Some(Value::Nil) => {}
+        Some(Value::Table(t)) => {
+            let r = Reader::new(
+                t.clone(),
+                "",
+                &["type", "team", "not_team", "animated", "exclude", "limit"],
+            );
+            let bad = |e: DefError| def_err(lua, WHAT, e);
+            if let Some(v) = t.raw_get::<Option<Value>>("type")? {
+                f.type_id = Some(type_id(lua, &v)?);
+            }
+            let whole = |key: &str, max: f32| -> Result<Option<u32>, DefError> {
+                match r.num(key)? {
+                    None => Ok(None),
+                    Some(n) if n >= 0.0 && n <= max && n.fract() == 0.0 => Ok(Some(n as u32)),
+                    Some(n) => Err(DefError::new(
+                        key,
+                        format!("must be a whole number from 0 to {max}, got {n}"),
+                    )),
+                }
+            };
+            f.team = whole("team", 1.0e6).map_err(bad)?;
+            f.not_team = whole("not_team", 1.0e6).map_err(bad)?;
+            f.limit = whole("limit", 1.0e6).map_err(bad)?.map(|n| n as usize);
+            f.animated = r.boolean("animated").map_err(bad)?.unwrap_or(false);
+            match t.raw_get::<Value>("exclude")? {
+                Value::Nil => {}
+                Value::Table(h) => f.exclude = Some(super::handle::handle_id(lua, &h)?),
+                other => {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "{WHAT}: field 'exclude' must be a creature handle, got {}",
+                            type_name(&other)
+                        ),
+                    ))
+                }
+            }
+            r.finish().map_err(bad)?;
+        }
+        Some(v) => f.type_id = Some(type_id(lua, &v)?),
+    }
+    let near: Vec<(CreatureId, String)> = {
+        let mut w = c.world.borrow_mut();
+        let ids = w.creatures_near(p, radius as f32, &f);
+        ids.into_iter()
+            .filter_map(|id| {
+                let t = w.creature(id)?.type_id;
+                Some((id, w.creature_type(t)?.name.clone()))
             })
             .collect()
     };
-    near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let out = lua.create_table_with_capacity(near.len(), 0)?;
-    for (i, (_, id, name)) in near.into_iter().enumerate() {
+    for (i, (id, name)) in near.into_iter().enumerate() {
         out.raw_set(i + 1, handle(lua, id, &name)?)?;
     }
     Ok(out)
@@ -293,6 +340,7 @@ struct SpawnOpts {
     yaw: f32,
     behaviour: Option<String>,
     params: Plain,
+    team: Option<u32>,
 }
 
 fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
@@ -302,10 +350,11 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
             yaw: 0.0,
             behaviour: None,
             params: Plain::Nil,
+            team: None,
         });
     };
-    let r = Reader::new(t, "", &["position", "yaw", "behaviour", "params"]);
-    type Read = (Vec3, f32, Option<String>, Option<Table>);
+    let r = Reader::new(t, "", &["position", "yaw", "behaviour", "params", "team"]);
+    type Read = (Vec3, f32, Option<String>, Option<Table>, Option<u32>);
     let read = || -> Result<Read, DefError> {
         let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
         if !position.is_finite() {
@@ -320,15 +369,27 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
             return Err(DefError::new("yaw", "must be a finite number"));
         }
         let behaviour = r.string("behaviour")?;
-        Ok((position, yaw, behaviour, r.table("params")?))
+        let team = match r.num("team")? {
+            None => None,
+            Some(n) if (0.0..=1.0e6).contains(&n) && n.fract() == 0.0 => Some(n as u32),
+            Some(n) => {
+                return Err(DefError::new(
+                    "team",
+                    format!("must be a whole number from 0 to 1000000, got {n}"),
+                ))
+            }
+        };
+        Ok((position, yaw, behaviour, r.table("params")?, team))
     };
-    let (position, yaw, behaviour, params) = read().map_err(|e| def_err(lua, "world.spawn", e))?;
+    let (position, yaw, behaviour, params, team) =
+        read().map_err(|e| def_err(lua, "world.spawn", e))?;
     r.finish().map_err(|e| def_err(lua, "world.spawn", e))?;
     Ok(SpawnOpts {
         position,
         yaw,
         behaviour,
         params: plain_params(lua, "world.spawn", params)?,
+        team,
     })
 }
 
@@ -377,6 +438,9 @@ pub(super) fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Resu
                 .ok_or_else(|| located(lua, "world.spawn: spawn failed"))?
         }
     };
+    if o.team.is_some() {
+        c.world.borrow_mut().set_team(id, o.team);
+    }
     {
         let mut shared = c.shared.borrow_mut();
         if kept.is_none() {

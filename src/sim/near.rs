@@ -1,0 +1,197 @@
+//! `world.creatures_near` answered from a grid: creatures by 4 m cells of their bodies'
+//! places, built once a tick on the first query (scripts run between ticks: nothing moves
+//! while they ask), then each query visits only the cells its disc covers, keeps those that
+//! pass its filter (type, team, animated, one left out) and returns the nearest first, at
+//! most `limit` of them — a battle's brains asking for their nearest foe cost a few cells
+//! each, not every creature each.
+
+use std::collections::HashMap;
+
+use glam::Vec3;
+
+use super::world::{CreatureId, TypeId, World};
+
+/// Grid cells are this wide (m).
+const CELL: f32 = 4.0;
+
+/// What a query keeps.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NearFilter {
+    /// Only creatures of this type.
+    pub type_id: Option<TypeId>,
+    /// Only creatures of this team.
+    pub team: Option<u32>,
+    /// No creature of this team.
+    pub not_team: Option<u32>,
+    /// Only animated creatures (none in physics).
+    pub animated: bool,
+    /// Leave this one out (the asker).
+    pub exclude: Option<CreatureId>,
+    /// At most this many, the nearest.
+    pub limit: Option<usize>,
+}
+
+/// The grid of one tick.
+#[derive(Default)]
+pub(super) struct NearGrid {
+    /// What it was built for: (frame, removals, creatures).
+    key: (u64, u64, usize),
+    /// Creature indices by cell.
+    cells: HashMap<(i32, i32), Vec<u32>>,
+    /// Each creature's body centre, by index.
+    at: Vec<Vec3>,
+}
+
+fn cell_of(p: Vec3) -> (i32, i32) {
+    ((p.x / CELL).floor() as i32, (p.z / CELL).floor() as i32)
+}
+
+impl World {
+    /// The creatures whose bodies are within `radius` of `p` and pass `filter`, nearest
+    /// first (ties by id), at most `filter.limit`.
+    pub fn creatures_near(&mut self, p: Vec3, radius: f32, filter: &NearFilter) -> Vec<CreatureId> {
+        let key = (self.frame, self.removals, self.creatures.len());
+        if self.near.key != key || self.near.at.len() != self.creatures.len() {
+            let mut g = NearGrid {
+                key,
+                ..NearGrid::default()
+            };
+            for (i, c) in self.creatures.iter().enumerate() {
+                let at = c.body_pose().0;
+                g.at.push(at);
+                g.cells.entry(cell_of(at)).or_default().push(i as u32);
+            }
+            self.near = g;
+        }
+        let g = &self.near;
+        let keep = |i: usize| {
+            let c = &self.creatures[i];
+            filter.type_id.is_none_or(|t| c.type_id == t)
+                && filter.team.is_none_or(|t| c.team == Some(t))
+                && filter.not_team.is_none_or(|t| c.team != Some(t))
+                && (!filter.animated || c.rag.is_none())
+                && filter.exclude != Some(c.id)
+        };
+        let mut found: Vec<(f32, CreatureId)> = Vec::new();
+        let mut visit = |i: usize| {
+            let d = g.at[i].distance(p);
+            if d <= radius && keep(i) {
+                found.push((d, self.creatures[i].id));
+            }
+        };
+        let (lo, hi) = (
+            cell_of(p - Vec3::splat(radius)),
+            cell_of(p + Vec3::splat(radius)),
+        );
+        let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
+        if span > g.cells.len() as i64 {
+            // A disc wider than the crowd: every creature is a candidate.
+            (0..self.creatures.len()).for_each(&mut visit);
+        } else {
+            for x in lo.0..=hi.0 {
+                for z in lo.1..=hi.1 {
+                    if let Some(v) = g.cells.get(&(x, z)) {
+                        v.iter().for_each(|i| visit(*i as usize));
+                    }
+                }
+            }
+        }
+        let order =
+            |a: &(f32, CreatureId), b: &(f32, CreatureId)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        match filter.limit {
+            Some(k) if k < found.len() => {
+                if k > 0 {
+                    found.select_nth_unstable_by(k - 1, order);
+                }
+                found.truncate(k);
+                found.sort_by(order);
+            }
+            _ => found.sort_by(order),
+        }
+        found.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Puts creature `id` in `team` (`None`: none), now and in a recording.
+    pub fn set_team(&mut self, id: CreatureId, team: Option<u32>) {
+        self.log(|| super::record::Input::Command {
+            cmd: super::Command::SetTeam(id, team),
+        });
+        if let Some(c) = self.creature_mut(id) {
+            c.team = team;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::locomotion::def::tests::spider;
+
+    fn world_of(n: u32) -> (World, TypeId, TypeId) {
+        let mut w = World::new(3);
+        let a = w.register_type("t/a", spider().validate().expect("valid"));
+        let b = w.register_type("t/b", spider().validate().expect("valid"));
+        let mut rng = 7u64;
+        for i in 0..n {
+            let x = super::super::navigation::unit_random(&mut rng) * 60.0 - 30.0;
+            let z = super::super::navigation::unit_random(&mut rng) * 60.0 - 30.0;
+            let t = if i % 3 == 0 { b } else { a };
+            let id = w.spawn(t, Vec3::new(x, 0.0, z), 0.0).expect("spawn");
+            w.set_team(id, Some(i % 2));
+        }
+        (w, a, b)
+    }
+
+    #[test]
+    fn the_grid_answers_what_a_scan_of_every_creature_answers() {
+        let (mut w, a, _) = world_of(400);
+        let filters = [
+            NearFilter::default(),
+            NearFilter {
+                type_id: Some(a),
+                ..NearFilter::default()
+            },
+            NearFilter {
+                not_team: Some(1),
+                limit: Some(5),
+                exclude: Some(CreatureId(3)),
+                ..NearFilter::default()
+            },
+            NearFilter {
+                team: Some(1),
+                limit: Some(1),
+                ..NearFilter::default()
+            },
+        ];
+        for (k, f) in filters.iter().enumerate() {
+            for (p, r) in [
+                (Vec3::ZERO, 6.0),
+                (Vec3::new(12.0, 0.0, -7.0), 13.0),
+                (Vec3::new(-29.0, 0.0, 29.0), 3.0),
+                (Vec3::ZERO, 1000.0),
+            ] {
+                let got = w.creatures_near(p, r, f);
+                // The same by brute force.
+                let mut want: Vec<(f32, CreatureId)> = w
+                    .creatures()
+                    .iter()
+                    .filter(|c| {
+                        f.type_id.is_none_or(|t| c.type_id == t)
+                            && f.team.is_none_or(|t| c.team == Some(t))
+                            && f.not_team.is_none_or(|t| c.team != Some(t))
+                            && f.exclude != Some(c.id)
+                    })
+                    .map(|c| (c.body_pose().0.distance(p), c.id))
+                    .filter(|(d, _)| *d <= r)
+                    .collect();
+                want.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                let want: Vec<CreatureId> = want
+                    .into_iter()
+                    .take(f.limit.unwrap_or(usize::MAX))
+                    .map(|(_, id)| id)
+                    .collect();
+                assert_eq!(got, want, "filter {k} at {p} within {r}");
+            }
+        }
+    }
+}

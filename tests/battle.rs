@@ -1,0 +1,113 @@
+//! Battles (issue 30, its brains): a thousand soldiers each asking for its nearest foe.
+//! Asked of `world.creatures_near`'s filter (the World's grid: type, team, on its feet,
+//! nearest one), the brawl brain runs a 1 000-soldier battle within the default budget; the
+//! same brains filtering every soldier in sight in Lua overrun it and are suspended.
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests: a failure is a failed test
+
+mod common;
+
+use common::*;
+
+/// Two armies of 500 soldiers (teams 1 and 2) facing each other across the arena, with the
+/// brawl brain's `sight` raised to 40, and `brain` the brawler or a brain of the old kind.
+fn battle(dir: &std::path::Path, brain: &str) -> std::path::PathBuf {
+    temp_mod(
+        dir,
+        "battle",
+        &[
+            (
+                "mod.toml",
+                "name = \"battle\"\nversion = \"0.1.0\"\ndepends = [\"brawl\"]\n",
+            ),
+            (
+                "main.lua",
+                &format!(
+                    "{brain}\n\
+                     for team = 1, 2 do\n\
+                       local side = team == 1 and -1 or 1\n\
+                       for i = 0, 499 do\n\
+                         local at = vec3((i % 25 - 12) * 0.8, 0, side * (7 + math.floor(i / 25) * 0.6))\n\
+                         world.spawn(\"brawl/soldier\", {{ position = at, yaw = team == 1 and 0 or 180,\n\
+                           behaviour = BRAIN, team = team, params = {{ team = team, sight = 40 }} }})\n\
+                       end\n\
+                     end\n"
+                ),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_thousand_soldiers_find_their_foes_within_the_default_budget() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // The bundled brawler: one filtered query a tick each.
+    let m = battle(dir.path(), "local BRAIN = \"brawl/brawler\"");
+    let (out, t) = run_trace(
+        dir.path(),
+        90,
+        &[bundled("arena"), bundled("brawl"), m],
+        &[],
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("suspended"), "{said}");
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    // The brawl mod's own eight, then the armies.
+    assert_eq!(t.ids().len(), 1008);
+    // They turn on their nearest foes and march: at the end nearly all face the foe nearest
+    // them at the start (within 45°; the brawl mod's eight, fighting in their corner, move,
+    // and some nearest foes with them), and most have come nearer it (the front ranks block
+    // some of the rear). Teams by spawn order: the brawl mod's four and four, then the armies.
+    let team = |id: u64| match id {
+        1..=4 | 9..=508 => 1,
+        _ => 2,
+    };
+    let ids = t.ids();
+    let start: Vec<[f64; 3]> = ids
+        .iter()
+        .map(|id| t.of(*id)[0].pos.expect("pos"))
+        .collect();
+    let (mut facing, mut nearer) = (0, 0);
+    for (k, id) in ids.iter().enumerate().filter(|(_, id)| **id > 8) {
+        let foe = (0..ids.len())
+            .filter(|j| team(ids[*j]) != team(*id))
+            .min_by(|a, b| {
+                let d = |j: usize| (start[j][0] - start[k][0]).hypot(start[j][2] - start[k][2]);
+                d(*a).total_cmp(&d(*b))
+            })
+            .expect("a foe");
+        let r = t.of(*id);
+        let end = r[r.len() - 1].pos.expect("pos");
+        let fwd = r[r.len() - 1].fwd.expect("fwd");
+        let (fx, fz) = (start[foe][0] - end[0], start[foe][2] - end[2]);
+        let len = fx.hypot(fz);
+        facing += ((fwd[0] * fx + fwd[2] * fz) / len > 0.7) as usize;
+        let before = (start[foe][0] - start[k][0]).hypot(start[foe][2] - start[k][2]);
+        nearer += (len < before - 0.3) as usize;
+    }
+    assert!(facing > 930, "only {facing} of 1000 face their foe");
+    assert!(nearer > 750, "only {nearer} of 1000 came nearer their foe");
+
+    // The same battle with each brain looking through every soldier in sight in Lua.
+    let sub = dir.path().join("old");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let old = "behaviour.define { name = \"scan\", params = { team = 1, sight = 40 },\n\
+        on_update = function(self)\n\
+          local me, foe, best = self:position(), nil, math.huge\n\
+          for _, o in ipairs(world.creatures_near(me, self.params.sight, \"brawl/soldier\")) do\n\
+            if o.params.team ~= self.params.team and not o:is_ragdoll() then\n\
+              local d = vector.magnitude(o:position() - me)\n\
+              if d < best then foe, best = o, d end\n\
+            end\n\
+          end\n\
+          if foe then self:move(vector.normalize(foe:position() - me), 1.1) end\n\
+        end }\n\
+        local BRAIN = \"scan\"";
+    let m = battle(&sub, old);
+    let (out, _) = run_trace(&sub, 30, &[bundled("arena"), bundled("brawl"), m], &[]);
+    let said = text(&out);
+    assert!(
+        said.contains("suspended"),
+        "scanning every soldier should overrun the budget: {said}"
+    );
+}
