@@ -233,7 +233,7 @@ function world.creatures(type) end
 --- only `animated` ones (none in physics), without `exclude` (a handle), at most `limit`.
 ---@param point vector
 ---@param radius number
----@param filter string|{ type?: string, team?: integer, not_team?: integer, animated?: boolean, exclude?: Creature, limit?: integer }?
+---@param filter? string|{ type?: string, team?: integer, not_team?: integer, animated?: boolean, exclude?: Creature, limit?: integer }
 ---@return Creature[]
 function world.creatures_near(point, radius, filter) end
 

@@ -556,3 +556,46 @@ fn bad_link_and_jump_fields_are_located_errors() {
         );
     }
 }
+
+#[test]
+fn a_reload_takes_a_mods_links_away_and_gives_them_back() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let link = "world.link { from = vec3(2.6, 0, -2), to = vec3(4.6, 0, -2), kind = \"leap\" }";
+    let level = format!("{}{link}\n", gap_level(1.2));
+    let m = jump_mod(dir.path(), JUMP, &level);
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m.clone()]);
+    assert!(host.take_errors().is_empty());
+    host.tick();
+    let kinds = |host: &ScriptHost| -> (Vec<String>, usize) {
+        let w = host.world();
+        let links = w.nav_links();
+        let level: Vec<String> = links
+            .iter()
+            .filter(|(l, _)| l.id < skitter::nav::GENERATED_ID)
+            .map(|(l, _)| w.link_kinds()[l.kind].clone())
+            .collect();
+        (level, links.len())
+    };
+    let (level_links, all) = kinds(&host);
+    assert_eq!(level_links, vec!["leap".to_string()]);
+    assert!(all > 1, "the bake found none of its own");
+    let changed =
+        std::collections::BTreeMap::from([("jumps".to_string(), vec![PathBuf::from("main.lua")])]);
+    // Saved without the link: it goes, the links the bake finds stay.
+    let src = std::fs::read_to_string(m.join("main.lua")).expect("main");
+    std::fs::write(m.join("main.lua"), src.replace(link, "")).expect("write");
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    host.tick();
+    let (level_links, after) = kinds(&host);
+    assert!(level_links.is_empty(), "{level_links:?}");
+    assert_eq!(after, all - 1);
+    // And back.
+    std::fs::write(m.join("main.lua"), &src).expect("write");
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    host.tick();
+    assert_eq!(kinds(&host).0, vec!["leap".to_string()]);
+}

@@ -206,7 +206,7 @@ const HANDLE: &[Entry] = &[
         api_fn(l, "c:is_jumping", links::is_jumping)
     }),
     ("team", "", |l| api_fn(l, "c:team", links::team)),
-    ("set_team", "team", |l| {
+    ("set_team", "team?", |l| {
         api_fn(l, "c:set_team", links::set_team)
     }),
 ];
