@@ -128,8 +128,16 @@ fn ragdolls(c: &mut Criterion) {
     }
     group.bench_function("spider_settled", |b| b.iter(|| h.world_mut().step(TICK_DT)));
 
-    for n in [50usize, 200] {
+    for (n, threads) in [
+        (50usize, 1usize),
+        (200, 1),
+        (400, 1),
+        (400, 2),
+        (1000, 1),
+        (1000, 2),
+    ] {
         let h = host(dir.path());
+        h.world_mut().set_threads(threads);
         let ids = shoving(&mut h.world_mut(), n);
         // Into the shove before measuring.
         for t in 0..60 {
@@ -139,7 +147,12 @@ fn ragdolls(c: &mut Criterion) {
         }
         let mut tick = 0u64;
         group.throughput(Throughput::Elements(n as u64));
-        group.bench_function(format!("soldiers_shoving/{n}"), |b| {
+        let name = if threads == 1 {
+            format!("soldiers_shoving/{n}")
+        } else {
+            format!("soldiers_shoving/{n}/threads_{threads}")
+        };
+        group.bench_function(&name, |b| {
             b.iter(|| {
                 let mut w = h.world_mut();
                 tick += 1;
@@ -147,6 +160,21 @@ fn ragdolls(c: &mut Criterion) {
                 w.step(TICK_DT);
             })
         });
+        // Where a tick's time goes, per soldier (wall clock over 60 more ticks).
+        let mut split = [0.0f64; 4];
+        for _ in 0..60 {
+            let mut w = h.world_mut();
+            tick += 1;
+            shove(&mut w, &ids, tick);
+            w.step(TICK_DT);
+            let t = w.last_step_times();
+            for (s, d) in split
+                .iter_mut()
+                .zip([t.navigation, t.locomotion, t.physics, t.rapier])
+            {
+                *s += d.as_secs_f64() * 1e6 / (60.0 * n as f64);
+            }
+        }
         let w = h.world();
         let up = w
             .creatures()
@@ -154,9 +182,14 @@ fn ragdolls(c: &mut Criterion) {
             .filter(|c| c.body_pose().0.y > 0.7)
             .count();
         eprintln!(
-            "soldiers_shoving/{n}: {} in physics, {up} standing, {} asleep",
+            "{name}: {} in physics, {up} standing, {} asleep; per soldier-tick: physics {:.1} µs (rapier step {:.1}, ours {:.1}), locomotion {:.2}, commands and navigation {:.2}",
             w.ragdoll_count(),
-            w.sleeping_rigs()
+            w.sleeping_rigs(),
+            split[2],
+            split[3],
+            split[2] - split[3],
+            split[1],
+            split[0],
         );
     }
     group.finish();

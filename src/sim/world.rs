@@ -242,8 +242,11 @@ pub struct StepTimes {
     pub navigation: std::time::Duration,
     /// Locomotion of every animated creature (steering, feet, posture, lean, IK).
     pub locomotion: std::time::Duration,
-    /// Ragdolls (the rapier step).
+    /// Ragdolls: phases, rigs synced and driven (muscles, balance, anchors), the rapier
+    /// step, parts read back, recoveries judged.
     pub physics: std::time::Duration,
+    /// Of `physics`: the rapier step alone (contacts, solver, integration).
+    pub rapier: std::time::Duration,
     /// Of `locomotion`: the crowd navigation update that runs beside it (on the pool's other
     /// thread when there is one; its own time, not added to the phase's wall clock).
     pub beside: std::time::Duration,
@@ -606,12 +609,14 @@ impl World {
             }
         }
         let t2 = std::time::Instant::now();
+        self.step_times.rapier = std::time::Duration::ZERO;
         self.step_ragdolls(dt);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
         self.step_times = StepTimes {
             navigation: t1 - t0,
             locomotion: t2 - t1,
             physics: t2.elapsed(),
+            rapier: self.step_times.rapier,
             beside: self.step_times.beside,
         };
         self.frame += 1;
