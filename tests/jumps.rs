@@ -565,7 +565,7 @@ fn a_reload_takes_a_mods_links_away_and_gives_them_back() {
     let level = format!("{}{link}\n", gap_level(1.2));
     let m = jump_mod(dir.path(), JUMP, &level);
     let mut host = ScriptHost::new(HostOptions::default());
-    host.load(&[m.clone()]);
+    host.load(std::slice::from_ref(&m));
     assert!(host.take_errors().is_empty());
     host.tick();
     let kinds = |host: &ScriptHost| -> (Vec<String>, usize) {
