@@ -28,6 +28,9 @@ const DROP_GAP: f32 = 0.5;
 const SAMPLE: f32 = 0.5;
 /// Outward search step (m).
 const SEARCH_STEP: f32 = 0.1;
+/// How far back from the edge a take-off may be moved to clear the arc (m), in the order
+/// tried.
+const SETBACKS: [f32; 4] = [0.0, 0.25, 0.5, 0.75];
 
 /// A creature type's jump limits and body, for the links a bake finds by itself.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -415,11 +418,21 @@ fn look_out(
         if js.allows(p, rim, radius + SEARCH_STEP).is_err() {
             return None;
         }
-        // The arc between the real ground points (the mesh floats up to a cell over them).
-        let arc = js.arc(ground_under(level, p), ground_under(level, to));
-        if !arc_clear(level, &arc, js) {
+        // The arc between the real ground points (the mesh floats up to a cell over them),
+        // from the edge or, where the body would clip what it jumps onto (a block's face
+        // close ahead), from a little further back on the mesh it stands on.
+        let landing_at = ground_under(level, to);
+        let Some((from, arc)) = SETBACKS.iter().find_map(|back| {
+            let from = p - out * *back;
+            let on_mesh = *back == 0.0
+                || grid
+                    .under(mesh, from, (p.y - 0.15, p.y + 0.15), p.y)
+                    .is_some_and(|(i, _)| i == poly || mesh.neighbours[poly].contains(&Some(i)));
+            let arc = js.arc(ground_under(level, from), landing_at);
+            (on_mesh && arc_clear(level, &arc, js)).then_some((from, arc))
+        }) else {
             return None;
-        }
+        };
         let dy = to.y - p.y;
         let gap = (horizontal(rim - p).length() - 2.0 * radius).max(0.0);
         let kind = if dy > LEVEL {
@@ -431,7 +444,7 @@ fn look_out(
         };
         return Some(Found {
             edge: 0,
-            from: p,
+            from,
             to,
             kind,
             cost: js.cost(&arc),

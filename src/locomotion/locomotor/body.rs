@@ -64,7 +64,9 @@ impl Locomotor {
         }
         // Never rise so high that a planted foot would have to stretch past its reach, but
         // never pull the body down for one either: a stretched foot steps instead.
-        let target = height.min(self.reach_cap(def, rot).max(self.position.y)) - self.crouch;
+        // A jump's crouch lowers the height the feet give (never the cap: that only keeps
+        // the body from rising).
+        let target = (height - self.crouch).min(self.reach_cap(def, rot).max(self.position.y));
         // The drawn body (lowered by the lean's sink) follows its target as a critically
         // damped spring with a bounded acceleration (a landing may brake harder): steps,
         // rocks, slopes and the lean never jolt it.
