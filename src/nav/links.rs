@@ -422,7 +422,7 @@ fn look_out(
         // from the edge or, where the body would clip what it jumps onto (a block's face
         // close ahead), from a little further back on the mesh it stands on.
         let landing_at = ground_under(level, to);
-        let Some((from, arc)) = SETBACKS.iter().find_map(|back| {
+        let (from, arc) = SETBACKS.iter().find_map(|back| {
             let from = p - out * *back;
             let on_mesh = *back == 0.0
                 || grid
@@ -430,9 +430,7 @@ fn look_out(
                     .is_some_and(|(i, _)| i == poly || mesh.neighbours[poly].contains(&Some(i)));
             let arc = js.arc(ground_under(level, from), landing_at);
             (on_mesh && arc_clear(level, &arc, js)).then_some((from, arc))
-        }) else {
-            return None;
-        };
+        })?;
         let dy = to.y - p.y;
         let gap = (horizontal(rim - p).length() - 2.0 * radius).max(0.0);
         let kind = if dy > LEVEL {

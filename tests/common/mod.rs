@@ -540,7 +540,13 @@ pub fn support_height(feet: &[[f64; 3]], at: [f64; 3]) -> f64 {
         szy += z * y;
     }
     let det = sxx * szz - sxz * sxz;
-    if det.abs() < 1e-9 {
+    // Feet nearly in a line (one side's four planted while the other side swings, in a
+    // turn) leave the plane's tilt across that line to noise: it would put the "support"
+    // far above or below the body. Their mean height then (the smaller spread of their
+    // places, as a standard deviation, under 15 cm).
+    let (a, d) = (sxx / n, szz / n);
+    let least = 0.5 * (a + d) - (0.25 * (a - d).powi(2) + (sxz / n).powi(2)).sqrt();
+    if det.abs() < 1e-9 || least < 0.15f64.powi(2) {
         return my;
     }
     let b = (sxy * szz - szy * sxz) / det;
