@@ -322,7 +322,7 @@ impl World {
             frame: 0,
             time: 0.0,
             seed,
-            physics: PhysicsWorld::default(),
+            physics: super::ground::physics_world(),
             level: Level::default(),
             pieces: Vec::new(),
             level_dirty: false,
