@@ -308,6 +308,7 @@ impl World {
         self.physics = physics_world();
         // Rigs lived in the old physics world: they are rebuilt from their plain data.
         self.rigs.rigs.clear();
+        self.rigs.worlds.clear();
         let ground = self.level.build_colliders(&mut self.physics.colliders);
         self.ground_collider = ground
             .zip(self.level.ground.as_ref())

@@ -17,6 +17,7 @@
 //! timers): checkpoints keep it, and the rapier side ([`rig::Rig`]) is rebuilt from it when
 //! the physics world is replaced (level edits) or the World is restored.
 
+mod groups;
 pub(crate) mod rig;
 pub(crate) mod righting;
 mod step;
@@ -179,8 +180,26 @@ pub struct RagdollRequest {
 #[derive(Default)]
 pub(crate) struct Rigs {
     pub(crate) rigs: BTreeMap<CreatureId, rig::Rig>,
+    /// The interaction groups' physics worlds (each with the level's colliders and its
+    /// rigs), by their group's lowest creature id: groups touch nothing of each other's
+    /// within a tick, so they step apart — in parallel, each in its own order, the result
+    /// the same at any thread count (see `step::regroup`).
+    pub(crate) worlds: BTreeMap<CreatureId, rapier3d::prelude::PhysicsWorld>,
     /// Physics steps run (a step runs only when a rig is awake).
     pub(crate) steps: u64,
+}
+
+impl Rigs {
+    /// A rig and the world it lives in.
+    pub(crate) fn get_mut(
+        &mut self,
+        id: CreatureId,
+    ) -> Option<(&mut rapier3d::prelude::PhysicsWorld, &mut rig::Rig)> {
+        let Rigs { rigs, worlds, .. } = self;
+        let r = rigs.get_mut(&id)?;
+        let w = worlds.get_mut(&r.world)?;
+        Some((w, r))
+    }
 }
 
 impl World {
@@ -262,6 +281,7 @@ impl World {
     /// non-finite).
     pub fn physics_quarantine_empty(&self) -> bool {
         self.physics.quarantine().is_empty()
+            && self.rigs.worlds.values().all(|w| w.quarantine().is_empty())
     }
 
     /// Throws `id` into physics (`RagdollCause`), keeping its momentum; `impulse` (N·s,
@@ -422,12 +442,12 @@ impl World {
 
     /// Wakes a rig (a new strength, a hit), adding `dv` to its parts in rapier.
     fn wake_rig(&mut self, id: CreatureId, dv: Option<Vec3>) {
-        let Some(rig) = self.rigs.rigs.get_mut(&id) else {
+        let Some((physics, rig)) = self.rigs.get_mut(id) else {
             return;
         };
         rig.asleep = false;
         for h in &rig.bodies {
-            if let Some(b) = self.physics.bodies.get_mut(*h) {
+            if let Some(b) = physics.bodies.get_mut(*h) {
                 if let Some(dv) = dv {
                     let v = b.linvel() + dv;
                     b.set_linvel(v, true);
@@ -442,16 +462,16 @@ impl World {
 
     /// Removes every rig from rapier (they are rebuilt from plain data when next needed).
     pub(super) fn drop_all_rigs(&mut self) {
-        let rigs = std::mem::take(&mut self.rigs.rigs);
-        for (_, mut r) in rigs {
-            rig::remove(&mut self.physics, &mut r);
-        }
+        self.rigs.rigs.clear();
+        self.rigs.worlds.clear();
     }
 
     /// Removes one creature's rig.
     pub(super) fn drop_rig(&mut self, id: CreatureId) {
         if let Some(mut r) = self.rigs.rigs.remove(&id) {
-            rig::remove(&mut self.physics, &mut r);
+            if let Some(w) = self.rigs.worlds.get_mut(&r.world) {
+                rig::remove(w, &mut r);
+            }
         }
     }
 }

@@ -199,6 +199,8 @@ pub(crate) struct Rig {
     pub(crate) masses: Vec<f32>,
     pub(crate) stand: StandPose,
     pub(crate) asleep: bool,
+    /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
+    pub(crate) world: CreatureId,
 }
 
 impl Rig {
@@ -408,6 +410,7 @@ pub(crate) fn build(
         masses,
         stand,
         asleep: false,
+        world: id,
     }
 }
 

@@ -17,7 +17,7 @@ use crate::sim::World;
 
 /// Parts of one creature never touch each other (joined neighbours are also filtered by
 /// their joints); every other pair does.
-struct OwnPartsApart;
+pub(super) struct OwnPartsApart;
 
 impl PhysicsHooks for OwnPartsApart {
     fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
@@ -59,11 +59,9 @@ impl World {
         self.advance_phases(dt);
         self.sync_rigs();
         self.drive_rigs();
-        let awake = self.rigs.rigs.values().any(|r| !r.asleep);
         // Wall-clock, for profiling only: nothing in the simulation reads it.
         let t = std::time::Instant::now();
-        if awake {
-            self.physics.step_with_events(&OwnPartsApart, &());
+        if self.step_worlds() {
             self.rigs.steps += 1;
         }
         self.step_times.rapier = t.elapsed();
@@ -170,11 +168,11 @@ impl World {
         rag.goal = goal;
         rag.righting = righting;
         rag.still = 0.0;
-        if let Some(r) = self.rigs.rigs.get_mut(&id) {
+        if let Some((physics, r)) = self.rigs.get_mut(id) {
             r.asleep = false;
-            rig::add_anchor(&mut self.physics, r, (body.position, body.rotation));
+            rig::add_anchor(physics, r, (body.position, body.rotation));
             for h in &r.bodies {
-                if let Some(b) = self.physics.bodies.get_mut(*h) {
+                if let Some(b) = physics.bodies.get_mut(*h) {
                     b.wake_up(true);
                 }
             }
@@ -183,8 +181,8 @@ impl World {
 
     /// A try that did not stand the body up: limp again, or give up.
     fn fail_recovery(&mut self, id: CreatureId) {
-        if let Some(r) = self.rigs.rigs.get_mut(&id) {
-            rig::drop_anchor(&mut self.physics, r);
+        if let Some((physics, r)) = self.rigs.get_mut(id) {
+            rig::drop_anchor(physics, r);
         }
         let Some(c) = self.creature_mut(id) else {
             return;
@@ -214,15 +212,7 @@ impl World {
         for id in stale {
             self.drop_rig(id);
         }
-        for c in &self.creatures {
-            let Some(rag) = c.rag.as_ref() else { continue };
-            if self.rigs.rigs.contains_key(&c.id) {
-                continue;
-            }
-            // A recovering one gets its anchor back in `drive_rigs`.
-            let r = rig::build(&mut self.physics, c.id, &c.def, &rag.parts);
-            self.rigs.rigs.insert(c.id, r);
-        }
+        self.regroup();
     }
 
     /// Muscles, balance help and the anchor, for every awake rig.
@@ -235,7 +225,10 @@ impl World {
             if r.asleep {
                 continue;
             }
-            rig::set_strength(&mut self.physics, r, rag.muscle, rag.gains);
+            let Some(physics) = self.rigs.worlds.get_mut(&r.world) else {
+                continue;
+            };
+            rig::set_strength(physics, r, rag.muscle, rag.gains);
             let mass = r.mass();
             if rag.phase == RagdollPhase::Recovering {
                 let rt = c.def.physics.recovery_time;
@@ -250,15 +243,15 @@ impl World {
                         )
                     }
                 };
-                rig::add_anchor(&mut self.physics, r, pose);
-                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Recover, mass);
-                rig::move_anchor(&mut self.physics, r, pose);
+                rig::add_anchor(physics, r, pose);
+                rig::drive_anchor(physics, r, AnchorDrive::Recover, mass);
+                rig::move_anchor(physics, r, pose);
             } else if let Some((help, pose)) = balance(&self.physics, &c.def, rag) {
-                rig::add_anchor(&mut self.physics, r, pose);
-                rig::drive_anchor(&mut self.physics, r, AnchorDrive::Balance(help), mass);
-                rig::move_anchor(&mut self.physics, r, pose);
+                rig::add_anchor(physics, r, pose);
+                rig::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
+                rig::move_anchor(physics, r, pose);
             } else {
-                rig::drop_anchor(&mut self.physics, r);
+                rig::drop_anchor(physics, r);
             }
         }
     }
@@ -267,13 +260,13 @@ impl World {
     fn read_back(&mut self, dt: f32) {
         for c in self.creatures.iter_mut() {
             let Some(rag) = c.rag.as_mut() else { continue };
-            let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
+            let Some((physics, r)) = self.rigs.get_mut(c.id) else {
                 continue;
             };
             if r.asleep {
                 continue;
             }
-            rig::read_parts(&mut self.physics, r, &mut rag.parts);
+            rig::read_parts(physics, r, &mut rag.parts);
             let still = rag
                 .parts
                 .iter()
@@ -282,7 +275,7 @@ impl World {
             if rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER {
                 r.asleep = true;
                 for h in &r.bodies {
-                    if let Some(b) = self.physics.bodies.get_mut(*h) {
+                    if let Some(b) = physics.bodies.get_mut(*h) {
                         b.sleep();
                     }
                 }
