@@ -111,3 +111,63 @@ fn a_thousand_soldiers_find_their_foes_within_the_default_budget() {
         "scanning every soldier should overrun the budget: {said}"
     );
 }
+
+#[test]
+fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads() {
+    // Two lines of 200 soldiers thrown into physics (muscles at 0.7: the balance help holds
+    // them) and shoved at each other every 40 ticks: their rigs form interaction groups
+    // that step apart, on the second thread too.
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = temp_mod(
+        dir.path(),
+        "shove",
+        &[
+            (
+                "mod.toml",
+                "name = \"shove\"\nversion = \"0.1.0\"\ndepends = [\"brawl\"]\n",
+            ),
+            (
+                "main.lua",
+                "behaviour.define { name = \"shoved\", params = { dir = 1 },\n\
+                   on_spawn = function(self) self:ragdoll({ muscle = 0.7, duration = 1e9 }) end,\n\
+                   on_update = function(self)\n\
+                     self.state.n = (self.state.n or 0) + 1\n\
+                     if self.state.n % 40 == 0 then self:hit(vec3(0, 0, self.params.dir), 0.8) end\n\
+                   end }\n\
+                 for i = 0, 399 do\n\
+                   local row, k = i % 2, math.floor(i / 2)\n\
+                   local at = vec3((k % 25) * 1.1 - 13, 0, math.floor(k / 25) * 2.6 - 10 + (row == 0 and -0.6 or 0.6))\n\
+                   world.spawn(\"brawl/soldier\", { position = at, yaw = row == 0 and 0 or 180,\n\
+                     behaviour = \"shoved\", params = { dir = row == 0 and 1 or -1 } })\n\
+                 end\n",
+            ),
+        ],
+    );
+    let run = |threads: &str| -> Vec<u8> {
+        let sub = dir.path().join(format!("t{threads}"));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let (out, t) = run_trace(
+            &sub,
+            90,
+            &[bundled("arena"), bundled("brawl"), m.clone()],
+            &["--threads", threads, "--max-ragdolls", "1000"],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        assert!(t.errors().is_empty(), "{:?}", t.errors());
+        assert!(
+            t.recs.iter().filter(|r| r.ragdoll).count() > 400 * 80,
+            "the soldiers were not in physics"
+        );
+        std::fs::read(
+            std::fs::read_dir(&sub)
+                .expect("dir")
+                .flatten()
+                .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
+                .expect("a trace")
+                .path(),
+        )
+        .expect("trace")
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert!(one == two, "the trace differs at 2 threads");
+}
