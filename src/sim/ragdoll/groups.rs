@@ -81,9 +81,9 @@ impl World {
         }
         // Each group's key: its lowest id (boxes are in id order, so its first member's).
         let mut key_of: BTreeMap<usize, CreatureId> = BTreeMap::new();
-        for i in 0..n {
+        for (i, b) in boxes.iter().enumerate() {
             let r = find(&mut parent, i);
-            key_of.entry(r).or_insert(boxes[i].0);
+            key_of.entry(r).or_insert(b.0);
         }
         for i in 0..n {
             let id = boxes[i].0;
