@@ -181,6 +181,8 @@ fn ragdolls(c: &mut Criterion) {
             .iter()
             .filter(|c| c.body_pose().0.y > 0.7)
             .count();
+        let (groups, moved) = w.physics_groups();
+        eprintln!("{name}: {groups} interaction groups; {moved} rigs moved between them so far");
         eprintln!(
             "{name}: {} in physics, {up} standing, {} asleep; per soldier-tick: physics {:.1} µs (rapier step {:.1}, ours {:.1}), locomotion {:.2}, commands and navigation {:.2}",
             w.ragdoll_count(),

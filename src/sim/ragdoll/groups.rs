@@ -1,8 +1,8 @@
 //! Interaction groups: rigs that may touch each other within a tick share a physics world;
 //! the rest are apart. Each tick the rigs' bounds (their parts' centres, grown by a part's
-//! size and a tick's motion) are swept along x and joined where they overlap; a group lives
-//! in the world keyed by its lowest creature id (a rig whose group's key changes is rebuilt
-//! there from its plain data). The worlds step apart — on the pool's threads when there is
+//! size and a tick's motion) are swept along x and joined where they overlap; a group keeps
+//! the world most of its rigs are in (a rig that joins it is rebuilt there from its plain
+//! data; one that leaves goes to its new group's world). The worlds step apart — on the pool's threads when there is
 //! one — each a single-threaded rapier step of its own bodies: the same result at any
 //! thread count, and a crowd's step no longer one world growing with it.
 
@@ -79,42 +79,71 @@ impl World {
                 }
             }
         }
-        // Each group's key: its lowest id (boxes are in id order, so its first member's).
-        let mut key_of: BTreeMap<usize, CreatureId> = BTreeMap::new();
-        for (i, b) in boxes.iter().enumerate() {
-            let r = find(&mut parent, i);
-            key_of.entry(r).or_insert(b.0);
-        }
+        // Groups, each its members (indices in id order), the largest first (ties: the
+        // lowest id first). Each keeps the world most of its rigs are already in (ties: the
+        // lowest key) unless a larger group took it; else it gets a new one. So a group that
+        // grows or sheds a few keeps its world, and only the few are rebuilt.
+        let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for i in 0..n {
-            let id = boxes[i].0;
-            let key = key_of[&find(&mut parent, i)];
-            match self.rigs.rigs.get(&id) {
-                Some(r) if r.world == key => continue,
-                Some(_) => self.drop_rig(id),
-                None => {}
-            }
-            let Some(c) = self.creature(id) else { continue };
-            let Some(rag) = c.rag.as_ref() else { continue };
-            let (def, parts) = (c.def.clone(), rag.parts.clone());
-            let level = &self.level;
-            let world = self
-                .rigs
-                .worlds
-                .entry(key)
-                .or_insert_with(|| group_world(level));
-            // A recovering one gets its anchor back in `drive_rigs`.
-            let mut r = rig::build(world, id, &def, &parts);
-            r.world = key;
-            self.rigs.rigs.insert(id, r);
+            members.entry(find(&mut parent, i)).or_default().push(i);
         }
-        let used: BTreeSet<CreatureId> = self.rigs.rigs.values().map(|r| r.world).collect();
+        let mut groups: Vec<Vec<usize>> = members.into_values().collect();
+        groups.sort_by(|a, b| {
+            b.len()
+                .cmp(&a.len())
+                .then(boxes[a[0]].0.cmp(&boxes[b[0]].0))
+        });
+        let mut claimed: BTreeSet<u32> = BTreeSet::new();
+        for group in &groups {
+            let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
+            for &i in group {
+                if let Some(r) = self.rigs.rigs.get(&boxes[i].0) {
+                    *counts.entry(r.world).or_default() += 1;
+                }
+            }
+            let keep = counts
+                .iter()
+                .filter(|(k, _)| !claimed.contains(k))
+                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .map(|(k, _)| *k);
+            let key = keep.unwrap_or_else(|| {
+                self.rigs.next_key += 1;
+                self.rigs.next_key
+            });
+            claimed.insert(key);
+            for &i in group {
+                let id = boxes[i].0;
+                match self.rigs.rigs.get(&id) {
+                    Some(r) if r.world == key => continue,
+                    Some(_) => {
+                        self.drop_rig(id);
+                        self.rigs.moved += 1;
+                    }
+                    None => {}
+                }
+                let Some(c) = self.creature(id) else { continue };
+                let Some(rag) = c.rag.as_ref() else { continue };
+                let (def, parts) = (c.def.clone(), rag.parts.clone());
+                let level = &self.level;
+                let world = self
+                    .rigs
+                    .worlds
+                    .entry(key)
+                    .or_insert_with(|| group_world(level));
+                // A recovering one gets its anchor back in `drive_rigs`.
+                let mut r = rig::build(world, id, &def, &parts);
+                r.world = key;
+                self.rigs.rigs.insert(id, r);
+            }
+        }
+        let used: BTreeSet<u32> = self.rigs.rigs.values().map(|r| r.world).collect();
         self.rigs.worlds.retain(|k, _| used.contains(k));
     }
 
     /// One rapier step of every world with an awake rig, apart (on the pool when there is
     /// one). False when none stepped.
     pub(super) fn step_worlds(&mut self) -> bool {
-        let awake: BTreeSet<CreatureId> = self
+        let awake: BTreeSet<u32> = self
             .rigs
             .rigs
             .values()

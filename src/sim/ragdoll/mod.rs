@@ -181,10 +181,14 @@ pub struct RagdollRequest {
 pub(crate) struct Rigs {
     pub(crate) rigs: BTreeMap<CreatureId, rig::Rig>,
     /// The interaction groups' physics worlds (each with the level's colliders and its
-    /// rigs), by their group's lowest creature id: groups touch nothing of each other's
-    /// within a tick, so they step apart — in parallel, each in its own order, the result
-    /// the same at any thread count (see `step::regroup`).
-    pub(crate) worlds: BTreeMap<CreatureId, rapier3d::prelude::PhysicsWorld>,
+    /// rigs), by key: groups touch nothing of each other's within a tick, so they step
+    /// apart — in parallel, each in its own order, the result the same at any thread count
+    /// (see `groups`).
+    pub(crate) worlds: BTreeMap<u32, rapier3d::prelude::PhysicsWorld>,
+    /// The next new world's key.
+    pub(crate) next_key: u32,
+    /// Rigs rebuilt in another world because their group changed (for benches).
+    pub(crate) moved: u64,
     /// Physics steps run (a step runs only when a rig is awake).
     pub(crate) steps: u64,
 }
@@ -221,6 +225,12 @@ impl World {
     /// Physics steps run so far (steps run only while some rig is awake).
     pub fn physics_steps(&self) -> u64 {
         self.rigs.steps
+    }
+
+    /// Interaction groups (physics worlds) now, and rigs rebuilt in another group's world
+    /// so far (see `groups`).
+    pub fn physics_groups(&self) -> (usize, u64) {
+        (self.rigs.worlds.len(), self.rigs.moved)
     }
 
     /// Rigs asleep now.

@@ -200,7 +200,7 @@ pub(crate) struct Rig {
     pub(crate) stand: StandPose,
     pub(crate) asleep: bool,
     /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
-    pub(crate) world: CreatureId,
+    pub(crate) world: u32,
 }
 
 impl Rig {
@@ -410,7 +410,7 @@ pub(crate) fn build(
         masses,
         stand,
         asleep: false,
-        world: id,
+        world: 0,
     }
 }
 
