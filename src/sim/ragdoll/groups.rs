@@ -143,23 +143,31 @@ impl World {
     /// One rapier step of every world with an awake rig, apart (on the pool when there is
     /// one). False when none stepped.
     pub(super) fn step_worlds(&mut self) -> bool {
-        let awake: BTreeSet<u32> = self
-            .rigs
-            .rigs
-            .values()
-            .filter(|r| !r.asleep)
-            .map(|r| r.world)
-            .collect();
+        // Worlds with an awake rig, by their rigs' count.
+        let mut awake: BTreeMap<u32, usize> = BTreeMap::new();
+        for r in self.rigs.rigs.values() {
+            if !r.asleep {
+                awake.entry(r.world).or_insert(0);
+            }
+        }
         if awake.is_empty() {
             return false;
         }
-        let mut worlds: Vec<&mut PhysicsWorld> = self
+        for r in self.rigs.rigs.values() {
+            if let Some(n) = awake.get_mut(&r.world) {
+                *n += 1;
+            }
+        }
+        let mut worlds: Vec<(usize, &mut PhysicsWorld)> = self
             .rigs
             .worlds
             .iter_mut()
-            .filter(|(k, _)| awake.contains(k))
-            .map(|(_, w)| w)
+            .filter_map(|(k, w)| awake.get(k).map(|n| (*n, w)))
             .collect();
+        // The largest first: the threads share the work out evenly (which world steps when
+        // changes nothing: they are apart).
+        worlds.sort_by_key(|w| std::cmp::Reverse(w.0));
+        let mut worlds: Vec<&mut PhysicsWorld> = worlds.into_iter().map(|(_, w)| w).collect();
         match self.pool.as_ref() {
             Some(pool) if worlds.len() > 1 => {
                 use rayon::prelude::*;
