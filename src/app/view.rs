@@ -263,7 +263,7 @@ impl View {
             let (a, b) = l.middle();
             let run = crate::math::frame::horizontal(b - a).length();
             let rise = crate::math::ballistic::jump_rise(run);
-            let arc = crate::math::Ballistic::plan(a, b, rise, 9.81);
+            let arc = crate::math::Ballistic::plan(a, b, rise, crate::math::ballistic::GRAVITY);
             let pts: Vec<Vec3> = arc.points(12).collect();
             let mut segs: Vec<(Vec3, Vec3)> =
                 pts.windows(2).map(|p| (p[0] + lift, p[1] + lift)).collect();

@@ -32,7 +32,7 @@ pub(crate) const HEIGHT_TAU: f32 = 0.1;
 /// 1.1 mm per tick², so no step, rock or turn jolts it.
 pub(crate) const BODY_ACCEL_MAX: f32 = 4.0;
 /// Falling: gravity (m/s²).
-pub(crate) const GRAVITY: f32 = 9.81;
+pub(crate) const GRAVITY: f32 = crate::math::ballistic::GRAVITY;
 /// Landing: the legs catch the body with at most this deceleration (m/s², 3 g).
 pub(crate) const LAND_DECEL: f32 = 3.0 * GRAVITY;
 /// Body tilt smoothing time constant (s).

@@ -9,6 +9,7 @@ pub(crate) mod gait;
 pub(crate) mod ground;
 pub(crate) mod lean;
 pub(crate) mod locomotor;
+pub(crate) mod nav_def;
 pub(crate) mod physics;
 pub(crate) mod posture;
 pub(crate) mod tuning;

@@ -11,7 +11,7 @@ use glam::Vec3;
 use super::def::{finite, non_negative, positive, DefError};
 
 /// Gravity the rigs fall under, m/s² (the same as the locomotor's fall).
-pub(crate) const GRAVITY: f32 = 9.81;
+pub(crate) const GRAVITY: f32 = crate::math::ballistic::GRAVITY;
 
 /// One joint's muscle: stiffness (N·m/rad), damping (N·m·s/rad), max torque (N·m).
 #[derive(Clone, Copy, Debug, PartialEq)]

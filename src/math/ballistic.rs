@@ -4,6 +4,10 @@
 
 use glam::Vec3;
 
+/// Gravity (m/s², down): what falls, jumps and ragdolls feel (`locomotion` and `nav` name
+/// this one).
+pub(crate) const GRAVITY: f32 = 9.81;
+
 /// A throw from `from` with velocity `v0` under gravity `g` (m/s², down), landing at `to`
 /// after `time` seconds.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -13,7 +13,7 @@ use super::mesh::{inside_xz, BakeError, NavInput, NavMesh, NavSettings};
 use crate::math::ballistic::{flight_axis, jump_arc, Ballistic};
 
 /// Gravity of jumps (m/s²): the locomotor's.
-pub(crate) const JUMP_GRAVITY: f32 = 9.81;
+pub(crate) const JUMP_GRAVITY: f32 = crate::math::ballistic::GRAVITY;
 /// The kinds a bake finds by itself, as kind numbers: a gap jumped (0), a ledge dropped
 /// off (1), a block hopped onto (2). A World's kind table starts with these names.
 pub const GENERATED_KINDS: [&str; 3] = ["jump", "drop", "hop"];

@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
-use super::navigation::{settings_of, Status};
+use super::nav_world::Status;
+use super::navigation::settings_of;
 use super::record::Input;
 use super::world::{Creature, CreatureId, World, WorldEvent};
 use super::LevelPiece;
 pub use crate::locomotion::def::JumpLimits;
 use crate::locomotion::{DefError, Intent, ValidCreatureDef};
-use crate::nav::{JumpSettings, NavAgentState, GENERATED_KINDS};
+use crate::nav::{JumpSettings, GENERATED_KINDS};
 
 /// A link between two places on the navmesh (`world.link{...}`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -362,11 +363,6 @@ pub(super) fn on_link(c: &Creature) -> bool {
 /// The kinds every World starts with.
 pub(super) fn generated_kinds() -> Vec<String> {
     GENERATED_KINDS.iter().map(|k| k.to_string()).collect()
-}
-
-/// Whether an agent state is a link reached.
-pub(super) fn at_link(s: NavAgentState) -> bool {
-    s == NavAgentState::AtLink
 }
 
 fn fmt(p: Vec3) -> String {

@@ -9,6 +9,7 @@ pub(crate) mod level;
 mod level_edits;
 mod links;
 pub(crate) mod model_pose;
+mod nav_world;
 pub(crate) mod navigation;
 mod near;
 mod paths;

@@ -1,25 +1,20 @@
-//! The World's navigation: a navmesh per distinct set of agent settings, baked from the
-//! level when first needed and again after the level changes (on a worker thread when the
-//! World is told to, so the tick never waits; creatures with a destination stand until it
-//! is ready), and each creature with a destination as a landmass agent. The second half of
-//! this file is the World's side: agents placed and stepped in the tick, nav queries.
+//! The World's navigation: each creature with a destination as a landmass agent on the
+//! navmesh of its type's settings (`sim::nav_world` bakes and keeps them) — agents placed
+//! and stepped in the tick, their creatures steered, links reached handed to `sim::links`
+//! — and the nav queries scripts make.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::Duration;
 
 use glam::Vec3;
 
 use super::climb_nav::over_surfaces;
-use super::links::{at_link, jump_settings, on_link, permitted, LinkUse};
+use super::links::{jump_settings, on_link, permitted, LinkUse};
+use super::nav_world::{NavWorld, Status};
 use super::world::{Creature, CreatureId, World, WorldEvent};
 use crate::locomotion::{Intent, ValidCreatureDef};
 use crate::math::frame::horizontal;
 use crate::nav::agents::ReachedLink;
-use crate::nav::links::Baked;
-use crate::nav::mesh::BakeError;
-use crate::nav::{NavAgentState, NavInput, NavMesh, NavSettings, Navigator};
+use crate::nav::{NavAgentState, NavInput, NavSettings, Navigator};
 
 /// An agent slower than this share of its cruise speed, short of its target, is stuck...
 const STUCK_SPEED: f32 = 0.2;
@@ -109,193 +104,6 @@ pub fn settings_of(def: &ValidCreatureDef) -> NavSettings {
         max_slope: nav.max_slope,
         step_height: nav.step_height,
         jump: nav.jump.map(|_| jump_settings(def)),
-    }
-}
-
-enum Entry {
-    Ready(Box<Navigator>),
-    Baking(JoinHandle<Result<Baked, BakeError>>),
-    Failed(String),
-}
-
-/// One bake: its level version and where it stands.
-struct Slot {
-    version: u64,
-    entry: Entry,
-    /// How long the bake took (for reports and benches).
-    took: Option<Duration>,
-    started: std::time::Instant,
-}
-
-/// All navmeshes of a World.
-#[derive(Default)]
-pub(crate) struct NavWorld {
-    slots: BTreeMap<[u32; 12], Slot>,
-    /// Bake on worker threads (the window, `--realtime`); otherwise bakes block the tick
-    /// that needs them, which keeps headless runs deterministic.
-    pub background: bool,
-}
-
-/// Whether a navmesh can be used now.
-pub(crate) enum Status<'a> {
-    /// Ready.
-    Ready(&'a mut Navigator),
-    /// Being baked.
-    Baking,
-    /// The bake failed (why).
-    Failed(String),
-}
-
-impl NavWorld {
-    /// Runs the crowd updates `step_nav` deferred (`deferred[i]` for the `i`-th ready
-    /// navigator: `(tick, every)`, `None` when it updated there), each `dt` long.
-    pub(crate) fn step_deferred(&mut self, deferred: &[Option<(u64, u64)>], dt: f32) {
-        for (n, d) in self.ready().zip(deferred) {
-            if let Some((tick, every)) = *d {
-                if n.agent_count() > 0 {
-                    n.step(dt, tick, every);
-                }
-            }
-        }
-    }
-
-    /// The navigator for `s` on the level at `version`, baking it if needed: on a worker
-    /// thread when bakes run in the background (then `Baking` until it is done), else here.
-    pub(crate) fn get(
-        &mut self,
-        s: NavSettings,
-        version: u64,
-        input: &dyn Fn() -> NavInput,
-    ) -> Status<'_> {
-        let wait = !self.background;
-        self.fetch(s, version, input, wait)
-    }
-
-    /// The navigator for `s` now: baked here if missing, or waited for if a background
-    /// bake is running (queries that must answer at once).
-    pub(crate) fn get_now(
-        &mut self,
-        s: NavSettings,
-        version: u64,
-        input: &dyn Fn() -> NavInput,
-    ) -> Status<'_> {
-        self.fetch(s, version, input, true)
-    }
-
-    fn fetch(
-        &mut self,
-        s: NavSettings,
-        version: u64,
-        input: &dyn Fn() -> NavInput,
-        wait: bool,
-    ) -> Status<'_> {
-        let key = s.key();
-        let stale = self
-            .slots
-            .get(&key)
-            .is_none_or(|slot| slot.version != version);
-        if stale {
-            let started = std::time::Instant::now();
-            let (entry, took) = if wait {
-                (
-                    finish(crate::nav::links::bake(&input(), s)),
-                    Some(started.elapsed()),
-                )
-            } else {
-                let input = input();
-                let h = std::thread::spawn(move || crate::nav::links::bake(&input, s));
-                (Entry::Baking(h), None)
-            };
-            self.slots.insert(
-                key,
-                Slot {
-                    version,
-                    entry,
-                    took,
-                    started,
-                },
-            );
-        }
-        let Some(slot) = self.slots.get_mut(&key) else {
-            return Status::Failed("no navmesh".into());
-        };
-        if matches!(&slot.entry, Entry::Baking(h) if wait || h.is_finished()) {
-            let Entry::Baking(h) = std::mem::replace(&mut slot.entry, Entry::Failed(String::new()))
-            else {
-                return Status::Baking;
-            };
-            slot.entry = match h.join() {
-                Ok(r) => finish(r),
-                Err(_) => Entry::Failed("the navmesh bake crashed".into()),
-            };
-            slot.took = Some(slot.started.elapsed());
-        }
-        match &mut slot.entry {
-            Entry::Ready(n) => Status::Ready(n),
-            Entry::Baking(_) => Status::Baking,
-            Entry::Failed(e) => Status::Failed(e.clone()),
-        }
-    }
-
-    /// The navigator for `s` if it is baked for the level at `version` (never bakes).
-    pub(crate) fn peek(&self, s: NavSettings, version: u64) -> Option<&Navigator> {
-        let slot = self
-            .slots
-            .get(&s.key())
-            .filter(|sl| sl.version == version)?;
-        match &slot.entry {
-            Entry::Ready(n) => Some(n),
-            _ => None,
-        }
-    }
-
-    /// Every ready navigator.
-    pub(crate) fn ready(&mut self) -> impl Iterator<Item = &mut Navigator> {
-        self.slots.values_mut().filter_map(|s| match &mut s.entry {
-            Entry::Ready(n) => Some(&mut **n),
-            _ => None,
-        })
-    }
-
-    /// Ready navmeshes (for drawing), with how long each bake took.
-    pub(crate) fn meshes(&self) -> Vec<(Arc<NavMesh>, Option<Duration>)> {
-        self.slots
-            .values()
-            .filter_map(|s| match &s.entry {
-                Entry::Ready(n) => Some((n.mesh.clone(), s.took)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Every ready navigator's links, with whether each is still taken (not found blocked).
-    pub(crate) fn links(&self) -> Vec<(crate::nav::NavLink, bool)> {
-        let mut out = Vec::new();
-        for s in self.slots.values() {
-            if let Entry::Ready(n) = &s.entry {
-                out.extend(
-                    n.links()
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| (l.clone(), n.link_enabled(i))),
-                );
-            }
-        }
-        out
-    }
-
-    /// Drops every agent (after a checkpoint restore or a reload: they are re-added).
-    pub(crate) fn clear_agents(&mut self) {
-        for n in self.ready() {
-            n.clear_agents();
-        }
-    }
-}
-
-fn finish(r: Result<Baked, BakeError>) -> Entry {
-    match r.and_then(|b| Navigator::new(Arc::new(b.mesh), b.links)) {
-        Ok(n) => Entry::Ready(Box::new(n)),
-        Err(e) => Entry::Failed(e.to_string()),
     }
 }
 
@@ -731,7 +539,7 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     let Some(a) = n.agent(c.id.0) else {
         return Steered::On;
     };
-    if let Some(r) = a.link.filter(|_| at_link(a.state)) {
+    if let Some(r) = a.link.filter(|_| a.state == NavAgentState::AtLink) {
         c.loco.intent = Intent::Idle;
         return Steered::AtLink(r);
     }
