@@ -181,8 +181,11 @@ fn ragdolls(c: &mut Criterion) {
             .iter()
             .filter(|c| c.body_pose().0.y > 0.7)
             .count();
-        let (groups, moved) = w.physics_groups();
-        eprintln!("{name}: {groups} interaction groups; {moved} rigs moved between them so far");
+        let g = w.physics_groups();
+        eprintln!(
+            "{name}: {} interaction groups, the largest {} rigs; {} rigs moved between them so far",
+            g.groups, g.largest, g.moved
+        );
         eprintln!(
             "{name}: {} in physics, {up} standing, {} asleep; per soldier-tick: physics {:.1} µs (rapier step {:.1}, ours {:.1}), locomotion {:.2}, commands and navigation {:.2}",
             w.ragdoll_count(),

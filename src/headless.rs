@@ -547,9 +547,17 @@ fn summary(
     } else {
         w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32
     };
+    let g = w.physics_groups();
+    let physics = match w.ragdoll_count() {
+        0 => String::new(),
+        r => format!(
+            "  in physics {r} ({} groups, the largest {})",
+            g.groups, g.largest
+        ),
+    };
     writeln!(
         console,
-        "t={:6.1}s  creatures {n:4}  mean speed {mean_speed:4.2} m/s  steps/s {steps:5}  tick {:.3} ms  mods {}",
+        "t={:6.1}s  creatures {n:4}{physics}  mean speed {mean_speed:4.2} m/s  steps/s {steps:5}  tick {:.3} ms  mods {}",
         w.time(),
         tick_time.as_secs_f64() * 1e3 / 60.0,
         host.running_mods().join(",")

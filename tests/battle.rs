@@ -171,3 +171,69 @@ fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads()
     let (one, two) = (run("1"), run("2"));
     assert!(one == two, "the trace differs at 2 threads");
 }
+
+/// The bundled battle scene (`scripts/scenes/battle`, not in the default demo): loaded with
+/// the mods it names, its two armies of 100 soldiers and 6 spiders each charge, meet and
+/// brawl — soldiers go down in physics and get up again, spiders ram — with no error and
+/// never more in physics than the default cap.
+#[test]
+fn the_battle_scene_charges_meets_and_brawls() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let scene = root().join("scripts/scenes/battle");
+    let (out, t) = run_trace(
+        dir.path(),
+        420,
+        &[bundled("arena"), bundled("spider"), bundled("brawl"), scene],
+        &[],
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    assert!(!said.contains("] error:"), "{said}");
+    // The brawl mod's own eight, then two armies of 100 soldiers and 6 spiders.
+    assert_eq!(t.ids().len(), 8 + 2 * 106, "{said}");
+    let last = t.recs.iter().map(|r| r.frame).max().expect("frames");
+    let at = |frame: u64| t.recs.iter().filter(move |r| r.frame == frame);
+    // At the start nobody is in physics; by the end many are, and some got up again.
+    assert_eq!(at(0).filter(|r| r.ragdoll).count(), 0);
+    let down = at(last).filter(|r| r.ragdoll).count();
+    assert!((20..=256).contains(&down), "{down} in physics at the end");
+    // Got up: in physics in one record, animated in a later one.
+    let mut was_down = std::collections::BTreeSet::new();
+    let mut up_again = std::collections::BTreeSet::new();
+    for r in &t.recs {
+        if r.ragdoll {
+            was_down.insert(r.id);
+        } else if was_down.contains(&r.id) {
+            up_again.insert(r.id);
+        }
+    }
+    let got_up = up_again.len();
+    assert!(got_up >= 5, "{got_up} soldiers got up");
+    // The armies met: the fronts (the soldiers nearest x = 0 on each side) closed from 6 m.
+    let front = |team_sign: f64| {
+        at(last)
+            .filter(|r| r.ty == "brawl/soldier")
+            .filter_map(|r| r.pos)
+            .filter(|p| p[0] * team_sign > 0.0 && p[2] < -1.0)
+            .count()
+    };
+    assert!(front(-1.0) > 0 && front(1.0) > 0, "an army vanished");
+    let spider_moved = t
+        .ids()
+        .into_iter()
+        .filter(|id| {
+            let path: Vec<[f64; 3]> = t
+                .recs
+                .iter()
+                .filter(|r| r.id == *id && r.ty == "spider/spider")
+                .filter_map(|r| r.pos)
+                .collect();
+            path.len() > 1 && {
+                let (a, b) = (path[0], path[path.len() - 1]);
+                ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt() > 2.0
+            }
+        })
+        .count();
+    assert!(spider_moved >= 6, "{spider_moved} spiders charged");
+}

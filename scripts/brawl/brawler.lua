@@ -4,7 +4,8 @@
 -- balance help holding it); a hard one knocks it over and it gets up by itself.
 return behaviour.define {
   name = "brawler",
-  params = { team = 1, reach = 0.95, sight = 14, shove = { 1.5, 4.5 }, rest = 1.4 },
+  -- foes: the type it picks fights with ("any": every type; a battle's spiders too).
+  params = { team = 1, reach = 0.95, sight = 14, shove = { 1.5, 4.5 }, rest = 1.4, foes = "brawl/soldier" },
   on_spawn = function(self)
     self.state.cool = math.random() * self.params.rest
   end,
@@ -15,7 +16,8 @@ return behaviour.define {
     -- The nearest soldier of another team still on its feet, from the world's grid: a
     -- battle's thousand brains each look at a few cells, not at every soldier.
     local foe = world.creatures_near(me, self.params.sight, {
-      type = "brawl/soldier", not_team = self.params.team, animated = true, limit = 1,
+      type = self.params.foes ~= "any" and self.params.foes or nil,
+      not_team = self.params.team, animated = true, limit = 1,
     })[1]
     if foe == nil then
       self:move(vec3(0, 0, 0), 0)

@@ -33,8 +33,8 @@ pub use navigation::settings_of;
 pub use paths::Adopt;
 pub use ragdoll::rig::rig_chains;
 pub use ragdoll::{
-    Part, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, RigJointView, DEFAULT_MAX_RAGDOLLS,
-    FOREVER,
+    Part, PhysicsGroups, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, RigJointView,
+    DEFAULT_MAX_RAGDOLLS, FOREVER,
 };
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{Crease, CreatureView, LegPose, Motion, Snapshot};

@@ -22,6 +22,12 @@ use crate::sim::World;
 const REACH: f32 = 0.45;
 /// The bounds grow by this many ticks of a part's speed.
 const AHEAD: f32 = 2.0 / 60.0;
+/// Rigs that share a world stay together until a gap this much wider than the bounds'
+/// opens between them (m): a group splits only when its parts are clearly apart, not each
+/// time two neighbours' bounds flicker apart and together (every move rebuilds a rig
+/// without rapier's warm start; in a 400-soldier pile, moves without this margin never
+/// stopped and kept the pile from coming to rest).
+const SPLIT_MARGIN: f32 = 0.5;
 
 /// A group's physics world: skitter's settings and the level's colliders.
 fn group_world(level: &Level) -> PhysicsWorld {
@@ -64,14 +70,27 @@ impl World {
                 .total_cmp(&boxes[*b].1.x)
                 .then(boxes[*a].0.cmp(&boxes[*b].0))
         });
+        // Joined: bounds that overlap, and rigs in one world whose bounds grown by the
+        // split margin overlap.
+        let world_of: Vec<Option<u32>> = boxes
+            .iter()
+            .map(|b| self.rigs.rigs.get(&b.0).map(|r| r.world))
+            .collect();
+        let overlap = |a: &(CreatureId, Vec3, Vec3), b: &(CreatureId, Vec3, Vec3), m: f32| {
+            a.1.y - m <= b.2.y && b.1.y - m <= a.2.y && a.1.z - m <= b.2.z && b.1.z - m <= a.2.z
+        };
         let mut parent: Vec<usize> = (0..n).collect();
         for (k, &i) in order.iter().enumerate() {
             for &j in &order[k + 1..] {
-                if boxes[j].1.x > boxes[i].2.x {
+                if boxes[j].1.x > boxes[i].2.x + SPLIT_MARGIN {
                     break;
                 }
                 let (a, b) = (&boxes[i], &boxes[j]);
-                if a.1.y <= b.2.y && b.1.y <= a.2.y && a.1.z <= b.2.z && b.1.z <= a.2.z {
+                let together = (b.1.x <= a.2.x && overlap(a, b, 0.0))
+                    || (world_of[i].is_some()
+                        && world_of[i] == world_of[j]
+                        && overlap(a, b, SPLIT_MARGIN));
+                if together {
                     let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
                     if ri != rj {
                         parent[ri.max(rj)] = ri.min(rj);

@@ -27,6 +27,17 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 
 use super::world::{CreatureId, WorldEvent};
+
+/// The interaction groups of a World's ragdolls (see [`World::physics_groups`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhysicsGroups {
+    /// Groups (each its own physics world) now.
+    pub groups: usize,
+    /// Rigs in the largest group.
+    pub largest: usize,
+    /// Rigs rebuilt in another group's world so far.
+    pub moved: u64,
+}
 use super::World;
 use crate::locomotion::ValidCreatureDef;
 
@@ -227,10 +238,18 @@ impl World {
         self.rigs.steps
     }
 
-    /// Interaction groups (physics worlds) now, and rigs rebuilt in another group's world
-    /// so far (see `groups`).
-    pub fn physics_groups(&self) -> (usize, u64) {
-        (self.rigs.worlds.len(), self.rigs.moved)
+    /// Interaction groups (physics worlds) now, the largest's rigs, and rigs rebuilt in
+    /// another group's world so far (see `groups`).
+    pub fn physics_groups(&self) -> PhysicsGroups {
+        let mut sizes: BTreeMap<u32, usize> = BTreeMap::new();
+        for r in self.rigs.rigs.values() {
+            *sizes.entry(r.world).or_default() += 1;
+        }
+        PhysicsGroups {
+            groups: self.rigs.worlds.len(),
+            largest: sizes.values().copied().max().unwrap_or(0),
+            moved: self.rigs.moved,
+        }
     }
 
     /// Rigs asleep now.

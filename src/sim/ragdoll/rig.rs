@@ -505,7 +505,14 @@ pub(crate) fn drive_anchor(
         JointAxis::AngY,
         JointAxis::AngZ,
     ];
-    for axis in all {
+    // Balance leaves sideways motion and the heading free: no motor rows for them at all
+    // (each motor axis is a constraint row solved every substep, even at zero force).
+    data.motor_axes = JointAxesMask::empty();
+    let driven: &[JointAxis] = match drive {
+        AnchorDrive::Recover => &all,
+        AnchorDrive::Balance(_) => &[JointAxis::LinY, JointAxis::AngX, JointAxis::AngZ],
+    };
+    for &axis in driven {
         // The lift is force-based on the whole rig's mass (an acceleration-based motor
         // would scale with the torso's alone and sag under the limbs); the rest scale with
         // the torso.
@@ -538,13 +545,12 @@ pub(crate) fn drive_anchor(
                     12.0 * mass * help,
                     2.0 * GRAVITY * mass * help,
                 ),
-                JointAxis::AngX | JointAxis::AngZ => (
+                _ => (
                     MotorModel::AccelerationBased,
                     200.0 * help,
                     30.0 * help,
                     f32::MAX,
                 ),
-                _ => (MotorModel::AccelerationBased, 0.0, 0.0, 0.0),
             },
         };
         data.set_motor_model(axis, model);
