@@ -547,13 +547,15 @@ fn summary(
     } else {
         w.creatures().iter().map(|c| c.loco.speed()).sum::<f32>() / n as f32
     };
-    let g = w.physics_groups();
     let physics = match w.ragdoll_count() {
         0 => String::new(),
-        r => format!(
-            "  in physics {r} ({} groups, the largest {})",
-            g.groups, g.largest
-        ),
+        r => {
+            let g = w.physics_groups();
+            format!(
+                "  in physics {r} ({} groups, the largest {})",
+                g.groups, g.largest
+            )
+        }
     };
     writeln!(
         console,

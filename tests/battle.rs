@@ -6,6 +6,8 @@
 
 mod common;
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use common::*;
 
 /// Two armies of 500 soldiers (teams 1 and 2) facing each other across the arena, with the
@@ -158,15 +160,7 @@ fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads()
             t.recs.iter().filter(|r| r.ragdoll).count() > 400 * 80,
             "the soldiers were not in physics"
         );
-        std::fs::read(
-            std::fs::read_dir(&sub)
-                .expect("dir")
-                .flatten()
-                .find(|e| e.file_name().to_string_lossy().starts_with("trace-"))
-                .expect("a trace")
-                .path(),
-        )
-        .expect("trace")
+        trace_text(&sub).into_bytes()
     };
     let (one, two) = (run("1"), run("2"));
     assert!(one == two, "the trace differs at 2 threads");
@@ -198,42 +192,54 @@ fn the_battle_scene_charges_meets_and_brawls() {
     assert_eq!(at(0).filter(|r| r.ragdoll).count(), 0);
     let down = at(last).filter(|r| r.ragdoll).count();
     assert!((20..=256).contains(&down), "{down} in physics at the end");
-    // Got up: in physics in one record, animated in a later one.
-    let mut was_down = std::collections::BTreeSet::new();
-    let mut up_again = std::collections::BTreeSet::new();
-    for r in &t.recs {
+    // Soldiers got up: in physics in one record, animated in a later one.
+    let mut was_down = BTreeSet::new();
+    let mut up_again = BTreeSet::new();
+    for r in t.recs.iter().filter(|r| r.ty == "brawl/soldier") {
         if r.ragdoll {
             was_down.insert(r.id);
         } else if was_down.contains(&r.id) {
             up_again.insert(r.id);
         }
     }
-    let got_up = up_again.len();
-    assert!(got_up >= 5, "{got_up} soldiers got up");
-    // The armies met: the fronts (the soldiers nearest x = 0 on each side) closed from 6 m.
-    let front = |team_sign: f64| {
-        at(last)
-            .filter(|r| r.ty == "brawl/soldier")
-            .filter_map(|r| r.pos)
-            .filter(|p| p[0] * team_sign > 0.0 && p[2] < -1.0)
-            .count()
+    assert!(up_again.len() >= 5, "{} soldiers got up", up_again.len());
+    // Each creature's type and place at the start and at the end, by id.
+    let place = |frame: u64| -> BTreeMap<u64, (String, [f64; 3])> {
+        at(frame)
+            .filter_map(|r| Some((r.id, (r.ty.clone(), r.pos?))))
+            .collect()
     };
-    assert!(front(-1.0) > 0 && front(1.0) > 0, "an army vanished");
-    let spider_moved = t
-        .ids()
-        .into_iter()
-        .filter(|id| {
-            let path: Vec<[f64; 3]> = t
-                .recs
-                .iter()
-                .filter(|r| r.id == *id && r.ty == "spider/spider")
-                .filter_map(|r| r.pos)
-                .collect();
-            path.len() > 1 && {
-                let (a, b) = (path[0], path[path.len() - 1]);
-                ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt() > 2.0
-            }
+    let (start, end) = (place(0), place(last));
+    // The armies met: each army (its soldiers south of the middle, z < 0; the brawl mod's
+    // own eight stand north) came on toward the middle line, on average by over a metre.
+    for side in [-1.0, 1.0] {
+        let army: Vec<u64> = start
+            .iter()
+            .filter(|(_, (ty, p))| ty == "brawl/soldier" && p[2] < 0.0 && p[0] * side > 0.0)
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(army.len(), 100, "the army on side {side}");
+        let mean_out = |m: &BTreeMap<u64, (String, [f64; 3])>| {
+            army.iter()
+                .filter_map(|id| m.get(id))
+                .map(|(_, p)| p[0] * side)
+                .sum::<f64>()
+                / army.len() as f64
+        };
+        let (a, b) = (mean_out(&start), mean_out(&end));
+        assert!(
+            b < a - 1.0,
+            "the army on side {side}: {a:.2} m from the middle on average, then {b:.2} m"
+        );
+    }
+    // The spiders charged: most moved over 2 m.
+    let charged = start
+        .iter()
+        .filter(|(_, (ty, _))| ty == "spider/spider")
+        .filter(|(id, (_, a))| {
+            end.get(id)
+                .is_some_and(|(_, b)| ((a[0] - b[0]).powi(2) + (a[2] - b[2]).powi(2)).sqrt() > 2.0)
         })
         .count();
-    assert!(spider_moved >= 6, "{spider_moved} spiders charged");
+    assert!(charged >= 6, "{charged} of 12 spiders charged");
 }

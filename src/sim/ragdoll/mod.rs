@@ -27,6 +27,8 @@ use std::collections::BTreeMap;
 use glam::{Quat, Vec3};
 
 use super::world::{CreatureId, WorldEvent};
+use super::World;
+use crate::locomotion::ValidCreatureDef;
 
 /// The interaction groups of a World's ragdolls (see [`World::physics_groups`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,8 +40,6 @@ pub struct PhysicsGroups {
     /// Rigs rebuilt in another group's world so far.
     pub moved: u64,
 }
-use super::World;
-use crate::locomotion::ValidCreatureDef;
 
 /// A limp body slower than this (m/s) may start to get up.
 pub(crate) const GETUP_SPEED: f32 = 0.3;
