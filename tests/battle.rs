@@ -115,7 +115,7 @@ fn a_thousand_soldiers_find_their_foes_within_the_default_budget() {
 }
 
 #[test]
-fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads() {
+fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads_and_replayed() {
     // Two lines of 200 soldiers thrown into physics (muscles at 0.7: the balance help holds
     // them) and shoved at each other every 40 ticks: their rigs form interaction groups
     // that step apart, on the second thread too.
@@ -145,14 +145,17 @@ fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads()
             ),
         ],
     );
-    let run = |threads: &str| -> Vec<u8> {
-        let sub = dir.path().join(format!("t{threads}"));
+    let rec = dir.path().join("run.rec").display().to_string();
+    let run = |name: &str, extra: &[&str]| -> Vec<u8> {
+        let sub = dir.path().join(name);
         std::fs::create_dir_all(&sub).expect("mkdir");
+        let mut args = vec!["--max-ragdolls", "1000"];
+        args.extend_from_slice(extra);
         let (out, t) = run_trace(
             &sub,
             90,
             &[bundled("arena"), bundled("brawl"), m.clone()],
-            &["--threads", threads, "--max-ragdolls", "1000"],
+            &args,
         );
         assert!(out.status.success(), "{}", text(&out));
         assert!(t.errors().is_empty(), "{:?}", t.errors());
@@ -162,8 +165,14 @@ fn four_hundred_soldiers_in_physics_give_the_same_trace_at_one_and_two_threads()
         );
         trace_text(&sub).into_bytes()
     };
-    let (one, two) = (run("1"), run("2"));
+    let (one, two) = (
+        run("one", &["--threads", "1", "--record", &rec]),
+        run("two", &["--threads", "2"]),
+    );
     assert!(one == two, "the trace differs at 2 threads");
+    // The run recorded at one thread, replayed at two: the same bytes.
+    let replayed = run("replay", &["--threads", "2", "--replay", &rec]);
+    assert!(one == replayed, "the replay's trace differs from the run's");
 }
 
 /// The bundled battle scene (`scripts/scenes/battle`, not in the default demo): loaded with

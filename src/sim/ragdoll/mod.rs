@@ -257,6 +257,12 @@ impl World {
         self.rigs.rigs.values().filter(|r| r.asleep).count()
     }
 
+    /// The masses of a ragdolled creature's parts, kg, in the order of its
+    /// [`Ragdoll::parts`] (None when it is not in physics).
+    pub fn ragdoll_masses(&self, id: CreatureId) -> Option<&[f32]> {
+        self.rigs.rigs.get(&id).map(|r| r.masses.as_slice())
+    }
+
     /// Per joint of a ragdolled creature: degrees between each part and where the standing
     /// pose puts it relative to its parent (empty when animated).
     pub fn joint_deviation_deg(&self, id: CreatureId) -> Vec<f32> {
@@ -475,6 +481,7 @@ impl World {
             return;
         };
         rig.asleep = false;
+        rig::set_settled(physics, rig, false);
         for h in &rig.bodies {
             if let Some(b) = physics.bodies.get_mut(*h) {
                 if let Some(dv) = dv {

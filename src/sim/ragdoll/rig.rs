@@ -198,7 +198,11 @@ pub(crate) struct Rig {
     pub(crate) applied: [f32; 3],
     pub(crate) masses: Vec<f32>,
     pub(crate) stand: StandPose,
+    /// rapier has put it to sleep (with the rest of its island): nothing to drive or read.
     pub(crate) asleep: bool,
+    /// Still long enough to sleep (see [`set_settled`]): rapier may put it to sleep, and it
+    /// is not driven meanwhile.
+    pub(crate) settled: bool,
     /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
     pub(crate) world: u32,
 }
@@ -410,6 +414,7 @@ pub(crate) fn build(
         masses,
         stand,
         asleep: false,
+        settled: false,
         world: 0,
     }
 }
@@ -567,6 +572,53 @@ pub(crate) const BALANCE_LIFT: f32 = 60.0;
 pub(crate) fn move_anchor(physics: &mut PhysicsWorld, rig: &Rig, pose: (Vec3, Quat)) {
     if let Some(b) = rig.anchor.and_then(|(b, _)| physics.bodies.get_mut(b)) {
         b.set_next_kinematic_position(rapier3d::math::Pose::from_parts(pose.0, pose.1));
+    }
+}
+
+/// How far a settled rig's parts may drift, as a speed (m/s, rapier's
+/// `normalized_linear_threshold`), and stay ready to sleep.
+const SETTLED_DRIFT: f32 = 0.25;
+/// Seconds a settled rig's island must stay ready before rapier puts it to sleep.
+const SETTLED_SLEEP_AFTER: f32 = 0.1;
+
+/// Marks a rig settled (still long enough, see `step::read_back`) or not. rapier sleeps whole
+/// islands — every body touching or jointed to another, transitively — once every body in
+/// one may sleep, and never one body of an awake island (a body flagged asleep inside an
+/// awake island loses its joints and weighs as a wall). So a settled rig is only made ready:
+/// it sleeps when everything it leans on or is leant on by is ready too.
+pub(crate) fn set_settled(physics: &mut PhysicsWorld, rig: &mut Rig, settled: bool) {
+    if rig.settled == settled {
+        return;
+    }
+    rig.settled = settled;
+    use rapier3d::prelude::RigidBodyActivation as A;
+    let (linear, angular, after) = if settled {
+        (SETTLED_DRIFT, SETTLED_DRIFT, SETTLED_SLEEP_AFTER)
+    } else {
+        (
+            A::default_normalized_linear_threshold(),
+            A::default_angular_threshold(),
+            A::default_time_until_sleep(),
+        )
+    };
+    // A kinematic body sleeps only at exactly no speed, and the anchor creeps by rounding
+    // toward its last target: a settled rig's anchor is fixed where it is (fixed bodies
+    // belong to no island), kinematic again when the rig moves.
+    if let Some(b) = rig.anchor.and_then(|(b, _)| physics.bodies.get_mut(b)) {
+        let kind = if settled {
+            rapier3d::prelude::RigidBodyType::Fixed
+        } else {
+            rapier3d::prelude::RigidBodyType::KinematicPositionBased
+        };
+        b.set_body_type(kind, true);
+    }
+    for h in &rig.bodies {
+        if let Some(b) = physics.bodies.get_mut(*h) {
+            let a = b.activation_mut();
+            a.normalized_linear_threshold = linear;
+            a.angular_threshold = angular;
+            a.time_until_sleep = after;
+        }
     }
 }
 

@@ -170,6 +170,7 @@ impl World {
         rag.still = 0.0;
         if let Some((physics, r)) = self.rigs.get_mut(id) {
             r.asleep = false;
+            rig::set_settled(physics, r, false);
             rig::add_anchor(physics, r, (body.position, body.rotation));
             for h in &r.bodies {
                 if let Some(b) = physics.bodies.get_mut(*h) {
@@ -222,7 +223,9 @@ impl World {
             let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
                 continue;
             };
-            if r.asleep {
+            // A settled rig keeps its motors and anchor as they are: still, it needs no
+            // change, and a moving anchor would keep its island awake.
+            if r.asleep || r.settled {
                 continue;
             }
             let Some(physics) = self.rigs.worlds.get_mut(&r.world) else {
@@ -256,34 +259,46 @@ impl World {
         }
     }
 
-    /// Parts back into plain data; still rigs go to sleep.
+    /// Parts back into plain data; still rigs settle (rapier may then put them to sleep).
     fn read_back(&mut self, dt: f32) {
         for c in self.creatures.iter_mut() {
             let Some(rag) = c.rag.as_mut() else { continue };
             let Some((physics, r)) = self.rigs.get_mut(c.id) else {
                 continue;
             };
-            if r.asleep {
+            // rapier's word: asleep with its island (a sleeping rig bumped by an awake one
+            // wakes with it, and is read again).
+            let asleep = r
+                .bodies
+                .first()
+                .and_then(|h| physics.bodies.get(*h))
+                .is_some_and(|b| b.is_sleeping());
+            if asleep {
+                if !r.asleep {
+                    r.asleep = true;
+                    for p in rag.parts.iter_mut() {
+                        p.linvel = Vec3::ZERO;
+                        p.angvel = Vec3::ZERO;
+                    }
+                }
                 continue;
             }
+            r.asleep = false;
             rig::read_parts(physics, r, &mut rag.parts);
+            // Settled once still for a while; unsettled only by a clear move (a settled rig
+            // in a pile waits for the others to settle, and they nudge it meanwhile).
+            let limit = if r.settled {
+                SLEEP_SPEED * 4.0
+            } else {
+                SLEEP_SPEED
+            };
             let still = rag
                 .parts
                 .iter()
-                .all(|p| p.linvel.length() < SLEEP_SPEED && p.angvel.length() * 0.2 < SLEEP_SPEED);
+                .all(|p| p.linvel.length() < limit && p.angvel.length() * 0.2 < limit);
             rag.still = if still { rag.still + dt } else { 0.0 };
-            if rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER {
-                r.asleep = true;
-                for h in &r.bodies {
-                    if let Some(b) = physics.bodies.get_mut(*h) {
-                        b.sleep();
-                    }
-                }
-                for p in rag.parts.iter_mut() {
-                    p.linvel = Vec3::ZERO;
-                    p.angvel = Vec3::ZERO;
-                }
-            }
+            let settled = rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER;
+            rig::set_settled(physics, r, settled);
             // The locomotor follows the body (scripts read c:position(), agents re-place).
             let body = rag.parts[0];
             c.loco.position = body.position;
