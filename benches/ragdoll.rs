@@ -1,6 +1,7 @@
-//! Active ragdolls per tick: one awake ragdolled spider, one settled (asleep), and 50 / 200
-//! soft soldiers (the brawl mod's type) in physics shoving each other, as µs per
-//! creature-tick. Types come from the bundled mods' files, on a flat ground.
+//! Active ragdolls per tick: one awake ragdolled spider, one settled (asleep), and 50 to
+//! 1 000 soft soldiers (the brawl mod's type) in physics shoving each other, as µs per
+//! creature-tick (types from the bundled mods' files, on a flat ground); and the bundled
+//! battle scene with 400 and 1 000 soldiers, whole ticks with their brains.
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -66,7 +67,11 @@ fn shoving(w: &mut World, n: usize) -> Vec<CreatureId> {
         let x = (k % 25) as f32 * 1.1 - 13.0;
         let z = (k / 25) as f32 * 2.6 + if row == 0 { -0.6 } else { 0.6 };
         let id = w
-            .spawn(t, Vec3::new(x, 0.0, z), if row == 0 { 0.0 } else { 180.0 })
+            .spawn(
+                t,
+                Vec3::new(x, 0.0, z),
+                if row == 0 { 0.0 } else { std::f32::consts::PI },
+            )
             .expect("spawn");
         ragdoll(w, id, 0.7);
         ids.push(id);
@@ -200,5 +205,93 @@ fn ragdolls(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, ragdolls);
+/// The bundled battle scene (`scripts/scenes/battle`: arena, spiders, brawl) with `per_army`
+/// soldiers a side (and its 6 spiders a side), brains and all, from 6 s in (the armies have
+/// met): whole ticks — Lua brains, locomotion, physics.
+fn battle_host(dir: &std::path::Path, per_army: usize, threads: usize) -> ScriptHost {
+    let m = dir.join(format!("battle{per_army}"));
+    std::fs::create_dir_all(&m).expect("mkdir");
+    let scene = scripts().join("scenes/battle");
+    for f in ["mod.toml", "charger.lua", "main.lua"] {
+        let src = std::fs::read_to_string(scene.join(f)).expect("read");
+        let src = src
+            .replace(
+                "local PER_ARMY = 100",
+                &format!("local PER_ARMY = {per_army}"),
+            )
+            // Wider ranks for a bigger army: the same depth of field.
+            .replace(
+                "local FILES = 20",
+                &format!("local FILES = {}", per_army / 5),
+            );
+        std::fs::write(m.join(f), src).expect("write");
+    }
+    let mut host = ScriptHost::new(HostOptions {
+        max_ragdolls: 2 * per_army + 64,
+        ..HostOptions::default()
+    });
+    host.load(&[
+        scripts().join("arena"),
+        scripts().join("spider"),
+        scripts().join("brawl"),
+        m,
+    ]);
+    assert!(host.take_errors().is_empty());
+    host.world_mut().set_threads(threads);
+    for _ in 0..360 {
+        host.tick();
+    }
+    host
+}
+
+fn battles(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut group = c.benchmark_group("battle");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(6));
+    for (per_army, threads) in [(200usize, 1usize), (200, 2), (500, 1), (500, 2)] {
+        let mut host = battle_host(dir.path(), per_army, threads);
+        let n = host.world().creatures().len();
+        group.throughput(Throughput::Elements(n as u64));
+        let name = format!("{}/threads_{threads}", 2 * per_army);
+        group.bench_function(&name, |b| {
+            b.iter(|| {
+                host.tick();
+            })
+        });
+        // Where a tick goes, per creature (wall clock over 60 more ticks).
+        let (mut split, mut whole) = ([0.0f64; 4], 0.0f64);
+        let mut in_physics = 0;
+        for _ in 0..60 {
+            let t0 = std::time::Instant::now();
+            host.tick();
+            whole += t0.elapsed().as_secs_f64() * 1e6 / (60.0 * n as f64);
+            let w = host.world();
+            in_physics += w.ragdoll_count();
+            let t = w.last_step_times();
+            for (s, d) in split
+                .iter_mut()
+                .zip([t.navigation, t.locomotion, t.physics, t.rapier])
+            {
+                *s += d.as_secs_f64() * 1e6 / (60.0 * n as f64);
+            }
+        }
+        let g = host.world().physics_groups();
+        eprintln!(
+            "battle/{name}: {n} creatures, {} in physics on average ({} groups, the largest {}); per creature-tick {whole:.1} µs: physics {:.1} (rapier step {:.1}), locomotion {:.2}, commands and navigation {:.2}, brains and the rest {:.1}",
+            in_physics / 60,
+            g.groups,
+            g.largest,
+            split[2],
+            split[3],
+            split[1],
+            split[0],
+            whole - split[0] - split[1] - split[2],
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, ragdolls, battles);
 criterion_main!(benches);

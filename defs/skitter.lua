@@ -169,6 +169,15 @@ function Creature:team() end
 ---@param team integer?
 function Creature:set_team(team) end
 
+--- Its colour tint (world.spawn's `tint`, c:set_tint), or nil: drawn as made.
+---@return vector|nil
+function Creature:tint() end
+
+--- Recolours its model (or sticks) in `tint`, keeping their lightness (a mid-grey part takes
+--- the colour; each 0..4; nil: as made), from the next tick: an army's colours.
+---@param tint vector?
+function Creature:set_tint(tint) end
+
 ---@param x number
 ---@param y number
 ---@param z number
@@ -220,7 +229,7 @@ function world.link(def) end
 function world.stairs(def) end
 
 ---@param type string|table
----@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table, team?: integer }
+---@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table, team?: integer, tint?: vector }
 ---@return Creature
 function world.spawn(type, opts) end
 

@@ -259,7 +259,8 @@ struct SkinIn {
     @location(4) joint: vec4<u32>,
     @location(5) weight: vec4<f32>,
     @location(6) base: u32,
-    @location(7) tint: vec4<f32>,    // rgb multiplier, a: emissive
+    @location(7) tint: vec4<f32>,    // rgb: the colour (recoloured) or a multiplier, a: emissive
+    @location(8) recolour: f32,      // 1: lightness times the tint (instances::recolour), 0: as made
 };
 
 struct SkinOut {
@@ -269,6 +270,7 @@ struct SkinOut {
     @location(2) uv: vec2<f32>,
     @location(3) color: vec4<f32>,
     @location(4) tint: vec4<f32>,
+    @location(5) recolour: f32,
 };
 
 fn skin_matrix(in: SkinIn) -> mat4x4<f32> {
@@ -291,13 +293,16 @@ fn vs_skinned(in: SkinIn) -> SkinOut {
     o.uv = in.uv;
     o.color = in.color;
     o.tint = in.tint;
+    o.recolour = in.recolour;
     return o;
 }
 
 @fragment
 fn fs_skinned(in: SkinOut, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
     let tex = textureSample(base_tex, base_sampler, in.uv);
-    let albedo = tex.rgb * base_factor.rgb * in.color.rgb * in.tint.rgb;
+    let made = tex.rgb * base_factor.rgb * in.color.rgb;
+    let grey = vec3<f32>(dot(made, vec3<f32>(0.2126, 0.7152, 0.0722)) * 2.0);
+    let albedo = mix(made, grey, in.recolour) * in.tint.rgb;
     // Both faces are drawn (the files' winding is theirs): a back face shades as its front.
     var n = normalize(in.normal);
     if (!front) {

@@ -537,6 +537,29 @@ fn cases() -> Vec<Case> {
                 "local c = world.spawn(\"bug\")\nc:set_destination(vec3(0, 0, -1e9))\n",
             )
         },
+        Case {
+            logs: &["[t] 2\t0.5\ttrue"],
+            creatures: Some(2),
+            ..case(
+                "a tint is given at spawn and read back; none is nil",
+                "local c = world.spawn(\"bug\", { tint = vec3(2, 1, 0.5) })\n\
+                 print(c:tint().x, c:tint().z, world.spawn(\"bug\"):tint() == nil)\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: world.spawn: field 'tint' must be a colour vector with components from 0 to 4"],
+            ..case(
+                "a bad tint at spawn is refused",
+                "-- too bright\nworld.spawn(\"bug\", { tint = vec3(5, 1, 1) })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:2: c:set_tint: tint must be a colour vector with components from 0 to 4 or nil, got string"],
+            ..case(
+                "a bad tint is refused",
+                "local c = world.spawn(\"bug\")\nc:set_tint(\"red\")\n",
+            )
+        },
     ]
 }
 

@@ -510,6 +510,83 @@ fn a_model_spider_is_drawn_skinned_and_its_pixels_follow_its_pose() {
     assert!(text(&o).contains("1 creatures"), "{}", text(&o));
 }
 
+/// Two model spiders side by side, drawn as made and then with the left tinted red and the
+/// right blue (`world.spawn`'s `tint`): alike as made, told apart tinted.
+#[test]
+fn a_tint_colours_a_model_creature() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let scene = |name: &str, left: &str, right: &str| {
+        model_spiders(
+            dir.path(),
+            name,
+            &format!(
+                "world.ground {{ size = vec3(30, 0, 30) }}\n\
+                 world.spawn(\"ms\", {{ position = vec3(-0.45, 0, 0){left} }})\n\
+                 world.spawn(\"ms\", {{ position = vec3(0.45, 0, 0){right} }})\n\
+                 camera.look(vec3(0, 1.1, 1.9), vec3(0, 0.1, 0))\n"
+            ),
+        )
+    };
+    let plain = scene("plain", "", "");
+    let tinted = scene(
+        "tinted",
+        ", tint = vec3(1.4, 0.25, 0.2)",
+        ", tint = vec3(0.25, 0.45, 1.5)",
+    );
+    let Some((_, a)) = shot(
+        &dir.path().join("a.png"),
+        "240x150",
+        5,
+        "",
+        &[fixture("walkers"), plain],
+    ) else {
+        return;
+    };
+    let Some((_, b)) = shot(
+        &dir.path().join("b.png"),
+        "240x150",
+        5,
+        "",
+        &[fixture("walkers"), tinted],
+    ) else {
+        return;
+    };
+    // Per half of the picture: red less blue of its spider's pixels (those unlike the
+    // ground), on average.
+    let redder = |img: &Image, xs: std::ops::Range<u32>| -> f32 {
+        let ground = img.at(5, 145);
+        let (mut sum, mut n) = (0i64, 0i64);
+        for y in (20..130).step_by(2) {
+            for x in xs.clone().step_by(2) {
+                let p = img.at(x, y);
+                if Image::diff(p, ground) > 60 {
+                    sum += p[0] as i64 - p[2] as i64;
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 100, "a spider covers only {n} samples");
+        sum as f32 / n as f32
+    };
+    let (left, right) = (
+        (redder(&a, 0..120), redder(&b, 0..120)),
+        (redder(&a, 120..240), redder(&b, 120..240)),
+    );
+    // As made, both sides look alike; tinted, the left is far redder than the right.
+    assert!(
+        (left.0 - right.0).abs() < 8.0,
+        "red less blue as made: {:.0} left, {:.0} right",
+        left.0,
+        right.0
+    );
+    assert!(
+        left.1 - right.1 > 30.0,
+        "red less blue tinted: {:.0} left (red), {:.0} right (blue)",
+        left.1,
+        right.1
+    );
+}
+
 #[test]
 fn draw_calls_for_model_creatures_do_not_grow_from_one_to_a_thousand() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -183,6 +183,22 @@ pub struct FrameInstances {
 }
 
 const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
+
+/// A colour recoloured in a creature's tint, if it has one (see [`recolour`]; emission kept).
+fn tinted(c: [f32; 4], tint: Option<Vec3>) -> [f32; 4] {
+    match tint {
+        Some(t) => recolour(Vec3::new(c[0], c[1], c[2]), t)
+            .extend(c[3])
+            .to_array(),
+        None => c,
+    }
+}
+
+/// Recolours `c` in `tint`, keeping its lightness: its luma, doubled, times the tint (a
+/// mid-grey takes the tint's colour). `shaders/scene.wgsl` does the same to models.
+pub(crate) fn recolour(c: Vec3, tint: Vec3) -> Vec3 {
+    c.dot(Vec3::new(0.2126, 0.7152, 0.0722)) * 2.0 * tint
+}
 const BODY_SELECTED: [f32; 4] = [0.85, 0.55, 0.15, 0.35];
 const LEG: [f32; 4] = [0.10, 0.07, 0.06, 0.0];
 const JOINT: [f32; 4] = [0.50, 0.22, 0.12, 0.0];
@@ -248,6 +264,7 @@ impl FrameInstances {
                         first_skin: c.first_skin,
                         skin_count: c.skin_count,
                         selected: sel,
+                        tint: c.tint,
                     });
                     for leg in snap.legs_of(c) {
                         self.leg_marks(c, leg, debug);
@@ -338,7 +355,7 @@ impl FrameInstances {
         let body = Mat4::from_scale_rotation_translation(c.size * 0.5, c.rotation, c.position);
         self.spheres.push(MeshInstance {
             model: body.to_cols_array_2d(),
-            color: if sel { BODY_SELECTED } else { BODY },
+            color: tinted(if sel { BODY_SELECTED } else { BODY }, c.tint),
         });
         // A head at the front shows which way the creature faces.
         self.spheres.push(MeshInstance {
@@ -348,7 +365,7 @@ impl FrameInstances {
                 c.head_position,
             )
             .to_cols_array_2d(),
-            color: HEAD,
+            color: tinted(HEAD, c.tint),
         });
     }
 
@@ -358,12 +375,12 @@ impl FrameInstances {
         self.capsules.push(CapsuleInstance {
             a: leg.hip.extend(r).to_array(),
             b: leg.knee.extend(0.0).to_array(),
-            color: LEG,
+            color: tinted(LEG, c.tint),
         });
         self.capsules.push(CapsuleInstance {
             a: leg.knee.extend(r * 0.75).to_array(),
             b: leg.foot.extend(0.0).to_array(),
-            color: LEG,
+            color: tinted(LEG, c.tint),
         });
         self.joints.push(MeshInstance {
             model: Mat4::from_scale_rotation_translation(
@@ -559,6 +576,7 @@ mod tests {
                 skin_count: 0,
                 climbing: i % 2 == 1,
                 crease: None,
+                tint: None,
             });
         }
         s

@@ -22,6 +22,8 @@ pub(crate) struct SkinnedView {
     pub skin_count: u32,
     /// Drawn highlighted.
     pub selected: bool,
+    /// The colour it is recoloured in (`None`: as made).
+    pub tint: Option<glam::Vec3>,
 }
 
 /// A skinned vertex: bind-pose scene-space position and normal, texture coordinates,
@@ -37,25 +39,34 @@ pub(crate) struct SkinVertex {
     weights: [f32; 4],
 }
 
-/// One model creature in a draw: where its matrices start in the joint buffer, and a tint
-/// (rgb multiplier, a: emissive; the selected creature glows).
+/// One model creature in a draw: where its matrices start in the joint buffer, whether it
+/// is recoloured (1: its colours' lightness times the tint's rgb, see
+/// `instances::recolour`; 0: as made), and a tint (rgb: the colour, or a multiplier when
+/// not recoloured; a: emissive — the selected creature glows).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub(crate) struct SkinInstance {
     base: u32,
-    _pad: [u32; 3],
+    recolour: f32,
+    _pad: [u32; 2],
     tint: [f32; 4],
 }
 
 pub(crate) const SKIN_VERTEX_ATTRS: [wgpu::VertexAttribute; 6] = wgpu::vertex_attr_array![
     0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Float32x4, 4 => Uint16x4, 5 => Float32x4
 ];
-/// The instance's `base` at byte 0 and its `tint` after the padding, at byte 16.
-pub(crate) const SKIN_INSTANCE_ATTRS: [wgpu::VertexAttribute; 2] = [
+/// The instance's `base` at byte 0, `recolour` at 4 and its `tint` after the padding, at
+/// byte 16.
+pub(crate) const SKIN_INSTANCE_ATTRS: [wgpu::VertexAttribute; 3] = [
     wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Uint32,
         offset: 0,
         shader_location: 6,
+    },
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32,
+        offset: 4,
+        shader_location: 8,
     },
     wgpu::VertexAttribute {
         format: wgpu::VertexFormat::Float32x4,
@@ -394,13 +405,20 @@ impl Skinned {
                 Some((last, _, n)) if *last == m => *n += 1,
                 _ => self.draws.push((m, self.scratch.len() as u32, 1)),
             }
+            let (recolour, tint) = match c.tint {
+                Some(t) => (1.0, t),
+                None => (0.0, glam::Vec3::ONE),
+            };
             self.scratch.push(SkinInstance {
                 base: c.first_skin,
-                _pad: [0; 3],
+                recolour,
+                _pad: [0; 2],
                 tint: if c.selected {
-                    [1.15, 1.1, 0.9, 0.25]
+                    (tint * glam::Vec3::new(1.15, 1.1, 0.9))
+                        .extend(0.25)
+                        .to_array()
                 } else {
-                    [1.0, 1.0, 1.0, 0.0]
+                    tint.extend(0.0).to_array()
                 },
             });
         }

@@ -64,6 +64,8 @@ pub struct CreatureView {
     pub climbing: bool,
     /// The crease a climber is crossing.
     pub crease: Option<Crease>,
+    /// The colour it is recoloured in (`None`: as made).
+    pub tint: Option<Vec3>,
 }
 
 /// Everything a frame draws of the dynamic world.
@@ -253,6 +255,7 @@ impl Snapshot {
                     .climb
                     .and_then(|cl| cl.crease)
                     .filter(|_| c.rag.is_none() && c.loco.is_climbing()),
+                tint: c.tint,
             });
         }
     }

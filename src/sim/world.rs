@@ -66,6 +66,9 @@ pub struct Creature {
     /// Its team (`world.spawn{ team = n }`, `c:set_team`): what `world.creatures_near`
     /// filters on.
     pub team: Option<u32>,
+    /// Its colour tint (`world.spawn{ tint = vec3(r, g, b) }`, `c:set_tint`): its model or
+    /// sticks recoloured in it, their lightness kept (an army's colours); `None`: as made.
+    pub tint: Option<Vec3>,
 }
 
 impl Creature {
@@ -142,6 +145,8 @@ pub enum Command {
     CrossLink(CreatureId),
     /// Put a creature in a team (`None`: none), for `world.creatures_near`.
     SetTeam(CreatureId, Option<u32>),
+    /// Recolour a creature (rgb, each 0..4; `None`: as made).
+    SetTint(CreatureId, Option<Vec3>),
     /// Scale a ragdoll's muscle stiffness and damping (multipliers on its type's, each
     /// 0.01..100; the window's inspector).
     SetMuscleGains(CreatureId, [f32; 2]),
@@ -438,6 +443,7 @@ impl World {
             due: true,
             far: false,
             team: None,
+            tint: None,
         });
         Some(id)
     }
@@ -571,6 +577,11 @@ impl World {
                 Command::SetTeam(id, team) => {
                     if let Some(c) = self.creature_mut(*id) {
                         c.team = *team;
+                    }
+                }
+                Command::SetTint(id, tint) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.tint = *tint;
                     }
                 }
                 Command::SetMuscleGains(id, g) => self.set_muscle_gains(*id, *g),

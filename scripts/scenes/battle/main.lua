@@ -15,6 +15,10 @@ local SPIDERS = 6      -- spiders a side, behind the ranks
 local FILES = 20       -- soldiers abreast in a rank
 local GAP = 0.8        -- metres between neighbours
 local FRONT = 3        -- each front rank starts this far from the middle line (x = 0)
+local COLOURS = {      -- each army's colour: its soldiers and spiders recoloured in it
+  vec3(1.5, 0.3, 0.25),  -- red
+  vec3(0.3, 0.55, 1.6),  -- blue
+}
 
 require("./charger")
 
@@ -29,6 +33,7 @@ for team = 1, 2 do
       yaw = yaw,
       behaviour = "brawl/brawler",
       team = team,
+      tint = COLOURS[team],
       params = { team = team, sight = 40, foes = "any" },
     })
   end
@@ -40,6 +45,7 @@ for team = 1, 2 do
       yaw = yaw,
       behaviour = "battle/charger",
       team = team,
+      tint = COLOURS[team],
       params = { team = team },
     })
   end

@@ -91,6 +91,42 @@ pub(super) fn team(lua: &Lua, this: Table) -> mlua::Result<Option<u32>> {
     Ok(w.creature(id).and_then(|cr| cr.team))
 }
 
+/// `c:tint()`: the colour it is recoloured in, or nil when drawn as made.
+pub(super) fn tint(lua: &Lua, this: Table) -> mlua::Result<Option<mlua::Vector>> {
+    let id = handle_id(lua, &this)?;
+    let c = ctx(lua)?;
+    let w = c.world.borrow();
+    Ok(w.creature(id)
+        .and_then(|cr| cr.tint)
+        .map(crate::script::convert::to_vector))
+}
+
+/// `c:set_tint(v)`: recolours it in `v` (each 0..4; nil: as made) from the next tick.
+pub(super) fn set_tint(lua: &Lua, (this, tint): (Table, Value)) -> mlua::Result<()> {
+    let id = handle_id(lua, &this)?;
+    let tint = match tint {
+        Value::Nil => None,
+        v => match crate::script::convert::as_vec3(&v) {
+            Some(t) if super::world::is_tint(t) => Some(t),
+            _ => {
+                return Err(located(
+                    lua,
+                    format!(
+                        "c:set_tint: tint must be a colour vector with components from 0 to {} or nil, got {}",
+                        super::world::MAX_TINT,
+                        crate::script::convert::type_name(&v)
+                    ),
+                ))
+            }
+        },
+    };
+    ctx(lua)?
+        .world
+        .borrow_mut()
+        .push(Command::SetTint(id, tint));
+    Ok(())
+}
+
 /// `c:set_team(n)`: puts it in team `n` (a whole number 0..1e6; nil: none) from the next tick.
 pub(super) fn set_team(lua: &Lua, (this, team): (Table, Value)) -> mlua::Result<()> {
     let id = handle_id(lua, &this)?;

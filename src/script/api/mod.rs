@@ -209,6 +209,10 @@ const HANDLE: &[Entry] = &[
     ("set_team", "team?", |l| {
         api_fn(l, "c:set_team", links::set_team)
     }),
+    ("tint", "", |l| api_fn(l, "c:tint", links::tint)),
+    ("set_tint", "tint?", |l| {
+        api_fn(l, "c:set_tint", links::set_tint)
+    }),
 ];
 
 /// Installs the API into a fresh state (before `sandbox(true)` freezes the globals).

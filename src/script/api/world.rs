@@ -341,6 +341,15 @@ struct SpawnOpts {
     behaviour: Option<String>,
     params: Plain,
     team: Option<u32>,
+    tint: Option<Vec3>,
+}
+
+/// The largest a tint's component may be.
+pub(super) const MAX_TINT: f32 = 4.0;
+
+/// Whether `v` is a tint: every component finite, 0..[`MAX_TINT`].
+pub(super) fn is_tint(v: Vec3) -> bool {
+    v.is_finite() && v.min_element() >= 0.0 && v.max_element() <= MAX_TINT
 }
 
 fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
@@ -351,10 +360,22 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
             behaviour: None,
             params: Plain::Nil,
             team: None,
+            tint: None,
         });
     };
-    let r = Reader::new(t, "", &["position", "yaw", "behaviour", "params", "team"]);
-    type Read = (Vec3, f32, Option<String>, Option<Table>, Option<u32>);
+    let r = Reader::new(
+        t,
+        "",
+        &["position", "yaw", "behaviour", "params", "team", "tint"],
+    );
+    type Read = (
+        Vec3,
+        f32,
+        Option<String>,
+        Option<Table>,
+        Option<u32>,
+        Option<Vec3>,
+    );
     let read = || -> Result<Read, DefError> {
         let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
         if !position.is_finite() {
@@ -379,9 +400,16 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
                 ))
             }
         };
-        Ok((position, yaw, behaviour, r.table("params")?, team))
+        let tint = r.vec("tint")?;
+        if tint.is_some_and(|v| !is_tint(v)) {
+            return Err(DefError::new(
+                "tint",
+                format!("must be a colour vector with components from 0 to {MAX_TINT}"),
+            ));
+        }
+        Ok((position, yaw, behaviour, r.table("params")?, team, tint))
     };
-    let (position, yaw, behaviour, params, team) =
+    let (position, yaw, behaviour, params, team, tint) =
         read().map_err(|e| def_err(lua, "world.spawn", e))?;
     r.finish().map_err(|e| def_err(lua, "world.spawn", e))?;
     Ok(SpawnOpts {
@@ -390,6 +418,7 @@ fn spawn_opts(lua: &Lua, opts: Option<Table>) -> mlua::Result<SpawnOpts> {
         behaviour,
         params: plain_params(lua, "world.spawn", params)?,
         team,
+        tint,
     })
 }
 
@@ -440,6 +469,9 @@ pub(super) fn spawn(lua: &Lua, (ty, opts): (Value, Option<Table>)) -> mlua::Resu
     };
     if o.team.is_some() {
         c.world.borrow_mut().set_team(id, o.team);
+    }
+    if o.tint.is_some() {
+        c.world.borrow_mut().set_tint(id, o.tint);
     }
     {
         let mut shared = c.shared.borrow_mut();
