@@ -27,8 +27,22 @@ impl PhysicsHooks for OwnPartsApart {
     }
 }
 
-/// Share of `recovery_time` the anchor takes to bring the body to its goal.
+/// Share of `recovery_time` the anchor takes to bring the body to its goal from lying (see
+/// [`rise_time`]).
 const RISE_SHARE: f32 = 0.6;
+/// The least share of a full rise a try takes (a body already standing: a stagger).
+const MIN_RISE: f32 = 0.2;
+
+/// Seconds the rise of `rag`'s try takes (its roll done), for a type whose tries last
+/// `recovery_time` (`ride`: its ride height): a full rise from a quarter turn off upright or
+/// half the ride height off its goal, less for less — a staggered body still standing is
+/// handed back in a fifth of the time, not kept in physics for a whole rise.
+fn rise_time(rag: &super::Ragdoll, recovery_time: f32, ride: f32) -> f32 {
+    let (from, goal) = (rag.from, rag.goal);
+    let turn = from.1.angle_between(goal.1) / std::f32::consts::FRAC_PI_2;
+    let lift = (from.0 - goal.0).length() / (0.5 * ride.max(1e-3));
+    recovery_time * RISE_SHARE * turn.max(lift).clamp(MIN_RISE, 1.0)
+}
 /// A try stands the body when it is this close to upright (cosine of 25°)...
 const UPRIGHT_COS: f32 = 0.906;
 /// ...and this close to ride height (share of it).
@@ -239,7 +253,8 @@ impl World {
                 let pose = match &rag.righting {
                     Some(plan) if rag.time < roll => plan.at(smoothstep01(rag.time / roll)),
                     _ => {
-                        let t = smoothstep01((rag.time - roll) / (rt * RISE_SHARE));
+                        let rise = rise_time(rag, rt, c.def.body.height);
+                        let t = smoothstep01((rag.time - roll) / rise);
                         (
                             rag.from.0.lerp(rag.goal.0, t),
                             rag.from.1.slerp(rag.goal.1, t),
@@ -314,7 +329,7 @@ impl World {
             let Some(rag) = c.rag.as_ref() else { continue };
             let rt = c.def.physics.recovery_time;
             if rag.phase != RagdollPhase::Recovering
-                || rag.time < rag.roll_time(rt) + rt * RISE_SHARE + 0.1
+                || rag.time < rag.roll_time(rt) + rise_time(rag, rt, c.def.body.height) + 0.1
             {
                 continue;
             }

@@ -434,6 +434,45 @@ pub(crate) fn soldier() -> crate::locomotion::CreatureDef {
     d
 }
 
+/// A stagger (the brawler's: muscles at 0.65 for 0.7 s, the balance help holding the soldier
+/// up) leaves physics soon after its time: the rise of a body already standing is a fifth of
+/// a full one. Knocked flat, the same soldier takes the whole rise.
+#[test]
+fn a_staggered_biped_still_standing_is_handed_back_soon_after_its_time() {
+    let back_after = |muscle: f32, push: Vec3| -> f32 {
+        let mut w = crate::sim::world::tests::flat_world(40.0);
+        let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
+        w.push(Command::Ragdoll(
+            id,
+            RagdollRequest {
+                muscle: Some(muscle),
+                duration: Some(0.7),
+                ..Default::default()
+            },
+        ));
+        w.push(Command::Hit(id, push, 1.0));
+        for f in 0..60 * 8 {
+            w.step(TICK_DT);
+            if f > 1 && w.creature(id).expect("alive").rag.is_none() {
+                return f as f32 * TICK_DT;
+            }
+        }
+        f32::INFINITY
+    };
+    // 0.7 s limp, 0.2 s slow, then the rise: a full one alone is 0.84 s (1.2 s × 0.6).
+    let stagger = back_after(0.65, Vec3::X * 0.3);
+    assert!(
+        stagger < 1.35,
+        "a staggered soldier came back after {stagger:.2} s"
+    );
+    let flat = back_after(0.0, Vec3::Z * 6.0);
+    assert!(
+        flat > stagger + 0.5,
+        "knocked flat it came back after {flat:.2} s, staggered after {stagger:.2} s"
+    );
+}
+
 #[test]
 fn a_biped_in_physics_stands_on_its_balance_help_and_falls_when_limp() {
     for (m, stands) in [(0.7f32, true), (1.0, true), (0.1, false)] {
