@@ -1,6 +1,7 @@
 //! Layer 4: the application — the winit window with its egui overlay, input and camera
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
+mod clock;
 pub(crate) mod muscles;
 mod path_edit;
 pub(crate) mod screenshot;

@@ -135,6 +135,9 @@ pub(crate) struct Readouts<'a> {
     pub(crate) frame_ms: f32,
     /// Smoothed tick time, ms.
     pub(crate) tick_ms: f32,
+    /// Simulated seconds per real second (under 1: ticks cost more than they stand for,
+    /// and the world runs in slow motion; see `app::clock`).
+    pub(crate) speed: f64,
     /// The last frame's draw statistics.
     pub(crate) draw: FrameStats,
     /// The GPU adapter's name.
@@ -262,11 +265,21 @@ fn status_panel(
     let Readouts {
         frame_ms,
         tick_ms,
+        speed,
         draw,
         adapter,
     } = *readouts;
     let world = host.world();
     ui.label(format!("frame {frame_ms:5.1} ms   tick {tick_ms:5.2} ms"));
+    if speed < 0.97 {
+        ui.colored_label(
+            egui::Color32::from_rgb(240, 190, 60),
+            format!(
+                "slow motion: {:.0} % of real time (ticks cost more than they stand for)",
+                speed * 100.0
+            ),
+        );
+    }
     ui.label(format!(
         "creatures {}   draw calls {}   t = {:.1} s",
         world.creatures().len(),

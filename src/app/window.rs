@@ -18,7 +18,7 @@ use crate::headless::Tape;
 use crate::render::gpu::open_device;
 use crate::render::{DebugFlags, Renderer};
 use crate::script::{HostOptions, HostOutput, ScriptHost};
-use crate::sim::{Command, TICK_DT};
+use crate::sim::Command;
 
 /// What to open.
 #[derive(Clone, Debug)]
@@ -169,7 +169,7 @@ struct App {
     mouse: Mouse,
     stats: Stats,
     last: Instant,
-    acc: f64,
+    clock: super::clock::Clock,
     frames: u64,
     show_help: bool,
     errors: Vec<String>,
@@ -217,7 +217,7 @@ impl App {
             mouse: Mouse::default(),
             stats: Stats::default(),
             last: Instant::now(),
-            acc: 0.0,
+            clock: super::clock::Clock::default(),
             frames: 0,
             show_help: false,
             errors: Vec::new(),
@@ -353,31 +353,35 @@ impl App {
         self.toasts
             .retain(|t| t.at.elapsed() < super::ui::Toast::SHOWN);
         let now = Instant::now();
-        let dt = (now - self.last).as_secs_f64().min(0.25);
+        let dt = (now - self.last).as_secs_f64();
         self.last = now;
-        self.acc += dt;
         let t0 = Instant::now();
-        let mut ticks = 0;
-        while self.acc >= TICK_DT as f64 {
-            if let Err(e) = self.tape.before_tick(&mut self.host) {
-                self.errors.push(format!("replay: {e}"));
-                self.tape = Tape::default();
+        let (tape, host, errors, view) = (
+            &mut self.tape,
+            &mut self.host,
+            &mut self.errors,
+            &mut self.view,
+        );
+        let ticks = self.clock.frame(dt, || {
+            let started = Instant::now();
+            if let Err(e) = tape.before_tick(host) {
+                errors.push(format!("replay: {e}"));
+                *tape = Tape::default();
             }
-            self.host.tick();
-            if let Err(e) = self.tape.after_tick(&mut self.host) {
-                self.errors.push(format!("record: {e}"));
+            host.tick();
+            if let Err(e) = tape.after_tick(host) {
+                errors.push(format!("record: {e}"));
             }
-            self.view.after_tick(&self.host.world());
-            self.acc -= TICK_DT as f64;
-            ticks += 1;
-        }
+            view.after_tick(&host.world());
+            started.elapsed().as_secs_f64()
+        });
         if ticks > 0 {
             let per = t0.elapsed().as_secs_f32() * 1e3 / ticks as f32;
             self.stats.tick_ms = self.stats.tick_ms * 0.9 + per * 0.1;
         }
         self.stats.frame_ms = self.stats.frame_ms * 0.9 + dt as f32 * 1e3 * 0.1;
         self.drain_host();
-        let alpha = (self.acc / TICK_DT as f64) as f32;
+        let alpha = self.clock.alpha();
         self.view.prepare_frame(alpha, dt as f32, &self.host);
         if let Some(log) = &mut self.frame_log {
             log.update_ms += started.elapsed().as_secs_f64() * 1e3;
@@ -436,6 +440,7 @@ impl App {
                 let readouts = super::ui::Readouts {
                     frame_ms: stats.frame_ms,
                     tick_ms: stats.tick_ms,
+                    speed: self.clock.speed(),
                     draw,
                     adapter: &adapter,
                 };
