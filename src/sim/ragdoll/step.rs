@@ -33,6 +33,14 @@ const RISE_SHARE: f32 = 0.6;
 /// The least share of a full rise a try takes (a body already standing: a stagger).
 const MIN_RISE: f32 = 0.2;
 
+/// A try stands the body when it is this close to upright (cosine of 25°)...
+const UPRIGHT_COS: f32 = 0.906;
+/// ...and this close to ride height (share of it).
+const HEIGHT_SHARE: f32 = 0.25;
+
+/// Seconds a limp body must stay slower than [`GETUP_SPEED`] before it tries to get up.
+const SLOW_FOR: f32 = 0.2;
+
 /// Seconds the rise of `rag`'s try takes (its roll done), for a type whose tries last
 /// `recovery_time` (`ride`: its ride height): a full rise from a quarter turn off upright or
 /// half the ride height off its goal, less for less — a staggered body still standing is
@@ -43,13 +51,6 @@ fn rise_time(rag: &super::Ragdoll, recovery_time: f32, ride: f32) -> f32 {
     let lift = (from.0 - goal.0).length() / (0.5 * ride.max(1e-3));
     recovery_time * RISE_SHARE * turn.max(lift).clamp(MIN_RISE, 1.0)
 }
-/// A try stands the body when it is this close to upright (cosine of 25°)...
-const UPRIGHT_COS: f32 = 0.906;
-/// ...and this close to ride height (share of it).
-const HEIGHT_SHARE: f32 = 0.25;
-
-/// Seconds a limp body must stay slower than [`GETUP_SPEED`] before it tries to get up.
-const SLOW_FOR: f32 = 0.2;
 
 /// The heading of a body rotation (its +Z seen from above; its −Y when +Z points up or
 /// down).
