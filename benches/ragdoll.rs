@@ -89,6 +89,17 @@ fn shove(w: &mut World, ids: &[CreatureId], tick: u64) {
     }
 }
 
+/// Adds a tick's step times to `split` (navigation, locomotion, physics, the rapier step),
+/// as µs per creature-tick over `creature_ticks`.
+fn add_split(split: &mut [f64; 4], t: skitter::sim::StepTimes, creature_ticks: usize) {
+    for (s, d) in split
+        .iter_mut()
+        .zip([t.navigation, t.locomotion, t.physics, t.rapier])
+    {
+        *s += d.as_secs_f64() * 1e6 / creature_ticks as f64;
+    }
+}
+
 fn ragdolls(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tmp");
     let mut group = c.benchmark_group("ragdoll");
@@ -172,13 +183,7 @@ fn ragdolls(c: &mut Criterion) {
             tick += 1;
             shove(&mut w, &ids, tick);
             w.step(TICK_DT);
-            let t = w.last_step_times();
-            for (s, d) in split
-                .iter_mut()
-                .zip([t.navigation, t.locomotion, t.physics, t.rapier])
-            {
-                *s += d.as_secs_f64() * 1e6 / (60.0 * n as f64);
-            }
+            add_split(&mut split, w.last_step_times(), 60 * n);
         }
         let w = h.world();
         let up = w
@@ -269,13 +274,7 @@ fn battles(c: &mut Criterion) {
             whole += t0.elapsed().as_secs_f64() * 1e6 / (60.0 * n as f64);
             let w = host.world();
             in_physics += w.ragdoll_count();
-            let t = w.last_step_times();
-            for (s, d) in split
-                .iter_mut()
-                .zip([t.navigation, t.locomotion, t.physics, t.rapier])
-            {
-                *s += d.as_secs_f64() * 1e6 / (60.0 * n as f64);
-            }
+            add_split(&mut split, w.last_step_times(), 60 * n);
         }
         let g = host.world().physics_groups();
         eprintln!(

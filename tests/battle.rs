@@ -197,10 +197,17 @@ fn the_battle_scene_charges_meets_and_brawls() {
     assert_eq!(t.ids().len(), 8 + 2 * 106, "{said}");
     let last = t.recs.iter().map(|r| r.frame).max().expect("frames");
     let at = |frame: u64| t.recs.iter().filter(move |r| r.frame == frame);
-    // At the start nobody is in physics; by the end many are, and some got up again.
-    assert_eq!(at(0).filter(|r| r.ragdoll).count(), 0);
-    let down = at(last).filter(|r| r.ragdoll).count();
-    assert!((20..=256).contains(&down), "{down} in physics at the end");
+    // At the start nobody is in physics; by the end many are, never more than the cap, and
+    // some got up again.
+    let mut in_physics: BTreeMap<u64, usize> = BTreeMap::new();
+    for r in &t.recs {
+        *in_physics.entry(r.frame).or_default() += r.ragdoll as usize;
+    }
+    assert_eq!(in_physics.get(&0), Some(&0));
+    let most = in_physics.values().copied().max().unwrap_or(0);
+    assert!(most <= 256, "{most} in physics at once");
+    let down = in_physics[&last];
+    assert!(down >= 20, "{down} in physics at the end");
     // Soldiers got up: in physics in one record, animated in a later one.
     let mut was_down = BTreeSet::new();
     let mut up_again = BTreeSet::new();
@@ -241,7 +248,7 @@ fn the_battle_scene_charges_meets_and_brawls() {
             "the army on side {side}: {a:.2} m from the middle on average, then {b:.2} m"
         );
     }
-    // The spiders charged: most moved over 2 m.
+    // The spiders charged: at least half moved over 2 m.
     let charged = start
         .iter()
         .filter(|(_, (ty, _))| ty == "spider/spider")

@@ -10,7 +10,7 @@ use crate::sim::TICK_DT;
 
 /// Seconds of ticks a frame runs at most (after its first): the window draws at least about
 /// 1 / (this + the draw) times a second however heavy the world.
-pub(crate) const UPDATE_BUDGET: f64 = 0.05;
+const UPDATE_BUDGET: f64 = 0.05;
 
 /// Real seconds one frame may add at most (a stall — a dragged window, a breakpoint — is
 /// not made up).

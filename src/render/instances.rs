@@ -183,6 +183,10 @@ pub struct FrameInstances {
 }
 
 const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
+const BODY_SELECTED: [f32; 4] = [0.85, 0.55, 0.15, 0.35];
+const LEG: [f32; 4] = [0.10, 0.07, 0.06, 0.0];
+const JOINT: [f32; 4] = [0.50, 0.22, 0.12, 0.0];
+const HEAD: [f32; 4] = [0.12, 0.08, 0.07, 0.0];
 
 /// A colour recoloured in a creature's tint, if it has one (see [`recolour`]; emission kept).
 fn tinted(c: [f32; 4], tint: Option<Vec3>) -> [f32; 4] {
@@ -196,13 +200,9 @@ fn tinted(c: [f32; 4], tint: Option<Vec3>) -> [f32; 4] {
 
 /// Recolours `c` in `tint`, keeping its lightness: its luma, doubled, times the tint (a
 /// mid-grey takes the tint's colour). `shaders/scene.wgsl` does the same to models.
-pub(crate) fn recolour(c: Vec3, tint: Vec3) -> Vec3 {
+fn recolour(c: Vec3, tint: Vec3) -> Vec3 {
     c.dot(Vec3::new(0.2126, 0.7152, 0.0722)) * 2.0 * tint
 }
-const BODY_SELECTED: [f32; 4] = [0.85, 0.55, 0.15, 0.35];
-const LEG: [f32; 4] = [0.10, 0.07, 0.06, 0.0];
-const JOINT: [f32; 4] = [0.50, 0.22, 0.12, 0.0];
-const HEAD: [f32; 4] = [0.12, 0.08, 0.07, 0.0];
 
 fn line(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
     out.push(LineVertex {

@@ -120,16 +120,6 @@ impl World {
             c.team = team;
         }
     }
-
-    /// Tints creature `id`'s colours (`None`: as made), now and in a recording.
-    pub fn set_tint(&mut self, id: CreatureId, tint: Option<Vec3>) {
-        self.log(|| super::record::Input::Command {
-            cmd: super::Command::SetTint(id, tint),
-        });
-        if let Some(c) = self.creature_mut(id) {
-            c.tint = tint;
-        }
-    }
 }
 
 #[cfg(test)]

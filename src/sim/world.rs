@@ -474,6 +474,17 @@ impl World {
         self.commands.push(cmd);
     }
 
+    /// Recolours creature `id` (`None`: as made) now, not at the next tick (a spawn's tint
+    /// shows on its first frame), and in a recording.
+    pub fn set_tint(&mut self, id: CreatureId, tint: Option<Vec3>) {
+        self.log(|| Input::Command {
+            cmd: Command::SetTint(id, tint),
+        });
+        if let Some(c) = self.creature_mut(id) {
+            c.tint = tint;
+        }
+    }
+
     /// The gait a creature will have at the next tick (pending overrides included).
     pub fn pending_gait(&self, id: CreatureId) -> Option<&GaitParams> {
         let queued = self.commands.iter().rev().find_map(|c| match c {

@@ -43,10 +43,14 @@ pub struct PhysicsGroups {
 
 /// A limp body slower than this (m/s) may start to get up.
 pub(crate) const GETUP_SPEED: f32 = 0.3;
-/// Seconds a rig must be still (every part slower than [`SLEEP_SPEED`]) before it sleeps.
+/// Seconds a rig must be still (every part slower than [`SLEEP_SPEED`]) before it settles
+/// (and rapier may put it to sleep with its island: see `rig::set_settled`).
 pub(crate) const SLEEP_AFTER: f32 = 0.5;
 /// Speed under which a part counts as still, m/s (and rad/s × 0.2 m).
 pub(crate) const SLEEP_SPEED: f32 = 0.05;
+/// A settled rig stays settled while every part is slower than this (m/s; rad/s × 0.2 m):
+/// in a pile it waits for the others to settle, and they nudge it meanwhile.
+pub(crate) const UNSETTLE_SPEED: f32 = 4.0 * SLEEP_SPEED;
 /// Spin a hit gives the body about the axis across it, rad/s per m/s of push.
 pub(crate) const TUMBLE: f32 = 1.5;
 /// A limp duration that never ends (`math.huge` from a script): finite, so records of it

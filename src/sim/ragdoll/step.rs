@@ -6,7 +6,7 @@ use glam::{Quat, Vec3};
 use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
 
 use super::rig::{self, AnchorDrive};
-use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED};
+use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED, UNSETTLE_SPEED};
 use crate::locomotion::physics::GRAVITY;
 use crate::locomotion::{Locomotor, ValidCreatureDef};
 use crate::math::curve::smoothstep01;
@@ -301,10 +301,9 @@ impl World {
             }
             r.asleep = false;
             rig::read_parts(physics, r, &mut rag.parts);
-            // Settled once still for a while; unsettled only by a clear move (a settled rig
-            // in a pile waits for the others to settle, and they nudge it meanwhile).
+            // Settled once still for a while; unsettled only by a clear move.
             let limit = if r.settled {
-                SLEEP_SPEED * 4.0
+                UNSETTLE_SPEED
             } else {
                 SLEEP_SPEED
             };
