@@ -43,14 +43,17 @@ pub struct PhysicsGroups {
 
 /// A limp body slower than this (m/s) may start to get up.
 pub(crate) const GETUP_SPEED: f32 = 0.3;
-/// Seconds a rig must be still (every part slower than [`SLEEP_SPEED`]) before it settles
+/// Seconds a rig must be still (see [`STILL_SPEED`], [`STILL_DRIFT`]) before it settles
 /// (and rapier may put it to sleep with its island: see `rig::set_settled`).
 pub(crate) const SLEEP_AFTER: f32 = 0.5;
-/// Speed under which a part counts as still, m/s (and rad/s × 0.2 m).
-pub(crate) const SLEEP_SPEED: f32 = 0.05;
-/// A settled rig stays settled while every part is slower than this (m/s; rad/s × 0.2 m):
-/// in a pile it waits for the others to settle, and they nudge it meanwhile.
-pub(crate) const UNSETTLE_SPEED: f32 = 4.0 * SLEEP_SPEED;
+/// A rig is still while no part is faster than this (m/s; rad/s × 0.2 m) and none strays
+/// [`STILL_DRIFT`] from where the stillness began; a faster part unsettles a settled rig.
+/// Loose on speed, strict on travel: a limp limb resting on a joint limit is never quite at
+/// rest in the solver — each substep it sags past the limit and is pushed back, at about
+/// gravity × the substep (≈ 0.1 m/s at three substeps a tick) — yet it goes nowhere.
+pub(crate) const STILL_SPEED: f32 = 0.2;
+/// How far (m) a part of a still rig may stray from where the stillness began.
+pub(crate) const STILL_DRIFT: f32 = 0.01;
 /// Spin a hit gives the body about the axis across it, rad/s per m/s of push.
 pub(crate) const TUMBLE: f32 = 1.5;
 /// A limp duration that never ends (`math.huge` from a script): finite, so records of it
@@ -115,6 +118,8 @@ pub struct Ragdoll {
     pub slow: f32,
     /// Seconds every part has been still.
     pub still: f32,
+    /// Where each part was when the stillness began (empty: not still).
+    pub(crate) rest: Vec<Vec3>,
     /// Parts: the body, then each leg's segments from the hip down.
     pub parts: Vec<Part>,
     /// The body's pose when the current try began, and the pose it is pulled to.
@@ -393,6 +398,7 @@ impl World {
             gave_up: false,
             slow: 0.0,
             still: 0.0,
+            rest: Vec::new(),
             parts,
             from: body,
             goal: body,
@@ -497,6 +503,7 @@ impl World {
         }
         if let Some(rag) = self.creature_mut(id).and_then(|c| c.rag.as_mut()) {
             rag.still = 0.0;
+            rag.rest.clear();
         }
     }
 

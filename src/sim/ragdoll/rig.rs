@@ -19,14 +19,41 @@ use crate::sim::world::CreatureId;
 pub(crate) const LEVEL_GROUP: u32 = 1;
 const PARTS_GROUP: u32 = 2;
 
-/// Solver iterations a rig's island gets on top of rapier's 4: load-bearing chains (body,
-/// thigh, shin at mass ratios up to 8) converge slowly; at 4 a standing spider's joints sit
-/// 4° off their targets whatever the stiffness, at 8 under 2°.
+/// Solver substeps a rig's island gets on top of the world's [`SOLVER_ITERATIONS`]: six in
+/// all for a stance that stands on its muscles. Load-bearing chains (body, thigh, shin at
+/// mass ratios up to 8) converge slowly: a standing spider's joints sit 2.4° off their
+/// targets on average at six, 4.9° at three (its body 10 % below ride height — the hold
+/// test's bars, 5° and 10 %, only just held), and at two it sags a sixth of its height.
+///
+/// [`SOLVER_ITERATIONS`]: crate::sim::ground::SOLVER_ITERATIONS
 const RIG_EXTRA_ITERATIONS: usize = 4;
+
+/// The same for a type the balance help holds up (bipeds): three substeps in all — the
+/// help's strings carry most of its weight, so its legs' pose error is not what holds it
+/// up, and each substep costs about an eighth of a shoving soldier's tick (1 000 shoving
+/// soldiers on one thread: 57 ms a tick at six, 33 ms at three). What fewer substeps leave
+/// behind is kept from the eye and from sleep elsewhere: a limb resting on a joint limit
+/// buzzes at about gravity × the substep (stillness is judged by travel, see
+/// `STILL_DRIFT`), and a helped body sways (see [`SETTLING_DAMPING`]). One such rig in an
+/// island with a muscle-standing one steps at six (rapier: the island's most).
+const HELPED_EXTRA_ITERATIONS: usize = 1;
+
+/// Linear damping of every part (rapier's, 1/s).
+const PART_LINEAR_DAMPING: f32 = 0.05;
 
 /// Angular damping of every part (rapier's, 1/s): a limp limb is not frictionless (with
 /// 0.2 a limp spider creeps at 5–10 cm/s forever and never sleeps).
 const PART_ANGULAR_DAMPING: f32 = 1.0;
+
+/// Damping (linear and angular, 1/s) of a rig on balance help whose every part is slower
+/// than [`SETTLING_SPEED`]: at three substeps a body held up by the balance help keeps a
+/// slow sway (5–13 cm/s) that the solver no longer damps, and a crowd of them never settles
+/// (issue 12's energy bar failed). Below a walking pace only, so a shove or a fall is not
+/// slowed.
+pub(crate) const SETTLING_DAMPING: f32 = 3.0;
+
+/// See [`SETTLING_DAMPING`], m/s.
+pub(crate) const SETTLING_SPEED: f32 = 0.3;
 
 /// Fastest a part may move, m/s, and turn, rad/s (seed 003 §9.2).
 pub(crate) const MAX_SPEED: f32 = 10.0;
@@ -203,6 +230,8 @@ pub(crate) struct Rig {
     /// Still long enough to sleep (see [`set_settled`]): rapier may put it to sleep, and it
     /// is not driven meanwhile.
     pub(crate) settled: bool,
+    /// Its parts have the settling damping (see [`set_settling`]).
+    pub(crate) damped: bool,
     /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
     pub(crate) world: u32,
 }
@@ -255,8 +284,8 @@ fn part_collider(b: ColliderBuilder, mass: f32, id: CreatureId, friction: f32) -
         .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
 }
 
-/// A part's rigid body, where and as fast as `part` says.
-fn body_of(physics: &mut PhysicsWorld, part: &Part) -> RigidBodyHandle {
+/// A part's rigid body, where and as fast as `part` says, with `extra` solver substeps.
+fn body_of(physics: &mut PhysicsWorld, part: &Part, extra: usize) -> RigidBodyHandle {
     physics.insert_body(
         RigidBodyBuilder::dynamic()
             .pose(rapier3d::math::Pose::from_parts(
@@ -265,9 +294,9 @@ fn body_of(physics: &mut PhysicsWorld, part: &Part) -> RigidBodyHandle {
             ))
             .linvel(part.linvel)
             .angvel(part.angvel)
-            .linear_damping(0.05)
+            .linear_damping(PART_LINEAR_DAMPING)
             .angular_damping(PART_ANGULAR_DAMPING)
-            .additional_solver_iterations(RIG_EXTRA_ITERATIONS),
+            .additional_solver_iterations(extra),
     )
 }
 
@@ -347,7 +376,12 @@ pub(crate) fn build(
     let mut bodies = Vec::with_capacity(parts.len());
     let mut masses = Vec::with_capacity(parts.len());
     // The body: a box, and the head as a second collider (10 % of the body's mass).
-    let torso = body_of(physics, &parts[0]);
+    let extra = if p.balance_for(def.legs.len()) > 0.0 {
+        HELPED_EXTRA_ITERATIONS
+    } else {
+        RIG_EXTRA_ITERATIONS
+    };
+    let torso = body_of(physics, &parts[0], extra);
     let half = def.body.size * 0.5;
     let head_mass = if def.body.head.is_some() { 0.1 } else { 0.0 };
     physics.insert_collider(
@@ -374,7 +408,7 @@ pub(crate) fn build(
         let mut parent = torso;
         for (si, len) in leg.segments.iter().enumerate() {
             let part = parts.get(k).copied().unwrap_or(parts[0]);
-            let h = body_of(physics, &part);
+            let h = body_of(physics, &part, extra);
             add_spin_inertia(physics, h, leg_masses[li][si], *len);
             let r = radii[li][si];
             let half_h = (len * 0.5 - r).max(0.0);
@@ -415,6 +449,7 @@ pub(crate) fn build(
         stand,
         asleep: false,
         settled: false,
+        damped: false,
         world: 0,
     }
 }
@@ -767,4 +802,23 @@ pub(crate) fn part_lowest_points(def: &ValidCreatureDef, parts: &[Part]) -> Vec<
         }
     }
     out
+}
+
+/// Turns the settling damping of a rig on or off (see [`SETTLING_DAMPING`]).
+pub(crate) fn set_settling(physics: &mut PhysicsWorld, rig: &mut Rig, on: bool) {
+    if rig.damped == on {
+        return;
+    }
+    rig.damped = on;
+    let (linear, angular) = if on {
+        (SETTLING_DAMPING, SETTLING_DAMPING)
+    } else {
+        (PART_LINEAR_DAMPING, PART_ANGULAR_DAMPING)
+    };
+    for h in &rig.bodies {
+        if let Some(b) = physics.bodies.get_mut(*h) {
+            b.set_linear_damping(linear);
+            b.set_angular_damping(angular);
+        }
+    }
 }

@@ -6,7 +6,7 @@ use glam::{Quat, Vec3};
 use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
 
 use super::rig::{self, AnchorDrive};
-use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, SLEEP_SPEED, UNSETTLE_SPEED};
+use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, STILL_DRIFT, STILL_SPEED};
 use crate::locomotion::physics::GRAVITY;
 use crate::locomotion::{Locomotor, ValidCreatureDef};
 use crate::math::curve::smoothstep01;
@@ -40,6 +40,12 @@ const HEIGHT_SHARE: f32 = 0.25;
 
 /// Seconds a limp body must stay slower than [`GETUP_SPEED`] before it tries to get up.
 const SLOW_FOR: f32 = 0.2;
+
+/// Share of the helped weight the balance help's lift carries at ride height; the legs
+/// carry the rest. Carrying it all, the feet barely press on the ground, and a standing body
+/// glides on them at the solver's slightest nudge (a crowd of 400 kept 30 soldiers sliding
+/// at 3–4 cm/s, never asleep).
+const BALANCE_CARRY: f32 = 0.7;
 
 /// Seconds the rise of `rag`'s try takes (its roll done), for a type whose tries last
 /// `recovery_time` (`ride`: its ride height): a full rise from a quarter turn off upright or
@@ -183,6 +189,7 @@ impl World {
         rag.goal = goal;
         rag.righting = righting;
         rag.still = 0.0;
+        rag.rest.clear();
         if let Some((physics, r)) = self.rigs.get_mut(id) {
             r.asleep = false;
             rig::set_settled(physics, r, false);
@@ -248,6 +255,7 @@ impl World {
             };
             rig::set_strength(physics, r, rag.muscle, rag.gains);
             let mass = r.mass();
+            let mut balanced = false;
             if rag.phase == RagdollPhase::Recovering {
                 let rt = c.def.physics.recovery_time;
                 let roll = rag.roll_time(rt);
@@ -269,9 +277,15 @@ impl World {
                 rig::add_anchor(physics, r, pose);
                 rig::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
                 rig::move_anchor(physics, r, pose);
+                balanced = true;
             } else {
                 rig::drop_anchor(physics, r);
             }
+            let slow = rag
+                .parts
+                .iter()
+                .all(|p| p.linvel.length() < rig::SETTLING_SPEED);
+            rig::set_settling(physics, r, balanced && slow);
         }
     }
 
@@ -301,17 +315,22 @@ impl World {
             }
             r.asleep = false;
             rig::read_parts(physics, r, &mut rag.parts);
-            // Settled once still for a while; unsettled only by a clear move.
-            let limit = if r.settled {
-                UNSETTLE_SPEED
+            // Settled once still for a while (slow, and gone nowhere); unsettled by a move.
+            let fast = rag.parts.iter().any(|p| {
+                p.linvel.length() >= STILL_SPEED || p.angvel.length() * 0.2 >= STILL_SPEED
+            });
+            let strayed =
+                rag.rest.len() != rag.parts.len()
+                    || rag.parts.iter().zip(&rag.rest).any(|(p, at)| {
+                        p.position.distance_squared(*at) > STILL_DRIFT * STILL_DRIFT
+                    });
+            if fast || strayed {
+                rag.still = 0.0;
+                rag.rest.clear();
+                rag.rest.extend(rag.parts.iter().map(|p| p.position));
             } else {
-                SLEEP_SPEED
-            };
-            let still = rag
-                .parts
-                .iter()
-                .all(|p| p.linvel.length() < limit && p.angvel.length() * 0.2 < limit);
-            rag.still = if still { rag.still + dt } else { 0.0 };
+                rag.still += dt;
+            }
             let settled = rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER;
             rig::set_settled(physics, r, settled);
             // The locomotor follows the body (scripts read c:position(), agents re-place).
@@ -388,8 +407,9 @@ impl World {
 
 /// Balance help for stances that cannot stand alone (TABS' marionette strings): while the
 /// muscles are above half strength, the body is within 45° of upright and over the ground
-/// between half and 1.5 times its ride height, an anchor holds it at ride height (carrying
-/// at most twice the rig's weight) and upright, its heading and sideways motion free.
+/// between half and 1.5 times its ride height, an anchor holds it near ride height (carrying
+/// [`BALANCE_CARRY`] of the helped weight there, at most twice the rig's weight) and upright,
+/// its heading and sideways motion free.
 /// Returns the help's share and the anchor's pose.
 fn balance(
     physics: &rapier3d::prelude::PhysicsWorld,
@@ -410,7 +430,7 @@ fn balance(
     }
     let at = Vec3::new(
         body.position.x,
-        body.position.y - h + ride + GRAVITY / rig::BALANCE_LIFT,
+        body.position.y - h + ride + BALANCE_CARRY * GRAVITY / rig::BALANCE_LIFT,
         body.position.z,
     );
     Some((help, (at, yaw_rotation(heading(body.rotation)))))
