@@ -1,9 +1,10 @@
 //! `world.creatures_near` answered from a grid: creatures by 4 m cells of their bodies'
 //! places, built once a tick on the first query (scripts run between ticks: nothing moves
-//! while they ask), then each query visits only the cells its disc covers, keeps those that
-//! pass its filter (type, team, animated, one left out) and returns the nearest first, at
-//! most `limit` of them — a battle's brains asking for their nearest foe cost a few cells
-//! each, not every creature each.
+//! while they ask), then each query visits the cells its disc covers — ring by ring out from
+//! its own, and with a `limit` only until no farther ring can hold a nearer one — keeps
+//! those that pass its filter (type, team, animated, one left out) and returns the nearest
+//! first, at most `limit` of them: a battle's brains asking for their nearest foe cost the
+//! cells around them each, not every creature each.
 
 use std::collections::HashMap;
 
@@ -73,7 +74,7 @@ impl World {
                 && filter.exclude != Some(c.id)
         };
         let mut found: Vec<(f32, CreatureId)> = Vec::new();
-        let mut visit = |i: usize| {
+        let visit = |i: usize, found: &mut Vec<(f32, CreatureId)>| {
             let d = g.at[i].distance(p);
             if d <= radius && keep(i) {
                 found.push((d, self.creatures[i].id));
@@ -84,20 +85,67 @@ impl World {
             cell_of(p + Vec3::splat(radius)),
         );
         let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
-        if span > g.cells.len() as i64 {
-            // A disc wider than the crowd: every creature is a candidate.
-            (0..self.creatures.len()).for_each(&mut visit);
-        } else {
-            for x in lo.0..=hi.0 {
-                for z in lo.1..=hi.1 {
-                    if let Some(v) = g.cells.get(&(x, z)) {
-                        v.iter().for_each(|i| visit(*i as usize));
+        let order =
+            |a: &(f32, CreatureId), b: &(f32, CreatureId)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        let cell = |x: i32, z: i32, found: &mut Vec<(f32, CreatureId)>| {
+            if let Some(v) = g.cells.get(&(x, z)) {
+                v.iter().for_each(|i| visit(*i as usize, found));
+            }
+        };
+        // With a limit, ring by ring out from the asker's cell, done once the limit's
+        // farthest is nearer than anything the next ring can hold (a cell r + 1 rings out is
+        // over r cells away) — a battle's brains asking for their nearest foe look at the
+        // cells around them — or, past as many cells as the crowd fills, by the plain way.
+        let mut done = false;
+        if let Some(k) = filter.limit.filter(|k| *k > 0) {
+            let c = cell_of(p);
+            let rings = (c.0 - lo.0).max(hi.0 - c.0).max(c.1 - lo.1).max(hi.1 - c.1);
+            let mut looked = 0usize;
+            for r in 0..=rings.max(0) {
+                for x in (c.0 - r).max(lo.0)..=(c.0 + r).min(hi.0) {
+                    if (x - c.0).abs() == r {
+                        // A column on the ring's edge: all of it.
+                        for z in (c.1 - r).max(lo.1)..=(c.1 + r).min(hi.1) {
+                            cell(x, z, &mut found);
+                            looked += 1;
+                        }
+                    } else {
+                        // One inside it: its two ends.
+                        for z in [c.1 - r, c.1 + r] {
+                            if (lo.1..=hi.1).contains(&z) {
+                                cell(x, z, &mut found);
+                                looked += 1;
+                            }
+                        }
+                    }
+                }
+                if k <= found.len() {
+                    found.select_nth_unstable_by(k - 1, order);
+                    if found[k - 1].0 <= r as f32 * CELL {
+                        done = true;
+                        break;
+                    }
+                }
+                if r == rings {
+                    done = true;
+                } else if looked >= g.cells.len() {
+                    break;
+                }
+            }
+        }
+        if !done {
+            found.clear();
+            if span > g.cells.len() as i64 {
+                // A disc wider than the crowd: every creature is a candidate.
+                (0..self.creatures.len()).for_each(|i| visit(i, &mut found));
+            } else {
+                for x in lo.0..=hi.0 {
+                    for z in lo.1..=hi.1 {
+                        cell(x, z, &mut found);
                     }
                 }
             }
         }
-        let order =
-            |a: &(f32, CreatureId), b: &(f32, CreatureId)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         match filter.limit {
             Some(k) if k < found.len() => {
                 if k > 0 {
@@ -163,13 +211,22 @@ mod tests {
                 ..NearFilter::default()
             },
         ];
+        // Places all over the crowd and past its edge, as the ring search sees them.
+        let mut rng = 11u64;
+        let mut places = vec![
+            (Vec3::ZERO, 6.0),
+            (Vec3::new(12.0, 0.0, -7.0), 13.0),
+            (Vec3::new(-29.0, 0.0, 29.0), 3.0),
+            (Vec3::ZERO, 1000.0),
+        ];
+        for _ in 0..40 {
+            let x = super::super::navigation::unit_random(&mut rng) * 80.0 - 40.0;
+            let z = super::super::navigation::unit_random(&mut rng) * 80.0 - 40.0;
+            let r = super::super::navigation::unit_random(&mut rng) * 20.0 + 0.5;
+            places.push((Vec3::new(x, 0.0, z), r));
+        }
         for (k, f) in filters.iter().enumerate() {
-            for (p, r) in [
-                (Vec3::ZERO, 6.0),
-                (Vec3::new(12.0, 0.0, -7.0), 13.0),
-                (Vec3::new(-29.0, 0.0, 29.0), 3.0),
-                (Vec3::ZERO, 1000.0),
-            ] {
+            for (p, r) in places.iter().copied() {
                 let got = w.creatures_near(p, r, f);
                 // The same by brute force.
                 let mut want: Vec<(f32, CreatureId)> = w
