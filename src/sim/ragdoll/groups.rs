@@ -13,6 +13,7 @@ use rapier3d::prelude::PhysicsWorld;
 
 use super::rig;
 use super::step::OwnPartsApart;
+use crate::sim::ground::SOLVER_ITERATIONS;
 use crate::sim::level::Level;
 use crate::sim::world::CreatureId;
 use crate::sim::World;
@@ -162,26 +163,33 @@ impl World {
     /// One rapier step of every world with an awake rig, apart (on the pool when there is
     /// one). False when none stepped.
     pub(super) fn step_worlds(&mut self) -> bool {
-        // Worlds with an awake rig, by their rigs' count.
-        let mut awake: BTreeMap<u32, usize> = BTreeMap::new();
+        // Worlds with an awake rig, by their rigs' count, with the most substeps a rig of
+        // theirs needs (a world's own count, not its bodies': rapier would otherwise sort its
+        // bodies into substep groups every step).
+        let mut awake: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
         for r in self.rigs.rigs.values() {
             if !r.asleep {
-                awake.entry(r.world).or_insert(0);
+                awake.entry(r.world).or_insert((0, 0));
             }
         }
         if awake.is_empty() {
             return false;
         }
         for r in self.rigs.rigs.values() {
-            if let Some(n) = awake.get_mut(&r.world) {
+            if let Some((n, extra)) = awake.get_mut(&r.world) {
                 *n += 1;
+                *extra = (*extra).max(r.extra_iterations);
             }
         }
         let mut worlds: Vec<(usize, &mut PhysicsWorld)> = self
             .rigs
             .worlds
             .iter_mut()
-            .filter_map(|(k, w)| awake.get(k).map(|n| (*n, w)))
+            .filter_map(|(k, w)| {
+                let (n, extra) = *awake.get(k)?;
+                w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + extra;
+                Some((n, w))
+            })
             .collect();
         // The largest first: the threads share the work out evenly (which world steps when
         // changes nothing: they are apart).

@@ -19,7 +19,7 @@ use crate::sim::world::CreatureId;
 pub(crate) const LEVEL_GROUP: u32 = 1;
 const PARTS_GROUP: u32 = 2;
 
-/// Solver substeps a rig's island gets on top of the world's [`SOLVER_ITERATIONS`]: six in
+/// Solver substeps a rig needs on top of the world's [`SOLVER_ITERATIONS`]: six in
 /// all for a stance that stands on its muscles. Load-bearing chains (body, thigh, shin at
 /// mass ratios up to 8) converge slowly: a standing spider's joints sit 2.4° off their
 /// targets on average at six, 4.9° at three (its body 10 % below ride height — the hold
@@ -34,8 +34,9 @@ const RIG_EXTRA_ITERATIONS: usize = 4;
 /// soldiers on one thread: 57 ms a tick at six, 33 ms at three). What fewer substeps leave
 /// behind is kept from the eye and from sleep elsewhere: a limb resting on a joint limit
 /// buzzes at about gravity × the substep (stillness is judged by travel, see
-/// `STILL_DRIFT`), and a helped body sways (see [`SETTLING_DAMPING`]). One such rig in an
-/// island with a muscle-standing one steps at six (rapier: the island's most).
+/// `STILL_DRIFT`), and a helped body sways (see [`SETTLING_DAMPING`]). An interaction
+/// group holding one such rig and a muscle-standing one steps at six (its world takes the
+/// most its rigs need: `groups::step_worlds`).
 const HELPED_EXTRA_ITERATIONS: usize = 1;
 
 /// Linear damping of every part (rapier's, 1/s).
@@ -232,6 +233,9 @@ pub(crate) struct Rig {
     pub(crate) settled: bool,
     /// Its parts have the settling damping (see [`set_settling`]).
     pub(crate) damped: bool,
+    /// Solver substeps it needs on top of the world's (see [`RIG_EXTRA_ITERATIONS`]): its
+    /// world steps with the most of its rigs'.
+    pub(crate) extra_iterations: usize,
     /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
     pub(crate) world: u32,
 }
@@ -284,8 +288,8 @@ fn part_collider(b: ColliderBuilder, mass: f32, id: CreatureId, friction: f32) -
         .active_hooks(ActiveHooks::FILTER_CONTACT_PAIRS)
 }
 
-/// A part's rigid body, where and as fast as `part` says, with `extra` solver substeps.
-fn body_of(physics: &mut PhysicsWorld, part: &Part, extra: usize) -> RigidBodyHandle {
+/// A part's rigid body, where and as fast as `part` says.
+fn body_of(physics: &mut PhysicsWorld, part: &Part) -> RigidBodyHandle {
     physics.insert_body(
         RigidBodyBuilder::dynamic()
             .pose(rapier3d::math::Pose::from_parts(
@@ -295,8 +299,7 @@ fn body_of(physics: &mut PhysicsWorld, part: &Part, extra: usize) -> RigidBodyHa
             .linvel(part.linvel)
             .angvel(part.angvel)
             .linear_damping(PART_LINEAR_DAMPING)
-            .angular_damping(PART_ANGULAR_DAMPING)
-            .additional_solver_iterations(extra),
+            .angular_damping(PART_ANGULAR_DAMPING),
     )
 }
 
@@ -381,7 +384,7 @@ pub(crate) fn build(
     } else {
         RIG_EXTRA_ITERATIONS
     };
-    let torso = body_of(physics, &parts[0], extra);
+    let torso = body_of(physics, &parts[0]);
     let half = def.body.size * 0.5;
     let head_mass = if def.body.head.is_some() { 0.1 } else { 0.0 };
     physics.insert_collider(
@@ -408,7 +411,7 @@ pub(crate) fn build(
         let mut parent = torso;
         for (si, len) in leg.segments.iter().enumerate() {
             let part = parts.get(k).copied().unwrap_or(parts[0]);
-            let h = body_of(physics, &part, extra);
+            let h = body_of(physics, &part);
             add_spin_inertia(physics, h, leg_masses[li][si], *len);
             let r = radii[li][si];
             let half_h = (len * 0.5 - r).max(0.0);
@@ -450,6 +453,7 @@ pub(crate) fn build(
         asleep: false,
         settled: false,
         damped: false,
+        extra_iterations: extra,
         world: 0,
     }
 }
