@@ -637,8 +637,8 @@ fn fifty_shoving_bipeds_stay_finite_and_capped_for_30_s_then_settle() {
 /// Issue 30: issue 12's checks with 400 soldiers for 30 s, in their interaction groups
 /// stepped on two threads. At three substeps this (and the fifty) needs stillness judged by
 /// travel (by speed under 5 cm/s: 120 of 400 asleep), the settling damping and the balance
-/// help carrying 70 % (either one alone: 352–371 asleep). The rows pile into each other (one group of over 300): the pile
-/// settles like fifty do and nearly all of it sleeps — rapier's sleep, whole islands at a
+/// help carrying 70 % (either one alone: 352–371 asleep). The rows pile into each other
+/// (one group of over 300): the pile settles like fifty do and nearly all of it sleeps — rapier's sleep, whole islands at a
 /// time (before, a rig was flagged asleep alone inside a moving pile: its joints dropped,
 /// it sank through the ground as a wall, and was rebuilt where it had gone to sleep when
 /// its group changed, launching it and its neighbours at the speed cap).
