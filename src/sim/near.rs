@@ -101,7 +101,7 @@ impl World {
             let c = cell_of(p);
             let rings = (c.0 - lo.0).max(hi.0 - c.0).max(c.1 - lo.1).max(hi.1 - c.1);
             let mut looked = 0usize;
-            for r in 0..=rings.max(0) {
+            for r in 0..=rings {
                 for x in (c.0 - r).max(lo.0)..=(c.0 + r).min(hi.0) {
                     if (x - c.0).abs() == r {
                         // A column on the ring's edge: all of it.

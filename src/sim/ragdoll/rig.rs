@@ -378,12 +378,12 @@ pub(crate) fn build(
     let collider = |b: ColliderBuilder, mass: f32| part_collider(b, mass, id, p.friction);
     let mut bodies = Vec::with_capacity(parts.len());
     let mut masses = Vec::with_capacity(parts.len());
-    // The body: a box, and the head as a second collider (10 % of the body's mass).
     let extra = if p.balance_for(def.legs.len()) > 0.0 {
         HELPED_EXTRA_ITERATIONS
     } else {
         RIG_EXTRA_ITERATIONS
     };
+    // The body: a box, and the head as a second collider (10 % of the body's mass).
     let torso = body_of(physics, &parts[0]);
     let half = def.body.size * 0.5;
     let head_mass = if def.body.head.is_some() { 0.1 } else { 0.0 };

@@ -281,11 +281,12 @@ impl World {
             } else {
                 rig::drop_anchor(physics, r);
             }
-            let slow = rag
-                .parts
-                .iter()
-                .all(|p| p.linvel.length() < rig::SETTLING_SPEED);
-            rig::set_settling(physics, r, balanced && slow);
+            let settling = balanced
+                && rag
+                    .parts
+                    .iter()
+                    .all(|p| p.linvel.length() < rig::SETTLING_SPEED);
+            rig::set_settling(physics, r, settling);
         }
     }
 

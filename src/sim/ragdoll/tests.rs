@@ -11,6 +11,13 @@ fn flat_world() -> (World, crate::sim::TypeId) {
     (w, t)
 }
 
+/// The same ground with the soldier type (see [`soldier`]).
+fn soldier_world() -> (World, crate::sim::TypeId) {
+    let mut w = crate::sim::world::tests::flat_world(40.0);
+    let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
+    (w, t)
+}
+
 /// The lowest point of any part (box corners, capsule ends less their radius).
 fn lowest(w: &World, id: CreatureId) -> f32 {
     let c = w.creature(id).expect("creature");
@@ -382,9 +389,7 @@ fn limp_rigs_settle_and_sleep_at_any_strength() {
         let (mut w, t) = if name == "spider" {
             flat_world()
         } else {
-            let mut w = crate::sim::world::tests::flat_world(40.0);
-            let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
-            (w, t)
+            soldier_world()
         };
         let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
         ragdoll(&mut w, id, m);
@@ -454,8 +459,7 @@ pub(crate) fn soldier() -> crate::locomotion::CreatureDef {
 #[test]
 fn a_staggered_biped_still_standing_is_handed_back_soon_after_its_time() {
     let back_after = |muscle: f32, push: Vec3| -> f32 {
-        let mut w = crate::sim::world::tests::flat_world(40.0);
-        let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let (mut w, t) = soldier_world();
         let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
         w.push(Command::Ragdoll(
             id,
@@ -495,8 +499,7 @@ fn a_staggered_biped_still_standing_is_handed_back_soon_after_its_time() {
 #[test]
 fn a_biped_in_physics_stands_on_its_balance_help_and_falls_when_limp() {
     for (m, stands) in [(0.7f32, true), (1.0, true), (0.1, false)] {
-        let (mut w, _) = flat_world();
-        let t = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let (mut w, t) = soldier_world();
         let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawn");
         ragdoll(&mut w, id, m);
         for _ in 0..180 {
