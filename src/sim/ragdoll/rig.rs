@@ -74,9 +74,9 @@ const RIG_EXTRA_ITERATIONS: usize = 4;
 /// soldiers on one thread: 57 ms a tick at six, 33 ms at three). What fewer substeps leave
 /// behind is kept from the eye and from sleep elsewhere: a limb resting on a joint limit
 /// buzzes at about gravity × the substep (stillness is judged by travel, see
-/// `STILL_DRIFT`), and a helped body sways (see [`SETTLING_DAMPING`]). An interaction
-/// group holding one such rig and a muscle-standing one steps at six (its world takes the
-/// most its rigs need: `groups::step_worlds`).
+/// `STILL_DRIFT`), and a helped body sways (see [`SETTLING_DAMPING`]). Where such rigs
+/// and a muscle-standing one share a group, the contact island holding the muscle-standing
+/// one steps at six, the rest at three (`groups::step_worlds`).
 const HELPED_EXTRA_ITERATIONS: usize = 1;
 
 /// Linear damping of every part (rapier's, 1/s).
@@ -273,9 +273,15 @@ pub(crate) struct Rig {
     pub(crate) settled: bool,
     /// Its parts have the settling damping (see [`set_settling`]).
     pub(crate) damped: bool,
-    /// Solver substeps it needs on top of the world's (see [`RIG_EXTRA_ITERATIONS`]): its
-    /// world steps with the most of its rigs'.
+    /// Solver substeps it needs on top of [`SOLVER_ITERATIONS`] (see
+    /// [`RIG_EXTRA_ITERATIONS`]): its world steps with the fewest of its rigs', its bodies
+    /// carry the rest.
+    ///
+    /// [`SOLVER_ITERATIONS`]: crate::sim::ground::SOLVER_ITERATIONS
     pub(crate) extra_iterations: usize,
+    /// The extra substeps its bodies carry now (rapier's per-body count; see
+    /// [`set_body_extra`]).
+    pub(crate) body_extra: usize,
     /// The physics world (interaction group) it lives in: the key of `Rigs::worlds`.
     pub(crate) world: u32,
     /// Its parts' colour (see [`set_colour`]); none when built.
@@ -492,9 +498,21 @@ pub(crate) fn build(
         settled: false,
         damped: false,
         extra_iterations: extra,
+        body_extra: 0,
         world: 0,
         colour: None,
     }
+}
+
+/// Gives `rig`'s bodies `extra` solver substeps on top of their world's count (rapier steps
+/// a contact island with the most of its bodies').
+pub(crate) fn set_body_extra(physics: &mut PhysicsWorld, rig: &mut Rig, extra: usize) {
+    for h in &rig.bodies {
+        if let Some(b) = physics.bodies.get_mut(*h) {
+            b.set_additional_solver_iterations(extra);
+        }
+    }
+    rig.body_extra = extra;
 }
 
 /// Muscle strength below which a rig's joints have their limits. rapier builds and solves a
