@@ -6,7 +6,7 @@
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use glam::Vec3;
@@ -78,6 +78,10 @@ fn shoving(w: &mut World, n: usize) -> Vec<CreatureId> {
     }
     ids
 }
+
+/// The shoving benches measure ticks `FROM..UNTIL` of the shove.
+const FROM: u64 = 60;
+const UNTIL: u64 = 300;
 
 fn shove(w: &mut World, ids: &[CreatureId], tick: u64) {
     if !tick.is_multiple_of(40) {
@@ -155,13 +159,36 @@ fn ragdolls(c: &mut Criterion) {
         let h = host(dir.path());
         h.world_mut().set_threads(threads);
         let ids = shoving(&mut h.world_mut(), n);
-        // Into the shove before measuring.
-        for t in 0..60 {
+        // Into the shove before measuring; then every sample steps ticks of the same stretch
+        // of the same run, whatever the thread count: from 1 s to 5 s, back to a checkpoint
+        // just before it (the restore and the tick that rebuilds the rigs outside the
+        // timing), and on. (Stepping on and on, a faster setting ran more ticks into the
+        // shove, where the rows had piled into larger groups: not the slower one's states.)
+        for t in 0..FROM - 1 {
             let mut w = h.world_mut();
             shove(&mut w, &ids, t);
             w.step(TICK_DT);
         }
-        let mut tick = 0u64;
+        let cp = h.world().checkpoint();
+        let mut tick = UNTIL;
+        let step = |tick: &mut u64, split: Option<&mut [f64; 4]>| -> Duration {
+            let mut w = h.world_mut();
+            if *tick == UNTIL {
+                w.restore(cp.clone());
+                shove(&mut w, &ids, FROM - 1);
+                w.step(TICK_DT);
+                *tick = FROM;
+            }
+            shove(&mut w, &ids, *tick);
+            *tick += 1;
+            let t0 = Instant::now();
+            w.step(TICK_DT);
+            let took = t0.elapsed();
+            if let Some(split) = split {
+                add_split(split, w.last_step_times(), (UNTIL - FROM) as usize * n);
+            }
+            took
+        };
         group.throughput(Throughput::Elements(n as u64));
         let name = if threads == 1 {
             format!("soldiers_shoving/{n}")
@@ -169,21 +196,13 @@ fn ragdolls(c: &mut Criterion) {
             format!("soldiers_shoving/{n}/threads_{threads}")
         };
         group.bench_function(&name, |b| {
-            b.iter(|| {
-                let mut w = h.world_mut();
-                tick += 1;
-                shove(&mut w, &ids, tick);
-                w.step(TICK_DT);
-            })
+            b.iter_custom(|iters| (0..iters).map(|_| step(&mut tick, None)).sum())
         });
-        // Where a tick's time goes, per soldier (wall clock over 60 more ticks).
+        // Where a tick's time goes, per soldier (wall clock over the stretch once).
         let mut split = [0.0f64; 4];
-        for _ in 0..60 {
-            let mut w = h.world_mut();
-            tick += 1;
-            shove(&mut w, &ids, tick);
-            w.step(TICK_DT);
-            add_split(&mut split, w.last_step_times(), 60 * n);
+        tick = UNTIL;
+        for _ in FROM..UNTIL {
+            step(&mut tick, Some(&mut split));
         }
         let w = h.world();
         let up = w

@@ -498,6 +498,51 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &["[t] 1\t2", "[t] 0"],
+            ..case(
+                "world.creatures_near's filter",
+                "local a = world.spawn(\"bug\", { position = vec3(0, 0, 0), team = 1 })\n\
+                 world.spawn(\"bug\", { position = vec3(2, 0, 0), team = 2 })\n\
+                 print(#world.creatures_near(vec3(0, 0, 0), 3, { exclude = a, limit = 5 }), world.creatures_near(vec3(0, 0, 0), 3, { not_team = 1, type = \"bug\", animated = true, limit = 1 })[1].id)\n\
+                 print(#world.creatures_near(vec3(0, 0, 0), 3, { team = 1, exclude = a }))\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: field 'limt' is not a known field (did you mean 'limit'?)"],
+            ..case(
+                "world.creatures_near's filter fields are checked by name",
+                "world.creatures_near(vec3(0, 0, 0), 3, { limit = 1, limt = 1 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: field 'limit' must be a whole number from 0 to 1000000, got 1.5"],
+            ..case(
+                "world.creatures_near's limit is whole",
+                "world.creatures_near(vec3(0, 0, 0), 3, { limit = 1.5 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: field 'animated' must be a boolean, got number"],
+            ..case(
+                "world.creatures_near's animated is a boolean",
+                "world.creatures_near(vec3(0, 0, 0), 3, { animated = 1 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: field 'exclude' must be a creature handle, got number"],
+            ..case(
+                "world.creatures_near's exclude is a handle",
+                "world.creatures_near(vec3(0, 0, 0), 3, { exclude = 3 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: field 'not_team' must be a number, got string"],
+            ..case(
+                "world.creatures_near's teams are numbers",
+                "world.creatures_near(vec3(0, 0, 0), 3, { not_team = \"red\" })\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")
         },
