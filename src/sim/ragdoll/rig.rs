@@ -752,19 +752,22 @@ pub(crate) fn remove(physics: &mut PhysicsWorld, rig: &mut Rig) {
     }
 }
 
-/// Reads the parts back from rapier, clamping speeds (seed 003 §9.2).
+/// Reads the parts back from rapier, clamping speeds (seed 003 §9.2). A body is taken
+/// mutably only to clamp it: rapier looks again at every body taken so, each step.
 pub(crate) fn read_parts(physics: &mut PhysicsWorld, rig: &Rig, parts: &mut [Part]) {
     for (h, part) in rig.bodies.iter().zip(parts.iter_mut()) {
-        let Some(b) = physics.bodies.get_mut(*h) else {
+        let Some(b) = physics.bodies.get(*h) else {
             continue;
         };
         let (v, w) = (b.linvel(), b.angvel());
         let (vc, wc) = (v.clamp_length_max(MAX_SPEED), w.clamp_length_max(MAX_SPIN));
+        let pose = *b.position();
         if vc != v || wc != w {
-            b.set_linvel(vc, false);
-            b.set_angvel(wc, false);
+            if let Some(b) = physics.bodies.get_mut(*h) {
+                b.set_linvel(vc, false);
+                b.set_angvel(wc, false);
+            }
         }
-        let pose = b.position();
         *part = Part {
             position: pose.translation,
             rotation: pose.rotation,
