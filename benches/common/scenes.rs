@@ -1,0 +1,129 @@
+//! Scenes the ragdoll benches and `examples/profile_battle` share: a flat ground with the
+//! bundled spider and soldier types, soldiers shoving in rows, and the bundled battle scene.
+//! Included by path (`#[path]`): a failure here is a broken bench.
+
+#![allow(dead_code)] // each includer uses what it needs
+
+use std::path::PathBuf;
+
+use glam::Vec3;
+use skitter::script::{HostOptions, ScriptHost};
+use skitter::sim::{Command, CreatureId, RagdollRequest, World};
+
+/// The bundled mods.
+pub fn scripts() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
+}
+
+/// A flat 80 m ground with the bundled spider and soldier types (copied from their mods).
+pub fn host(dir: &std::path::Path) -> ScriptHost {
+    let m = dir.join("bench");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"bench\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("write");
+    for (from, to) in [
+        ("spider/body.lua", "spider.lua"),
+        ("brawl/soldier.lua", "soldier.lua"),
+    ] {
+        let src = std::fs::read_to_string(scripts().join(from)).expect("read");
+        // The spider's default brain lives in its own mod: none here.
+        std::fs::write(m.join(to), src.replace("behaviour = \"wander\",", "")).expect("write");
+    }
+    std::fs::write(
+        m.join("main.lua"),
+        "world.ground { size = vec3(80, 0, 80) }\nrequire('./spider')\nrequire('./soldier')\n",
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions {
+        max_ragdolls: 1000,
+        ..HostOptions::default()
+    });
+    host.load(&[m]);
+    assert!(host.take_errors().is_empty());
+    host
+}
+
+/// Puts `id` in physics for good, its muscles at `muscle`.
+pub fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
+    let req = RagdollRequest {
+        muscle: Some(muscle),
+        duration: Some(skitter::sim::FOREVER),
+        ..Default::default()
+    };
+    w.push(Command::Ragdoll(id, req));
+}
+
+/// Two lines of `n / 2` soldiers in physics (muscles at 0.7: the balance help holds them
+/// up), shoved at each other every 2/3 s.
+pub fn shoving(w: &mut World, n: usize) -> Vec<CreatureId> {
+    let t = w.type_by_name("bench/soldier").expect("soldier");
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let (row, k) = (i % 2, i / 2);
+        let x = (k % 25) as f32 * 1.1 - 13.0;
+        let z = (k / 25) as f32 * 2.6 + if row == 0 { -0.6 } else { 0.6 };
+        let id = w
+            .spawn(
+                t,
+                Vec3::new(x, 0.0, z),
+                if row == 0 { 0.0 } else { std::f32::consts::PI },
+            )
+            .expect("spawn");
+        ragdoll(w, id, 0.7);
+        ids.push(id);
+    }
+    ids
+}
+
+/// Every 40 ticks each row is shoved at the row it faces.
+pub fn shove(w: &mut World, ids: &[CreatureId], tick: u64) {
+    if !tick.is_multiple_of(40) {
+        return;
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let dir = if i % 2 == 0 { Vec3::Z } else { Vec3::NEG_Z };
+        w.push(Command::Hit(*id, dir, 0.8));
+    }
+}
+
+/// The bundled battle scene (`scripts/scenes/battle`: arena, spiders, brawl) with `per_army`
+/// soldiers a side (and its 6 spiders a side), brains and all, from 6 s in (the armies have
+/// met): whole ticks — Lua brains, locomotion, physics.
+pub fn battle_host(dir: &std::path::Path, per_army: usize, threads: usize) -> ScriptHost {
+    let m = dir.join(format!("battle{per_army}"));
+    std::fs::create_dir_all(&m).expect("mkdir");
+    let scene = scripts().join("scenes/battle");
+    for f in ["mod.toml", "charger.lua", "main.lua"] {
+        let src = std::fs::read_to_string(scene.join(f)).expect("read");
+        let src = src
+            .replace(
+                "local PER_ARMY = 100",
+                &format!("local PER_ARMY = {per_army}"),
+            )
+            // Wider ranks for a bigger army: the same depth of field.
+            .replace(
+                "local FILES = 20",
+                &format!("local FILES = {}", per_army / 5),
+            );
+        std::fs::write(m.join(f), src).expect("write");
+    }
+    let mut host = ScriptHost::new(HostOptions {
+        max_ragdolls: 2 * per_army + 64,
+        ..HostOptions::default()
+    });
+    host.load(&[
+        scripts().join("arena"),
+        scripts().join("spider"),
+        scripts().join("brawl"),
+        m,
+    ]);
+    assert!(host.take_errors().is_empty());
+    host.world_mut().set_threads(threads);
+    for _ in 0..360 {
+        host.tick();
+    }
+    host
+}
