@@ -251,7 +251,8 @@ pub struct StepTimes {
     /// Ragdolls: phases, rigs synced and driven (muscles, balance, anchors), the rapier
     /// step, parts read back, recoveries judged.
     pub physics: std::time::Duration,
-    /// Of `physics`: the rapier step alone (contacts, solver, integration).
+    /// Of `physics`: the groups' worlds — each its rigs driven, its rapier step (contacts,
+    /// solver, integration) and its parts read back, apart, on the pool's threads.
     pub rapier: std::time::Duration,
     /// Of `locomotion`: the crowd navigation update that runs beside it (on the pool's other
     /// thread when there is one; its own time, not added to the phase's wall clock).

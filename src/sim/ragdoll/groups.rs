@@ -12,7 +12,7 @@ use glam::Vec3;
 use rapier3d::prelude::PhysicsWorld;
 
 use super::rig;
-use super::step::OwnPartsApart;
+use super::step::{self, OwnPartsApart};
 use crate::sim::ground::SOLVER_ITERATIONS;
 use crate::sim::level::Level;
 use crate::sim::world::CreatureId;
@@ -218,78 +218,110 @@ impl World {
         }
     }
 
-    /// One rapier step of every world with an awake rig, apart (on the pool when there is
-    /// one). False when none stepped.
-    pub(super) fn step_worlds(&mut self) -> bool {
-        // Worlds with an awake rig: their rigs' count and the fewest substeps a rig of theirs
-        // needs. A world steps with the fewest (its own count); a rig that needs more carries
-        // the rest on its bodies, which rapier gives their contact island only (every body
-        // touching or jointed to them, transitively): a spider knocked into a soldiers'
-        // melee steps the soldiers it leans on at its six substeps, not the whole group
-        // (1 000-soldier battle, one thread: 7 % less physics). A world of one kind sets
-        // none on its bodies, and rapier then does not sort them into substep groups.
-        let mut awake: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-        for r in self.rigs.rigs.values() {
-            if !r.asleep {
-                awake.entry(r.world).or_insert((0, usize::MAX));
+    /// Every group's world: its rigs driven (muscles, balance, anchors), one rapier step if
+    /// one of them is awake, its parts read back — each world apart, on the pool when there
+    /// is one (a world's rigs touch only it and their own creatures). False when none
+    /// stepped.
+    pub(super) fn step_worlds(&mut self, dt: f32) -> bool {
+        let World {
+            creatures,
+            rigs,
+            physics: level,
+            pool,
+            ..
+        } = self;
+        // Each world's rigs with their creatures, in id order (both are).
+        let mut jobs: BTreeMap<u32, Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>> =
+            BTreeMap::new();
+        let mut rig_iter = rigs.rigs.iter_mut().peekable();
+        for c in creatures.iter_mut() {
+            while rig_iter.peek().is_some_and(|(id, _)| **id < c.id) {
+                rig_iter.next();
+            }
+            if let Some((_, r)) = rig_iter.next_if(|(id, _)| **id == c.id) {
+                jobs.entry(r.world).or_default().push((c, r));
             }
         }
-        if awake.is_empty() {
-            return false;
-        }
-        for r in self.rigs.rigs.values() {
-            if let Some((n, fewest)) = awake.get_mut(&r.world) {
-                *n += 1;
-                *fewest = (*fewest).min(r.extra_iterations);
-            }
-        }
-        for r in self.rigs.rigs.values_mut() {
-            let Some((_, fewest)) = awake.get(&r.world) else {
-                continue;
-            };
-            let own = r.extra_iterations - fewest;
-            if r.body_extra != own {
-                if let Some(w) = self.rigs.worlds.get_mut(&r.world) {
-                    rig::set_body_extra(w, r, own);
-                }
-            }
-        }
-        let mut worlds: Vec<(usize, &mut PhysicsWorld)> = self
-            .rigs
+        let mut work: Vec<(
+            &mut PhysicsWorld,
+            Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>,
+        )> = rigs
             .worlds
             .iter_mut()
-            .filter_map(|(k, w)| {
-                let (n, fewest) = *awake.get(k)?;
-                w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + fewest;
-                Some((n, w))
-            })
+            .filter_map(|(k, w)| Some((w, jobs.remove(k)?)))
             .collect();
         // The largest first: the threads share the work out evenly (which world steps when
         // changes nothing: they are apart).
-        worlds.sort_by_key(|w| std::cmp::Reverse(w.0));
-        let mut worlds: Vec<&mut PhysicsWorld> = worlds.into_iter().map(|(_, w)| w).collect();
-        match self.pool.as_ref() {
-            Some(pool) if worlds.len() > 1 => {
+        work.sort_by_key(|(_, rigs)| std::cmp::Reverse(rigs.len()));
+        let level: &PhysicsWorld = level;
+        let run = |(w, rigs): &mut (
+            &mut PhysicsWorld,
+            Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>,
+        )| step_world(level, w, rigs, dt);
+        match pool.as_ref() {
+            Some(pool) if work.len() > 1 => {
                 use rayon::prelude::*;
                 // One world a job: rayon splits a slice as many ways as it has threads and
                 // splits further only what another thread steals, so the first half (the
                 // largest world and the next few) would stay with one thread while the
                 // other, its half done, idled (a battle: 27 of 28 ms on one thread).
                 pool.install(|| {
-                    worlds
-                        .par_iter_mut()
+                    work.par_iter_mut()
                         .with_max_len(1)
-                        .for_each(|w| w.step_with_events(&OwnPartsApart, &()))
-                });
+                        .map(run)
+                        .reduce(|| false, |a, b| a || b)
+                })
             }
             _ => {
-                for w in worlds {
-                    w.step_with_events(&OwnPartsApart, &());
+                let mut stepped = false;
+                for job in work.iter_mut() {
+                    stepped |= run(job);
                 }
+                stepped
             }
         }
-        true
     }
+}
+
+/// One group's world: its rigs (with their creatures, in id order) driven, one rapier step
+/// if one of them is awake, their parts read back (`level`: the level alone, for the balance
+/// help's ray). Whether it stepped.
+///
+/// The world steps with the fewest substeps its rigs need (its own count); a rig that needs
+/// more carries the rest on its bodies, which rapier gives their contact island only (every
+/// body touching or jointed to them, transitively): a spider knocked into a soldiers' melee
+/// steps the soldiers it leans on at its six substeps, not the whole group (1 000-soldier
+/// battle, one thread: 7 % less physics). A world of one kind sets none on its bodies, and
+/// rapier then does not sort them into substep groups.
+fn step_world(
+    level: &PhysicsWorld,
+    w: &mut PhysicsWorld,
+    rigs: &mut [(&mut crate::sim::world::Creature, &mut rig::Rig)],
+    dt: f32,
+) -> bool {
+    for (c, r) in rigs.iter_mut() {
+        step::drive(level, w, c, r);
+    }
+    let awake = rigs.iter().any(|(_, r)| !r.asleep);
+    if awake {
+        let fewest = rigs
+            .iter()
+            .map(|(_, r)| r.extra_iterations)
+            .min()
+            .unwrap_or(0);
+        for (_, r) in rigs.iter_mut() {
+            let own = r.extra_iterations - fewest;
+            if r.body_extra != own {
+                rig::set_body_extra(w, r, own);
+            }
+        }
+        w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + fewest;
+        w.step_with_events(&OwnPartsApart, &());
+    }
+    for (c, r) in rigs.iter_mut() {
+        step::read_back(w, c, r, dt);
+    }
+    awake
 }
 
 #[cfg(test)]

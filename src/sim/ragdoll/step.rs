@@ -79,14 +79,12 @@ impl World {
         }
         self.advance_phases(dt);
         self.sync_rigs();
-        self.drive_rigs();
         // Wall-clock, for profiling only: nothing in the simulation reads it.
         let t = std::time::Instant::now();
-        if self.step_worlds() {
+        if self.step_worlds(dt) {
             self.rigs.steps += 1;
         }
         self.step_times.rapier = t.elapsed();
-        self.read_back(dt);
         self.judge_recoveries();
     }
 
@@ -238,110 +236,6 @@ impl World {
         self.regroup();
     }
 
-    /// Muscles, balance help and the anchor, for every awake rig.
-    fn drive_rigs(&mut self) {
-        for c in &self.creatures {
-            let Some(rag) = c.rag.as_ref() else { continue };
-            let Some(r) = self.rigs.rigs.get_mut(&c.id) else {
-                continue;
-            };
-            // A settled rig keeps its motors and anchor as they are: still, it needs no
-            // change, and a moving anchor would keep its island awake.
-            if r.asleep || r.settled {
-                continue;
-            }
-            let Some(physics) = self.rigs.worlds.get_mut(&r.world) else {
-                continue;
-            };
-            rig::set_strength(physics, r, rag.muscle, rag.gains);
-            let mass = r.mass();
-            let mut balanced = false;
-            if rag.phase == RagdollPhase::Recovering {
-                let rt = c.def.physics.recovery_time;
-                let roll = rag.roll_time(rt);
-                let pose = match &rag.righting {
-                    Some(plan) if rag.time < roll => plan.at(smoothstep01(rag.time / roll)),
-                    _ => {
-                        let rise = rise_time(rag, rt, c.def.body.height);
-                        let t = smoothstep01((rag.time - roll) / rise);
-                        (
-                            rag.from.0.lerp(rag.goal.0, t),
-                            rag.from.1.slerp(rag.goal.1, t),
-                        )
-                    }
-                };
-                rig::add_anchor(physics, r, pose);
-                rig::drive_anchor(physics, r, AnchorDrive::Recover, mass);
-                rig::move_anchor(physics, r, pose);
-            } else if let Some((help, pose)) = balance(&self.physics, &c.def, rag) {
-                rig::add_anchor(physics, r, pose);
-                rig::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
-                rig::move_anchor(physics, r, pose);
-                balanced = true;
-            } else {
-                rig::drop_anchor(physics, r);
-            }
-            let settling = balanced
-                && rag
-                    .parts
-                    .iter()
-                    .all(|p| p.linvel.length() < rig::SETTLING_SPEED);
-            rig::set_settling(physics, r, settling);
-        }
-    }
-
-    /// Parts back into plain data; still rigs settle (rapier may then put them to sleep).
-    fn read_back(&mut self, dt: f32) {
-        for c in self.creatures.iter_mut() {
-            let Some(rag) = c.rag.as_mut() else { continue };
-            let Some((physics, r)) = self.rigs.get_mut(c.id) else {
-                continue;
-            };
-            // rapier's word: asleep with its island (a sleeping rig bumped by an awake one
-            // wakes with it, and is read again).
-            let asleep = r
-                .bodies
-                .first()
-                .and_then(|h| physics.bodies.get(*h))
-                .is_some_and(|b| b.is_sleeping());
-            if asleep {
-                if !r.asleep {
-                    r.asleep = true;
-                    for p in rag.parts.iter_mut() {
-                        p.linvel = Vec3::ZERO;
-                        p.angvel = Vec3::ZERO;
-                    }
-                }
-                continue;
-            }
-            r.asleep = false;
-            rig::read_parts(physics, r, &mut rag.parts);
-            // Settled once still for a while (slow, and gone nowhere); unsettled by a move.
-            let fast = rag.parts.iter().any(|p| {
-                p.linvel.length() >= STILL_SPEED || p.angvel.length() * 0.2 >= STILL_SPEED
-            });
-            let strayed =
-                rag.rest.len() != rag.parts.len()
-                    || rag.parts.iter().zip(&rag.rest).any(|(p, at)| {
-                        p.position.distance_squared(*at) > STILL_DRIFT * STILL_DRIFT
-                    });
-            if fast || strayed {
-                rag.still = 0.0;
-                rag.rest.clear();
-                rag.rest.extend(rag.parts.iter().map(|p| p.position));
-            } else {
-                rag.still += dt;
-            }
-            let settled = rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER;
-            rig::set_settled(physics, r, settled);
-            // The locomotor follows the body (scripts read c:position(), agents re-place).
-            let body = rag.parts[0];
-            c.loco.position = body.position;
-            c.loco.velocity = body.linvel;
-            c.loco.yaw = heading(body.rotation);
-        }
-    }
-
     /// Tries whose anchor has arrived: stood up → hand back to the stepper.
     fn judge_recoveries(&mut self) {
         let mut done = Vec::new();
@@ -404,6 +298,111 @@ impl World {
             self.replace_agents();
         }
     }
+}
+
+/// Muscles, balance help and the anchor of creature `c`'s rig `r` in `physics` (`level`:
+/// the level alone, for the balance help's ray) — unless it sleeps or has settled.
+pub(super) fn drive(
+    level: &rapier3d::prelude::PhysicsWorld,
+    physics: &mut rapier3d::prelude::PhysicsWorld,
+    c: &crate::sim::world::Creature,
+    r: &mut rig::Rig,
+) {
+    let Some(rag) = c.rag.as_ref() else { return };
+    // A settled rig keeps its motors and anchor as they are: still, it needs no
+    // change, and a moving anchor would keep its island awake.
+    if r.asleep || r.settled {
+        return;
+    }
+    rig::set_strength(physics, r, rag.muscle, rag.gains);
+    let mass = r.mass();
+    let mut balanced = false;
+    if rag.phase == RagdollPhase::Recovering {
+        let rt = c.def.physics.recovery_time;
+        let roll = rag.roll_time(rt);
+        let pose = match &rag.righting {
+            Some(plan) if rag.time < roll => plan.at(smoothstep01(rag.time / roll)),
+            _ => {
+                let rise = rise_time(rag, rt, c.def.body.height);
+                let t = smoothstep01((rag.time - roll) / rise);
+                (
+                    rag.from.0.lerp(rag.goal.0, t),
+                    rag.from.1.slerp(rag.goal.1, t),
+                )
+            }
+        };
+        rig::add_anchor(physics, r, pose);
+        rig::drive_anchor(physics, r, AnchorDrive::Recover, mass);
+        rig::move_anchor(physics, r, pose);
+    } else if let Some((help, pose)) = balance(level, &c.def, rag) {
+        rig::add_anchor(physics, r, pose);
+        rig::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
+        rig::move_anchor(physics, r, pose);
+        balanced = true;
+    } else {
+        rig::drop_anchor(physics, r);
+    }
+    let settling = balanced
+        && rag
+            .parts
+            .iter()
+            .all(|p| p.linvel.length() < rig::SETTLING_SPEED);
+    rig::set_settling(physics, r, settling);
+}
+
+/// Creature `c`'s parts back from its rig `r` in `physics` into plain data (a tick of `dt`);
+/// a still rig settles (rapier may then put it to sleep).
+pub(super) fn read_back(
+    physics: &mut rapier3d::prelude::PhysicsWorld,
+    c: &mut crate::sim::world::Creature,
+    r: &mut rig::Rig,
+    dt: f32,
+) {
+    let Some(rag) = c.rag.as_mut() else { return };
+    // rapier's word: asleep with its island (a sleeping rig bumped by an awake one
+    // wakes with it, and is read again).
+    let asleep = r
+        .bodies
+        .first()
+        .and_then(|h| physics.bodies.get(*h))
+        .is_some_and(|b| b.is_sleeping());
+    if asleep {
+        if !r.asleep {
+            r.asleep = true;
+            for p in rag.parts.iter_mut() {
+                p.linvel = Vec3::ZERO;
+                p.angvel = Vec3::ZERO;
+            }
+        }
+        return;
+    }
+    r.asleep = false;
+    rig::read_parts(physics, r, &mut rag.parts);
+    // Settled once still for a while (slow, and gone nowhere); unsettled by a move.
+    let fast = rag
+        .parts
+        .iter()
+        .any(|p| p.linvel.length() >= STILL_SPEED || p.angvel.length() * 0.2 >= STILL_SPEED);
+    let strayed = rag.rest.len() != rag.parts.len()
+        || rag
+            .parts
+            .iter()
+            .zip(&rag.rest)
+            .any(|(p, at)| p.position.distance_squared(*at) > STILL_DRIFT * STILL_DRIFT);
+    if fast || strayed {
+        rag.still = 0.0;
+        rag.rest.clear();
+        rag.rest.extend(rag.parts.iter().map(|p| p.position));
+    } else {
+        rag.still += dt;
+    }
+    let settled = rag.phase == RagdollPhase::Limp && rag.still >= SLEEP_AFTER;
+    rig::set_settled(physics, r, settled);
+    // The locomotor follows the body (scripts read c:position(), agents re-place).
+    let body = rag.parts[0];
+    c.loco.position = body.position;
+    c.loco.velocity = body.linvel;
+    c.loco.yaw = heading(body.rotation);
 }
 
 /// Balance help for stances that cannot stand alone (TABS' marionette strings): while the
