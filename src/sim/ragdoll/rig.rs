@@ -516,13 +516,13 @@ pub(crate) fn set_body_extra(physics: &mut PhysicsWorld, rig: &mut Rig, extra: u
 }
 
 /// Muscle strength below which a rig's joints have their limits. rapier builds and solves a
-/// limit's row every substep whether or not the joint is near it (a soldier's eight joints
-/// have eight such rows beside their motors and locks); muscles this strong hold the joints
-/// near their targets, far inside the limits — measured with the limits on: in the 1 000
-/// soldier battle, 0.4 % of the joints of rigs at half strength or more pressed on a limit
-/// in a tick (limp rigs' 1 %), in the shoving crowd none. Without those rows a shoving soldier's tick
-/// costs about a tenth less. A rig's limits come back as soon as its muscles weaken (a
-/// knock-down, a stagger's end), before it can fold past them.
+/// limit's row every substep whether or not the joint is near it (a soldier's joints have
+/// sixteen beside their motors and locks); muscles this strong hold the joints near their
+/// targets, far inside the limits — measured with the limits on: in the 1 000-soldier
+/// battle, 0.4 % of the joints of rigs at half strength or more pressed on a limit in a tick
+/// (limp rigs' 1 %), in the shoving crowd none. Without those rows a shoving soldier's tick
+/// costs about a sixth less. A rig's limits come back as soon as its muscles weaken (a
+/// knock-down, a stagger's end).
 const LIMITS_BELOW: f32 = 0.6;
 
 /// Writes muscle strength `s` (0..1) with the stiffness and damping `gains` into every
