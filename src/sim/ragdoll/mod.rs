@@ -17,6 +17,7 @@
 //! timers): checkpoints keep it, and the rapier side ([`rig::Rig`]) is rebuilt from it when
 //! the physics world is replaced (level edits) or the World is restored.
 
+mod anchor;
 mod groups;
 pub(crate) mod rig;
 pub(crate) mod righting;

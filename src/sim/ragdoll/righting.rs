@@ -10,7 +10,7 @@
 //! over the left or the right side, or nose or tail first); a way whose body would pass
 //! through the level (a wall beside it, a box over it) is not taken, and of the free ones
 //! the one that lifts the body least (downhill on a slope) is. The anchor follows the
-//! chosen path with a bounded pull (see [`super::rig::AnchorDrive::Recover`]): a creature
+//! chosen path with a bounded pull (see [`super::anchor::AnchorDrive::Recover`]): a creature
 //! wedged where it cannot roll does not get up, and its try fails as before.
 
 use glam::{Quat, Vec3};

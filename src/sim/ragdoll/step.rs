@@ -5,7 +5,8 @@
 use glam::{Quat, Vec3};
 use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
 
-use super::rig::{self, AnchorDrive};
+use super::anchor::{self, AnchorDrive};
+use super::rig;
 use super::{RagdollPhase, GETUP_SPEED, SLEEP_AFTER, STILL_DRIFT, STILL_SPEED};
 use crate::locomotion::physics::GRAVITY;
 use crate::locomotion::{Locomotor, ValidCreatureDef};
@@ -191,7 +192,7 @@ impl World {
         if let Some((physics, r)) = self.rigs.get_mut(id) {
             r.asleep = false;
             rig::set_settled(physics, r, false);
-            rig::add_anchor(physics, r, (body.position, body.rotation));
+            anchor::add_anchor(physics, r, (body.position, body.rotation));
             for h in &r.bodies {
                 if let Some(b) = physics.bodies.get_mut(*h) {
                     b.wake_up(true);
@@ -203,7 +204,7 @@ impl World {
     /// A try that did not stand the body up: limp again, or give up.
     fn fail_recovery(&mut self, id: CreatureId) {
         if let Some((physics, r)) = self.rigs.get_mut(id) {
-            rig::drop_anchor(physics, r);
+            anchor::drop_anchor(physics, r);
         }
         let Some(c) = self.creature_mut(id) else {
             return;
@@ -331,16 +332,16 @@ pub(super) fn drive(
                 )
             }
         };
-        rig::add_anchor(physics, r, pose);
-        rig::drive_anchor(physics, r, AnchorDrive::Recover, mass);
-        rig::move_anchor(physics, r, pose);
+        anchor::add_anchor(physics, r, pose);
+        anchor::drive_anchor(physics, r, AnchorDrive::Recover, mass);
+        anchor::move_anchor(physics, r, pose);
     } else if let Some((help, pose)) = balance(level, &c.def, rag) {
-        rig::add_anchor(physics, r, pose);
-        rig::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
-        rig::move_anchor(physics, r, pose);
+        anchor::add_anchor(physics, r, pose);
+        anchor::drive_anchor(physics, r, AnchorDrive::Balance(help), mass);
+        anchor::move_anchor(physics, r, pose);
         balanced = true;
     } else {
-        rig::drop_anchor(physics, r);
+        anchor::drop_anchor(physics, r);
     }
     let settling = balanced
         && rag
@@ -430,7 +431,7 @@ fn balance(
     }
     let at = Vec3::new(
         body.position.x,
-        body.position.y - h + ride + BALANCE_CARRY * GRAVITY / rig::BALANCE_LIFT,
+        body.position.y - h + ride + BALANCE_CARRY * GRAVITY / anchor::BALANCE_LIFT,
         body.position.z,
     );
     Some((help, (at, yaw_rotation(heading(body.rotation)))))
