@@ -30,6 +30,9 @@ const AHEAD: f32 = 2.0 / 60.0;
 /// stopped and kept the pile from coming to rest).
 const SPLIT_MARGIN: f32 = 0.5;
 
+/// A group world's rigs with their creatures, in id order.
+type Members<'a> = Vec<(&'a mut crate::sim::world::Creature, &'a mut rig::Rig)>;
+
 /// A group's physics world: skitter's settings and the level's colliders.
 fn group_world(level: &Level) -> PhysicsWorld {
     let mut w = crate::sim::ground::physics_world();
@@ -231,8 +234,7 @@ impl World {
             ..
         } = self;
         // Each world's rigs with their creatures, in id order (both are).
-        let mut jobs: BTreeMap<u32, Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>> =
-            BTreeMap::new();
+        let mut jobs: BTreeMap<u32, Members> = BTreeMap::new();
         let mut rig_iter = rigs.rigs.iter_mut().peekable();
         for c in creatures.iter_mut() {
             while rig_iter.peek().is_some_and(|(id, _)| **id < c.id) {
@@ -242,10 +244,7 @@ impl World {
                 jobs.entry(r.world).or_default().push((c, r));
             }
         }
-        let mut work: Vec<(
-            &mut PhysicsWorld,
-            Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>,
-        )> = rigs
+        let mut work: Vec<(&mut PhysicsWorld, Members)> = rigs
             .worlds
             .iter_mut()
             .filter_map(|(k, w)| Some((w, jobs.remove(k)?)))
@@ -254,10 +253,7 @@ impl World {
         // changes nothing: they are apart).
         work.sort_by_key(|(_, rigs)| std::cmp::Reverse(rigs.len()));
         let level: &PhysicsWorld = level;
-        let run = |(w, rigs): &mut (
-            &mut PhysicsWorld,
-            Vec<(&mut crate::sim::world::Creature, &mut rig::Rig)>,
-        )| step_world(level, w, rigs, dt);
+        let run = |(w, rigs): &mut (&mut PhysicsWorld, Members)| step_world(level, w, rigs, dt);
         match pool.as_ref() {
             Some(pool) if work.len() > 1 => {
                 use rayon::prelude::*;
@@ -293,12 +289,7 @@ impl World {
 /// steps the soldiers it leans on at its six substeps, not the whole group (1 000-soldier
 /// battle, one thread: 7 % less physics). A world of one kind sets none on its bodies, and
 /// rapier then does not sort them into substep groups.
-fn step_world(
-    level: &PhysicsWorld,
-    w: &mut PhysicsWorld,
-    rigs: &mut [(&mut crate::sim::world::Creature, &mut rig::Rig)],
-    dt: f32,
-) -> bool {
+fn step_world(level: &PhysicsWorld, w: &mut PhysicsWorld, rigs: &mut Members, dt: f32) -> bool {
     for (c, r) in rigs.iter_mut() {
         step::drive(level, w, c, r);
     }
@@ -332,17 +323,8 @@ mod tests {
     use super::choose_colours;
     use crate::locomotion::def::tests::spider;
     use crate::sim::ground::SOLVER_ITERATIONS;
-    use crate::sim::ragdoll::tests::soldier;
-    use crate::sim::{Command, CreatureId, RagdollRequest, World, TICK_DT};
-
-    fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
-        let req = RagdollRequest {
-            muscle: Some(muscle),
-            duration: Some(100.0),
-            ..Default::default()
-        };
-        w.push(Command::Ragdoll(id, req));
-    }
+    use crate::sim::ragdoll::tests::{ragdoll, soldier};
+    use crate::sim::TICK_DT;
 
     /// Whether every pair that may touch has two colours or an uncoloured rig.
     fn apart(colour: &[Option<u32>], touch: &[Vec<usize>]) -> bool {

@@ -49,7 +49,8 @@ fn lowest(w: &World, id: CreatureId) -> f32 {
     low
 }
 
-fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
+/// Puts `id` in physics for 100 s with its muscles at `muscle`.
+pub(super) fn ragdoll(w: &mut World, id: CreatureId, muscle: f32) {
     w.push(Command::Ragdoll(
         id,
         RagdollRequest {
