@@ -78,8 +78,11 @@ fn shoving(dir: &std::path::Path, n: usize, ticks: usize, threads: usize) {
         }
     }
     let per = |t: f64| t * 1e6 / (ticks * n) as f64;
+    let g = w.physics_groups();
     println!(
-        "{n} shoving soldiers: per creature-tick {:.1} µs: physics {:.1} (rapier {:.1})",
+        "{n} shoving soldiers ({} groups, largest {}): per creature-tick {:.1} µs: physics {:.1} (rapier {:.1})",
+        g.groups,
+        g.largest,
         per(whole),
         per(whole),
         per(rapier)

@@ -1,0 +1,132 @@
+//! The vendored rapier3d's patch (`vendor/rapier3d/SKITTER-PATCH.md`): a joint whose angular
+//! axes carry motors is solved on SIMD rows when its colour fills a SIMD chunk, on scalar
+//! rows when it is alone. Both must move a body the same way — the same springs, the same
+//! torque cap, the same axes — so a muscle does not change with the size of its crowd.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+use glam::{Quat, Vec3};
+use rapier3d::prelude::{
+    ColliderBuilder, JointAxis, MotorModel, PhysicsWorld, RevoluteJointBuilder, RigidBodyBuilder,
+    RigidBodyHandle, SphericalJointBuilder,
+};
+
+/// Where the ball joint's muscles hold the upper rod: swung 1.2 rad out of hanging.
+fn held() -> Quat {
+    Quat::from_rotation_x(1.2)
+}
+
+/// A rod hung from a fixed point by a ball joint whose three angular motors hold it at
+/// [`held`] (capped at `max` N·m), and a second rod hung from the first's tip by a motorised
+/// hinge (target 0.4 rad, same cap). Started swung about a slanted axis, so every motor axis
+/// works. Returns the two rods.
+fn pendulum(w: &mut PhysicsWorld, at: Vec3, max: f32) -> [RigidBodyHandle; 2] {
+    let fixed = w.insert_body(RigidBodyBuilder::fixed().translation(at));
+    let swing = Quat::from_axis_angle(Vec3::new(1.0, 0.3, 0.6).normalize(), 1.1);
+    let top = w.insert_body(
+        RigidBodyBuilder::dynamic()
+            .translation(at + swing * Vec3::new(0.0, -0.5, 0.0))
+            .rotation(swing.to_scaled_axis()),
+    );
+    w.insert_collider(
+        ColliderBuilder::capsule_y(0.4, 0.05).density(500.0),
+        Some(top),
+    );
+    let low = w.insert_body(
+        RigidBodyBuilder::dynamic()
+            .translation(at + swing * Vec3::new(0.0, -1.5, 0.0))
+            .rotation(swing.to_scaled_axis()),
+    );
+    w.insert_collider(
+        ColliderBuilder::capsule_y(0.4, 0.05).density(500.0),
+        Some(low),
+    );
+    let mut ball = SphericalJointBuilder::new()
+        .local_frame1(rapier3d::math::Pose::from_parts(Vec3::ZERO, held()))
+        .local_anchor2(Vec3::new(0.0, 0.5, 0.0))
+        .contacts_enabled(false);
+    for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
+        ball = ball
+            .motor_model(axis, MotorModel::ForceBased)
+            .motor_position(axis, 0.0, 2000.0, 100.0)
+            .motor_max_force(axis, max);
+    }
+    w.insert_impulse_joint(fixed, top, ball.build());
+    let hinge = RevoluteJointBuilder::new(Vec3::X)
+        .local_anchor1(Vec3::new(0.0, -0.5, 0.0))
+        .local_anchor2(Vec3::new(0.0, 0.5, 0.0))
+        .motor_model(MotorModel::ForceBased)
+        .motor_position(0.4, 400.0, 20.0)
+        .motor_max_force(max)
+        .contacts_enabled(false);
+    w.insert_impulse_joint(top, low, hinge.build());
+    [top, low]
+}
+
+/// `copies` identical pendulums a few metres apart (apart: no contacts) stepped `steps` times
+/// at 60 Hz; the first one's rods' poses each step.
+fn run(copies: usize, max: f32, steps: usize) -> Vec<[(Vec3, Quat); 2]> {
+    let mut w = PhysicsWorld::default();
+    let rods: Vec<_> = (0..copies)
+        .map(|i| pendulum(&mut w, Vec3::new(4.0 * i as f32, 5.0, 0.0), max))
+        .collect();
+    (0..steps)
+        .map(|_| {
+            w.step();
+            rods[0].map(|h| {
+                let b = &w.bodies[h];
+                (b.translation(), *b.rotation())
+            })
+        })
+        .collect()
+}
+
+/// Alone, a pendulum's two joints are each a colour of one: scalar rows. Eight copies make
+/// colours of eight: SIMD rows (four lanes). The first copy must move the same either way.
+fn wide_matches_scalar(max: f32) -> (f32, f32) {
+    let (alone, crowd) = (run(1, max, 180), run(8, max, 180));
+    let mut worst = (0.0f32, 0.0f32);
+    for (a, c) in alone.iter().zip(&crowd) {
+        for (pa, pc) in a.iter().zip(c) {
+            worst.0 = worst.0.max(pa.0.distance(pc.0));
+            // Where each rotation takes two axes (angle_between's acos is blind below 1e-3).
+            let turn = [Vec3::X, Vec3::Y].map(|v| (pa.1 * v).distance(pc.1 * v));
+            worst.1 = worst.1.max(turn[0].max(turn[1]));
+        }
+    }
+    worst
+}
+
+#[test]
+fn motors_on_simd_rows_move_a_body_as_scalar_rows_do() {
+    // Strong muscles (the cap out of reach) and weak ones (the cap lets the rods sag).
+    for max in [1.0e4, 10.0] {
+        let (dist, angle) = wide_matches_scalar(max);
+        assert!(
+            dist < 1e-3 && angle < 1e-3,
+            "max torque {max}: the crowd's first pendulum strayed {dist} m, {angle} rad from \
+             the lone one"
+        );
+    }
+}
+
+#[test]
+fn a_capped_motor_on_simd_rows_gives_way_and_a_strong_one_holds() {
+    // The same crowd (SIMD rows), 3 s in: a strong ball-joint muscle holds the upper rod
+    // where it wants it; one capped at 10 N·m (the rods' weight pulls with ~45 N·m there)
+    // lets them sag toward hanging.
+    let settle = |max: f32| {
+        let poses = run(8, max, 180);
+        let (_, rot) = poses[poses.len() - 1][0];
+        rot.angle_between(held())
+    };
+    let (strong, weak) = (settle(1.0e4), settle(10.0));
+    assert!(
+        strong < 0.1,
+        "a strong muscle left its rod {strong} rad off"
+    );
+    assert!(
+        weak > 0.5,
+        "a muscle capped at 10 N·m held its rod within {weak} rad"
+    );
+}
