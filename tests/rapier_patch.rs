@@ -130,3 +130,56 @@ fn a_capped_motor_on_simd_rows_gives_way_and_a_strong_one_holds() {
         "a muscle capped at 10 N·m held its rod within {weak} rad"
     );
 }
+
+/// A dynamic box joined by a stiff motor-only joint to a kinematic anchor that is given a new
+/// target every step (the ragdolls' balance and recovery anchors): the patch spares the
+/// solver's caches such a move; the box must still follow it — awake, and after the two have
+/// fallen asleep.
+#[test]
+fn a_kinematic_anchor_moved_every_step_still_drags_its_body() {
+    use rapier3d::prelude::{GenericJointBuilder, JointAxesMask};
+    let mut w = PhysicsWorld::default();
+    w.gravity = Vec3::ZERO;
+    let anchor = w.insert_body(RigidBodyBuilder::kinematic_position_based());
+    let body = w.insert_body(RigidBodyBuilder::dynamic());
+    w.insert_collider(
+        ColliderBuilder::cuboid(0.2, 0.2, 0.2).density(100.0),
+        Some(body),
+    );
+    let mut joint = GenericJointBuilder::new(JointAxesMask::empty()).contacts_enabled(false);
+    for axis in [JointAxis::LinX, JointAxis::LinY, JointAxis::LinZ] {
+        joint = joint
+            .motor_model(axis, MotorModel::ForceBased)
+            .motor_position(axis, 0.0, 4000.0, 400.0);
+    }
+    w.insert_impulse_joint(anchor, body, joint.build());
+    let target = |t: f32| Vec3::new(2.0 * t.cos(), 0.5 * t, 2.0 * t.sin());
+    let follow = |w: &mut PhysicsWorld, steps: std::ops::Range<usize>| {
+        let mut worst = 0.0f32;
+        for i in steps {
+            let to = target(i as f32 / 60.0);
+            w.bodies[anchor]
+                .set_next_kinematic_position(rapier3d::math::Pose::from_translation(to));
+            w.step();
+            worst = worst.max(w.bodies[body].translation().distance(to));
+        }
+        worst
+    };
+    // Moving: the box trails its anchor by little once under way.
+    follow(&mut w, 0..60);
+    let lag = follow(&mut w, 60..240);
+    assert!(lag < 0.1, "the box trailed its moving anchor by {lag} m");
+    // Held still until both sleep, then moved on: the anchor's new target wakes them.
+    let still = target(239.0 / 60.0);
+    for _ in 0..600 {
+        w.bodies[anchor].set_next_kinematic_position(rapier3d::math::Pose::from_translation(still));
+        w.step();
+    }
+    assert!(w.bodies[body].is_sleeping(), "the still pair never slept");
+    follow(&mut w, 240..300);
+    let lag = follow(&mut w, 300..420);
+    assert!(
+        lag < 0.1,
+        "after a sleep, the box trailed its anchor by {lag} m"
+    );
+}

@@ -67,6 +67,24 @@ pub(crate) fn handle_user_changes_to_rigid_bodies(
             continue;
         }
 
+        // skitter patch: an awake kinematic body given only a new kinematic target
+        // (`set_next_kinematic_position` and the like: no change flag) changes neither the
+        // active set nor anything the solver's caches hold — kinematic targets are read every
+        // step, its pose is gathered every substep. Going on would bump the island and joint
+        // epochs: one ragdoll's balance anchor moved each step then rebuilt its world's whole
+        // solver contact graph, joint selection and joint assembly every step.
+        {
+            let rb = &bodies[*handle];
+            if rb.is_kinematic()
+                && rb.is_enabled()
+                && !rb.is_sleeping()
+                && rb.ids.active_island_id != u32::MAX
+                && (rb.changes - RigidBodyChanges::IN_MODIFIED_SET).is_empty()
+            {
+                continue;
+            }
+        }
+
         // A modified body invalidates the solver's persistent joint assembly if
         // any impulse joint is attached to it (its type, pose, mass properties
         // or solver settings may be baked into the cached joint builders).
