@@ -138,8 +138,10 @@ fn a_capped_motor_on_simd_rows_gives_way_and_a_strong_one_holds() {
 #[test]
 fn a_kinematic_anchor_moved_every_step_still_drags_its_body() {
     use rapier3d::prelude::{GenericJointBuilder, JointAxesMask};
-    let mut w = PhysicsWorld::default();
-    w.gravity = Vec3::ZERO;
+    let mut w = PhysicsWorld {
+        gravity: Vec3::ZERO,
+        ..PhysicsWorld::default()
+    };
     let anchor = w.insert_body(RigidBodyBuilder::kinematic_position_based());
     let body = w.insert_body(RigidBodyBuilder::dynamic());
     w.insert_collider(

@@ -1,6 +1,6 @@
 //! Interaction groups: rigs that may touch each other within a tick share a physics world;
 //! the rest are apart. Each tick the rigs' bounds (their parts' centres, grown by a part's
-//! size and a tick's motion) are swept along x and joined where they overlap; a group keeps
+//! size and a tick's motion) are swept along x, in strips along z, and joined where they overlap; a group keeps
 //! the world most of its rigs are in (a rig that joins it is rebuilt there from its plain
 //! data; one that leaves goes to its new group's world). The worlds step apart — on the pool's threads when there is
 //! one — each a single-threaded rapier step of its own bodies: the same result at any
@@ -82,48 +82,60 @@ fn find(parent: &mut [usize], mut i: usize) -> usize {
     i
 }
 
-impl World {
-    /// Puts every creature in physics in the world of its interaction group (see the
-    /// module's notes), building the rigs that have none.
-    pub(super) fn regroup(&mut self) {
-        let mut boxes: Vec<(CreatureId, Vec3, Vec3)> = Vec::new();
-        for c in &self.creatures {
-            let Some(rag) = c.rag.as_ref() else { continue };
-            let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-            let mut speed = 0.0f32;
-            for p in &rag.parts {
-                lo = lo.min(p.position);
-                hi = hi.max(p.position);
-                speed = speed.max(p.linvel.length());
-            }
-            let grow = Vec3::splat(REACH + speed * AHEAD);
-            boxes.push((c.id, lo - grow, hi + grow));
+/// Width of the strips along z that the sweep along x runs in (m): a crowd spread over z
+/// would otherwise set every rig against every other in its stretch of x. About two of a
+/// rig's bounds across, so a rig is in one or two strips.
+const STRIP: f32 = 4.0;
+
+/// Which of `boxes` (rig bounds, by creature id order; `world_of`: each one's world now) are
+/// joined — their bounds overlap, or they share a world and their bounds grown by
+/// [`SPLIT_MARGIN`] overlap — as a union-find forest (each tree's root its lowest index),
+/// and which may touch within the tick (their bounds overlap), as neighbour lists. A sweep
+/// along x in strips along z: a box is in every strip its z-range, grown by half the margin
+/// each side, reaches; a pair is looked at once, in the strip where both grown ranges begin
+/// (the one holding the larger start). The result does not depend on the order pairs are
+/// found in: a tree's root is its lowest index, and a rig's neighbours are a set.
+fn sweep(
+    boxes: &[(CreatureId, Vec3, Vec3)],
+    world_of: &[Option<u32>],
+) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let n = boxes.len();
+    let half = SPLIT_MARGIN * 0.5;
+    let strip_of = |z: f32| (z / STRIP).floor() as i32;
+    let strips = |b: &(CreatureId, Vec3, Vec3)| (strip_of(b.1.z - half), strip_of(b.2.z + half));
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|a, b| {
+        boxes[*a]
+            .1
+            .x
+            .total_cmp(&boxes[*b].1.x)
+            .then(boxes[*a].0.cmp(&boxes[*b].0))
+    });
+    // (strip, place in x order, box): sorted, each strip's boxes in x order.
+    let mut entries: Vec<(i32, usize, usize)> = Vec::with_capacity(n * 2);
+    for (k, &i) in order.iter().enumerate() {
+        let (lo, hi) = strips(&boxes[i]);
+        // Bounds are finite and a few metres across: a handful of strips at most.
+        for s in lo..=hi {
+            entries.push((s, k, i));
         }
-        let n = boxes.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|a, b| {
-            boxes[*a]
-                .1
-                .x
-                .total_cmp(&boxes[*b].1.x)
-                .then(boxes[*a].0.cmp(&boxes[*b].0))
-        });
-        // Joined: bounds that overlap, and rigs in one world whose bounds grown by the
-        // split margin overlap.
-        let world_of: Vec<Option<u32>> = boxes
-            .iter()
-            .map(|b| self.rigs.rigs.get(&b.0).map(|r| r.world))
-            .collect();
-        let overlap = |a: &(CreatureId, Vec3, Vec3), b: &(CreatureId, Vec3, Vec3), m: f32| {
-            a.1.y - m <= b.2.y && b.1.y - m <= a.2.y && a.1.z - m <= b.2.z && b.1.z - m <= a.2.z
-        };
-        let mut parent: Vec<usize> = (0..n).collect();
-        // Rigs that may touch within the tick: their colours must differ.
-        let mut touch: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (k, &i) in order.iter().enumerate() {
-            for &j in &order[k + 1..] {
+    }
+    entries.sort_unstable();
+    let overlap = |a: &(CreatureId, Vec3, Vec3), b: &(CreatureId, Vec3, Vec3), m: f32| {
+        a.1.y - m <= b.2.y && b.1.y - m <= a.2.y && a.1.z - m <= b.2.z && b.1.z - m <= a.2.z
+    };
+    let mut parent: Vec<usize> = (0..n).collect();
+    let mut touch: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for run in entries.chunk_by(|a, b| a.0 == b.0) {
+        let s = run[0].0;
+        for (k, &(_, _, i)) in run.iter().enumerate() {
+            let start_i = strips(&boxes[i]).0;
+            for &(_, _, j) in &run[k + 1..] {
                 if boxes[j].1.x > boxes[i].2.x + SPLIT_MARGIN {
                     break;
+                }
+                if start_i.max(strips(&boxes[j]).0) != s {
+                    continue;
                 }
                 let (a, b) = (&boxes[i], &boxes[j]);
                 let near = b.1.x <= a.2.x && overlap(a, b, 0.0);
@@ -143,6 +155,44 @@ impl World {
                 }
             }
         }
+    }
+    (parent, touch)
+}
+
+impl World {
+    /// Puts every creature in physics in the world of its interaction group (see the
+    /// module's notes), building the rigs that have none.
+    pub(super) fn regroup(&mut self) {
+        let mut boxes: Vec<(CreatureId, Vec3, Vec3)> = Vec::new();
+        for c in &self.creatures {
+            let Some(rag) = c.rag.as_ref() else { continue };
+            let (mut lo, mut hi) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+            let mut speed = 0.0f32;
+            for p in &rag.parts {
+                lo = lo.min(p.position);
+                hi = hi.max(p.position);
+                speed = speed.max(p.linvel.length());
+            }
+            let grow = Vec3::splat(REACH + speed * AHEAD);
+            boxes.push((c.id, lo - grow, hi + grow));
+        }
+        let n = boxes.len();
+        // Each box's rig's world and colour now, by one walk of both id-ordered sequences.
+        let mut now: Vec<Option<(u32, Option<u32>)>> = Vec::with_capacity(n);
+        let mut rig_iter = self.rigs.rigs.iter().peekable();
+        for b in &boxes {
+            while rig_iter.peek().is_some_and(|(id, _)| **id < b.0) {
+                rig_iter.next();
+            }
+            now.push(
+                rig_iter
+                    .next_if(|(id, _)| **id == b.0)
+                    .map(|(_, r)| (r.world, r.colour)),
+            );
+        }
+        let world_of: Vec<Option<u32>> = now.iter().map(|w| w.map(|(k, _)| k)).collect();
+        let (parent, touch) = sweep(&boxes, &world_of);
+        let mut parent = parent;
         // Groups, each its members (indices in id order), the largest first (ties: the
         // lowest id first). Each keeps the world most of its rigs are already in (ties: the
         // lowest key) unless a larger group took it; else it gets a new one. So a group that
@@ -161,8 +211,8 @@ impl World {
         for group in &groups {
             let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
             for &i in group {
-                if let Some(r) = self.rigs.rigs.get(&boxes[i].0) {
-                    *counts.entry(r.world).or_default() += 1;
+                if let Some(k) = world_of[i] {
+                    *counts.entry(k).or_default() += 1;
                 }
             }
             let keep = counts
@@ -177,14 +227,16 @@ impl World {
             claimed.insert(key);
             for &i in group {
                 let id = boxes[i].0;
-                match self.rigs.rigs.get(&id) {
-                    Some(r) if r.world == key => continue,
+                match world_of[i] {
+                    Some(k) if k == key => continue,
                     Some(_) => {
                         self.drop_rig(id);
                         self.rigs.moved += 1;
                     }
                     None => {}
                 }
+                // A rig rebuilt has no colour yet.
+                now[i] = None;
                 let Some(c) = self.creature(id) else { continue };
                 let Some(rag) = c.rag.as_ref() else { continue };
                 let (def, parts) = (c.def.clone(), rag.parts.clone());
@@ -200,21 +252,25 @@ impl World {
                 self.rigs.rigs.insert(id, r);
             }
         }
-        let used: BTreeSet<u32> = self.rigs.rigs.values().map(|r| r.world).collect();
-        self.rigs.worlds.retain(|k, _| used.contains(k));
-        self.colour_rigs(&boxes, &touch);
+        // Every rig is in a group and every group's rigs are in its world now: the worlds
+        // no group claimed are empty.
+        self.rigs.worlds.retain(|k, _| claimed.contains(k));
+        let colours: Vec<Option<u32>> = now.iter().map(|w| w.and_then(|(_, c)| c)).collect();
+        self.colour_rigs(&boxes, &colours, &touch);
     }
 
     /// Colours the rigs (see `rig::set_colour` and [`choose_colours`]); `boxes`: the rigs
-    /// in id order, `touch`: which of them may touch this tick.
-    fn colour_rigs(&mut self, boxes: &[(CreatureId, Vec3, Vec3)], touch: &[Vec<usize>]) {
-        let now: Vec<Option<u32>> = boxes
-            .iter()
-            .map(|b| self.rigs.rigs.get(&b.0).and_then(|r| r.colour))
-            .collect();
-        for (b, colour) in boxes.iter().zip(choose_colours(&now, touch, rig::COLOURS)) {
-            if let Some((w, r)) = self.rigs.get_mut(b.0) {
-                if r.colour != colour {
+    /// in id order, `now`: their colours, `touch`: which of them may touch this tick.
+    fn colour_rigs(
+        &mut self,
+        boxes: &[(CreatureId, Vec3, Vec3)],
+        now: &[Option<u32>],
+        touch: &[Vec<usize>],
+    ) {
+        let chosen = choose_colours(now, touch, rig::COLOURS);
+        for ((b, colour), was) in boxes.iter().zip(chosen).zip(now) {
+            if colour != *was {
+                if let Some((w, r)) = self.rigs.get_mut(b.0) {
                     rig::set_colour(w, r, colour);
                 }
             }
@@ -332,6 +388,78 @@ mod tests {
             near.iter()
                 .all(|&j| colour[i].is_none() || colour[i] != colour[j])
         })
+    }
+
+    /// The strip sweep finds what looking at every pair finds: the same trees (each root its
+    /// lowest index) and the same neighbours, for boxes of mixed sizes scattered over a
+    /// field wider than many strips, some sharing worlds, some across strip edges, some a
+    /// hair apart.
+    #[test]
+    fn the_strip_sweep_joins_and_neighbours_as_every_pair_looked_at_does() {
+        use super::{find, sweep, SPLIT_MARGIN};
+        use crate::sim::world::CreatureId;
+        let mut seed = 0x2545_f491_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed % 10_000) as f32 / 10_000.0
+        };
+        for round in 0..20 {
+            let n = 50 + round * 20;
+            // Sparse enough that not everything joins (about half the field covered).
+            let side = (4.5 * n as f32).sqrt();
+            let boxes: Vec<(CreatureId, Vec3, Vec3)> = (0..n)
+                .map(|i| {
+                    let lo = Vec3::new(next() * side, next() * 0.3, next() * side - side * 0.5);
+                    let size = Vec3::new(0.9 + next() * 1.5, 1.0 + next(), 0.9 + next() * 1.5);
+                    (CreatureId(i as u32), lo, lo + size)
+                })
+                .collect();
+            let world_of: Vec<Option<u32>> = (0..n)
+                .map(|_| (next() < 0.8).then(|| (next() * 4.0) as u32))
+                .collect();
+            let (mut parent, touch) = sweep(&boxes, &world_of);
+            // Every pair, by the rule the sweep implements.
+            let overlap = |a: &(CreatureId, Vec3, Vec3), b: &(CreatureId, Vec3, Vec3), m: f32| {
+                (a.1 - m).cmple(b.2).all() && (b.1 - m).cmple(a.2).all()
+            };
+            let mut want_parent: Vec<usize> = (0..n).collect();
+            let mut want_touch: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for i in 0..n {
+                for j in i + 1..n {
+                    let (a, b) = (&boxes[i], &boxes[j]);
+                    let near = overlap(a, b, 0.0);
+                    if near {
+                        want_touch[i].push(j);
+                        want_touch[j].push(i);
+                    }
+                    if near
+                        || (world_of[i].is_some()
+                            && world_of[i] == world_of[j]
+                            && overlap(a, b, SPLIT_MARGIN))
+                    {
+                        let (ri, rj) = (find(&mut want_parent, i), find(&mut want_parent, j));
+                        if ri != rj {
+                            want_parent[ri.max(rj)] = ri.min(rj);
+                        }
+                    }
+                }
+            }
+            let mut joined = 0;
+            for i in 0..n {
+                let (got, want) = (find(&mut parent, i), find(&mut want_parent, i));
+                assert_eq!(got, want, "round {round}: box {i}'s group");
+                joined += usize::from(got != i);
+                let mut t = touch[i].clone();
+                t.sort_unstable();
+                assert_eq!(t, want_touch[i], "round {round}: box {i}'s neighbours");
+            }
+            assert!(
+                joined > 0 && joined < n - 1,
+                "round {round}: {joined} of {n} joined"
+            );
+        }
     }
 
     #[test]
