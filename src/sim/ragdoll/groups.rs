@@ -1,10 +1,11 @@
 //! Interaction groups: rigs that may touch each other within a tick share a physics world;
 //! the rest are apart. Each tick the rigs' bounds (their parts' centres, grown by a part's
-//! size and a tick's motion) are swept along x, in strips along z, and joined where they overlap; a group keeps
-//! the world most of its rigs are in (a rig that joins it is rebuilt there from its plain
-//! data; one that leaves goes to its new group's world). The worlds step apart — on the pool's threads when there is
-//! one — each a single-threaded rapier step of its own bodies: the same result at any
-//! thread count, and a crowd's step no longer one world growing with it.
+//! size and a tick's motion) are swept along x, in strips along z, and joined where they
+//! overlap; a group keeps the world most of its rigs are in (a rig that joins it is rebuilt
+//! there from its plain data; one that leaves goes to its new group's world). The worlds step
+//! apart — on the pool's threads when there is one — each a single-threaded rapier step of
+//! its own bodies: the same result at any thread count, and a crowd's step no longer one
+//! world growing with it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
