@@ -342,23 +342,20 @@ impl World {
 ///
 /// The world steps with the fewest substeps its rigs need (its own count); a rig that needs
 /// more carries the rest on its bodies, which rapier gives their contact island only (every
-/// body touching or jointed to them, transitively): a spider knocked into a soldiers' melee
-/// steps the soldiers it leans on at its six substeps, not the whole group (1 000-soldier
-/// battle, one thread: 7 % less physics). A world of one kind sets none on its bodies, and
-/// rapier then does not sort them into substep groups.
+/// body touching or jointed to them, transitively): a spider standing up in a soldiers'
+/// melee steps the soldiers it leans on at its six substeps, not the whole group
+/// (1 000-soldier battle, one thread: 7 % less physics); a limp one asks for none
+/// ([`rig::Rig::extra_now`]). A world of one kind sets none on its bodies, and rapier then
+/// does not sort them into substep groups.
 fn step_world(level: &PhysicsWorld, w: &mut PhysicsWorld, rigs: &mut Members, dt: f32) -> bool {
     for (c, r) in rigs.iter_mut() {
         step::drive(level, w, c, r);
     }
     let awake = rigs.iter().any(|(_, r)| !r.asleep);
     if awake {
-        let fewest = rigs
-            .iter()
-            .map(|(_, r)| r.extra_iterations)
-            .min()
-            .unwrap_or(0);
+        let fewest = rigs.iter().map(|(_, r)| r.extra_now()).min().unwrap_or(0);
         for (_, r) in rigs.iter_mut() {
-            let own = r.extra_iterations - fewest;
+            let own = r.extra_now() - fewest;
             if r.body_extra != own {
                 rig::set_body_extra(w, r, own);
             }
@@ -609,5 +606,48 @@ mod tests {
             spider_rig.extra_iterations
         );
         assert!(spider_rig.body_extra > 0);
+    }
+
+    /// A limp spider in a group of soldiers asks no extra substeps of the pile it lies in
+    /// (it stands on nothing); with its muscles back it does again.
+    #[test]
+    fn a_limp_spider_asks_its_substeps_only_once_its_muscles_are_back() {
+        let mut w = crate::sim::world::tests::flat_world(40.0);
+        let sp = w.register_type("t/spider", spider().validate().expect("valid"));
+        let so = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let s = w.spawn(sp, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, s, 0.3);
+        for x in [-1.3, 1.3] {
+            let id = w.spawn(so, Vec3::new(x, 0.0, 0.0), 0.0).expect("spawn");
+            ragdoll(&mut w, id, 0.7);
+        }
+        let extra = |w: &crate::sim::World| {
+            let r = &w.rigs.rigs[&s];
+            let world = &w.rigs.worlds[&r.world];
+            (
+                world.integration_parameters.num_solver_iterations,
+                r.body_extra,
+            )
+        };
+        for _ in 0..10 {
+            w.step(TICK_DT);
+        }
+        assert_eq!(w.physics_groups().groups, 1, "apart");
+        let soldiers = SOLVER_ITERATIONS + 1;
+        assert_eq!(extra(&w), (soldiers, 0), "limp");
+        w.creatures
+            .iter_mut()
+            .find(|c| c.id == s)
+            .and_then(|c| c.rag.as_mut())
+            .expect("in physics")
+            .muscle = 1.0;
+        w.step(TICK_DT);
+        let (world, body) = extra(&w);
+        assert_eq!(world, soldiers, "strong");
+        assert_eq!(
+            world + body,
+            SOLVER_ITERATIONS + w.rigs.rigs[&s].extra_iterations
+        );
+        assert!(body > 0, "strong");
     }
 }

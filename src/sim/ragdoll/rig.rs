@@ -290,6 +290,21 @@ pub(crate) struct Rig {
 }
 
 impl Rig {
+    /// Solver substeps it needs on top of [`SOLVER_ITERATIONS`] now: a muscle-standing
+    /// stance's extra ([`RIG_EXTRA_ITERATIONS`]) only while its muscles are strong enough to
+    /// stand ([`LIMITS_BELOW`] and up); limp, it lies like any other rig
+    /// ([`HELPED_EXTRA_ITERATIONS`]) — a spider knocked into a melee would otherwise step
+    /// the whole pile it lies in (its contact island) at six substeps.
+    ///
+    /// [`SOLVER_ITERATIONS`]: crate::sim::ground::SOLVER_ITERATIONS
+    pub(crate) fn extra_now(&self) -> usize {
+        if self.applied[0] >= LIMITS_BELOW {
+            self.extra_iterations
+        } else {
+            self.extra_iterations.min(HELPED_EXTRA_ITERATIONS)
+        }
+    }
+
     /// Total mass, kg.
     pub(crate) fn mass(&self) -> f32 {
         self.masses.iter().sum()
