@@ -192,8 +192,7 @@ impl World {
             );
         }
         let world_of: Vec<Option<u32>> = now.iter().map(|w| w.map(|(k, _)| k)).collect();
-        let (parent, touch) = sweep(&boxes, &world_of);
-        let mut parent = parent;
+        let (mut parent, touch) = sweep(&boxes, &world_of);
         // Groups, each its members (indices in id order), the largest first (ties: the
         // lowest id first). Each keeps the world most of its rigs are already in (ties: the
         // lowest key) unless a larger group took it; else it gets a new one. So a group that
