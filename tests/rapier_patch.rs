@@ -23,24 +23,20 @@ fn held() -> Quat {
 fn pendulum(w: &mut PhysicsWorld, at: Vec3, max: f32) -> [RigidBodyHandle; 2] {
     let fixed = w.insert_body(RigidBodyBuilder::fixed().translation(at));
     let swing = Quat::from_axis_angle(Vec3::new(1.0, 0.3, 0.6).normalize(), 1.1);
-    let top = w.insert_body(
-        RigidBodyBuilder::dynamic()
-            .translation(at + swing * Vec3::new(0.0, -0.5, 0.0))
-            .rotation(swing.to_scaled_axis()),
-    );
-    w.insert_collider(
-        ColliderBuilder::capsule_y(0.4, 0.05).density(500.0),
-        Some(top),
-    );
-    let low = w.insert_body(
-        RigidBodyBuilder::dynamic()
-            .translation(at + swing * Vec3::new(0.0, -1.5, 0.0))
-            .rotation(swing.to_scaled_axis()),
-    );
-    w.insert_collider(
-        ColliderBuilder::capsule_y(0.4, 0.05).density(500.0),
-        Some(low),
-    );
+    // A metre-long rod whose centre is `down` metres below the pivot along the swing.
+    let mut rod = |down: f32| {
+        let h = w.insert_body(
+            RigidBodyBuilder::dynamic()
+                .translation(at + swing * Vec3::new(0.0, -down, 0.0))
+                .rotation(swing.to_scaled_axis()),
+        );
+        w.insert_collider(
+            ColliderBuilder::capsule_y(0.4, 0.05).density(500.0),
+            Some(h),
+        );
+        h
+    };
+    let (top, low) = (rod(0.5), rod(1.5));
     let mut ball = SphericalJointBuilder::new()
         .local_frame1(rapier3d::math::Pose::from_parts(Vec3::ZERO, held()))
         .local_anchor2(Vec3::new(0.0, 0.5, 0.0))

@@ -559,21 +559,28 @@ mod tests {
         );
     }
 
+    /// A world with a spider in physics at muscle strength `muscle` between two soldiers on
+    /// their balance help (one group), and the spider.
+    fn spider_between_soldiers(muscle: f32) -> (crate::sim::World, crate::sim::world::CreatureId) {
+        let mut w = crate::sim::world::tests::flat_world(40.0);
+        let sp = w.register_type("t/spider", spider().validate().expect("valid"));
+        let so = w.register_type("t/soldier", soldier().validate().expect("valid"));
+        let s = w.spawn(sp, Vec3::ZERO, 0.0).expect("spawn");
+        ragdoll(&mut w, s, muscle);
+        for x in [-1.3, 1.3] {
+            let id = w.spawn(so, Vec3::new(x, 0.0, 0.0), 0.0).expect("spawn");
+            ragdoll(&mut w, id, 0.7);
+        }
+        (w, s)
+    }
+
     /// A spider standing on its muscles in one group with two soldiers on their balance
     /// help: the group's world steps at the soldiers' three substeps, the spider's bodies carry
     /// its three more, and it holds its stance as it does alone (2.5° off its pose on average;
     /// 5.2° when it stepped at the soldiers' three).
     #[test]
     fn a_spider_in_a_group_of_soldiers_keeps_its_substeps_and_its_stance() {
-        let mut w = crate::sim::world::tests::flat_world(40.0);
-        let sp = w.register_type("t/spider", spider().validate().expect("valid"));
-        let so = w.register_type("t/soldier", soldier().validate().expect("valid"));
-        let s = w.spawn(sp, Vec3::ZERO, 0.0).expect("spawn");
-        ragdoll(&mut w, s, 1.0);
-        for x in [-1.3, 1.3] {
-            let id = w.spawn(so, Vec3::new(x, 0.0, 0.0), 0.0).expect("spawn");
-            ragdoll(&mut w, id, 0.7);
-        }
+        let (mut w, s) = spider_between_soldiers(1.0);
         let (mut sum, mut n) = (0.0f32, 0usize);
         for tick in 0..180 {
             w.step(TICK_DT);
@@ -611,15 +618,7 @@ mod tests {
     /// (it stands on nothing); with its muscles back it does again.
     #[test]
     fn a_limp_spider_asks_its_substeps_only_once_its_muscles_are_back() {
-        let mut w = crate::sim::world::tests::flat_world(40.0);
-        let sp = w.register_type("t/spider", spider().validate().expect("valid"));
-        let so = w.register_type("t/soldier", soldier().validate().expect("valid"));
-        let s = w.spawn(sp, Vec3::ZERO, 0.0).expect("spawn");
-        ragdoll(&mut w, s, 0.3);
-        for x in [-1.3, 1.3] {
-            let id = w.spawn(so, Vec3::new(x, 0.0, 0.0), 0.0).expect("spawn");
-            ragdoll(&mut w, id, 0.7);
-        }
+        let (mut w, s) = spider_between_soldiers(0.3);
         let extra = |w: &crate::sim::World| {
             let r = &w.rigs.rigs[&s];
             let world = &w.rigs.worlds[&r.world];
