@@ -32,15 +32,28 @@ pub struct NearFilter {
     pub limit: Option<usize>,
 }
 
+/// What a query reads of one creature: its body's centre and what a filter looks at —
+/// copied into the grid, so a query walks its cells' entries and never the creatures
+/// themselves (a battle's brain asking for its nearest foe passes over dozens of allies and
+/// fallen foes: reading each one's creature was most of the query).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    at: Vec3,
+    id: CreatureId,
+    type_id: TypeId,
+    team: Option<u32>,
+    animated: bool,
+}
+
 /// The grid of one tick.
 #[derive(Default)]
 pub(super) struct NearGrid {
     /// What it was built for: (frame, removals, creatures).
     key: (u64, u64, usize),
-    /// Creature indices by cell.
-    cells: HashMap<(i32, i32), Vec<u32>>,
-    /// Each creature's body centre, by index.
-    at: Vec<Vec3>,
+    /// Each cell's creatures, in creature order.
+    cells: HashMap<(i32, i32), Vec<Entry>>,
+    /// Every creature, in creature order.
+    all: Vec<Entry>,
 }
 
 fn cell_of(p: Vec3) -> (i32, i32) {
@@ -52,32 +65,39 @@ impl World {
     /// first (ties by id), at most `filter.limit`.
     pub fn creatures_near(&mut self, p: Vec3, radius: f32, filter: &NearFilter) -> Vec<CreatureId> {
         let key = (self.frame, self.removals, self.creatures.len());
-        if self.near.key != key || self.near.at.len() != self.creatures.len() {
+        if self.near.key != key || self.near.all.len() != self.creatures.len() {
             let mut g = NearGrid {
                 key,
                 ..NearGrid::default()
             };
-            for (i, c) in self.creatures.iter().enumerate() {
-                let at = c.body_pose().0;
-                g.at.push(at);
-                g.cells.entry(cell_of(at)).or_default().push(i as u32);
+            for c in &self.creatures {
+                let e = Entry {
+                    at: c.body_pose().0,
+                    id: c.id,
+                    type_id: c.type_id,
+                    team: c.team,
+                    animated: c.rag.is_none(),
+                };
+                g.all.push(e);
+                g.cells.entry(cell_of(e.at)).or_default().push(e);
             }
             self.near = g;
         }
         let g = &self.near;
-        let keep = |i: usize| {
-            let c = &self.creatures[i];
-            filter.type_id.is_none_or(|t| c.type_id == t)
-                && filter.team.is_none_or(|t| c.team == Some(t))
-                && filter.not_team.is_none_or(|t| c.team != Some(t))
-                && (!filter.animated || c.rag.is_none())
-                && filter.exclude != Some(c.id)
+        let keep = |e: &Entry| {
+            filter.type_id.is_none_or(|t| e.type_id == t)
+                && filter.team.is_none_or(|t| e.team == Some(t))
+                && filter.not_team.is_none_or(|t| e.team != Some(t))
+                && (!filter.animated || e.animated)
+                && filter.exclude != Some(e.id)
         };
         let mut found: Vec<(f32, CreatureId)> = Vec::new();
-        let visit = |i: usize, found: &mut Vec<(f32, CreatureId)>| {
-            let d = g.at[i].distance(p);
-            if d <= radius && keep(i) {
-                found.push((d, self.creatures[i].id));
+        let visit = |e: &Entry, found: &mut Vec<(f32, CreatureId)>| {
+            if keep(e) {
+                let d = e.at.distance(p);
+                if d <= radius {
+                    found.push((d, e.id));
+                }
             }
         };
         let (lo, hi) = (
@@ -89,13 +109,14 @@ impl World {
             |a: &(f32, CreatureId), b: &(f32, CreatureId)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
         let cell = |x: i32, z: i32, found: &mut Vec<(f32, CreatureId)>| {
             if let Some(v) = g.cells.get(&(x, z)) {
-                v.iter().for_each(|i| visit(*i as usize, found));
+                v.iter().for_each(|e| visit(e, found));
             }
         };
         // With a limit, ring by ring out from the asker's cell, done once the limit's
         // farthest is nearer than anything the next ring can hold (a cell r + 1 rings out is
-        // over r cells away) — a battle's brains asking for their nearest foe look at the
-        // cells around them — or, past as many cells as the crowd fills, by the plain way.
+        // beyond the edge of the square looked at) — a battle's brains asking for their
+        // nearest foe look at their own cell or the cells around it — or, past as many cells
+        // as the crowd fills, by the plain way.
         let mut done = false;
         if let Some(k) = filter.limit.filter(|k| *k > 0) {
             let c = cell_of(p);
@@ -121,7 +142,12 @@ impl World {
                 }
                 if k <= found.len() {
                     found.select_nth_unstable_by(k - 1, order);
-                    if found[k - 1].0 <= r as f32 * CELL {
+                    // Nothing unseen is nearer than the edge of the square of rings looked
+                    // at (the asker's cell grown by r cells each way).
+                    let (x0, z0) = ((c.0 - r) as f32 * CELL, (c.1 - r) as f32 * CELL);
+                    let (x1, z1) = ((c.0 + r + 1) as f32 * CELL, (c.1 + r + 1) as f32 * CELL);
+                    let edge = (p.x - x0).min(x1 - p.x).min(p.z - z0).min(z1 - p.z);
+                    if found[k - 1].0 <= edge {
                         done = true;
                         break;
                     }
@@ -137,7 +163,7 @@ impl World {
             found.clear();
             if span > g.cells.len() as i64 {
                 // A disc wider than the crowd: every creature is a candidate.
-                (0..self.creatures.len()).for_each(|i| visit(i, &mut found));
+                g.all.iter().for_each(|e| visit(e, &mut found));
             } else {
                 for x in lo.0..=hi.0 {
                     for z in lo.1..=hi.1 {
@@ -167,6 +193,8 @@ impl World {
         if let Some(c) = self.creature_mut(id) {
             c.team = team;
         }
+        // The grid holds every creature's team: built again at the next query.
+        self.near = NearGrid::default();
     }
 }
 
