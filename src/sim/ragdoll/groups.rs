@@ -92,10 +92,12 @@ const STRIP: f32 = 4.0;
 /// joined — their bounds overlap, or they share a world and their bounds grown by
 /// [`SPLIT_MARGIN`] overlap — as a union-find forest (each tree's root its lowest index),
 /// and which may touch within the tick (their bounds overlap), as neighbour lists. A sweep
-/// along x in strips along z: a box is in every strip its z-range, grown by half the margin
-/// each side, reaches; a pair is looked at once, in the strip where both grown ranges begin
-/// (the one holding the larger start). The result does not depend on the order pairs are
-/// found in: a tree's root is its lowest index, and a rig's neighbours are a set.
+/// along x in strips along z: a pair is looked at once, in the strip where both z-ranges,
+/// grown by half the margin each side, have begun (the one holding the larger start), so a
+/// box is put in the strips its grown range reaches where some box's range begins (never a
+/// long run of empty ones, however far a glitch flung a part). The result does not depend
+/// on the order pairs are found in: a tree's root is its lowest index, and a rig's
+/// neighbours are a set.
 fn sweep(
     boxes: &[(CreatureId, Vec3, Vec3)],
     world_of: &[Option<u32>],
@@ -103,7 +105,13 @@ fn sweep(
     let n = boxes.len();
     let half = SPLIT_MARGIN * 0.5;
     let strip_of = |z: f32| (z / STRIP).floor() as i32;
-    let strips = |b: &(CreatureId, Vec3, Vec3)| (strip_of(b.1.z - half), strip_of(b.2.z + half));
+    let spans: Vec<(i32, i32)> = boxes
+        .iter()
+        .map(|b| (strip_of(b.1.z - half), strip_of(b.2.z + half)))
+        .collect();
+    let mut starts: Vec<i32> = spans.iter().map(|s| s.0).collect();
+    starts.sort_unstable();
+    starts.dedup();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|a, b| {
         boxes[*a]
@@ -115,9 +123,9 @@ fn sweep(
     // (strip, place in x order, box): sorted, each strip's boxes in x order.
     let mut entries: Vec<(i32, usize, usize)> = Vec::with_capacity(n * 2);
     for (k, &i) in order.iter().enumerate() {
-        let (lo, hi) = strips(&boxes[i]);
-        // Bounds are finite and a few metres across: a handful of strips at most.
-        for s in lo..=hi {
+        let (lo, hi) = spans[i];
+        let from = starts.partition_point(|s| *s < lo);
+        for &s in starts[from..].iter().take_while(|s| **s <= hi) {
             entries.push((s, k, i));
         }
     }
@@ -130,12 +138,11 @@ fn sweep(
     for run in entries.chunk_by(|a, b| a.0 == b.0) {
         let s = run[0].0;
         for (k, &(_, _, i)) in run.iter().enumerate() {
-            let start_i = strips(&boxes[i]).0;
             for &(_, _, j) in &run[k + 1..] {
                 if boxes[j].1.x > boxes[i].2.x + SPLIT_MARGIN {
                     break;
                 }
-                if start_i.max(strips(&boxes[j]).0) != s {
+                if spans[i].0.max(spans[j].0) != s {
                     continue;
                 }
                 let (a, b) = (&boxes[i], &boxes[j]);
@@ -413,6 +420,11 @@ mod tests {
                     (CreatureId(i as u32), lo, lo + size)
                 })
                 .collect();
+            // One rig's bounds stretched far along z (a part flung by a glitch): in every
+            // strip where another begins, and no run of empty ones between.
+            let mut boxes = boxes;
+            boxes[round].1.z = -1.0e7;
+            boxes[round + 1].2.z = 1.0e30;
             let world_of: Vec<Option<u32>> = (0..n)
                 .map(|_| (next() < 0.8).then(|| (next() * 4.0) as u32))
                 .collect();
