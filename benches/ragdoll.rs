@@ -15,12 +15,13 @@ use skitter::sim::{Command, TICK_DT};
 mod scenes;
 use scenes::{battle_host, host, ragdoll, shove, shoving};
 
-/// Adds a tick's step times to `split` (navigation, locomotion, physics, the rapier step),
-/// as µs per creature-tick over `creature_ticks`.
 /// The shoving benches measure ticks `FROM..UNTIL` of the shove.
 const FROM: u64 = 60;
+/// See [`FROM`].
 const UNTIL: u64 = 300;
 
+/// Adds a tick's step times to `split` (navigation, locomotion, physics, the rapier step),
+/// as µs per creature-tick over `creature_ticks`.
 fn add_split(split: &mut [f64; 4], t: skitter::sim::StepTimes, creature_ticks: usize) {
     for (s, d) in split
         .iter_mut()

@@ -75,6 +75,24 @@ pub(super) fn choose_colours(
     colour
 }
 
+/// Each of `items` (in creature id order; `id`: an item's creature) with the rig of its
+/// creature in `rigs` (an id-ordered map's entries), if any: one walk down both.
+fn with_rigs<'a, T, R>(
+    items: impl IntoIterator<Item = T>,
+    id: impl Fn(&T) -> CreatureId,
+    rigs: impl Iterator<Item = (&'a CreatureId, R)>,
+) -> impl Iterator<Item = (T, Option<R>)> {
+    let mut rigs = rigs.peekable();
+    items.into_iter().map(move |t| {
+        let k = id(&t);
+        while rigs.peek().is_some_and(|(r, _)| **r < k) {
+            rigs.next();
+        }
+        let r = rigs.next_if(|(r, _)| **r == k).map(|(_, r)| r);
+        (t, r)
+    })
+}
+
 fn find(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
         parent[i] = parent[parent[i]];
@@ -185,19 +203,11 @@ impl World {
             boxes.push((c.id, lo - grow, hi + grow));
         }
         let n = boxes.len();
-        // Each box's rig's world and colour now, by one walk of both id-ordered sequences.
-        let mut now: Vec<Option<(u32, Option<u32>)>> = Vec::with_capacity(n);
-        let mut rig_iter = self.rigs.rigs.iter().peekable();
-        for b in &boxes {
-            while rig_iter.peek().is_some_and(|(id, _)| **id < b.0) {
-                rig_iter.next();
-            }
-            now.push(
-                rig_iter
-                    .next_if(|(id, _)| **id == b.0)
-                    .map(|(_, r)| (r.world, r.colour)),
-            );
-        }
+        // Each box's rig's world and colour now.
+        let mut now: Vec<Option<(u32, Option<u32>)>> =
+            with_rigs(&boxes, |b| b.0, self.rigs.rigs.iter())
+                .map(|(_, r)| r.map(|r| (r.world, r.colour)))
+                .collect();
         let world_of: Vec<Option<u32>> = now.iter().map(|w| w.map(|(k, _)| k)).collect();
         let (mut parent, touch) = sweep(&boxes, &world_of);
         // Groups, each its members (indices in id order), the largest first (ties: the
@@ -253,7 +263,7 @@ impl World {
                     .worlds
                     .entry(key)
                     .or_insert_with(|| group_world(level));
-                // A recovering one gets its anchor back in `drive_rigs`.
+                // A recovering one gets its anchor back when driven (`step::drive`).
                 let mut r = rig::build(world, id, &def, &parts);
                 r.world = key;
                 self.rigs.rigs.insert(id, r);
@@ -298,12 +308,8 @@ impl World {
         } = self;
         // Each world's rigs with their creatures, in id order (both are).
         let mut jobs: BTreeMap<u32, Members> = BTreeMap::new();
-        let mut rig_iter = rigs.rigs.iter_mut().peekable();
-        for c in creatures.iter_mut() {
-            while rig_iter.peek().is_some_and(|(id, _)| **id < c.id) {
-                rig_iter.next();
-            }
-            if let Some((_, r)) = rig_iter.next_if(|(id, _)| **id == c.id) {
+        for (c, r) in with_rigs(creatures.iter_mut(), |c| c.id, rigs.rigs.iter_mut()) {
+            if let Some(r) = r {
                 jobs.entry(r.world).or_default().push((c, r));
             }
         }
