@@ -127,8 +127,7 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
         }
         // Jumps and links, only while there is one (a crowd's lines stay short).
         if let Some(j) = c.loco.jump.as_ref().filter(|_| c.rag.is_none()) {
-            let phase = if j.in_flight() { "flight" } else { "crouch" };
-            write!(w, ",\"jump\":\"{phase}\"")?;
+            write!(w, ",\"jump\":\"{}\"", j.phase_name())?;
         }
         if let Some(l) = c.nav.as_ref().and_then(|g| g.link.as_ref()) {
             write!(w, ",\"link\":{}", json_str(&l.kind))?;
@@ -205,6 +204,25 @@ fn write_climb(w: &mut impl Write, world: &World, c: &crate::sim::Creature) -> i
     w.write_all(b"]")
 }
 
+/// The point a foot stands on (`ground` in the trace): the level's surface nearest a
+/// climber's planted foot (on a wall or a ceiling that is not below it), else the ground
+/// straight below the foot.
+fn foot_ground(
+    world: &World,
+    c: &crate::sim::Creature,
+    s: &crate::locomotion::locomotor::LegState,
+) -> Option<glam::Vec3> {
+    if s.grounded && c.def.climb.is_some() {
+        if let Some(h) = world.nearest_surface(s.foot, FOOT_GROUND_REACH) {
+            return Some(h.point);
+        }
+    }
+    world.ground_below(s.foot)
+}
+
+/// How far from a climber's planted foot its `ground` is looked for, m.
+const FOOT_GROUND_REACH: f32 = 0.25;
+
 /// An animated creature's feet: where each is, its target, whether it is planted, the
 /// ground under it, its reach, its joints and its knee's pole.
 /// With a model (`tips`: the model and its posed joints), each foot's `tip`: where its
@@ -225,7 +243,7 @@ fn write_feet(
         w.write_all(b",\"target\":")?;
         vec3(w, s.target)?;
         write!(w, ",\"grounded\":{},\"ground\":", s.grounded)?;
-        match world.ground_below(s.foot) {
+        match foot_ground(world, c, s) {
             Some(g) => vec3(w, g)?,
             None => w.write_all(b"null")?,
         }

@@ -181,6 +181,82 @@ fn parabola(ys: &[f64]) -> (f64, f64) {
     (a, dev)
 }
 
+/// Eight g at 60 Hz, as a second difference of heights one tick apart (mm/frame²).
+const EIGHT_G_MM: f64 = 8.0 * 9.81 / 3.6;
+
+/// Issue 43: every jump of a creature (`lines`) pushes off: from its crouch to a second
+/// after its touch-down the body's vertical acceleration stays within 8 g at every tick
+/// (a one-tick launch was 30 g); between the crouch and the flight a push of at least
+/// 0.08 s, begun on planted feet that stay put while they are down. Returns the pushes'
+/// lengths in ticks and the largest acceleration seen, mm/frame².
+fn assert_pushes_off(what: &str, lines: &[Value]) -> (Vec<usize>, f64) {
+    let phase = |l: &Value| l["jump"].as_str().unwrap_or("").to_string();
+    let mut pushes = Vec::new();
+    let mut worst = 0.0f64;
+    let mut k = 0;
+    while let Some(start) = lines[k..].iter().position(|l| phase(l) == "crouch") {
+        let start = k + start;
+        let end = lines[start..]
+            .iter()
+            .position(|l| phase(l).is_empty())
+            .map_or(lines.len(), |e| start + e);
+        let until = (end + 60).min(lines.len());
+        for w in lines[start..until].windows(3) {
+            let y = |l: &Value| v3(&l["pos"])[1];
+            let mm = (y(&w[2]) - 2.0 * y(&w[1]) + y(&w[0])).abs() * 1000.0;
+            worst = worst.max(mm);
+            assert!(
+                mm <= EIGHT_G_MM,
+                "{what}: frame {}: the body's vertical acceleration is {mm:.1} mm/frame² ({:.1} g) in a jump ({})",
+                w[1]["frame"],
+                mm * 3.6 / 9.81,
+                phase(&w[1])
+            );
+        }
+        let push: Vec<&Value> = lines[start..end]
+            .iter()
+            .filter(|l| phase(l) == "push")
+            .collect();
+        assert!(
+            push.len() >= 5,
+            "{what}: a push-off of {} ticks (at least 0.08 s)",
+            push.len()
+        );
+        let planted = |l: &Value| -> Vec<bool> {
+            l["feet"]
+                .as_array()
+                .expect("feet")
+                .iter()
+                .map(|f| f["grounded"] == true)
+                .collect()
+        };
+        let first = planted(push[0]);
+        assert!(
+            first.iter().filter(|g| **g).count() * 2 >= first.len(),
+            "{what}: the push began with only {first:?} planted"
+        );
+        for w in push.windows(2) {
+            for (a, b) in w[0]["feet"]
+                .as_array()
+                .expect("feet")
+                .iter()
+                .zip(w[1]["feet"].as_array().expect("feet"))
+            {
+                if a["grounded"] == true && b["grounded"] == true {
+                    assert_eq!(
+                        a["pos"], b["pos"],
+                        "{what}: frame {}: a planted foot moved in the push",
+                        w[1]["frame"]
+                    );
+                }
+            }
+        }
+        pushes.push(push.len());
+        k = end;
+    }
+    (pushes, worst)
+}
+
 /// Every line of every creature: the body centre is inside none of `boxes`.
 fn assert_outside(text: &str, boxes: &[Boxed]) {
     for (id, lines) in by_id(text) {
@@ -246,6 +322,9 @@ fn a_spider_jumps_a_gap_between_platforms_on_a_ballistic_arc_and_walks_on() {
         ],
     );
     assert_walks_well("gap jump", &t, &[("jumps/jumper", 4)]);
+    let (pushes, worst) = assert_pushes_off("gap jump", lines);
+    assert_eq!(pushes.len(), 1, "one push-off");
+    eprintln!("gap jump: push-offs of {pushes:?} ticks, at most {worst:.1} mm/frame²");
 }
 
 #[test]
@@ -291,6 +370,11 @@ fn a_spider_drops_off_a_ledge_and_a_hound_hops_onto_a_block() {
         &t,
         &[("jumps/jumper", 4), ("jumps/hopper", 2)],
     );
+    for (id, what) in [(1u64, "drop"), (2, "hop")] {
+        let (pushes, worst) = assert_pushes_off(what, &lines[&id]);
+        assert_eq!(pushes.len(), 1, "{what}: one push-off");
+        eprintln!("{what}: push-offs of {pushes:?} ticks, at most {worst:.1} mm/frame²");
+    }
 }
 
 #[test]

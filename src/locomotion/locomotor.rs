@@ -48,6 +48,11 @@ const URGENT_DRIFT: f32 = 0.3;
 const HOLD_FROM: f32 = 0.92;
 /// Reach at which the body stops moving until that foot steps.
 const HOLD_TO: f32 = 0.99;
+/// A foothold below its rest spot further than this share of its leg's length from where
+/// its hip will be with the body at its ride height is moved in toward the hip until it is
+/// not (legs reach down, not out): straddling a drop along its way, a walker's low-side
+/// feet would otherwise hold its body down below its ride height (see `reach_cap`).
+const PLAN_REACH: f32 = 0.85;
 /// Head aim smoothing time constant (s).
 const HEAD_TAU: f32 = 0.08;
 /// A foot spawned over no ground it can stand on swings this long (s) to the foothold the
@@ -172,6 +177,9 @@ pub struct Locomotor {
     pub jump: Option<Jump>,
     /// How far a crouch lowers the body's height target, m.
     crouch: f32,
+    /// The height the posture wants the body at (the support plane's height under it plus
+    /// its ride height; before the crouch and the reach cap), m.
+    ride_y: f32,
     /// A climbing type's surface frame (`None` for walkers).
     pub climb: Option<Climb>,
     last_group: Option<usize>,
@@ -220,6 +228,7 @@ impl Locomotor {
             catch: LAND_DECEL,
             jump: None,
             crouch: 0.0,
+            ride_y: position.y,
             climb: def.climb.is_some().then(|| Climb::upright(yaw)),
             last_group: None,
             phase_stepped: 0,

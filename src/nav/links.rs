@@ -69,27 +69,27 @@ impl JumpSettings {
     /// Whether a jump from ground point `from` to ground point `to` is within the limits:
     /// `Err` says which it breaks. The gap is the run less the two ledge margins
     /// (`margin`: the mesh's agent radius, each side).
-    pub fn allows(&self, from: Vec3, to: Vec3, margin: f32) -> Result<(), String> {
+    pub fn allows(&self, from: Vec3, to: Vec3, margin: f32) -> Result<(), JumpLimitError> {
         let dy = to.y - from.y;
         let run = horizontal(to - from).length();
         let gap = (run - 2.0 * margin).max(0.0);
         if dy > self.up + 1e-4 {
-            return Err(format!(
-                "{dy:.2} m up is more than nav.jump.up ({:.2})",
-                self.up
-            ));
+            return Err(JumpLimitError::TooHigh {
+                up: dy,
+                limit: self.up,
+            });
         }
         if -dy > self.down + 1e-4 {
-            return Err(format!(
-                "{:.2} m down is more than nav.jump.down ({:.2})",
-                -dy, self.down
-            ));
+            return Err(JumpLimitError::TooDeep {
+                down: -dy,
+                limit: self.down,
+            });
         }
         if gap > self.gap + 1e-4 {
-            return Err(format!(
-                "a {gap:.2} m gap is wider than nav.jump.gap ({:.2})",
-                self.gap
-            ));
+            return Err(JumpLimitError::TooWide {
+                gap,
+                limit: self.gap,
+            });
         }
         Ok(())
     }
@@ -104,6 +104,35 @@ impl JumpSettings {
     pub fn cost(&self, arc: &Ballistic) -> f32 {
         (arc.time + CROSSING_GROUND_TIME) * self.speed
     }
+}
+
+/// The `nav.jump` limit a jump breaks (see [`JumpSettings::allows`]).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum JumpLimitError {
+    /// It rises more than `nav.jump.up`.
+    #[error("{up:.2} m up is more than nav.jump.up ({limit:.2})")]
+    TooHigh {
+        /// The rise, m.
+        up: f32,
+        /// `nav.jump.up`.
+        limit: f32,
+    },
+    /// It drops more than `nav.jump.down`.
+    #[error("{down:.2} m down is more than nav.jump.down ({limit:.2})")]
+    TooDeep {
+        /// The drop, m.
+        down: f32,
+        /// `nav.jump.down`.
+        limit: f32,
+    },
+    /// Its gap is wider than `nav.jump.gap`.
+    #[error("a {gap:.2} m gap is wider than nav.jump.gap ({limit:.2})")]
+    TooWide {
+        /// The gap between the ledges, m.
+        gap: f32,
+        /// `nav.jump.gap`.
+        limit: f32,
+    },
 }
 
 /// A link as a level gives it (`world.link`): kind numbers are the World's.

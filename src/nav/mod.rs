@@ -7,5 +7,7 @@ pub(crate) mod links;
 pub(crate) mod mesh;
 
 pub use agents::{NavAgent, NavAgentState, Navigator};
-pub use links::{bake, Baked, JumpSettings, LinkInput, NavLink, GENERATED_ID, GENERATED_KINDS};
+pub use links::{
+    bake, Baked, JumpLimitError, JumpSettings, LinkInput, NavLink, GENERATED_ID, GENERATED_KINDS,
+};
 pub use mesh::{NavInput, NavMesh, NavSettings};

@@ -15,7 +15,44 @@ use super::world::{Creature, CreatureId, World, WorldEvent};
 use super::LevelPiece;
 pub use crate::locomotion::def::JumpLimits;
 use crate::locomotion::{DefError, Intent, ValidCreatureDef};
-use crate::nav::{JumpSettings, GENERATED_KINDS};
+use crate::nav::{JumpLimitError, JumpSettings, GENERATED_KINDS};
+
+/// Why a `c:jump` is refused (see [`World::jump_check`]).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum JumpRefused {
+    /// No creature has that id.
+    #[error("creature {0} does not exist")]
+    NoCreature(u32),
+    /// It is a ragdoll.
+    #[error("it is in physics (a ragdoll)")]
+    Ragdoll,
+    /// It is falling or flying already.
+    #[error("it is in the air")]
+    InTheAir,
+    /// A climber off the level ground.
+    #[error("it is on a wall or a ceiling")]
+    OnAWall,
+    /// A type without legs cannot push off.
+    #[error("it has no legs")]
+    NoLegs,
+    /// The landing point has a NaN or an infinity.
+    #[error("the landing point is not finite")]
+    NotFinite,
+    /// Nothing to land on near the point asked for.
+    #[error("there is no ground to land on within 0.75 m of {}", fmt(*.0))]
+    NoGround(Vec3),
+    /// Beyond the type's `nav.jump` limits.
+    #[error(transparent)]
+    Limits(#[from] JumpLimitError),
+    /// The arc meets the level.
+    #[error("the way from {} to {} is blocked by the level", fmt(*from), fmt(*to))]
+    Blocked {
+        /// The ground point it would take off from.
+        from: Vec3,
+        /// The ground point it would land on.
+        to: Vec3,
+    },
+}
 
 /// A link between two places on the navmesh (`world.link{...}`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -151,41 +188,35 @@ impl World {
     /// A creature's `c:jump(to)` checked now: the ground point it would land on, or why
     /// it cannot (in physics, in the air, on a wall, no ground there, beyond its type's
     /// `nav.jump` limits, or the arc blocked by the level).
-    pub fn jump_check(&mut self, id: CreatureId, to: Vec3) -> Result<Vec3, String> {
+    pub fn jump_check(&mut self, id: CreatureId, to: Vec3) -> Result<Vec3, JumpRefused> {
         self.refresh_level();
-        let c = self
-            .creature(id)
-            .ok_or_else(|| format!("creature {} does not exist", id.0))?;
+        let c = self.creature(id).ok_or(JumpRefused::NoCreature(id.0))?;
         if c.rag.is_some() {
-            return Err("it is in physics (a ragdoll)".into());
+            return Err(JumpRefused::Ragdoll);
         }
-        if c.loco.airborne || c.loco.jump.as_ref().is_some_and(|j| j.in_flight()) {
-            return Err("it is in the air".into());
+        if c.loco.airborne || c.loco.jump.as_ref().is_some_and(|j| j.launched()) {
+            return Err(JumpRefused::InTheAir);
         }
         if c.loco.is_climbing() && c.loco.climb.is_some_and(|cl| cl.up().y < 0.9) {
-            return Err("it is on a wall or a ceiling".into());
+            return Err(JumpRefused::OnAWall);
         }
         if c.def.legs.is_empty() {
-            return Err("it has no legs".into());
+            return Err(JumpRefused::NoLegs);
         }
         if !to.is_finite() {
-            return Err("the landing point is not finite".into());
+            return Err(JumpRefused::NotFinite);
         }
         let g = self.ground_query();
         use crate::locomotion::GroundQuery;
         let landing = g
             .cast_down(to + Vec3::Y * 0.75, 1.5)
-            .ok_or_else(|| format!("there is no ground to land on within 0.75 m of {}", fmt(to)))?;
+            .ok_or(JumpRefused::NoGround(to))?;
         let js = jump_settings(&c.def);
         let from = World::agent_point(c);
         js.allows(from, landing, c.def.nav.radius)?;
         let arc = c.loco.jump_arc(&c.def, landing);
         if !g.arc_clear(&arc, &js) {
-            return Err(format!(
-                "the way from {} to {} is blocked by the level",
-                fmt(from),
-                fmt(landing)
-            ));
+            return Err(JumpRefused::Blocked { from, to: landing });
         }
         Ok(landing)
     }

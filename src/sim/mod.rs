@@ -24,7 +24,7 @@ pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
-pub use links::{jump_settings, JumpLimits, LinkDesc, LinkUse};
+pub use links::{jump_settings, JumpLimits, JumpRefused, LinkDesc, LinkUse};
 pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
 pub use near::NearFilter;
 

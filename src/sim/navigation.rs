@@ -11,7 +11,8 @@ use super::climb_nav::over_surfaces;
 use super::links::{jump_settings, on_link, permitted, LinkUse};
 use super::nav_world::{NavWorld, Status};
 use super::world::{Creature, CreatureId, World, WorldEvent};
-use crate::locomotion::{Intent, ValidCreatureDef};
+use crate::locomotion::def::NavDef;
+use crate::locomotion::{Intent, Locomotor, ValidCreatureDef};
 use crate::math::frame::horizontal;
 use crate::nav::agents::ReachedLink;
 use crate::nav::{NavAgentState, NavInput, NavSettings, Navigator};
@@ -546,21 +547,9 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
     let target = goal.target.unwrap_or(goal.dest);
     let nv = &c.def.nav;
     let id = c.id;
-    let arrive =
-        |goal: &mut NavGoal, n: &mut Navigator, intent: &mut Intent, events: &mut Vec<_>| {
-            goal.arrived = true;
-            // It stays an agent, standing, until it is given other orders: others walk round it
-            // instead of through it.
-            n.stand(id.0);
-            *intent = Intent::Idle;
-            // Stepping aside for another is not reaching its destination (it had already).
-            if !std::mem::take(&mut goal.making_way) {
-                events.push(WorldEvent::Arrive { id });
-            }
-        };
     let desired = match a.state {
         NavAgentState::Arrived => {
-            arrive(goal, n, &mut c.loco.intent, events);
+            arrive(id, goal, n, &mut c.loco.intent, events);
             return Steered::On;
         }
         NavAgentState::Moving | NavAgentState::Idle | NavAgentState::AtLink => a.desired,
@@ -576,41 +565,12 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
             Vec3::ZERO
         }
     };
-    let mut desired = horizontal(desired);
-    let mut top = nv.speed;
-    if nv.auto_brake {
-        // Slow down to stop at the stopping distance, at `nav.acceleration`.
-        let left = (horizontal(target - here).length() - nv.stopping_distance).max(0.0);
-        top = top.min((2.0 * nv.acceleration * left).sqrt() + 0.05);
-    }
-    desired = desired.clamp_length_max(top);
-    // Two agents meeting head-on can hold each other still for ever (avoidance is
-    // symmetric). One that has made no headway for a while sidesteps to its right, as
-    // people keep right: both do, so they pass.
-    let left = horizontal(target - here).length() - nv.stopping_distance;
-    if left > 0.0 && c.loco.speed() < STUCK_SPEED * nv.speed {
-        goal.stuck += dt;
-    } else {
-        goal.stuck = 0.0;
-    }
-    let toward = horizontal(target - here).normalize_or_zero();
-    if left > 0.0
-        && left <= CROWDED_REACH * nv.radius
-        && horizontal(c.loco.velocity).dot(toward) < STUCK_SPEED * nv.speed
-    {
-        goal.held += dt;
-    } else {
-        goal.held = 0.0;
-    }
+    let left = track_progress(goal, &c.loco, nv, target - here, dt);
     if goal.held > CROWDED_AFTER {
-        arrive(goal, n, &mut c.loco.intent, events);
+        arrive(id, goal, n, &mut c.loco.intent, events);
         return Steered::On;
     }
-    // Near its target a slow agent is braking (or waiting for the spot): no sidestep.
-    if goal.stuck > STUCK_AFTER && left > 1.0 && desired.length_squared() > 1e-6 {
-        let right = Vec3::new(-desired.z, 0.0, desired.x);
-        desired = desired * SIDESTEP.cos() + right * SIDESTEP.sin();
-    }
+    let desired = brake_and_sidestep(horizontal(desired), goal, nv, target - here, left);
     let speed = desired.length();
     c.loco.intent = if speed > 1e-3 {
         Intent::Move {
@@ -631,6 +591,79 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
         });
     }
     Steered::On
+}
+
+/// An agent's creature at its destination: it stays an agent, standing, until it is given
+/// other orders (others walk round it instead of through it), and its brain hears of it
+/// unless it was only stepping aside for another (it had arrived already).
+fn arrive(
+    id: CreatureId,
+    goal: &mut NavGoal,
+    n: &mut Navigator,
+    intent: &mut Intent,
+    events: &mut Vec<WorldEvent>,
+) {
+    goal.arrived = true;
+    n.stand(id.0);
+    *intent = Intent::Idle;
+    if !std::mem::take(&mut goal.making_way) {
+        events.push(WorldEvent::Arrive { id });
+    }
+}
+
+/// The goal's clocks of no headway: `stuck` (slower than [`STUCK_SPEED`] of its cruise,
+/// short of its stopping distance) and `held` (within [`CROWDED_REACH`] radii of its target
+/// and not closing on it). `to_target`: from the agent's point to its target. Returns how
+/// far it has left to its stopping distance.
+fn track_progress(
+    goal: &mut NavGoal,
+    loco: &Locomotor,
+    nv: &NavDef,
+    to_target: Vec3,
+    dt: f32,
+) -> f32 {
+    let left = horizontal(to_target).length() - nv.stopping_distance;
+    if left > 0.0 && loco.speed() < STUCK_SPEED * nv.speed {
+        goal.stuck += dt;
+    } else {
+        goal.stuck = 0.0;
+    }
+    let toward = horizontal(to_target).normalize_or_zero();
+    if left > 0.0
+        && left <= CROWDED_REACH * nv.radius
+        && horizontal(loco.velocity).dot(toward) < STUCK_SPEED * nv.speed
+    {
+        goal.held += dt;
+    } else {
+        goal.held = 0.0;
+    }
+    left
+}
+
+/// The agent's desired (level) velocity as its creature is told it: no faster than it may
+/// go and still stop at its stopping distance at `nav.acceleration` (with `auto_brake`),
+/// and, stuck a while far from its target, turned to its right. Two agents meeting
+/// head-on can hold each other still for ever (avoidance is symmetric): both sidestep to
+/// their right, as people keep right, so they pass. Near its target a slow agent is
+/// braking (or waiting for the spot): no sidestep.
+fn brake_and_sidestep(
+    desired: Vec3,
+    goal: &NavGoal,
+    nv: &NavDef,
+    to_target: Vec3,
+    left: f32,
+) -> Vec3 {
+    let mut top = nv.speed;
+    if nv.auto_brake {
+        let rest = (horizontal(to_target).length() - nv.stopping_distance).max(0.0);
+        top = top.min((2.0 * nv.acceleration * rest).sqrt() + 0.05);
+    }
+    let mut desired = desired.clamp_length_max(top);
+    if goal.stuck > STUCK_AFTER && left > 1.0 && desired.length_squared() > 1e-6 {
+        let right = Vec3::new(-desired.z, 0.0, desired.x);
+        desired = desired * SIDESTEP.cos() + right * SIDESTEP.sin();
+    }
+    desired
 }
 
 /// A mover stuck far from its target (see [`MAKE_WAY_AFTER`]): where it stands, the way its

@@ -60,117 +60,139 @@ fn cell_of(p: Vec3) -> (i32, i32) {
     ((p.x / CELL).floor() as i32, (p.z / CELL).floor() as i32)
 }
 
+/// A found creature: its distance and id.
+type Found = (f32, CreatureId);
+
+/// Nearest first, ties by id.
+fn order(a: &Found, b: &Found) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// One `creatures_near` query over a grid.
+struct Query<'a> {
+    grid: &'a NearGrid,
+    p: Vec3,
+    radius: f32,
+    filter: &'a NearFilter,
+    /// The cells the disc's square covers, lowest and highest.
+    lo: (i32, i32),
+    hi: (i32, i32),
+}
+
+impl Query<'_> {
+    fn keep(&self, e: &Entry) -> bool {
+        let f = self.filter;
+        f.type_id.is_none_or(|t| e.type_id == t)
+            && f.team.is_none_or(|t| e.team == Some(t))
+            && f.not_team.is_none_or(|t| e.team != Some(t))
+            && (!f.animated || e.animated)
+            && f.exclude != Some(e.id)
+    }
+
+    fn visit(&self, e: &Entry, found: &mut Vec<Found>) {
+        if self.keep(e) {
+            let d = e.at.distance(self.p);
+            if d <= self.radius {
+                found.push((d, e.id));
+            }
+        }
+    }
+
+    fn cell(&self, x: i32, z: i32, found: &mut Vec<Found>) {
+        if let Some(v) = self.grid.cells.get(&(x, z)) {
+            v.iter().for_each(|e| self.visit(e, found));
+        }
+    }
+
+    /// With a limit `k`: ring by ring out from the asker's cell, done once the limit's
+    /// farthest is nearer than anything the next ring can hold (a cell r + 1 rings out is
+    /// beyond the edge of the square looked at) — a battle's brains asking for their
+    /// nearest foe look at their own cell or the cells around it. False (the search is for
+    /// [`Query::plain`]) past as many cells as the crowd fills.
+    fn rings(&self, k: usize, found: &mut Vec<Found>) -> bool {
+        let (lo, hi, c) = (self.lo, self.hi, cell_of(self.p));
+        let rings = (c.0 - lo.0).max(hi.0 - c.0).max(c.1 - lo.1).max(hi.1 - c.1);
+        let mut looked = 0usize;
+        for r in 0..=rings {
+            for x in (c.0 - r).max(lo.0)..=(c.0 + r).min(hi.0) {
+                if (x - c.0).abs() == r {
+                    // A column on the ring's edge: all of it.
+                    for z in (c.1 - r).max(lo.1)..=(c.1 + r).min(hi.1) {
+                        self.cell(x, z, found);
+                        looked += 1;
+                    }
+                } else {
+                    // One inside it: its two ends.
+                    for z in [c.1 - r, c.1 + r] {
+                        if (lo.1..=hi.1).contains(&z) {
+                            self.cell(x, z, found);
+                            looked += 1;
+                        }
+                    }
+                }
+            }
+            if k <= found.len() && found_all_within(found, k, self.p, c, r) {
+                return true;
+            }
+            if r == rings {
+                return true;
+            } else if looked >= self.grid.cells.len() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Every cell of the disc's square, or every creature when the square holds more
+    /// cells than the crowd fills.
+    fn plain(&self, found: &mut Vec<Found>) {
+        let (lo, hi) = (self.lo, self.hi);
+        let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
+        if span > self.grid.cells.len() as i64 {
+            // A disc wider than the crowd: every creature is a candidate.
+            self.grid.all.iter().for_each(|e| self.visit(e, found));
+        } else {
+            for x in lo.0..=hi.0 {
+                for z in lo.1..=hi.1 {
+                    self.cell(x, z, found);
+                }
+            }
+        }
+    }
+}
+
+/// Whether the `k` nearest of `found` (put first, `k ≤ found.len()`) are certain: nothing
+/// unseen is nearer than the edge of the square of rings looked at (the asker's cell `c`
+/// grown by `r` cells each way).
+fn found_all_within(found: &mut [Found], k: usize, p: Vec3, c: (i32, i32), r: i32) -> bool {
+    found.select_nth_unstable_by(k - 1, order);
+    let (x0, z0) = ((c.0 - r) as f32 * CELL, (c.1 - r) as f32 * CELL);
+    let (x1, z1) = ((c.0 + r + 1) as f32 * CELL, (c.1 + r + 1) as f32 * CELL);
+    let edge = (p.x - x0).min(x1 - p.x).min(p.z - z0).min(z1 - p.z);
+    found[k - 1].0 <= edge
+}
+
 impl World {
     /// The creatures whose bodies are within `radius` of `p` and pass `filter`, nearest
     /// first (ties by id), at most `filter.limit`.
     pub fn creatures_near(&mut self, p: Vec3, radius: f32, filter: &NearFilter) -> Vec<CreatureId> {
-        let key = (self.frame, self.removals, self.creatures.len());
-        if self.near.key != key || self.near.all.len() != self.creatures.len() {
-            let mut g = NearGrid {
-                key,
-                ..NearGrid::default()
-            };
-            for c in &self.creatures {
-                let e = Entry {
-                    at: c.body_pose().0,
-                    id: c.id,
-                    type_id: c.type_id,
-                    team: c.team,
-                    animated: c.rag.is_none(),
-                };
-                g.all.push(e);
-                g.cells.entry(cell_of(e.at)).or_default().push(e);
-            }
-            self.near = g;
-        }
-        let g = &self.near;
-        let keep = |e: &Entry| {
-            filter.type_id.is_none_or(|t| e.type_id == t)
-                && filter.team.is_none_or(|t| e.team == Some(t))
-                && filter.not_team.is_none_or(|t| e.team != Some(t))
-                && (!filter.animated || e.animated)
-                && filter.exclude != Some(e.id)
+        self.refresh_near_grid();
+        let q = Query {
+            grid: &self.near,
+            p,
+            radius,
+            filter,
+            lo: cell_of(p - Vec3::splat(radius)),
+            hi: cell_of(p + Vec3::splat(radius)),
         };
-        let mut found: Vec<(f32, CreatureId)> = Vec::new();
-        let visit = |e: &Entry, found: &mut Vec<(f32, CreatureId)>| {
-            if keep(e) {
-                let d = e.at.distance(p);
-                if d <= radius {
-                    found.push((d, e.id));
-                }
-            }
+        let mut found: Vec<Found> = Vec::new();
+        let done = match filter.limit.filter(|k| *k > 0) {
+            Some(k) => q.rings(k, &mut found),
+            None => false,
         };
-        let (lo, hi) = (
-            cell_of(p - Vec3::splat(radius)),
-            cell_of(p + Vec3::splat(radius)),
-        );
-        let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
-        let order =
-            |a: &(f32, CreatureId), b: &(f32, CreatureId)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        let cell = |x: i32, z: i32, found: &mut Vec<(f32, CreatureId)>| {
-            if let Some(v) = g.cells.get(&(x, z)) {
-                v.iter().for_each(|e| visit(e, found));
-            }
-        };
-        // With a limit, ring by ring out from the asker's cell, done once the limit's
-        // farthest is nearer than anything the next ring can hold (a cell r + 1 rings out is
-        // beyond the edge of the square looked at) — a battle's brains asking for their
-        // nearest foe look at their own cell or the cells around it — or, past as many cells
-        // as the crowd fills, by the plain way.
-        let mut done = false;
-        if let Some(k) = filter.limit.filter(|k| *k > 0) {
-            let c = cell_of(p);
-            let rings = (c.0 - lo.0).max(hi.0 - c.0).max(c.1 - lo.1).max(hi.1 - c.1);
-            let mut looked = 0usize;
-            for r in 0..=rings {
-                for x in (c.0 - r).max(lo.0)..=(c.0 + r).min(hi.0) {
-                    if (x - c.0).abs() == r {
-                        // A column on the ring's edge: all of it.
-                        for z in (c.1 - r).max(lo.1)..=(c.1 + r).min(hi.1) {
-                            cell(x, z, &mut found);
-                            looked += 1;
-                        }
-                    } else {
-                        // One inside it: its two ends.
-                        for z in [c.1 - r, c.1 + r] {
-                            if (lo.1..=hi.1).contains(&z) {
-                                cell(x, z, &mut found);
-                                looked += 1;
-                            }
-                        }
-                    }
-                }
-                if k <= found.len() {
-                    found.select_nth_unstable_by(k - 1, order);
-                    // Nothing unseen is nearer than the edge of the square of rings looked
-                    // at (the asker's cell grown by r cells each way).
-                    let (x0, z0) = ((c.0 - r) as f32 * CELL, (c.1 - r) as f32 * CELL);
-                    let (x1, z1) = ((c.0 + r + 1) as f32 * CELL, (c.1 + r + 1) as f32 * CELL);
-                    let edge = (p.x - x0).min(x1 - p.x).min(p.z - z0).min(z1 - p.z);
-                    if found[k - 1].0 <= edge {
-                        done = true;
-                        break;
-                    }
-                }
-                if r == rings {
-                    done = true;
-                } else if looked >= g.cells.len() {
-                    break;
-                }
-            }
-        }
         if !done {
             found.clear();
-            if span > g.cells.len() as i64 {
-                // A disc wider than the crowd: every creature is a candidate.
-                g.all.iter().for_each(|e| visit(e, &mut found));
-            } else {
-                for x in lo.0..=hi.0 {
-                    for z in lo.1..=hi.1 {
-                        cell(x, z, &mut found);
-                    }
-                }
-            }
+            q.plain(&mut found);
         }
         match filter.limit {
             Some(k) if k < found.len() => {
@@ -183,6 +205,30 @@ impl World {
             _ => found.sort_by(order),
         }
         found.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The grid built again when creatures may have moved, come or gone since it was.
+    fn refresh_near_grid(&mut self) {
+        let key = (self.frame, self.removals, self.creatures.len());
+        if self.near.key == key && self.near.all.len() == self.creatures.len() {
+            return;
+        }
+        let mut g = NearGrid {
+            key,
+            ..NearGrid::default()
+        };
+        for c in &self.creatures {
+            let e = Entry {
+                at: c.body_pose().0,
+                id: c.id,
+                type_id: c.type_id,
+                team: c.team,
+                animated: c.rag.is_none(),
+            };
+            g.all.push(e);
+            g.cells.entry(cell_of(e.at)).or_default().push(e);
+        }
+        self.near = g;
     }
 
     /// Puts creature `id` in `team` (`None`: none), now and in a recording.

@@ -108,9 +108,71 @@ impl Snapshot {
         self.legs.clear();
         self.rig_joints.clear();
         self.skins.clear();
-        // Skinning matrices: each model creature's range first, then every creature posed
-        // into its own (on the world's threads when it has them: each pose reads only its
-        // creature and its model).
+        self.pose_skins(world);
+        let mut next_skin = 0u32;
+        for c in world.creatures() {
+            let first_leg = self.legs.len() as u32;
+            let first_skin = next_skin;
+            let model = world
+                .creature_type(c.type_id)
+                .and_then(|t| t.model.as_deref());
+            if let Some(m) = model {
+                next_skin += m.model.joints.len() as u32;
+            }
+            self.push_limbs(world, c);
+            let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
+            let (position, rotation) = c.body_pose();
+            let size = c.def.body.size;
+            let (head_offset, head_size, counter) = match &c.def.body.head {
+                Some(h) => (h.offset, h.size, h.counter_yaw),
+                None => {
+                    let r = size.x.min(size.y) * 0.32;
+                    (
+                        Vec3::new(0.0, 0.0, size.z * 0.5 + r * 0.4),
+                        Vec3::splat(2.0 * r),
+                        0.0,
+                    )
+                }
+            };
+            self.creatures.push(CreatureView {
+                id: c.id,
+                position,
+                rotation,
+                size,
+                head_position: position + rotation * head_offset,
+                head_rotation: if c.rag.is_some() {
+                    rotation
+                } else {
+                    c.loco.head_rotation(counter)
+                },
+                head_size,
+                up: if c.rag.is_some() {
+                    rotation * Vec3::Y
+                } else {
+                    c.loco.up
+                },
+                leg_radius: (longest * 0.035).clamp(0.01, 0.08),
+                first_leg,
+                leg_count: self.legs.len() as u32 - first_leg,
+                turn: c.due || c.rag.is_some(),
+                model: model.map(|_| c.type_id.0),
+                first_skin,
+                skin_count: next_skin - first_skin,
+                climbing: c.rag.is_none() && c.loco.is_climbing(),
+                crease: c
+                    .loco
+                    .climb
+                    .and_then(|cl| cl.crease)
+                    .filter(|_| c.rag.is_none() && c.loco.is_climbing()),
+                tint: c.tint,
+            });
+        }
+    }
+
+    /// Every model creature's skinning matrices into `skins`, each creature's range in
+    /// creature order, posed on the world's threads when it has them (each pose reads only
+    /// its creature and its model).
+    fn pose_skins(&mut self, world: &World) {
         let time = world.time() as f32;
         let mut total = 0usize;
         for c in world.creatures() {
@@ -160,103 +222,51 @@ impl Snapshot {
                 }
             }
         }
-        let mut next_skin = 0u32;
-        for c in world.creatures() {
-            let first_leg = self.legs.len() as u32;
-            let first_skin = next_skin;
-            let model = world
-                .creature_type(c.type_id)
-                .and_then(|t| t.model.as_deref());
-            if let Some(m) = model {
-                next_skin += m.model.joints.len() as u32;
-            }
-            match c.rag.as_ref() {
-                // A ragdoll's legs are its rig's segments.
-                Some(rag) => {
-                    world.rig_joints(c.id, &mut self.rig_joints);
-                    for chain in super::rig_chains(&c.def, &rag.parts) {
-                        let foot = chain[chain.len() - 1];
-                        self.legs.push(LegPose {
-                            hip: chain[0],
-                            knee: chain[1],
-                            foot,
-                            target: foot,
-                            grounded: false,
-                            normal: Vec3::Y,
-                        });
-                    }
-                }
-                None => {
-                    for st in &c.loco.legs {
-                        self.legs.push(LegPose {
-                            hip: st.hip,
-                            knee: st.knee,
-                            foot: st.foot,
-                            target: st.target,
-                            grounded: st.grounded,
-                            normal: st.normal,
-                        });
-                    }
-                    // Arms are drawn as limbs that never touch the ground.
-                    for chain in crate::locomotion::arm_chains(&c.def, &c.loco) {
-                        let hand = chain[chain.len() - 1];
-                        self.legs.push(LegPose {
-                            hip: chain[0],
-                            knee: chain[1],
-                            foot: hand,
-                            target: hand,
-                            grounded: false,
-                            normal: Vec3::Y,
-                        });
-                    }
+    }
+
+    /// A creature's legs, then its arms, as limbs to draw: a ragdoll's are its rig's
+    /// segments.
+    fn push_limbs(&mut self, world: &World, c: &super::Creature) {
+        match c.rag.as_ref() {
+            // A ragdoll's legs are its rig's segments.
+            Some(rag) => {
+                world.rig_joints(c.id, &mut self.rig_joints);
+                for chain in super::rig_chains(&c.def, &rag.parts) {
+                    let foot = chain[chain.len() - 1];
+                    self.legs.push(LegPose {
+                        hip: chain[0],
+                        knee: chain[1],
+                        foot,
+                        target: foot,
+                        grounded: false,
+                        normal: Vec3::Y,
+                    });
                 }
             }
-            let longest = c.def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
-            let (position, rotation) = c.body_pose();
-            let size = c.def.body.size;
-            let (head_offset, head_size, counter) = match &c.def.body.head {
-                Some(h) => (h.offset, h.size, h.counter_yaw),
-                None => {
-                    let r = size.x.min(size.y) * 0.32;
-                    (
-                        Vec3::new(0.0, 0.0, size.z * 0.5 + r * 0.4),
-                        Vec3::splat(2.0 * r),
-                        0.0,
-                    )
+            None => {
+                for st in &c.loco.legs {
+                    self.legs.push(LegPose {
+                        hip: st.hip,
+                        knee: st.knee,
+                        foot: st.foot,
+                        target: st.target,
+                        grounded: st.grounded,
+                        normal: st.normal,
+                    });
                 }
-            };
-            self.creatures.push(CreatureView {
-                id: c.id,
-                position,
-                rotation,
-                size,
-                head_position: position + rotation * head_offset,
-                head_rotation: if c.rag.is_some() {
-                    rotation
-                } else {
-                    c.loco.head_rotation(counter)
-                },
-                head_size,
-                up: if c.rag.is_some() {
-                    rotation * Vec3::Y
-                } else {
-                    c.loco.up
-                },
-                leg_radius: (longest * 0.035).clamp(0.01, 0.08),
-                first_leg,
-                leg_count: self.legs.len() as u32 - first_leg,
-                turn: c.due || c.rag.is_some(),
-                model: model.map(|_| c.type_id.0),
-                first_skin,
-                skin_count: next_skin - first_skin,
-                climbing: c.rag.is_none() && c.loco.is_climbing(),
-                crease: c
-                    .loco
-                    .climb
-                    .and_then(|cl| cl.crease)
-                    .filter(|_| c.rag.is_none() && c.loco.is_climbing()),
-                tint: c.tint,
-            });
+                // Arms are drawn as limbs that never touch the ground.
+                for chain in crate::locomotion::arm_chains(&c.def, &c.loco) {
+                    let hand = chain[chain.len() - 1];
+                    self.legs.push(LegPose {
+                        hip: chain[0],
+                        knee: chain[1],
+                        foot: hand,
+                        target: hand,
+                        grounded: false,
+                        normal: Vec3::Y,
+                    });
+                }
+            }
         }
     }
 

@@ -264,7 +264,8 @@ pub struct Rec {
     pub feet: Vec<Foot>,
     /// In the air or being caught after a fall.
     pub falling: bool,
-    /// In the flight of a jump (trace `jump` = "flight"): a ballistic arc, measured apart.
+    /// In the push-off or the flight of a jump (trace `jump` = "push" or "flight"): the
+    /// legs' push and a ballistic arc, measured apart.
     pub flight: bool,
     /// The ground under the body.
     pub floor: Option<[f64; 3]>,
@@ -344,7 +345,7 @@ impl Trace {
                 lean: v["lean"].clone(),
                 feet,
                 falling: v["falling"].as_bool().unwrap_or(false),
-                flight: v["jump"].as_str() == Some("flight"),
+                flight: matches!(v["jump"].as_str(), Some("push" | "flight")),
                 floor: arr(&v["floor"]),
                 dest: arr(&v["dest"]),
                 ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),
@@ -473,7 +474,9 @@ pub fn quality(t: &Trace) -> Quality {
                 stance.remove(&key);
             }
         }
-        if !r.falling {
+        // In the air, and pushing off (its feet leave as its legs straighten), it stands
+        // on fewer.
+        if !r.falling && !r.flight {
             let m = q.min_grounded.entry(r.ty.clone()).or_insert(usize::MAX);
             *m = (*m).min(grounded);
         }

@@ -54,6 +54,7 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         };
+        self.ride_y = height;
         let [b, _] = scratch.alphas(dt);
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;

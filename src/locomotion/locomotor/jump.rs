@@ -1,5 +1,6 @@
-//! Jumps: a crouch on planted feet (the body dips and turns toward the landing), a take-off
-//! onto a ballistic arc to the landing spot (the body follows it exactly; the legs tuck in,
+//! Jumps: a crouch on planted feet (the body dips and turns toward the landing), a push-off
+//! (the legs extend and the body speeds up into its flight over a tenth of a second or
+//! more, feet planted until they are stretched), then a ballistic arc to the landing spot (the body follows it exactly; the legs tuck in,
 //! then reach down for the ground), and the landing: the feet plant where they come down,
 //! the body is caught by the legs (the lean's landing kick comes from the vertical speed
 //! it loses) and the stepper re-plants them by groups as it walks on.
@@ -41,6 +42,16 @@ const LAND_SPREAD: f32 = 0.6;
 const LAND_STRETCH: f32 = 0.92;
 /// A jump not down after its flight time plus this (s) has missed its landing: it falls on.
 const MISSED: f32 = 0.5;
+/// The push-off: the planted legs extend and the body speeds up into its flight over at
+/// least this long (s)...
+const PUSH_TIME: f32 = 0.12;
+/// ...and longer when the speed it gains would need a harder push than this at the push's
+/// peak (m/s², 5 g; the push's velocity follows a smoothstep, whose peak acceleration is
+/// 1.5 × its mean).
+const PUSH_ACCEL: f32 = 5.0 * GRAVITY;
+/// A planted foot stays down in the push until its leg is stretched to this share of its
+/// length; then it leaves the ground.
+const PUSH_STRETCH: f32 = 0.98;
 
 /// A jump under way.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +75,20 @@ pub enum JumpPhase {
         /// The body's height when the crouch began.
         from_y: f32,
     },
+    /// Pushing off on the planted feet, `t` s into a push of `time` s: the body goes from
+    /// `from` at velocity `v` to the start of `arc` at its launch velocity.
+    Push {
+        /// The flight it pushes into.
+        arc: Ballistic,
+        /// Seconds pushed.
+        t: f32,
+        /// The push's length, s.
+        time: f32,
+        /// Where the body (as drawn) was when the push began.
+        from: Vec3,
+        /// Its velocity then.
+        v: Vec3,
+    },
     /// In the air on `arc`, `t` s after the take-off.
     Flight {
         /// The body's flight.
@@ -78,13 +103,32 @@ impl Jump {
     pub fn in_flight(&self) -> bool {
         matches!(self.phase, JumpPhase::Flight { .. })
     }
+
+    /// Whether it has begun to leave the ground (pushing off or in the air): it can no
+    /// longer be called back.
+    pub fn launched(&self) -> bool {
+        matches!(
+            self.phase,
+            JumpPhase::Push { .. } | JumpPhase::Flight { .. }
+        )
+    }
+
+    /// The trace's name of its phase.
+    pub fn phase_name(&self) -> &'static str {
+        match self.phase {
+            JumpPhase::Crouch { .. } => "crouch",
+            JumpPhase::Push { .. } => "push",
+            JumpPhase::Flight { .. } => "flight",
+        }
+    }
 }
 
 impl Locomotor {
     /// Starts a jump to ground point `to`: the crouch begins now. False (nothing changes)
     /// when it cannot jump: in the air already, or on a wall.
     pub fn start_jump(&mut self, from: Option<Vec3>, to: Vec3) -> bool {
-        if self.airborne || self.is_climbing() && self.up.y < 0.9 {
+        let launched = self.jump.as_ref().is_some_and(Jump::launched);
+        if launched || self.airborne || self.is_climbing() && self.up.y < 0.9 {
             return false;
         }
         self.jump = Some(Jump {
@@ -98,11 +142,11 @@ impl Locomotor {
         true
     }
 
-    /// Stops a jump that has not left the ground (its crouch eases out). False when it is in
-    /// the air (a flight cannot be called back) or there is none.
+    /// Stops a jump that has not begun to leave the ground (its crouch eases out). False
+    /// when it is pushing off or in the air (neither can be called back) or there is none.
     pub fn cancel_jump(&mut self) -> bool {
         match &self.jump {
-            Some(j) if !j.in_flight() => {
+            Some(j) if !j.launched() => {
                 self.jump = None;
                 self.crouch = 0.0;
                 // It stands where the crouch's glide brought it.
@@ -149,6 +193,13 @@ impl Locomotor {
             JumpPhase::Crouch { t, from_y } => {
                 self.crouch(def, gait, ground, dt, scratch, &jump, t + dt, from_y)
             }
+            JumpPhase::Push {
+                arc,
+                t,
+                time,
+                from,
+                v,
+            } => self.push_off(def, jump.to, arc, (t + dt, time), from, v),
             JumpPhase::Flight { arc, t } => self.fly(def, ground, dt, jump.to, arc, t + dt),
         }
     }
@@ -206,29 +257,116 @@ impl Locomotor {
         rot
     }
 
+    /// The crouch is over: the push-off begins. Its flight is planned from where the push
+    /// will end, so the landing is where it was aimed: the push takes the body from where it
+    /// is, at the speed it has, to the flight's launch velocity along a smoothstep, covering
+    /// `time` × the mean of the two speeds, and the flight starts there.
     fn take_off(&mut self, def: &ValidCreatureDef, to: Vec3) {
         // From where the body is (the spring may not quite have reached the crouch).
         let from = self.body_position();
-        let run = horizontal(to - from).length();
-        let arc = Ballistic::plan(
-            from,
-            to + Vec3::Y * def.body.height,
-            jump_rise(run),
-            GRAVITY,
-        );
+        let v = Vec3::new(self.velocity.x, self.rise, self.velocity.z);
+        let land = to + Vec3::Y * def.body.height;
+        let plan = |start: Vec3| {
+            let run = horizontal(land - start).length();
+            Ballistic::plan(start, land, jump_rise(run), GRAVITY)
+        };
+        let push_time = |arc: &Ballistic| PUSH_TIME.max(1.5 * (arc.v0 - v).length() / PUSH_ACCEL);
+        let mut arc = plan(from);
+        // The push's end depends on the launch velocity, which depends on where the flight
+        // starts: a few rounds settle it to well under a millimetre.
+        for _ in 0..4 {
+            let time = push_time(&arc);
+            arc = plan(from + (v + arc.v0) * (0.5 * time));
+        }
+        let time = push_time(&arc);
         self.crouch = 0.0;
+        self.push = Vec3::ZERO;
+        self.jump = Some(Jump {
+            from: None,
+            to,
+            phase: JumpPhase::Push {
+                arc,
+                t: 0.0,
+                time,
+                from,
+                v,
+            },
+        });
+    }
+
+    /// One tick of the push-off: the body on its way from the crouch to the flight's start
+    /// (velocity a smoothstep from `v` to the launch velocity; the little the rounds of
+    /// [`Locomotor::take_off`] left between the push's end and the arc's start taken up by a
+    /// smoothstep too, which adds no speed at either end), the planted feet down until
+    /// their legs are stretched, then the flight.
+    fn push_off(
+        &mut self,
+        def: &ValidCreatureDef,
+        to: Vec3,
+        arc: Ballistic,
+        (t, time): (f32, f32),
+        from: Vec3,
+        v: Vec3,
+    ) -> Quat {
+        if t >= time {
+            self.launch(to, arc, t - time);
+            return self.base_rotation();
+        }
+        let s = t / time;
+        let smooth = s * s * (3.0 - 2.0 * s);
+        let spent = from + (v + arc.v0) * (0.5 * time);
+        let left = arc.from - spent;
+        let at = from
+            + v * (time * s)
+            + (arc.v0 - v) * (time * (s * s * s - 0.5 * s * s * s * s))
+            + left * smooth;
+        let velocity = v + (arc.v0 - v) * smooth + left * (6.0 * s * (1.0 - s) / time);
+        self.position = at + Vec3::Y * self.sink;
+        self.rise = velocity.y;
+        self.velocity = velocity;
+        let rot = self.base_rotation();
+        let m = glam::Mat3::from_quat(rot);
+        for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
+            let hip = at + m * leg.hip;
+            if st.grounded && hip.distance(st.foot) > PUSH_STRETCH * leg.length {
+                st.grounded = false;
+            }
+            if !st.grounded {
+                // Off the ground: it hangs from its hip toward its rest spot as the body
+                // goes up (the flight tucks it).
+                let rest = at + m * leg.rest;
+                st.foot = hip + (rest - hip).clamp_length_max(PUSH_STRETCH * leg.length);
+                st.target = st.foot;
+            }
+        }
+        self.jump = Some(Jump {
+            from: None,
+            to,
+            phase: JumpPhase::Push {
+                arc,
+                t,
+                time,
+                from,
+                v,
+            },
+        });
+        rot
+    }
+
+    /// The push is over: the body is `t` s into its flight.
+    fn launch(&mut self, to: Vec3, arc: Ballistic, t: f32) {
         self.airborne = true;
         self.landing = false;
-        self.rise = arc.v0.y;
-        self.velocity = arc.v0;
-        self.push = Vec3::ZERO;
+        self.position = arc.at(t) + Vec3::Y * self.sink;
+        self.velocity = arc.velocity(t);
+        self.rise = self.velocity.y;
         for st in self.legs.iter_mut() {
             st.grounded = false;
         }
         self.jump = Some(Jump {
             from: None,
             to,
-            phase: JumpPhase::Flight { arc, t: 0.0 },
+            phase: JumpPhase::Flight { arc, t },
         });
     }
 

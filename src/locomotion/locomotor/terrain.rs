@@ -4,7 +4,9 @@
 
 use glam::{Quat, Vec3};
 
-use super::{LegState, Locomotor, CAST_ABOVE_BODY, CAST_BELOW_REST, GRAVITY, HOLD_FROM};
+use super::{
+    LegState, Locomotor, CAST_ABOVE_BODY, CAST_BELOW_REST, GRAVITY, HOLD_FROM, PLAN_REACH,
+};
 use crate::locomotion::def::ValidCreatureDef;
 use crate::locomotion::gait::GaitParams;
 use crate::locomotion::ground::{GroundHit, GroundQuery};
@@ -15,6 +17,8 @@ const CRACK_DEPTH: f32 = 0.5;
 /// How far (m) a landing probe (and its hit) may move before the extra queries made for
 /// it (a foothold search toward the body, a look from above) are made again.
 const PROBE_REUSE: f32 = 0.02;
+/// A stretched foot's spot nearer than this (m) to where it stands is where it stands.
+const STAY: f32 = 0.05;
 /// Passes over the legs that hold the body at an edge or a wall.
 const HOLD_PASSES: usize = 4;
 /// Radius of the crack sweep sphere (m).
@@ -137,6 +141,29 @@ fn onto_edge<G: GroundQuery + ?Sized>(
         .filter(|h| footing.carries(h) && (h.point.y - contact.y).abs() <= 0.02)
 }
 
+/// A foothold nearer `hip` than `point` (ground out of the leg's easy reach, `reach` m):
+/// the ground on the way in from `point` toward the hip where a foot at `point`'s height
+/// would be `reach` from it, cast down from height `top` (at most `max` m). `None` when
+/// even straight below the hip is too far, or the ground there is no nearer.
+fn reach_in<G: GroundQuery + ?Sized>(
+    ground: &G,
+    footing: &Footing,
+    hip: Vec3,
+    point: Vec3,
+    (top, max): (f32, f32),
+    reach: f32,
+) -> Option<Vec3> {
+    let dv = hip.y - point.y;
+    let dir = horizontal(point - hip).normalize_or_zero();
+    if dv >= reach || dir == Vec3::ZERO {
+        return None;
+    }
+    let q = hip + dir * (reach * reach - dv * dv).sqrt();
+    footing
+        .cast(ground, Vec3::new(q.x, top, q.z), max)
+        .filter(|p| p.distance(hip) < point.distance(hip))
+}
+
 /// An extra ground query made for a landing probe (a search toward the body, a look from
 /// above), and what it found: reused while the probe and its own hit stay put.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,6 +184,9 @@ pub(super) struct LegMemo {
     inward: Option<CastMemo>,
     /// The last look from high above at a probe that found no ground (a wall or a hole?).
     above: Option<CastMemo>,
+    /// The last foothold looked for nearer the hip, for a probe whose ground lay out of
+    /// the leg's easy reach (see [`reach_in`]).
+    reach_in: Option<CastMemo>,
 }
 
 impl CastMemo {
@@ -360,6 +390,8 @@ impl Locomotor {
             centre.y - (up.x * (p.x - centre.x) + up.z * (p.z - centre.z)) / up.y.max(0.2)
         };
         let footing = Footing::of(def, up);
+        // The body where the posture wants it (the hips there).
+        let ride = Vec3::new(self.position.x, self.ride_y, self.position.z);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
             let rest = self.position + m * leg.rest;
             let probe = rest + lead;
@@ -400,6 +432,22 @@ impl Locomotor {
             let carried = cast.filter(|h| footing.carries(h)).map(|h| h.point);
             match carried.filter(foothold) {
                 Some(point) => {
+                    // Below the rest spot and out of easy reach of the hip at the ride
+                    // height: a foothold nearer the hip, when there is one.
+                    let hip = ride + m * leg.hip;
+                    let reach = PLAN_REACH * leg.length;
+                    let point = if point.y < rest.y && hip.distance(point) > reach {
+                        st.remembered(
+                            |m| &mut m.reach_in,
+                            probe,
+                            hit,
+                            || reach_in(ground, &footing, hip, point, (origin.y, max), reach),
+                        )
+                        .filter(foothold)
+                        .unwrap_or(point)
+                    } else {
+                        point
+                    };
                     st.target = point;
                     st.target_hit = true;
                     st.last_hit = Some(point);
@@ -439,6 +487,17 @@ impl Locomotor {
                         _ if st.grounded => (st.foot, true),
                         _ => (probe, false),
                     };
+                    // A stretched foot whose spot is where it stands would hold the body
+                    // for ever: it steps to the ground under its hip (any face it can
+                    // stand on there: the body stands over it).
+                    if stretched && horizontal(st.target - st.foot).length() < STAY {
+                        let hip = self.position + m * leg.hip;
+                        let under = footing.cast(ground, Vec3::new(hip.x, origin.y, hip.z), max);
+                        if let Some(q) = under.filter(|q| q.distance(hip) < HOLD_FROM * leg.length)
+                        {
+                            (st.target, st.target_hit) = (q, true);
+                        }
+                    }
                     if let Some(q) = inward {
                         st.last_hit = Some(q);
                     }

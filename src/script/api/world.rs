@@ -171,82 +171,14 @@ pub(super) fn creatures_near(
             format!("{WHAT}: radius must be a finite number >= 0, got {radius}"),
         ));
     }
-    let mut f = NearFilter::default();
-    let type_id = |lua: &Lua, v: &Value| -> mlua::Result<crate::sim::TypeId> {
-        let name = type_arg(lua, &c, v, WHAT)?;
-        c.world
-            .borrow()
-            .type_by_name(&name)
-            .ok_or_else(|| located(lua, format!("{WHAT}: unknown creature type \"{name}\"")))
+    let f = match filter {
+        None | Some(Value::Nil) => NearFilter::default(),
+        Some(Value::Table(t)) => near_filter(lua, &c, &t)?,
+        Some(v) => NearFilter {
+            type_id: Some(near_type(lua, &c, &v)?),
+            ..NearFilter::default()
+        },
     };
-    match filter {
-        None | Some(Value::Nil) => {}
-        Some(Value::Table(t)) => {
-            // One pass over the filter's fields (a battle's thousand brains each pass one
-            // every tick: reading it field by field, then again for unknown ones, was most
-            // of the query's cost); the Reader says what is wrong when something is.
-            const KNOWN: [&str; 6] = ["type", "team", "not_team", "animated", "exclude", "limit"];
-            let mut field: [Value; 6] = std::array::from_fn(|_| Value::Nil);
-            let mut unknown = false;
-            t.for_each::<Value, Value>(|k, v| {
-                let at = match &k {
-                    Value::String(s) => KNOWN.iter().position(|n| *s.as_bytes() == *n.as_bytes()),
-                    _ => None,
-                };
-                match at {
-                    Some(i) => field[i] = v,
-                    None => unknown = true,
-                }
-                Ok(())
-            })?;
-            let reader = || Reader::new(t.clone(), "", &KNOWN);
-            let bad = |e: DefError| def_err(lua, WHAT, e);
-            if unknown {
-                reader().finish().map_err(bad)?;
-            }
-            let [ty, team, not_team, animated, exclude, limit] = &field;
-            if !ty.is_nil() {
-                f.type_id = Some(type_id(lua, ty)?);
-            }
-            let whole = |key: &str, v: &Value, max: f32| -> Result<Option<u32>, DefError> {
-                if v.is_nil() {
-                    return Ok(None);
-                }
-                match as_number(v).map(|n| n as f32) {
-                    None => reader().num(key).map(|_| None),
-                    Some(n) if n >= 0.0 && n <= max && n.fract() == 0.0 => Ok(Some(n as u32)),
-                    Some(n) => Err(DefError::new(
-                        key,
-                        format!("must be a whole number from 0 to {max}, got {n}"),
-                    )),
-                }
-            };
-            f.team = whole("team", team, 1.0e6).map_err(bad)?;
-            f.not_team = whole("not_team", not_team, 1.0e6).map_err(bad)?;
-            f.limit = whole("limit", limit, 1.0e6)
-                .map_err(bad)?
-                .map(|n| n as usize);
-            f.animated = match animated {
-                Value::Boolean(b) => *b,
-                Value::Nil => false,
-                _ => reader().boolean("animated").map_err(bad)?.unwrap_or(false),
-            };
-            match exclude {
-                Value::Nil => {}
-                Value::Table(h) => f.exclude = Some(super::handle::handle_id(lua, h)?),
-                other => {
-                    return Err(located(
-                        lua,
-                        format!(
-                            "{WHAT}: field 'exclude' must be a creature handle, got {}",
-                            type_name(other)
-                        ),
-                    ))
-                }
-            }
-        }
-        Some(v) => f.type_id = Some(type_id(lua, &v)?),
-    }
     let near: Vec<(CreatureId, String)> = {
         let mut w = c.world.borrow_mut();
         let ids = w.creatures_near(p, radius as f32, &f);
@@ -262,6 +194,85 @@ pub(super) fn creatures_near(
         out.raw_set(i + 1, handle(lua, id, &name)?)?;
     }
     Ok(out)
+}
+
+/// A creature type named in `world.creatures_near`'s filter.
+fn near_type(lua: &Lua, c: &ModCtx, v: &Value) -> mlua::Result<crate::sim::TypeId> {
+    const WHAT: &str = "world.creatures_near";
+    let name = type_arg(lua, c, v, WHAT)?;
+    c.world
+        .borrow()
+        .type_by_name(&name)
+        .ok_or_else(|| located(lua, format!("{WHAT}: unknown creature type \"{name}\"")))
+}
+
+/// `world.creatures_near`'s filter table, read in one pass over its fields (a battle's
+/// thousand brains each pass one every tick: reading it field by field, then again for
+/// unknown ones, was most of the query's cost); the Reader says what is wrong when
+/// something is.
+fn near_filter(lua: &Lua, c: &ModCtx, t: &Table) -> mlua::Result<NearFilter> {
+    const WHAT: &str = "world.creatures_near";
+    const KNOWN: [&str; 6] = ["type", "team", "not_team", "animated", "exclude", "limit"];
+    let mut field: [Value; 6] = std::array::from_fn(|_| Value::Nil);
+    let mut unknown = false;
+    t.for_each::<Value, Value>(|k, v| {
+        let at = match &k {
+            Value::String(s) => KNOWN.iter().position(|n| *s.as_bytes() == *n.as_bytes()),
+            _ => None,
+        };
+        match at {
+            Some(i) => field[i] = v,
+            None => unknown = true,
+        }
+        Ok(())
+    })?;
+    let reader = || Reader::new(t.clone(), "", &KNOWN);
+    let bad = |e: DefError| def_err(lua, WHAT, e);
+    if unknown {
+        reader().finish().map_err(bad)?;
+    }
+    let [ty, team, not_team, animated, exclude, limit] = &field;
+    let mut f = NearFilter::default();
+    if !ty.is_nil() {
+        f.type_id = Some(near_type(lua, c, ty)?);
+    }
+    let whole = |key: &str, v: &Value, max: f32| -> Result<Option<u32>, DefError> {
+        if v.is_nil() {
+            return Ok(None);
+        }
+        match as_number(v).map(|n| n as f32) {
+            None => reader().num(key).map(|_| None),
+            Some(n) if n >= 0.0 && n <= max && n.fract() == 0.0 => Ok(Some(n as u32)),
+            Some(n) => Err(DefError::new(
+                key,
+                format!("must be a whole number from 0 to {max}, got {n}"),
+            )),
+        }
+    };
+    f.team = whole("team", team, 1.0e6).map_err(bad)?;
+    f.not_team = whole("not_team", not_team, 1.0e6).map_err(bad)?;
+    f.limit = whole("limit", limit, 1.0e6)
+        .map_err(bad)?
+        .map(|n| n as usize);
+    f.animated = match animated {
+        Value::Boolean(b) => *b,
+        Value::Nil => false,
+        _ => reader().boolean("animated").map_err(bad)?.unwrap_or(false),
+    };
+    match exclude {
+        Value::Nil => {}
+        Value::Table(h) => f.exclude = Some(super::handle::handle_id(lua, h)?),
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{WHAT}: field 'exclude' must be a creature handle, got {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    }
+    Ok(f)
 }
 
 /// `world.time()`: simulation seconds.

@@ -77,109 +77,117 @@ impl ScriptHost {
         self.run_on_update();
     }
 
-    /// Calls `on_step` for every landed foot and `on_hit` for every hit.
+    /// Calls `on_step` for every landed foot, and every other event's callback.
     fn dispatch_steps(&mut self, events: &[WorldEvent]) {
         // Most brains have no on_step: a crowd's thousand landings a tick need no lookup then.
         let steps = self.any_on_step();
         for ev in events {
-            let (id, leg, position) = match ev {
-                WorldEvent::Step { .. } if !steps => continue,
-                WorldEvent::Step { id, leg, position } => (id, leg, position),
-                WorldEvent::Arrive { id } => {
-                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
-                        self.call(*id, &f, Value::Nil);
-                    }
-                    continue;
+            match ev {
+                WorldEvent::Step { .. } if !steps => {}
+                WorldEvent::Step { id, leg, position } => self.on_step(*id, *leg, *position),
+                other => self.dispatch_event(other),
+            }
+        }
+    }
+
+    /// A landed foot: its creature's brain's `on_step` with `{ name, position }`.
+    fn on_step(&mut self, id: CreatureId, leg: usize, position: glam::Vec3) {
+        let Some(b) = self.brains.get(&id) else {
+            return;
+        };
+        let Some(f) = b.on_step.clone() else { return };
+        let lua = &self.mods[b.mod_idx].lua;
+        let leg_name = self
+            .world
+            .borrow()
+            .creature(id)
+            .and_then(|c| c.def.legs.get(leg).map(|l| l.name.clone()))
+            .unwrap_or_default();
+        let arg = (|| -> mlua::Result<Value> {
+            let t = lua.create_table_with_capacity(0, 2)?;
+            t.raw_set("name", leg_name)?;
+            t.raw_set("position", to_vector(position))?;
+            Ok(Value::Table(t))
+        })();
+        if let Ok(arg) = arg {
+            self.call(id, &f, arg);
+        }
+    }
+
+    /// Any event but a step: the callback its brain has for it, or a log line.
+    fn dispatch_event(&mut self, ev: &WorldEvent) {
+        match ev {
+            WorldEvent::Step { .. } => {}
+            WorldEvent::Arrive { id } => {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
+                    self.call(*id, &f, Value::Nil);
                 }
-                WorldEvent::NavWarning { id, message } => {
-                    self.log_about(*id, LogLevel::Warn, message.clone());
-                    continue;
+            }
+            WorldEvent::NavWarning { id, message } => {
+                self.log_about(*id, LogLevel::Warn, message.clone());
+            }
+            WorldEvent::Despawn { id } => {
+                // The creature is gone from the world; its brain still has its handle
+                // (`state`, `params`) until the end of this tick.
+                if let Some(f) = self.brains.get(id).and_then(|b| b.on_despawn.clone()) {
+                    self.call(*id, &f, Value::Nil);
                 }
-                WorldEvent::Despawn { id } => {
-                    // The creature is gone from the world; its brain still has its handle
-                    // (`state`, `params`) until the end of this tick.
-                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_despawn.clone()) {
-                        self.call(*id, &f, Value::Nil);
-                    }
-                    continue;
+            }
+            WorldEvent::Ragdoll { id, cause } => {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.on_ragdoll.clone()) {
+                    self.call_with(*id, &f, cause.name());
                 }
-                WorldEvent::Ragdoll { id, cause } => {
-                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_ragdoll.clone()) {
-                        self.call_with(*id, &f, cause.name());
-                    }
-                    continue;
+            }
+            WorldEvent::Recover { id } => {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.on_recover.clone()) {
+                    self.call(*id, &f, Value::Nil);
                 }
-                WorldEvent::Recover { id } => {
-                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_recover.clone()) {
-                        self.call(*id, &f, Value::Nil);
-                    }
-                    continue;
+            }
+            WorldEvent::RecoverFailed { id, tries } => {
+                self.log_about(
+                    *id,
+                    LogLevel::Warn,
+                    format!(
+                        "gave up getting up after {tries} tries (it stays limp until c:recover())"
+                    ),
+                );
+                if let Some(f) = self
+                    .brains
+                    .get(id)
+                    .and_then(|b| b.on_recover_failed.clone())
+                {
+                    self.call_with(*id, &f, *tries as f64);
                 }
-                WorldEvent::RecoverFailed { id, tries } => {
-                    self.log_about(*id, LogLevel::Warn, format!("gave up getting up after {tries} tries (it stays limp until c:recover())"));
-                    if let Some(f) = self
-                        .brains
-                        .get(id)
-                        .and_then(|b| b.on_recover_failed.clone())
-                    {
-                        self.call_with(*id, &f, *tries as f64);
-                    }
-                    continue;
+            }
+            WorldEvent::Link { id, kind, from, to } => {
+                let Some(f) = self.brains.get(id).and_then(|b| b.on_link.clone()) else {
+                    return;
+                };
+                let args = (kind.as_str(), to_vector(*from), to_vector(*to));
+                if self.call_for(*id, &f, args) {
+                    // The brain takes the crossing: the built-in one stops before the
+                    // take-off, and the creature waits at the link.
+                    self.world.borrow_mut().push(Command::HoldLink(*id));
                 }
-                WorldEvent::Link { id, kind, from, to } => {
-                    let Some(f) = self.brains.get(id).and_then(|b| b.on_link.clone()) else {
-                        continue;
-                    };
-                    let args = (kind.as_str(), to_vector(*from), to_vector(*to));
-                    if self.call_for(*id, &f, args) {
-                        // The brain takes the crossing: the built-in one stops before the
-                        // take-off, and the creature waits at the link.
-                        self.world.borrow_mut().push(Command::HoldLink(*id));
-                    }
-                    continue;
+            }
+            WorldEvent::Surface {
+                id,
+                normal,
+                surface,
+            } => {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.on_surface.clone()) {
+                    self.call_with(*id, &f, (to_vector(*normal), surface.name()));
                 }
-                WorldEvent::Surface {
-                    id,
-                    normal,
-                    surface,
-                } => {
-                    if let Some(f) = self.brains.get(id).and_then(|b| b.on_surface.clone()) {
-                        self.call_with(*id, &f, (to_vector(*normal), surface.name()));
-                    }
-                    continue;
-                }
-                WorldEvent::Refused { id, message } => {
-                    self.log_about(*id, LogLevel::Error, message.clone());
-                    continue;
-                }
-                WorldEvent::Hit { id, dir, strength } => {
-                    let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
-                        continue;
-                    };
-                    let args = (to_vector(*dir), *strength as f64);
-                    self.call_with(*id, &f, args);
-                    continue;
-                }
-            };
-            let Some(b) = self.brains.get(id) else {
-                continue;
-            };
-            let Some(f) = b.on_step.clone() else { continue };
-            let lua = &self.mods[b.mod_idx].lua;
-            let leg_name = self
-                .world
-                .borrow()
-                .creature(*id)
-                .and_then(|c| c.def.legs.get(*leg).map(|l| l.name.clone()))
-                .unwrap_or_default();
-            let arg = (|| -> mlua::Result<Value> {
-                let t = lua.create_table_with_capacity(0, 2)?;
-                t.raw_set("name", leg_name)?;
-                t.raw_set("position", to_vector(*position))?;
-                Ok(Value::Table(t))
-            })();
-            if let Ok(arg) = arg {
-                self.call(*id, &f, arg);
+            }
+            WorldEvent::Refused { id, message } => {
+                self.log_about(*id, LogLevel::Error, message.clone());
+            }
+            WorldEvent::Hit { id, dir, strength } => {
+                let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
+                    return;
+                };
+                let args = (to_vector(*dir), *strength as f64);
+                self.call_with(*id, &f, args);
             }
         }
     }
