@@ -113,6 +113,15 @@ fn assert_climbs_well(
             let p = v3(&f["pos"]);
             assert!(p.iter().all(|x| x.is_finite()));
             if f["grounded"] == true {
+                // The trace's `ground` is the point the foot stands on (issue 27, 43).
+                let g = v3(&f["ground"]);
+                let gap =
+                    ((p[0] - g[0]).powi(2) + (p[1] - g[1]).powi(2) + (p[2] - g[2]).powi(2)).sqrt();
+                assert!(
+                    gap <= 0.01,
+                    "{what}: frame {frame}: leg {} planted at {p:?} reports its ground at {g:?}, {gap:.3} m away",
+                    f["leg"]
+                );
                 let off = c["off"]
                     .as_f64()
                     .expect("a surface near a planted foot")
@@ -210,6 +219,54 @@ world.box { position = vec3(6, 1.5, 3), size = vec3(2, 3, 2) }
             .unwrap()
             .contains_key("up"),
         "a walker's trace is as before"
+    );
+}
+
+/// Issue 43: a climber driven into a 3 m block (`c:move(vec3(1, 0, 0), 0.5)`, the issue's
+/// scene) reports, for every planted foot on every tick, a `ground` within 1 cm of it —
+/// on the block's face too (its `ground` was a point 5 cm up the wall: a ray down from
+/// just above a foot on a face starts on it).
+#[test]
+fn a_climbers_planted_feet_stand_on_the_ground_the_trace_reports() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(5, 1.5, 0), size = vec3(3, 3, 6) }
+behaviour.define { name = "into_x", on_update = function(self) self:move(vec3(1, 0, 0), 0.5) end }
+world.spawn("climber", { position = vec3(0, 0, 0.3), yaw = 90, behaviour = "into_x" })
+"#;
+    let (_, trace, _) = climb_run(dir.path(), "{}", level, 1200, &[]);
+    let lines = lines_of(&trace, 1);
+    let (mut planted, mut on_wall, mut worst) = (0usize, 0usize, 0.0f64);
+    for l in &lines {
+        for f in l["feet"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["grounded"] == true)
+        {
+            let (p, g) = (v3(&f["pos"]), v3(&f["ground"]));
+            let gap =
+                ((p[0] - g[0]).powi(2) + (p[1] - g[1]).powi(2) + (p[2] - g[2]).powi(2)).sqrt();
+            planted += 1;
+            on_wall += (p[1] > 0.05 && p[0] > 3.45 && p[0] < 3.55) as usize;
+            worst = worst.max(gap);
+            assert!(
+                gap <= 0.01,
+                "frame {}: leg {} planted at {p:?} reports its ground at {g:?}, {gap:.3} m away",
+                l["frame"],
+                f["leg"]
+            );
+        }
+    }
+    eprintln!("{planted} planted foot-ticks, {on_wall} of them on the block's face; ground within {:.1} mm", worst * 1e3);
+    assert!(
+        on_wall > 500,
+        "the climber hardly stood on the block's face: {on_wall} foot-ticks"
+    );
+    assert!(
+        lines.iter().any(|l| l["surface"] == "wall"),
+        "the climber never climbed the block"
     );
 }
 
@@ -423,6 +480,147 @@ world.spawn("climber", { position = vec3(3, 0, -1), behaviour = "drop_at", param
     );
     assert_climbs_well("climber 3 up again", &lines[up_again + 30..], 3.0, 4);
 }
+/// Issue 43: a climber on a wall holds on by its feet, and lets go when too few of them
+/// hold (`climb`'s adhesion: fewer than two planted for 0.3 s). A blow too weak to knock it
+/// off (under half of `physics.hit_threshold`) sweeps a share of its feet off their holds
+/// in proportion: at 0.4 of the threshold, seven feet of eight — it falls, lands and climbs
+/// on; at 0.2, four — it keeps its hold and climbs on.
+#[test]
+fn a_blow_that_sweeps_a_climbers_feet_off_drops_it_and_a_lighter_one_does_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let level = r#"
+world.ground { size = vec3(30, 0, 30) }
+world.box { position = vec3(0, 2, 3), size = vec3(10, 4, 2) }
+behaviour.define { name = "hit_at", params = { strength = 1.2 },
+  on_update = function(self)
+    self:move(vec3(0, 0, 1), 0.8)
+    if self:surface() == "wall" and self:position().y > 2 and not self.state.done then
+      self.state.done = true
+      self:hit(vec3(0, 0, -1), self.params.strength)
+    end
+  end }
+world.spawn("climber", { position = vec3(-2, 0, -1), behaviour = "hit_at", params = { strength = 1.2 } })
+world.spawn("climber", { position = vec3(2, 0, -1), behaviour = "hit_at", params = { strength = 0.6 } })
+"#;
+    let (_, trace, _) = climb_run(dir.path(), "{}", level, 900, &[]);
+    // The hit lands on the first tick above 2 m on the wall.
+    let hit_at = |lines: &[Value]| {
+        lines
+            .iter()
+            .position(|l| l["surface"] == "wall" && v3(&l["pos"])[1] > 2.0)
+            .expect("never 2 m up the wall")
+    };
+    let swept = lines_of(&trace, 1);
+    let hit = hit_at(&swept);
+    let fell = swept[hit..]
+        .iter()
+        .position(|l| l["falling"] == true)
+        .expect("the swept climber never let go");
+    assert!(
+        (10..=30).contains(&fell),
+        "it let go {fell} ticks after the blow (its swept feet flail 0.45 s; it holds on 0.3 s)"
+    );
+    let landed = hit
+        + fell
+        + swept[hit + fell..]
+            .iter()
+            .position(|l| l["surface"] == "floor")
+            .expect("never landed");
+    assert!(v3(&swept[landed]["pos"])[1] < 0.8, "landed high");
+    assert!(
+        swept[landed..].iter().any(|l| l["surface"] == "wall"),
+        "never climbed again"
+    );
+    let held = lines_of(&trace, 2);
+    let hit = hit_at(&held);
+    assert!(
+        held[hit..].iter().all(|l| l["falling"] == false),
+        "a blow of a fifth of the threshold knocked it off"
+    );
+    assert!(
+        held[hit..].iter().any(|l| v3(&l["pos"])[1] > 3.5),
+        "it did not climb on"
+    );
+}
+
+/// Issue 43: a save that takes the wall from under a climber's feet — the block removed
+/// while it is 1.2 m up (the floor, out of its feet's reach, still within the distance it
+/// senses surfaces at), or cut down to a metre while it is 2.5 m up (the wall ends under
+/// it) — loses it its holds: it lets go within half a second (it used to float down on
+/// its ride height's spring, held by nothing), falls and stands on what is below.
+#[test]
+fn a_climber_whose_wall_a_save_takes_away_lets_go_and_falls() {
+    use skitter::script::{HostOptions, ScriptHost};
+    for (case, up_to, new_box) in [
+        ("removed", 1.2f32, ""),
+        (
+            "cut down",
+            2.5,
+            "world.box { position = vec3(0, 0.5, 3), size = vec3(8, 1, 2) }",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let wall = "world.box { position = vec3(0, 1.5, 3), size = vec3(8, 3, 2) }";
+        let level = format!(
+            "world.ground {{ size = vec3(30, 0, 30) }}
+{wall}
+             world.spawn(\"climber\", {{ position = vec3(0, 0, -1), behaviour = \"log_surface\" }})
+"
+        );
+        let m = climb_mod(dir.path(), "{}", &level);
+        let mut host = ScriptHost::new(HostOptions::default());
+        host.load(&[bundled("spider"), fixture("walkers"), m.clone()]);
+        assert!(host.take_errors().is_empty());
+        let state = |host: &ScriptHost| {
+            let w = host.world();
+            let c = &w.creatures()[0];
+            (c.loco.position, c.loco.up, c.loco.airborne)
+        };
+        for _ in 0..900 {
+            host.tick();
+            let (p, up, _) = state(&host);
+            if p.y > up_to && up.z < -0.99 {
+                break;
+            }
+        }
+        let (p, up, _) = state(&host);
+        assert!(
+            p.y > up_to && up.z < -0.99,
+            "{case}: not on the wall: {p} {up}"
+        );
+        let body = std::fs::read_to_string(m.join("main.lua")).expect("main");
+        std::fs::write(m.join("main.lua"), body.replace(wall, new_box)).expect("write");
+        let changed = std::collections::BTreeMap::from([(
+            "climbing".to_string(),
+            vec![std::path::PathBuf::from("main.lua")],
+        )]);
+        let r = host.reload(&changed);
+        assert!(r.len() == 1 && r[0].ok, "{case}: {r:?}");
+        let fell = (1..=30).find(|_| {
+            host.tick();
+            state(&host).2
+        });
+        assert!(
+            fell.is_some(),
+            "{case}: still holding on to nothing half a second after the save: {:?}",
+            state(&host)
+        );
+        let stood = (0..180).find(|_| {
+            host.tick();
+            let w = host.world();
+            let c = &w.creatures()[0];
+            !c.loco.airborne
+                && !c.loco.landing
+                && c.loco.legs.iter().filter(|l| l.grounded).count() >= 4
+        });
+        let (p, _, _) = state(&host);
+        assert!(
+            stood.is_some() && p.y < 1.5,
+            "{case}: never stood below: {p}"
+        );
+    }
+}
+
 #[test]
 fn a_crowd_of_climbers_crosses_a_field_of_blocks_without_sticking() {
     // 28 climbers in rows walking +Z through blocks 3 m high, many met off-centre or on

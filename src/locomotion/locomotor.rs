@@ -282,8 +282,11 @@ impl Locomotor {
     ) -> Locomotor {
         // A climber on its surface keeps its hold (a reload, a restore): the level is
         // where it was, and it climbs on from there.
+        // Feet whose surface the new level took away lose their holds.
         if self.is_climbing() && def.climb.is_some() && def.legs.len() == self.legs.len() {
-            return self.clone();
+            let mut kept = self.clone();
+            kept.lose_lost_holds(ground);
+            return kept;
         }
         // So does one in the air (a jump's flight, a fall): it comes down on the level as it
         // is now.

@@ -781,12 +781,16 @@ impl World {
             self.push_ragdoll(id, impulse);
         } else {
             // A blow of half what throws it into physics knocks a climber off a wall or a
-            // ceiling (its push carries it as it falls).
-            if c.loco.is_climbing()
-                && c.loco.up.y < CLIMB_HOLD_COS
-                && strength >= 0.5 * p.hit_threshold
-            {
-                c.loco.let_go();
+            // ceiling (its push carries it as it falls); a weaker one sweeps a share of its
+            // feet off their holds (its strength over that), and it lets go if too few are
+            // left holding.
+            if c.loco.is_climbing() && c.loco.up.y < CLIMB_HOLD_COS {
+                let knock = 0.5 * p.hit_threshold;
+                if strength >= knock {
+                    c.loco.let_go();
+                } else {
+                    c.loco.sweep_feet(dir, strength / knock);
+                }
             }
             c.loco.hit(&c.lean, dir, strength);
         }

@@ -43,6 +43,17 @@ const INWARD: [f32; 2] = [0.5, 1.0];
 const MIN_HOLD: usize = 2;
 /// ...and losing it this long (s) lets go.
 const LOOSE_FOR: f32 = 0.3;
+/// A body further than this (m) past its ride height from the nearest surface is held up
+/// by its feet alone, whatever that surface's slope (see [`MIN_HOLD`]).
+const HANG_MARGIN: f32 = 0.15;
+/// A foot a blow swept off its hold flails back to one over this long (s): longer than
+/// [`LOOSE_FOR`], so a climber left with too few holds lets go first.
+const SWEPT_SWING: f32 = 0.45;
+/// A planted foot with no surface of the level within this (m) has lost its hold (the
+/// level changed under it): it swings to a new one.
+const HOLD_GONE: f32 = 0.02;
+/// ...over this long (s).
+const LOST_SWING: f32 = 0.25;
 
 /// How far (degrees) past the boundary between two kinds of surface a body's up must turn
 /// before it is on the other kind.
@@ -233,8 +244,11 @@ impl Locomotor {
         c.changed = false;
         let before = self.position;
         let up = c.up();
-        // 1. Steer in the surface's plane.
-        let v = self.climb_steer(def, &mut c, dt);
+        // 1. Steer in the surface's plane (losing its hold, it goes nowhere: see 6).
+        let mut v = self.climb_steer(def, &mut c, dt);
+        if c.loose > 0.0 {
+            v = Vec3::ZERO;
+        }
         self.position += v * dt;
         // 2. Sense: the nearest surface (its direction from the body), the planted feet's
         // plane, and a probe along the heading for a wall or a ceiling ahead.
@@ -322,12 +336,18 @@ impl Locomotor {
             c.changed = true;
         }
         // 4. The ride height from the nearest surface: a critically damped spring along the
-        // way out of it, with bounded acceleration; never nearer than half of it.
+        // way out of it, with bounded acceleration; never nearer than half of it. Losing
+        // its hold (see 6), nothing carries the body toward a surface: it hangs where its
+        // last holds left it until they catch again or it lets go.
         let clearance = (self.position - near.point).dot(n_near);
         let w = 1.0 / HEIGHT_TAU;
         let error = height - clearance;
         let a = (w * w * error - 2.0 * w * self.rise).clamp(-BODY_ACCEL_MAX, BODY_ACCEL_MAX);
-        self.rise += a * dt;
+        self.rise = if c.loose > 0.0 {
+            0.0
+        } else {
+            self.rise + a * dt
+        };
         self.position += n_near * (self.rise * dt);
         let min = 0.5 * height;
         if clearance + self.rise * dt < min {
@@ -341,9 +361,12 @@ impl Locomotor {
         self.unstick(def, &mut c, speed, dt, ground);
         self.schedule(def, gait, duration, scratch);
         self.climb_swing(gait, up, dt, &mut scratch.events);
-        // 6. Adhesion: on a steep surface it holds on while enough feet are planted.
+        // 6. Adhesion: on a steep surface, or held above one further than it rides (the
+        // wall it stood on gone, a floor below), it holds on while enough feet are planted.
         let planted = self.legs.iter().filter(|l| l.grounded).count();
-        if up.y < std::f32::consts::FRAC_1_SQRT_2 && planted < MIN_HOLD.min(self.legs.len()) {
+        let unsupported =
+            up.y < std::f32::consts::FRAC_1_SQRT_2 || clearance > height + HANG_MARGIN;
+        if unsupported && planted < MIN_HOLD.min(self.legs.len()) {
             c.loose += dt;
         } else {
             c.loose = 0.0;
@@ -653,6 +676,45 @@ impl Locomotor {
                 crease: None,
             });
             self.landing = false;
+        }
+    }
+
+    /// A blow along `dir` too weak to knock a climber off sweeps `share` (0..1, rounded
+    /// up) of its feet, planted or stepping, those on the side it comes from first: they
+    /// flail back to holds over [`SWEPT_SWING`], and a climber on a steep face left with
+    /// too few holds lets go (see [`MIN_HOLD`]). Returns how many it swept.
+    pub fn sweep_feet(&mut self, dir: Vec3, share: f32) -> usize {
+        let mut side: Vec<(f32, usize)> = self
+            .legs
+            .iter()
+            .enumerate()
+            .map(|(i, st)| ((st.foot - self.position).dot(-dir), i))
+            .collect();
+        side.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let k = (side.len() as f32 * share.clamp(0.0, 1.0)).ceil() as usize;
+        for &(_, i) in side.iter().take(k) {
+            self.legs[i].lose_hold(SWEPT_SWING);
+        }
+        k
+    }
+
+    /// Planted feet whose surface is gone (a reload took the level from under them):
+    /// they swing to new holds, and a climber on a steep face left with too few lets go.
+    /// What the legs remember of holds gone goes too (the last good spot, the target, the
+    /// extra queries' answers), so no foot steps back onto one in the air.
+    pub(super) fn lose_lost_holds<G: GroundQuery + ?Sized>(&mut self, ground: &G) {
+        let gone = |p: Vec3| ground.nearest(p, HOLD_GONE).is_none();
+        for st in self.legs.iter_mut() {
+            st.memo = None;
+            if st.grounded && gone(st.foot) {
+                st.lose_hold(LOST_SWING);
+            }
+            if st.last_hit.is_some_and(gone) {
+                st.last_hit = None;
+            }
+            if st.target_hit && gone(st.target) {
+                st.target_hit = false;
+            }
         }
     }
 

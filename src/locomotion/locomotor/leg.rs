@@ -92,6 +92,14 @@ impl LegState {
         }
     }
 
+    /// Off its hold where it stands: a swing of `duration` s begins from there.
+    pub(super) fn lose_hold(&mut self, duration: f32) {
+        self.grounded = false;
+        self.swing_from = self.foot;
+        self.swing_t = 0.0;
+        self.swing_duration = duration;
+    }
+
     /// A leg of `def` stood with its body at `position` turned `rot`: its foot on the ground
     /// under its rest spot, else on the first foothold on the way back toward the body,
     /// else hanging at the rest spot.
