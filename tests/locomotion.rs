@@ -584,12 +584,7 @@ end
         for r in t.of(id) {
             let p = r.pos.expect("pos");
             assert!(!r.falling, "spider {id} fell at frame {}", r.frame);
-            let planted: Vec<[f64; 3]> = r
-                .feet
-                .iter()
-                .filter(|f| f.grounded)
-                .filter_map(|f| f.pos)
-                .collect();
+            let planted = r.planted();
             assert!(
                 !planted.is_empty(),
                 "spider {id}: no foot down at frame {}",

@@ -280,6 +280,15 @@ pub struct Rec {
 }
 
 impl Rec {
+    /// Where its planted feet are.
+    pub fn planted(&self) -> Vec<[f64; 3]> {
+        self.feet
+            .iter()
+            .filter(|f| f.grounded)
+            .filter_map(|f| f.pos)
+            .collect()
+    }
+
     /// A lean field, degrees (or deg/s); NaN when missing.
     pub fn lean(&self, key: &str) -> f64 {
         self.lean[key].as_f64().unwrap_or(f64::NAN)
@@ -588,12 +597,7 @@ fn body_quality(t: &Trace, q: &mut Quality) {
             .or_default()
             .push((r.frame, p[1], r.falling, r.flight));
         q.falling_frames += r.falling as usize;
-        let planted: Vec<[f64; 3]> = r
-            .feet
-            .iter()
-            .filter(|f| f.grounded)
-            .filter_map(|f| f.pos)
-            .collect();
+        let planted = r.planted();
         if !r.falling && !planted.is_empty() {
             let under = support_height(&planted, p);
             clearance
