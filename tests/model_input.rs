@@ -263,3 +263,116 @@ fn bad_model_files_are_clear_errors_that_name_the_file() {
     let e = load_in(&root, "../m/../../x.gltf", None).expect_err("out");
     assert!(e.contains("leaves the mod folder"), "{e}");
 }
+
+/// Issue 44: what real exporters write and other tools open, survived with a warning that
+/// says what was repaired: vertices with NaN or negative weights (FBX2glTF writes NaN for
+/// unweighted ones), a texture with no image (Blockbench); compressed geometry refused with
+/// the extension's name and how to re-export, not a wall of validation noise.
+#[test]
+fn exporters_habits_load_repaired_or_are_refused_with_the_reason_first() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("m");
+    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    let try_load = |json: &str| {
+        std::fs::write(root.join("assets/x.gltf"), json).expect("write");
+        load_in(&root, "assets/x.gltf", None)
+    };
+    // The weights of the first two vertices are bytes 56..72 and 72..88.
+    let nan = f32::NAN.to_le_bytes();
+    let m = try_load(&tiny(|_, b| b[72..76].copy_from_slice(&nan))).expect("NaN weights load");
+    assert!(
+        m.repairs.len() == 1
+            && m.repairs[0].contains("1 of 3 vertices had NaN or negative weights (vertex 1)"),
+        "{:?}",
+        m.repairs
+    );
+    let w = m.primitives[0].weights[1];
+    assert!(
+        w.iter().all(|x| x.is_finite()) && (w.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+        "{w:?}"
+    );
+    let m = try_load(&tiny(|_, b| {
+        b[56..60].copy_from_slice(&(-0.5f32).to_le_bytes())
+    }))
+    .expect("a negative weight loads");
+    assert!(m.repairs[0].contains("(vertex 0)"), "{:?}", m.repairs);
+    // Every vertex's weights unusable: the attribute is garbage.
+    let e = try_load(&tiny(|_, b| {
+        for k in (56..104).step_by(4) {
+            b[k..k + 4].copy_from_slice(&nan);
+        }
+    }))
+    .expect_err("all NaN");
+    assert!(
+        e.contains("WEIGHTS_0 has no finite, non-negative weight on any of its 3 vertices"),
+        "{e}"
+    );
+    // A material whose texture names no image: loaded, drawn in its colour.
+    let m = try_load(&tiny(|j, _| {
+        j["materials"] = json!([{ "name": "skin", "pbrMetallicRoughness": {
+            "baseColorFactor": [0.5, 0.25, 0.1, 1.0], "baseColorTexture": { "index": 0 } } }]);
+        j["textures"] = json!([{ "sampler": 0 }]);
+        j["samplers"] = json!([{}]);
+        j["meshes"][0]["primitives"][0]["material"] = json!(0);
+    }))
+    .expect("a texture without its image loads");
+    assert!(
+        m.repairs
+            .iter()
+            .any(|r| r.contains("texture 0 names no image")),
+        "{:?}",
+        m.repairs
+    );
+    assert!(m.materials[0].texture.is_none() && m.materials[0].base_color[0] == 0.5);
+    // Compressed geometry: the extension and the way out, and nothing else.
+    for (ext, name) in [
+        ("KHR_draco_mesh_compression", "Draco"),
+        ("EXT_meshopt_compression", "meshopt"),
+    ] {
+        let e = try_load(&tiny(|j, _| {
+            j["extensionsUsed"] = json!([ext]);
+            j["extensionsRequired"] = json!([ext]);
+            j["accessors"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("bufferView");
+        }))
+        .expect_err(ext);
+        assert!(
+            e.starts_with("m/assets/x.gltf: ")
+                && e.contains(name)
+                && e.contains(ext)
+                && e.contains("re-export")
+                && !e.contains("Missing data"),
+            "{ext}: {e}"
+        );
+    }
+}
+
+/// Issue 44: a model far from a creature's size (the shared spider at `scale = 25`, 139 m
+/// across) loads with a warning that says how big it is and the `model.scale` that fits.
+#[test]
+fn a_model_of_the_wrong_size_is_named_with_the_scale_that_fits() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("big");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    std::fs::copy(
+        assets().join("spider/spider.gltf"),
+        m.join("assets/spider.gltf"),
+    )
+    .expect("copy");
+    std::fs::write(m.join("mod.toml"), "name = \"big\"\nversion = \"0.1.0\"\n").expect("toml");
+    std::fs::write(
+        m.join("main.lua"),
+        "creature.define { name = \"big\", model = { file = \"assets/spider.gltf\", scale = 25 } }\n",
+    )
+    .expect("lua");
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("big/main.lua:1: creature.define: big/assets/spider.gltf: the model is 138.")
+            && said.contains("m across at model.scale 25 (a creature is 0.05–20 m): model.scale = 0.25 makes it 1.39 m"),
+        "{said}"
+    );
+}

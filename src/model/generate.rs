@@ -330,6 +330,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         animations: Vec::new(),
         bounds: (lo, hi),
         plan_record: None,
+        repairs: Vec::new(),
     });
     let binding = Binding {
         body: 0,

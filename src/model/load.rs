@@ -175,8 +175,19 @@ pub fn load(src: &Source<'_>, limits: &LoadLimits) -> Result<Model, ModelError> 
         return Err(src.err("is empty (not a glTF file)"));
     }
     let base = rel.parent().map(Path::to_path_buf).unwrap_or_default();
-    let gltf = gltf::Gltf::from_slice(&bytes)
-        .map_err(|e| src.err(format!("is not a valid glTF 2.0 file: {e}")))?;
+    let invalid = |e: gltf::Error| src.err(format!("is not a valid glTF 2.0 file: {e}"));
+    let raw = gltf::Gltf::from_slice_without_validation(&bytes).map_err(invalid)?;
+    // Compressed geometry first: its accessors have no data of their own, and the
+    // validator's complaints about them would bury the cause.
+    if let Some(why) = compressed(&raw.document) {
+        return Err(src.err(why));
+    }
+    let mut root = raw.document.into_json();
+    let repairs: Vec<String> = drop_imageless_textures(&mut root).into_iter().collect();
+    let gltf = gltf::Gltf {
+        document: gltf::Document::from_json(root).map_err(invalid)?,
+        blob: raw.blob,
+    };
     let doc = &gltf.document;
     // Every buffer's bytes.
     let mut buffers: Vec<Vec<u8>> = Vec::new();
@@ -212,8 +223,105 @@ pub fn load(src: &Source<'_>, limits: &LoadLimits) -> Result<Model, ModelError> 
     let read = Reading {
         doc,
         buffers: &buffers,
+        repairs: std::cell::RefCell::new(repairs),
     };
     read.model(src, limits)
+}
+
+/// Why a file whose geometry is compressed cannot be read: the extension and how to
+/// export without it (`None` when it uses neither Draco nor meshopt).
+fn compressed(doc: &gltf::Document) -> Option<String> {
+    let used: Vec<&str> = doc
+        .extensions_required()
+        .chain(doc.extensions_used())
+        .collect();
+    let fix = "re-export without compression (Blender: File > Export > glTF 2.0, \
+               Data > Compression off; gltf-transform: `gltf-transform copy in.glb out.glb` \
+               after `gltf-transform dedup`, or `npx gltfpack -noq`)";
+    if used.contains(&"KHR_draco_mesh_compression") {
+        return Some(format!(
+            "its meshes are Draco-compressed (KHR_draco_mesh_compression), which skitter \
+             does not decode: {fix}"
+        ));
+    }
+    if used.iter().any(|e| e.ends_with("_meshopt_compression")) {
+        return Some(format!(
+            "its buffers are meshopt-compressed (EXT_meshopt_compression), which skitter \
+             does not decode: {fix}"
+        ));
+    }
+    None
+}
+
+/// Textures that name no image (Blockbench writes them, its image beside the file) taken
+/// out, and the materials that used them left with their colour (or the define's
+/// `model.texture`): what was done, when anything was.
+fn drop_imageless_textures(root: &mut gltf::json::Root) -> Option<String> {
+    use gltf::json::Index;
+    let images = root.images.len();
+    let bad: Vec<usize> = (0..root.textures.len())
+        .filter(|t| root.textures[*t].source.value() >= images)
+        .collect();
+    if bad.is_empty() {
+        return None;
+    }
+    // Old texture number → new (None: dropped).
+    let mut next = 0u32;
+    let new: Vec<Option<u32>> = (0..root.textures.len())
+        .map(|t| {
+            (!bad.contains(&t)).then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    let remap = |i: &mut Index<gltf::json::Texture>| -> bool {
+        match new.get(i.value()) {
+            Some(Some(n)) => {
+                *i = Index::new(*n);
+                true
+            }
+            Some(None) => false,
+            None => true, // out of range: the validation says so
+        }
+    };
+    let mut dropped = 0;
+    for m in root.materials.iter_mut() {
+        let pbr = &mut m.pbr_metallic_roughness;
+        for info in [
+            &mut pbr.base_color_texture,
+            &mut pbr.metallic_roughness_texture,
+            &mut m.emissive_texture,
+        ] {
+            if info.as_mut().is_some_and(|t| !remap(&mut t.index)) {
+                *info = None;
+                dropped += 1;
+            }
+        }
+        if m.normal_texture
+            .as_mut()
+            .is_some_and(|t| !remap(&mut t.index))
+        {
+            m.normal_texture = None;
+        }
+        if m.occlusion_texture
+            .as_mut()
+            .is_some_and(|t| !remap(&mut t.index))
+        {
+            m.occlusion_texture = None;
+        }
+    }
+    let mut k = 0;
+    root.textures.retain(|_| {
+        k += 1;
+        new[k - 1].is_some()
+    });
+    let list: Vec<String> = bad.iter().map(usize::to_string).collect();
+    Some(format!(
+        "texture {} names no image (the file has {images}): {dropped} material slot(s) that \
+         used it drawn with model.texture if the define gives one, else their colour",
+        list.join(", ")
+    ))
 }
 
 /// Every buffer view within its buffer, every accessor within its view (so the readers
@@ -258,6 +366,8 @@ fn check_ranges(doc: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(), String>
 struct Reading<'a> {
     doc: &'a gltf::Document,
     buffers: &'a [Vec<u8>],
+    /// What was repaired so far (see [`Model::repairs`]).
+    repairs: std::cell::RefCell<Vec<String>>,
 }
 
 /// A node's local transform.
@@ -520,6 +630,7 @@ impl<'a> Reading<'a> {
                 .extras()
                 .as_ref()
                 .and_then(|e| PlanRecord::from_extras(e.get())),
+            repairs: self.repairs.take(),
         };
         let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
         for (v, j) in far {
@@ -660,6 +771,47 @@ impl<'a> Reading<'a> {
         })
     }
 
+    /// Every vertex's weights summed to 1. Exporters write a few unusable ones (FBX2glTF:
+    /// NaN for unweighted vertices; negative ones): those entries count as 0, and a vertex
+    /// left with none goes wholly to its first joint — repaired, with a line in
+    /// `repairs`. Refused only when no vertex has a usable weight.
+    fn repair_weights(&self, at: &str, weights: &mut [[f32; 4]]) -> Result<(), String> {
+        let mut bad = Vec::new();
+        for (i, w) in weights.iter_mut().enumerate() {
+            if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                bad.push(i);
+                w.iter_mut()
+                    .filter(|x| !x.is_finite() || **x < 0.0)
+                    .for_each(|x| *x = 0.0);
+            }
+            let s: f32 = w.iter().sum();
+            if s <= 1e-6 {
+                *w = [1.0, 0.0, 0.0, 0.0];
+            } else {
+                w.iter_mut().for_each(|x| *x /= s);
+            }
+        }
+        if bad.is_empty() {
+            return Ok(());
+        }
+        if bad.len() == weights.len() {
+            return Err(format!(
+                "{at}: WEIGHTS_0 has no finite, non-negative weight on any of its {} vertices",
+                weights.len()
+            ));
+        }
+        let first: Vec<String> = bad.iter().take(5).map(usize::to_string).collect();
+        self.repairs.borrow_mut().push(format!(
+            "{at}: {} of {} vertices had NaN or negative weights (vertex {}{}): those weights \
+             were taken as 0 and the rest renormalised",
+            bad.len(),
+            weights.len(),
+            first.join(", "),
+            if bad.len() > 5 { ", …" } else { "" }
+        ));
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn primitive(
         &self,
@@ -720,19 +872,7 @@ impl<'a> Reading<'a> {
                 (mapped, ws)
             }
         };
-        for (i, w) in weights.iter_mut().enumerate() {
-            if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
-                return Err(format!(
-                    "{at}: WEIGHTS_0 {i} is not a finite, non-negative number"
-                ));
-            }
-            let s: f32 = w.iter().sum();
-            if s <= 1e-6 {
-                *w = [1.0, 0.0, 0.0, 0.0];
-            } else {
-                w.iter_mut().for_each(|x| *x /= s);
-            }
-        }
+        self.repair_weights(at, &mut weights)?;
         // Pre-skinned to the bind pose: scene space (a rigid mesh: its node's transform).
         let skin_of = |i: usize| -> Mat4 {
             match rigid_joint {

@@ -47,6 +47,10 @@ pub struct Model {
     pub bounds: (Vec3, Vec3),
     /// The body plan the file records (one skitter exported), used while the bones agree.
     pub plan_record: Option<PlanRecord>,
+    /// What loading repaired or noticed of exporters' habits, a sentence each (vertices
+    /// with unusable weights, a texture without its image, a size far from a creature's):
+    /// the define warns with them.
+    pub repairs: Vec<String>,
 }
 
 /// One joint of the skin.

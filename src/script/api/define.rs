@@ -109,6 +109,44 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     Ok(Value::Table(t))
 }
 
+/// A warning line for each thing loading repaired in the model (exporters' habits), and
+/// one for a model whose size is far from a creature's (0.05–20 m across as scaled), with
+/// the `model.scale` that would fix it.
+fn warn_repairs(
+    lua: &Lua,
+    c: &super::context::ModCtx,
+    m: &crate::model::Model,
+    spec: &convert::model::ModelSpec,
+) {
+    let here = caller_location(lua)
+        .map(|l| format!("{l}: "))
+        .unwrap_or_default();
+    let mut lines: Vec<String> = m.repairs.clone();
+    let scale = if spec.bind.scale > 0.0 {
+        spec.bind.scale
+    } else {
+        1.0
+    };
+    let across = (m.bounds.1 - m.bounds.0).max_element() * scale;
+    if across.is_finite() && across > 0.0 && !(0.05..=20.0).contains(&across) {
+        // The power of ten that brings it nearest a metre (a file in centimetres: 0.01).
+        let fix = scale * 10f32.powf(-across.log10().round());
+        lines.push(format!(
+            "the model is {across:.3} m across at model.scale {scale} (a creature is 0.05–20 m): \
+             model.scale = {fix} makes it {:.2} m",
+            across / scale * fix
+        ));
+    }
+    let mut shared = c.shared.borrow_mut();
+    for l in lines {
+        shared.logs.push(LogLine {
+            mod_name: c.name.clone(),
+            level: LogLevel::Warn,
+            text: format!("{here}creature.define: {}: {l}", m.source),
+        });
+    }
+}
+
 /// Loads and binds a type's model (inside its mod's folder) and fills what the define left
 /// out from the body plan found: the legs (bones' chains; given legs are matched to chains
 /// by name), the body's size and ride height, the head, the arms.
@@ -143,6 +181,7 @@ fn load_model(
         &limits,
     )
     .map_err(|e| fail(e.to_string()))?;
+    warn_repairs(lua, c, &loaded, spec);
     let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &spec.bind, spec.idle.clone())
         .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
     let plan = bound.plan.clone();
