@@ -675,3 +675,87 @@ fn a_type_with_its_own_legs_gives_the_same_trace_with_a_model_as_without() {
     assert!(with.contains("\"tip\":"), "the model's feet have tips");
     assert!(without_tips(&with) == without, "traces differ with a model");
 }
+
+/// A mod with the four shared models as types defined with no `bind` (only the fox's
+/// centimetres scaled, and the spider's size), each spawned walking a line on `ground`.
+fn four_models_mod(dir: &Path, ground: &str) -> PathBuf {
+    let m = dir.join("four");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    for (from, to) in [
+        ("spider/spider.gltf", "spider.gltf"),
+        ("spider/gltf_spider.png", "gltf_spider.png"),
+        ("fox/fox.glb", "fox.glb"),
+        ("knight/knight.glb", "knight.glb"),
+        ("spider_quaternius/spider.glb", "qspider.glb"),
+    ] {
+        std::fs::copy(assets().join(from), m.join("assets").join(to)).expect("copy");
+    }
+    let main = format!(
+        r#"
+creature.define {{ name = "spider", model = {{ file = "assets/spider.gltf", texture = "assets/gltf_spider.png", scale = 0.25 }} }}
+creature.define {{ name = "fox", model = {{ file = "assets/fox.glb", scale = 0.01 }} }}
+creature.define {{ name = "knight", model = {{ file = "assets/knight.glb" }} }}
+creature.define {{ name = "qspider", model = {{ file = "assets/qspider.glb" }} }}
+{ground}
+for i, t in ipairs({{ "spider", "fox", "knight", "qspider" }}) do
+  world.spawn(t, {{ position = vec3(-7.5 + 3 * i, 0, -6), behaviour = "walkers/line", params = {{ speed = 0.7 }} }})
+end
+"#
+    );
+    temp_mod(
+        dir,
+        "four",
+        &[
+            (
+                "mod.toml",
+                "name = \"four\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n",
+            ),
+            ("main.lua", &main),
+        ],
+    )
+}
+
+/// Issue 44: all four shared models define a creature type with no `bind` — the knight as
+/// a biped with two four-bone arms (refused before: `arms[1].segments needs 1 to 3
+/// lengths, got 4`), the fox as a quadruped, both spiders — and walk 10 s on flat and on
+/// rough ground within the locomotion bars, their drawn tips on their feet.
+#[test]
+fn the_four_models_define_types_by_themselves_and_walk_flat_and_rough_ground() {
+    for (what, ground) in [
+        ("flat", "world.ground { size = vec3(40, 0, 40) }"),
+        (
+            "rough",
+            "world.ground { size = vec3(40, 0, 40), noise = { amplitude = 0.2, scale = 6, seed = 5 } }",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = four_models_mod(dir.path(), ground);
+        let (out, t) = run_trace(dir.path(), 600, &[fixture("walkers"), m], &[]);
+        assert!(out.status.success(), "{what}: {}", text(&out));
+        assert!(t.errors().is_empty(), "{what}: {:?}", t.errors());
+        let q = assert_walks_well(
+            what,
+            &t,
+            &[
+                ("four/spider", 4),
+                ("four/fox", 2),
+                ("four/knight", 1),
+                ("four/qspider", 4),
+            ],
+        );
+        for id in 1..=4u64 {
+            assert!(
+                q.displacement[&id] > 5.0,
+                "{what}: creature {id} went {:.2} m",
+                q.displacement[&id]
+            );
+        }
+        let knight = &t.of(3)[0];
+        assert_eq!(
+            (knight.ty.as_str(), knight.feet.len()),
+            ("four/knight", 2),
+            "{what}: the knight is a biped"
+        );
+        assert_tips_on_feet(&t, &trace_text(dir.path()));
+    }
+}

@@ -11,7 +11,7 @@ use super::def::ValidCreatureDef;
 use super::locomotor::Locomotor;
 
 /// An arm as a script writes it: `arms = { { name = "LA", shoulder = vec3(0.22, 0.2, 0),
-/// segments = { 0.3, 0.28 } } }` (body space; 1 to 3 segments).
+/// segments = { 0.3, 0.28 } } }` (body space; 1 to [`MAX_ARM_SEGMENTS`] segments).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ArmDef {
     /// Name, unique among the creature's legs and arms.
@@ -24,6 +24,9 @@ pub struct ArmDef {
 
 /// Most arms a creature may have.
 pub(crate) const MAX_ARMS: usize = 8;
+/// Most segments an arm may have (a model's arm chains: clavicle, upper arm, forearm,
+/// wrist, hand, fingers...).
+pub(crate) const MAX_ARM_SEGMENTS: usize = 8;
 /// How far an arm swings, radians at full stride.
 const SWING: f32 = 0.5;
 /// Each joint below the shoulder bends forward this much when hanging, radians.
@@ -47,10 +50,13 @@ pub(crate) fn validate(arms: &[ArmDef], legs: &[&str]) -> Result<(), DefError> {
             ));
         }
         finite_vec(&at("shoulder"), a.shoulder)?;
-        if !(1..=3).contains(&a.segments.len()) {
+        if !(1..=MAX_ARM_SEGMENTS).contains(&a.segments.len()) {
             return Err(DefError::new(
                 at("segments"),
-                format!("needs 1 to 3 lengths, got {}", a.segments.len()),
+                format!(
+                    "needs 1 to {MAX_ARM_SEGMENTS} lengths, got {}",
+                    a.segments.len()
+                ),
             ));
         }
         for (k, s) in a.segments.iter().enumerate() {
@@ -152,6 +158,9 @@ mod tests {
         );
         assert!(err(vec![arm("A", 0.2, vec![])]).contains("arms[1].segments"));
         assert!(err(vec![arm("A", 0.2, vec![0.3, -1.0])]).contains("arms[1].segments[2]"));
+        // A model's four-bone arm is an arm; nine segments are too many.
+        assert!(validate(&[arm("A", 0.2, vec![0.1, 0.3, 0.25, 0.1])], &legs).is_ok());
+        assert!(err(vec![arm("A", 0.2, vec![0.1; 9])]).contains("needs 1 to 8 lengths, got 9"));
         assert!(err((0..9)
             .map(|i| arm(&format!("a{i}"), 0.1, vec![0.2]))
             .collect())
