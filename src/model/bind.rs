@@ -94,33 +94,79 @@ pub struct BodyPlan {
     pub recorded: bool,
 }
 
-/// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
-/// stripped of the side mark (`Leg1Upper.L` → `leg1upper`).
-pub(crate) fn side_of(name: &str) -> (Option<bool>, String) {
-    let l = name.to_lowercase();
-    for (mark, left) in [
-        (".l", true),
-        (".r", false),
-        ("_l", true),
-        ("_r", false),
-        ("-l", true),
-        ("-r", false),
-    ] {
-        if let Some(stem) = l.strip_suffix(mark) {
-            return (Some(left), stem.to_string());
+/// The words of a bone's name: split at anything not a letter or a digit (`.`, `_`, `-`,
+/// spaces), at a lower-case letter followed by a capital (`FrontLeft` → front, left), at a
+/// run of capitals followed by a word (`IKBack` → ik, back), and between letters and digits
+/// (`leg0Front` → leg, 0, front); lower-cased.
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let cs: Vec<char> = name.chars().collect();
+    for (i, c) in cs.iter().copied().enumerate() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            continue;
         }
+        if let Some(p) = cur.chars().last() {
+            let next_lower = cs.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let split = (p.is_lowercase() && c.is_uppercase())
+                || (p.is_uppercase() && c.is_uppercase() && next_lower)
+                || (p.is_ascii_digit() != c.is_ascii_digit());
+            if split {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+        cur.push(c);
     }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out.iter().map(|w| w.to_lowercase()).collect()
+}
+
+/// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
+/// stripped of the side word (`Leg1Upper.L` → `leg1upper`). A side word anywhere, in any
+/// case, with any separator or none: `FrontLeft`, `front_left`, `Left`, `.L`, `_l`, `L_`,
+/// `FrontLeg.L.001`, `Foot IKBackRight`; else `left`/`right` inside a word.
+pub(crate) fn side_of(name: &str) -> (Option<bool>, String) {
+    let ws = words(name);
+    let side = |w: &str| match w {
+        "l" | "left" | "lt" | "lft" => Some(true),
+        "r" | "right" | "rt" | "rgt" => Some(false),
+        _ => None,
+    };
+    if let Some(k) = ws.iter().rposition(|w| side(w).is_some()) {
+        let stem: String = ws
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != k)
+            .map(|(_, w)| w.as_str())
+            .collect();
+        return (side(&ws[k]), stem);
+    }
+    let l = name.to_lowercase();
     for (mark, left) in [("left", true), ("right", false)] {
         if let Some(i) = l.find(mark) {
-            return (Some(left), format!("{}{}", &l[..i], &l[i + mark.len()..]));
+            let stem = format!("{}{}", &l[..i], &l[i + mark.len()..]);
+            return (
+                Some(left),
+                stem.chars().filter(|c| c.is_alphanumeric()).collect(),
+            );
         }
     }
-    for (mark, left) in [("l_", true), ("r_", false)] {
-        if let Some(stem) = l.strip_prefix(mark) {
-            return (Some(left), stem.to_string());
-        }
+    (None, ws.concat())
+}
+
+/// The side a limb is on: by where its point is (`x`, body space: +X is left) when that is
+/// clearly off the middle (more than `margin`), else by its bone's name, else left of the
+/// middle. A name that says the other side (`FrontLeg.L.001` on the right) gives way.
+fn limb_side(x: f32, margin: f32, name: &str) -> bool {
+    if x.abs() > margin {
+        return x > 0.0;
     }
-    (None, l)
+    side_of(name).0.unwrap_or(x >= 0.0)
 }
 
 impl Model {
@@ -413,13 +459,17 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     }
     // Leg names: given, else side and order front to back (`L1`, `R1`, ...).
     if spec.legs.is_empty() {
+        // Off the middle by more than a tenth of the widest tip's: the side it is on.
+        let margin = 0.1
+            * legs
+                .iter()
+                .map(|l| at(l.tip).x.abs())
+                .fold(0.0f32, f32::max);
         let mut sided: Vec<(bool, f32, usize)> = legs
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let left = side_of(&model.joints[l.bones[0]].name)
-                    .0
-                    .unwrap_or(at(l.tip).x > 0.0);
+                let left = limb_side(at(l.tip).x, margin, &model.joints[l.bones[0]].name);
                 (left, -at(l.tip).z, i)
             })
             .collect();
@@ -445,8 +495,13 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     }
     if spec.arms.is_empty() {
         let mut n = [0usize; 2];
+        let margin = 0.1
+            * arms
+                .iter()
+                .map(|a| at(a.tip).x.abs())
+                .fold(0.0f32, f32::max);
         for a in arms.iter_mut() {
-            let left = side_of(&model.joints[a.bones[0]].name).0.unwrap_or(true);
+            let left = limb_side(at(a.tip).x, margin, &model.joints[a.bones[0]].name);
             let k = usize::from(!left);
             n[k] += 1;
             a.name = format!("arm_{}{}", if left { "l" } else { "r" }, n[k]);
@@ -628,4 +683,141 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
         },
         plan,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Joint, Primitive};
+
+    #[test]
+    fn side_words_are_found_anywhere_in_a_name() {
+        let cases = [
+            ("Leg1Upper.L", Some(true), "leg1upper"),
+            ("leg0FrontLeft", Some(true), "leg0front"),
+            ("Foot IKBackRight", Some(false), "footikback"),
+            ("front_left_leg", Some(true), "frontleg"),
+            ("FrontLeg.L.001", Some(true), "frontleg001"),
+            ("L_Thigh", Some(true), "thigh"),
+            ("thigh_r", Some(false), "thigh"),
+            ("RightUpLeg", Some(false), "upleg"),
+            ("b_LeftLeg01_019", Some(true), "bleg01019"),
+            ("upperleftleg", Some(true), "upperleg"),
+            ("Spine", None, "spine"),
+            ("Root", None, "root"),
+            ("Leg3", None, "leg3"),
+        ];
+        for (name, side, stem) in cases {
+            assert_eq!(side_of(name), (side, stem.to_string()), "{name}");
+        }
+    }
+
+    /// A skeleton from `(name, parent, head)` joints, each carrying one vertex at its head
+    /// (plus `tips`: more vertices, each wholly on a joint), for the binder.
+    fn skeleton(joints: &[(&str, Option<usize>, Vec3)], tips: &[(usize, Vec3)]) -> Model {
+        let mut js: Vec<Joint> = joints
+            .iter()
+            .map(|(name, parent, head)| Joint {
+                name: name.to_string(),
+                parent: *parent,
+                bind: Mat4::from_translation(*head),
+                inverse_bind: Mat4::from_translation(-*head),
+                children: Vec::new(),
+                reach: 0.0,
+                far: *head,
+            })
+            .collect();
+        for j in 0..js.len() {
+            if let Some(p) = js[j].parent {
+                js[p].children.push(j);
+            }
+        }
+        let mut verts: Vec<(Vec3, usize)> =
+            joints.iter().enumerate().map(|(i, j)| (j.2, i)).collect();
+        verts.extend(tips.iter().map(|(j, v)| (*v, *j)));
+        for (v, j) in &verts {
+            let d = v.distance(js[*j].head());
+            if d > js[*j].reach {
+                js[*j].reach = d;
+                js[*j].far = *v;
+            }
+        }
+        let lo = verts
+            .iter()
+            .fold(Vec3::splat(f32::MAX), |a, (v, _)| a.min(*v));
+        let hi = verts
+            .iter()
+            .fold(Vec3::splat(f32::MIN), |a, (v, _)| a.max(*v));
+        let n = verts.len();
+        Model {
+            source: "test/x.gltf".into(),
+            joints: js,
+            primitives: vec![Primitive {
+                positions: verts.iter().map(|(v, _)| v.to_array()).collect(),
+                normals: vec![[0.0, 1.0, 0.0]; n],
+                uvs: vec![[0.0; 2]; n],
+                colors: vec![[1.0; 4]; n],
+                joints: verts.iter().map(|(_, j)| [*j as u16, 0, 0, 0]).collect(),
+                weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
+                indices: Vec::new(),
+                material: 0,
+                rigid: false,
+            }],
+            materials: Vec::new(),
+            clips: Vec::new(),
+            animations: Vec::new(),
+            bounds: (lo, hi),
+            plan_record: None,
+            repairs: Vec::new(),
+        }
+    }
+
+    /// A body with four two-bone legs (hip, knee; the foot a vertex on the ground), named
+    /// by `names` front-left, front-right, back-left, back-right.
+    fn four_legs(names: [&str; 4]) -> Model {
+        let mut joints = vec![("Body", None, Vec3::new(0.0, 0.5, 0.0))];
+        let mut tips = Vec::new();
+        for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
+            .iter()
+            .enumerate()
+        {
+            let hip = joints.len();
+            joints.push((names[k], Some(0), Vec3::new(*x, 0.5, *z)));
+            joints.push(("knee", Some(hip), Vec3::new(x * 2.0, 0.6, *z)));
+            tips.push((hip + 1, Vec3::new(x * 2.5, 0.0, *z)));
+        }
+        let named: Vec<(&str, Option<usize>, Vec3)> = joints;
+        skeleton(&named, &tips)
+    }
+
+    fn leg_names(m: &Model) -> Vec<(String, String)> {
+        let (b, _) = bind(m, &BindSpec::default()).expect("binds");
+        b.legs
+            .iter()
+            .map(|l| (l.name.clone(), m.joints[l.bones[0]].name.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn camel_case_sides_and_a_misnamed_mirror_bind_by_where_the_legs_are() {
+        let want = |names: [&str; 4]| {
+            vec![
+                ("L1".to_string(), names[0].to_string()),
+                ("R1".to_string(), names[1].to_string()),
+                ("L2".to_string(), names[2].to_string()),
+                ("R2".to_string(), names[3].to_string()),
+            ]
+        };
+        let camel = [
+            "leg0FrontLeft",
+            "leg1FrontRight",
+            "leg2BackLeft",
+            "leg3BackRight",
+        ];
+        assert_eq!(leg_names(&four_legs(camel)), want(camel));
+        // Blender's mirror copied without renaming: `LeftFront.001` on the right (named
+        // by their words, all four were left legs).
+        let mirror = ["LeftFront", "LeftFront.001", "LeftBack", "LeftBack.001"];
+        assert_eq!(leg_names(&four_legs(mirror)), want(mirror));
+    }
 }
