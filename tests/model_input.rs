@@ -376,3 +376,63 @@ fn a_model_of_the_wrong_size_is_named_with_the_scale_that_fits() {
         "{said}"
     );
 }
+
+/// A body on four legs, `legs(x, z)` giving each leg's joints below its hip at
+/// `(±0.2, 0.5, z)` and its foot's vertex: a small synthetic creature.
+fn quad(leg: impl Fn(f32, f32) -> (Vec<[f32; 3]>, [f32; 3])) -> String {
+    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![("Body", None, [0.0, 0.5, 0.0])];
+    let mut verts: Vec<(usize, [f32; 3])> = vec![(0, [0.0, 0.45, 0.3]), (0, [0.0, 0.55, -0.3])];
+    let names = [
+        ["hip.L", "knee.L", "ankle.L"],
+        ["hip.R", "knee.R", "ankle.R"],
+        ["hipB.L", "kneeB.L", "ankleB.L"],
+        ["hipB.R", "kneeB.R", "ankleB.R"],
+    ];
+    for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
+        .into_iter()
+        .enumerate()
+    {
+        let (bones, foot) = leg(x, z);
+        let mut parent = 0;
+        for (i, b) in bones.iter().enumerate() {
+            joints.push((names[k][i], Some(parent), *b));
+            parent = joints.len() - 1;
+            verts.push((parent, *b));
+        }
+        verts.push((parent, foot));
+    }
+    rig_gltf(&joints, &verts)
+}
+
+/// Issue 44: a bind pose with straight legs (hanging plumb from the hips: a foot standing
+/// there would be the whole leg's length from its hip) makes a type that validates — its
+/// feet brought in and its body lowered until every leg stands at 0.85 of its length,
+/// knees bent — instead of `field 'legs[1].rest' is out of reach`.
+#[test]
+fn straight_legs_in_the_bind_pose_make_a_type_that_stands_with_bent_knees() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_only_mod(
+        dir.path(),
+        "plumb",
+        &quad(|x, z| (vec![[x, 0.5, z], [x, 0.25, z]], [x, 0.0, z])),
+    );
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("4 legs:"), "{said}");
+    // Every leg 0.5 m long: standing at 0.85 of it, straight down, the body at 0.425 m.
+    assert!(said.contains("ride height 0.425 m"), "{said}");
+    // And it walks within the bars.
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let q = assert_walks_well("plumb legs", &t, &[("plumb/m", 2)]);
+    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+}

@@ -266,6 +266,47 @@ impl Model {
     }
 }
 
+/// A leg whose foot, standing at the ride height under its rest spot, is further from its
+/// hip than this share of the leg's length stands otherwise (a bind pose with straight or
+/// flat legs: a definition's check refuses past 0.98)...
+const STRAIGHT: f32 = 0.95;
+/// ...its foot brought in to at most this share of the leg's length from under its hip
+/// (legs reaching down, knees bent)...
+const SPREAD: f32 = 0.6;
+/// ...and the body lowered until every such foot is this share of its leg's length from
+/// its hip.
+const STANDING: f32 = 0.85;
+
+/// The ride height a creature stands at with the legs the binder found, and their rest
+/// spots on the ground there: as the bind pose has them while every foot is within
+/// [`STRAIGHT`] of its leg's length; else, for a pose with straight or flat legs, the feet
+/// too far out brought in to [`SPREAD`] and the body lowered until every leg reaches its
+/// foot at [`STANDING`] — knees bent as a standing creature's are, and a definition its
+/// own checks accept. Never raised.
+fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
+    let reach = |l: &BoundLeg, h: f32| {
+        let foot = Vec3::new(l.rest.x, -h, l.rest.z);
+        l.hip.distance(foot) / l.segments.iter().sum::<f32>().max(1e-6)
+    };
+    if legs.iter().all(|l| reach(l, height) <= STRAIGHT) {
+        return height;
+    }
+    let mut h = height;
+    for l in legs.iter_mut() {
+        let length: f32 = l.segments.iter().sum();
+        let out = Vec3::new(l.rest.x - l.hip.x, 0.0, l.rest.z - l.hip.z);
+        let r = out.length().min(SPREAD * length);
+        l.rest = l.hip + out.normalize_or_zero() * r;
+        let fits = ((STANDING * length).powi(2) - r * r).max(0.0).sqrt() - l.hip.y;
+        h = h.min(fits);
+    }
+    let h = h.max(0.05 * height);
+    for l in legs.iter_mut() {
+        l.rest.y = -h;
+    }
+    h
+}
+
 /// Binds `model` to a creature as `spec` says, finding what it does not say.
 pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
     let (lo, hi) = model.bounds;
@@ -551,6 +592,8 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             }
         })
         .collect();
+    let mut bound_legs = bound_legs;
+    let height = stand(&mut bound_legs, height);
     // Body and head sizes from the vertices of no limb.
     let limb: Vec<bool> = (0..model.joints.len())
         .map(|j| {

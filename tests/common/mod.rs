@@ -835,3 +835,119 @@ pub fn load_in(
     )
     .map_err(|e| e.to_string())
 }
+
+/// A rigged glTF (JSON, its buffer embedded) from a skeleton: `joints` as
+/// `(name, parent, head)` (heads in scene space), and `verts` as `(joint, point)`: each a
+/// small triangle at `point` weighted wholly to `joint`. One mesh node skinned to every
+/// joint; inverse bind matrices from the heads.
+pub fn rig_gltf(joints: &[(&str, Option<usize>, [f32; 3])], verts: &[(usize, [f32; 3])]) -> String {
+    use base64::Engine as _;
+    let mut b: Vec<u8> = Vec::new();
+    let mut put = |b: &mut Vec<u8>, xs: &[f32]| xs.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+    let mut tri = Vec::new();
+    for (_, p) in verts {
+        for d in [[0.0, 0.0, 0.0], [0.01, 0.0, 0.0], [0.0, 0.0, 0.01]] {
+            let q = [p[0] + d[0], p[1] + d[1], p[2] + d[2]];
+            for k in 0..3 {
+                lo[k] = lo[k].min(q[k]);
+                hi[k] = hi[k].max(q[k]);
+            }
+            tri.push(q);
+        }
+    }
+    let n = tri.len();
+    for q in &tri {
+        put(&mut b, q);
+    }
+    let pos_len = b.len();
+    for i in 0..n {
+        b.extend((i as u16).to_le_bytes());
+    }
+    if b.len() % 4 != 0 {
+        b.extend([0u8, 0]);
+    }
+    let idx_end = b.len();
+    for (j, _) in verts {
+        for _ in 0..3 {
+            b.extend([*j as u8, 0, 0, 0]);
+        }
+    }
+    let jnt_end = b.len();
+    for _ in 0..n {
+        put(&mut b, &[1.0, 0.0, 0.0, 0.0]);
+    }
+    let w_end = b.len();
+    for (_, _, h) in joints {
+        put(
+            &mut b,
+            &[
+                1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., -h[0], -h[1], -h[2], 1.,
+            ],
+        );
+    }
+    let nj = joints.len();
+    let mut nodes: Vec<Value> = joints
+        .iter()
+        .map(|(name, parent, h)| {
+            let base = parent.map_or([0.0; 3], |p| joints[p].2);
+            serde_json::json!({ "name": name, "translation": [h[0] - base[0], h[1] - base[1], h[2] - base[2]] })
+        })
+        .collect();
+    for (i, (_, parent, _)) in joints.iter().enumerate() {
+        if let Some(p) = parent {
+            let c = nodes[*p].as_object_mut().expect("node");
+            c.entry("children")
+                .or_insert_with(|| serde_json::json!([]))
+                .as_array_mut()
+                .expect("children")
+                .push(serde_json::json!(i));
+        }
+    }
+    nodes.push(serde_json::json!({ "name": "mesh", "mesh": 0, "skin": 0 }));
+    let mut roots: Vec<usize> = (0..nj).filter(|i| joints[*i].1.is_none()).collect();
+    roots.push(nj);
+    serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": roots }],
+        "nodes": nodes,
+        "skins": [{ "joints": (0..nj).collect::<Vec<_>>(), "inverseBindMatrices": 4 }],
+        "meshes": [{ "primitives": [{ "attributes": { "POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3 }, "indices": 1 }] }],
+        "buffers": [{ "byteLength": b.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&b)) }],
+        "bufferViews": [
+            { "buffer": 0, "byteOffset": 0, "byteLength": pos_len },
+            { "buffer": 0, "byteOffset": pos_len, "byteLength": n * 2 },
+            { "buffer": 0, "byteOffset": idx_end, "byteLength": jnt_end - idx_end },
+            { "buffer": 0, "byteOffset": jnt_end, "byteLength": w_end - jnt_end },
+            { "buffer": 0, "byteOffset": w_end, "byteLength": nj * 64 }
+        ],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": n, "type": "VEC3", "min": lo, "max": hi },
+            { "bufferView": 1, "componentType": 5123, "count": n, "type": "SCALAR" },
+            { "bufferView": 2, "componentType": 5121, "count": n, "type": "VEC4" },
+            { "bufferView": 3, "componentType": 5126, "count": n, "type": "VEC4" },
+            { "bufferView": 4, "componentType": 5126, "count": nj, "type": "MAT4" }
+        ]
+    })
+    .to_string()
+}
+
+/// A mod `name` in `parent` whose `creature.define{ name = "m", model = { file =
+/// "assets/m.gltf" } }` is `gltf`, nothing else; returns its folder.
+pub fn model_only_mod(parent: &Path, name: &str, gltf: &str) -> PathBuf {
+    let m = parent.join(name);
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    std::fs::write(m.join("assets/m.gltf"), gltf).expect("write");
+    std::fs::write(
+        m.join("mod.toml"),
+        format!("name = \"{name}\"\nversion = \"0.1.0\"\n"),
+    )
+    .expect("toml");
+    std::fs::write(
+        m.join("main.lua"),
+        "creature.define { name = \"m\", model = { file = \"assets/m.gltf\" } }\n",
+    )
+    .expect("lua");
+    m
+}
