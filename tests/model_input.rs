@@ -380,14 +380,35 @@ fn a_model_of_the_wrong_size_is_named_with_the_scale_that_fits() {
 /// A body on four legs, `legs(x, z)` giving each leg's joints below its hip at
 /// `(±0.2, 0.5, z)` and its foot's vertex: a small synthetic creature.
 fn quad(leg: impl Fn(f32, f32) -> (Vec<[f32; 3]>, [f32; 3])) -> String {
-    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![("Body", None, [0.0, 0.5, 0.0])];
-    let mut verts: Vec<(usize, [f32; 3])> = vec![(0, [0.0, 0.45, 0.3]), (0, [0.0, 0.55, -0.3])];
     let names = [
         ["hip.L", "knee.L", "ankle.L"],
         ["hip.R", "knee.R", "ankle.R"],
         ["hipB.L", "kneeB.L", "ankleB.L"],
         ["hipB.R", "kneeB.R", "ankleB.R"],
     ];
+    quad_named(names, 0.45, leg)
+}
+
+/// [`quad`] with its legs' bones named `names` and its body's lowest vertex at `belly`.
+fn quad_named(
+    names: [[&str; 3]; 4],
+    belly: f32,
+    leg: impl Fn(f32, f32) -> (Vec<[f32; 3]>, [f32; 3]),
+) -> String {
+    quad_with(names, belly, leg, &[], &[])
+}
+
+/// [`quad_named`] with `extra` joints (after the body's 1 and the legs' 12: their parents
+/// count from there) and `extra_verts`.
+fn quad_with(
+    names: [[&str; 3]; 4],
+    belly: f32,
+    leg: impl Fn(f32, f32) -> (Vec<[f32; 3]>, [f32; 3]),
+    extra: &[(&str, Option<usize>, [f32; 3])],
+    extra_verts: &[(usize, [f32; 3])],
+) -> String {
+    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![("Body", None, [0.0, 0.5, 0.0])];
+    let mut verts: Vec<(usize, [f32; 3])> = vec![(0, [0.0, belly, 0.3]), (0, [0.0, 0.55, -0.3])];
     for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
         .into_iter()
         .enumerate()
@@ -401,6 +422,8 @@ fn quad(leg: impl Fn(f32, f32) -> (Vec<[f32; 3]>, [f32; 3])) -> String {
         }
         verts.push((parent, foot));
     }
+    joints.extend_from_slice(extra);
+    verts.extend_from_slice(extra_verts);
     rig_gltf(&joints, &verts)
 }
 
@@ -434,5 +457,73 @@ fn straight_legs_in_the_bind_pose_make_a_type_that_stands_with_bent_knees() {
     let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
     assert!(out.status.success(), "{}", text(&out));
     let q = assert_walks_well("plumb legs", &t, &[("plumb/m", 2)]);
+    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+}
+
+/// Issue 44: legs that lie flat in the bind pose (spread level with the body, nothing on
+/// the ground below the belly), their side words glued on in CamelCase, are found as the
+/// chains that mirror each other across the body — not the antennae on the head — and
+/// stand with bent knees: the type defines and walks (was `no legs found`).
+#[test]
+fn flat_camel_case_legs_are_found_by_their_mirror_and_stand() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let names = [
+        ["leg0FrontLeft", "leg0FrontLeftKnee", "Foot IKFrontLeft"],
+        ["leg1FrontRight", "leg1FrontRightKnee", "Foot IKFrontRight"],
+        ["leg2BackLeft", "leg2BackLeftKnee", "Foot IKBackLeft"],
+        ["leg3BackRight", "leg3BackRightKnee", "Foot IKBackRight"],
+    ];
+    // Legs out level with the hips, the knees a little raised; the belly below them; two
+    // antennae on a head, mirrored too, reaching as far out as the legs.
+    let head = 13;
+    let gltf = quad_with(
+        names,
+        0.3,
+        |x, z| {
+            (
+                vec![[x, 0.5, z], [x * 2.0, 0.55, z], [x * 3.0, 0.52, z]],
+                [x * 3.5, 0.5, z],
+            )
+        },
+        &[
+            ("Head", Some(0), [0.0, 0.55, 0.45]),
+            ("feeler.L", Some(head), [0.1, 0.6, 0.5]),
+            ("feelerTip.L", Some(head + 1), [0.4, 0.6, 0.6]),
+            ("feeler.R", Some(head), [-0.1, 0.6, 0.5]),
+            ("feelerTip.R", Some(head + 3), [-0.4, 0.6, 0.6]),
+        ],
+        &[
+            (head, [0.0, 0.6, 0.5]),
+            (head + 2, [0.7, 0.6, 0.65]),
+            (head + 4, [-0.7, 0.6, 0.65]),
+        ],
+    );
+    let m = model_only_mod(dir.path(), "flat", &gltf);
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("4 legs:") && !said.contains("feeler.L >"),
+        "{said}"
+    );
+    for (leg, bone) in [
+        ("L1", "leg0FrontLeft"),
+        ("R1", "leg1FrontRight"),
+        ("L2", "leg2BackLeft"),
+        ("R2", "leg3BackRight"),
+    ] {
+        assert!(said.contains(&format!("{leg} = {bone} >")), "{leg}: {said}");
+    }
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let q = assert_walks_well("flat legs", &t, &[("flat/m", 2)]);
     assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
 }

@@ -235,6 +235,66 @@ impl Model {
                 .is_some_and(|p| self.joints[p].children.len() == 1 && self.joints[p].reach > 0.0)
     }
 
+    /// Legs that lie flat (no tip near the ground): chains of two or more bones off a
+    /// branch, ending in weighted tips well out to the side, that come in mirrored pairs
+    /// (the other's tip at the opposite side within a tenth of the chain's length, the
+    /// chains' lengths alike) — not below a head, neck, jaw, antenna, ear, tail or wing
+    /// (mirrored too, but no legs).
+    fn mirrored_limbs(&self, chains: &[(Vec<usize>, Option<usize>)]) -> Vec<LegChain> {
+        const NOT_LEGS: [&str; 9] = [
+            "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye",
+        ];
+        let (lo, hi) = self.bounds;
+        let mid = 0.5 * (lo.x + hi.x);
+        let wide = (hi.x - lo.x).max(1e-3);
+        let named = |j: usize| {
+            let mut at = Some(j);
+            while let Some(k) = at {
+                let n = self.joints[k].name.to_lowercase();
+                if NOT_LEGS.iter().any(|w| n.contains(w)) {
+                    return true;
+                }
+                at = self.joints[k].parent;
+            }
+            false
+        };
+        let length = |bones: &[usize], tip: Vec3| {
+            let mut pts: Vec<Vec3> = bones.iter().map(|b| self.joints[*b].head()).collect();
+            pts.push(tip);
+            pts.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>()
+        };
+        let cands: Vec<(Vec<usize>, Vec3, f32)> = chains
+            .iter()
+            .filter(|(b, br)| b.len() >= 2 && br.is_some())
+            .filter(|(b, _)| self.joints[b[b.len() - 1]].reach > 0.0 && !named(b[b.len() - 1]))
+            .map(|(b, _)| {
+                let tip = self.chain_end(b[b.len() - 1]);
+                (b.clone(), tip, length(b, tip))
+            })
+            .filter(|(_, tip, _)| (tip.x - mid).abs() > 0.25 * wide)
+            .collect();
+        let mirrored = |i: usize| {
+            let (_, a, la) = &cands[i];
+            cands.iter().enumerate().any(|(k, (_, b, lb))| {
+                let tol = 0.1 * la.max(*lb);
+                k != i
+                    && ((a.x - mid) + (b.x - mid)).abs() < tol
+                    && (a.y - b.y).abs() < tol
+                    && (a.z - b.z).abs() < tol
+                    && (la - lb).abs() < tol
+            })
+        };
+        (0..cands.len())
+            .filter(|i| mirrored(*i))
+            .map(|i| LegChain {
+                name: String::new(),
+                bones: cands[i].0.clone(),
+                tip: cands[i].1,
+                follower: None,
+            })
+            .collect()
+    }
+
     /// Chains that end in a free tip (a joint with no children, or a bone ended by an end
     /// marker), from the joint below the nearest branch up to the tip, with that branch:
     /// `(bones, branch)`.
@@ -288,10 +348,12 @@ fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
         let foot = Vec3::new(l.rest.x, -h, l.rest.z);
         l.hip.distance(foot) / l.segments.iter().sum::<f32>().max(1e-6)
     };
-    if legs.iter().all(|l| reach(l, height) <= STRAIGHT) {
+    // Legs lying flat (no height of their own): as high as the legs stand.
+    let flat = height <= 0.01;
+    if !flat && legs.iter().all(|l| reach(l, height) <= STRAIGHT) {
         return height;
     }
-    let mut h = height;
+    let mut h = if flat { f32::INFINITY } else { height };
     for l in legs.iter_mut() {
         let length: f32 = l.segments.iter().sum();
         let out = Vec3::new(l.rest.x - l.hip.x, 0.0, l.rest.z - l.hip.z);
@@ -300,7 +362,11 @@ fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
         let fits = ((STANDING * length).powi(2) - r * r).max(0.0).sqrt() - l.hip.y;
         h = h.min(fits);
     }
-    let h = h.max(0.05 * height);
+    let h = if flat {
+        h.max(0.02)
+    } else {
+        h.max(0.05 * height)
+    };
     for l in legs.iter_mut() {
         l.rest.y = -h;
     }
@@ -410,9 +476,14 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             }
         }
     }
+    // None on the ground: legs lying flat (a robot beetle's), found as mirrored chains.
+    let flat = spec.legs.is_empty() && legs.is_empty();
+    if flat {
+        legs = model.mirrored_limbs(&chains);
+    }
     if legs.is_empty() {
         return Err(format!(
-            "model: no legs found (no chain of two or more bones ends on the ground); name them in model.bind.legs. Bones: {}",
+            "model: no legs found (no chain of two or more bones ends on the ground, and no chains mirror each other across the body); name them in model.bind.legs. Bones: {}",
             model
                 .joints
                 .iter()
@@ -494,8 +565,9 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
         .iter()
         .map(|l| at(l.tip).y)
         .fold(f32::INFINITY, f32::min);
-    let height = -ground;
-    if height <= 0.01 {
+    // Flat legs give no height of their own: `stand` finds one.
+    let height = if flat { 0.0 } else { -ground };
+    if height <= 0.01 && !flat {
         return Err("model: the legs' tips are not below the hips (is the model upside down? set model.rotation)".into());
     }
     // Leg names: given, else side and order front to back (`L1`, `R1`, ...).
