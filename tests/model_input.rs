@@ -527,3 +527,39 @@ fn flat_camel_case_legs_are_found_by_their_mirror_and_stand() {
     let q = assert_walks_well("flat legs", &t, &[("flat/m", 2)]);
     assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
 }
+
+/// Issue 44: a second skin over the same joints (an exporter writes one skin a mesh) skins
+/// its meshes to the same skeleton — drawn with the rest, not dropped — and a skinned mesh
+/// node's own transform is ignored, as glTF says.
+#[test]
+fn a_second_skin_over_the_same_joints_draws_its_meshes_in_place() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("m");
+    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    let json = tiny(|j, _| {
+        j["nodes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "name": "mesh2", "mesh": 0, "skin": 1, "translation": [5.0, 0.0, 0.0] }));
+        j["skins"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "joints": [0, 1], "inverseBindMatrices": 4 }));
+        j["scenes"][0]["nodes"] = json!([0, 2, 3]);
+    });
+    std::fs::write(root.join("assets/x.gltf"), json).expect("write");
+    let m = load_in(&root, "assets/x.gltf", None).expect("loads");
+    assert_eq!(m.primitives.len(), 2, "the second skin's mesh is drawn");
+    assert_eq!(
+        m.primitives[0].positions, m.primitives[1].positions,
+        "in the same place (its node's translation ignored)"
+    );
+    assert_eq!(m.primitives[0].joints, m.primitives[1].joints);
+    assert!(
+        m.repairs
+            .iter()
+            .any(|r| r.contains("skin 1 skins meshes over the joints of skin 0")),
+        "{:?}",
+        m.repairs
+    );
+}

@@ -370,6 +370,17 @@ struct Reading<'a> {
     repairs: std::cell::RefCell<Vec<String>>,
 }
 
+/// Skin `s`'s joints as joints of the model (`node_joint`: node → joint), when every one
+/// of them is one: another skin over the same skeleton (or part of it).
+fn same_joints(
+    s: &gltf::Skin<'_>,
+    node_joint: &std::collections::HashMap<usize, usize>,
+) -> Option<Vec<u16>> {
+    s.joints()
+        .map(|j| node_joint.get(&j.index()).map(|k| *k as u16))
+        .collect()
+}
+
 /// A node's local transform.
 fn local(n: &gltf::Node<'_>) -> Mat4 {
     match n.transform() {
@@ -536,6 +547,7 @@ impl<'a> Reading<'a> {
         }
         // Skinned and rigid triangles.
         let mut primitives = Vec::new();
+        let mut two_skins: Vec<usize> = Vec::new();
         let mut hidden = vec![false; src.hide.len()];
         for nd in doc.nodes() {
             let (Some(mesh), Some(g)) = (nd.mesh(), global[nd.index()]) else {
@@ -551,11 +563,19 @@ impl<'a> Reading<'a> {
             if hide {
                 continue;
             }
-            let skinned = match nd.skin() {
-                Some(s) if s.index() == skin.index() => true,
-                Some(_) => continue, // another skeleton's mesh
-                None => false,
+            // Another skin over the same joints (exporters write one skin a mesh): its
+            // joints are the skin's, by node.
+            let other: Option<Vec<u16>> = match nd.skin() {
+                Some(s) if s.index() != skin.index() => {
+                    let Some(r) = same_joints(&s, &node_joint) else {
+                        continue; // another skeleton's mesh
+                    };
+                    two_skins.push(s.index());
+                    Some(r)
+                }
+                _ => None,
             };
+            let skinned = nd.skin().is_some();
             let rigid_joint = if skinned {
                 None
             } else {
@@ -573,7 +593,7 @@ impl<'a> Reading<'a> {
                         g,
                         rigid_joint,
                         &joints,
-                        &remap,
+                        other.as_deref().unwrap_or(&remap),
                         default_material,
                     )
                     .map_err(|e| src.err(e))?;
@@ -599,6 +619,16 @@ impl<'a> Reading<'a> {
         }
         if primitives.is_empty() {
             return Err(src.err("has no triangles to draw"));
+        }
+        two_skins.sort_unstable();
+        two_skins.dedup();
+        if !two_skins.is_empty() {
+            let list: Vec<String> = two_skins.iter().map(usize::to_string).collect();
+            self.repairs.borrow_mut().push(format!(
+                "skin {} skins meshes over the joints of skin {}: drawn as one skeleton",
+                list.join(", "),
+                skin.index()
+            ));
         }
         // Bounds, and how far each joint's vertices reach.
         let mut lo = Vec3::splat(f32::INFINITY);
