@@ -563,3 +563,71 @@ fn a_second_skin_over_the_same_joints_draws_its_meshes_in_place() {
         m.repairs
     );
 }
+
+/// Issue 44: a model with no skin (Blockbench's and Luanti's way: each limb a node of
+/// rigid blocks) gets its node tree for a skeleton: a blocky four-legged creature's legs
+/// (one block each, from hip to foot) are found and driven like any other's, its drawn
+/// feet on its feet (was `has no skin`).
+#[test]
+fn a_blocky_model_without_a_skin_finds_its_legs_and_walks() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut nodes: Vec<(&str, Option<usize>, [f32; 3], Vec<[f32; 3]>)> = vec![
+        ("root", None, [0.0, 0.0, 0.0], Vec::new()),
+        (
+            "body",
+            Some(0),
+            [0.0, 0.45, 0.0],
+            block([-0.2, -0.1, -0.35], [0.2, 0.1, 0.35]),
+        ),
+        (
+            "head",
+            Some(1),
+            [0.0, 0.1, 0.35],
+            block([-0.12, -0.1, 0.0], [0.12, 0.12, 0.22]),
+        ),
+    ];
+    for (name, x, z) in [
+        ("leg0", 0.15f32, 0.25f32),
+        ("leg1", -0.15, 0.25),
+        ("leg2", 0.15, -0.25),
+        ("leg3", -0.15, -0.25),
+    ] {
+        nodes.push((
+            name,
+            Some(1),
+            [x, -0.1, z],
+            block([-0.05, -0.35, -0.05], [0.05, 0.0, 0.05]),
+        ));
+    }
+    let m = model_only_mod(dir.path(), "blocky", &nodes_gltf(&nodes));
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("4 legs:") && said.contains("body \"body\", head \"head\""),
+        "{said}"
+    );
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let q = assert_walks_well("blocky", &t, &[("blocky/m", 2)]);
+    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    // The blocks' ends (the drawn tips) stay on the feet.
+    let trace = trace_text(dir.path());
+    let mut worst = 0.0f64;
+    for line in trace.lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        for f in v["feet"].as_array().into_iter().flatten() {
+            let (p, tip) = (v3(&f["pos"]), v3(&f["tip"]));
+            worst = worst.max((0..3).map(|k| (p[k] - tip[k]).powi(2)).sum::<f64>().sqrt());
+        }
+    }
+    assert!(worst <= 0.01, "a drawn foot {worst:.3} m off its foot");
+}

@@ -241,6 +241,7 @@ impl Model {
     /// chains' lengths alike) — not below a head, neck, jaw, antenna, ear, tail or wing
     /// (mirrored too, but no legs).
     fn mirrored_limbs(&self, chains: &[(Vec<usize>, Option<usize>)]) -> Vec<LegChain> {
+        let min_bones = if self.from_nodes { 1 } else { 2 };
         const NOT_LEGS: [&str; 9] = [
             "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye",
         ];
@@ -265,7 +266,7 @@ impl Model {
         };
         let cands: Vec<(Vec<usize>, Vec3, f32)> = chains
             .iter()
-            .filter(|(b, br)| b.len() >= 2 && br.is_some())
+            .filter(|(b, br)| b.len() >= min_bones && br.is_some())
             .filter(|(b, _)| self.joints[b[b.len() - 1]].reach > 0.0 && !named(b[b.len() - 1]))
             .map(|(b, _)| {
                 let tip = self.chain_end(b[b.len() - 1]);
@@ -410,8 +411,14 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     let mut arms = given(&spec.arms, "arms")?;
     let chains = model.free_chains();
     let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * tall;
+    // A model without a skin has rigid limbs: a leg may be one node (a block from hip to
+    // foot).
+    let min_bones = if model.from_nodes { 1 } else { 2 };
     if spec.legs.is_empty() {
-        for (bones, _) in chains.iter().filter(|(b, br)| b.len() >= 2 && br.is_some()) {
+        for (bones, _) in chains
+            .iter()
+            .filter(|(b, br)| b.len() >= min_bones && br.is_some())
+        {
             let last = bones[bones.len() - 1];
             let tip = model.chain_end(last);
             if near_ground(tip) && model.joints[last].reach > 0.0 {
@@ -884,6 +891,8 @@ mod tests {
             bounds: (lo, hi),
             plan_record: None,
             repairs: Vec::new(),
+            from_nodes: false,
+            from_nodes: false,
         }
     }
 

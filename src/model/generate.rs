@@ -331,6 +331,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         bounds: (lo, hi),
         plan_record: None,
         repairs: Vec::new(),
+        from_nodes: false,
     });
     let binding = Binding {
         body: 0,

@@ -370,6 +370,24 @@ struct Reading<'a> {
     repairs: std::cell::RefCell<Vec<String>>,
 }
 
+/// The skeleton of a model without a skin: every node of the scene that carries a mesh or
+/// has children (its transform a bone's), bound where the scene puts it.
+fn node_skeleton<'d>(
+    doc: &'d gltf::Document,
+    global: &[Option<Mat4>],
+) -> (Vec<gltf::Node<'d>>, Vec<Mat4>) {
+    let nodes: Vec<gltf::Node<'d>> = doc
+        .nodes()
+        .filter(|nd| global[nd.index()].is_some())
+        .filter(|nd| nd.mesh().is_some() || nd.children().next().is_some())
+        .collect();
+    let inverse = nodes
+        .iter()
+        .map(|nd| global[nd.index()].unwrap_or(Mat4::IDENTITY).inverse())
+        .collect();
+    (nodes, inverse)
+}
+
 /// Skin `s`'s joints as joints of the model (`node_joint`: node → joint), when every one
 /// of them is one: another skin over the same skeleton (or part of it).
 fn same_joints(
@@ -439,37 +457,28 @@ impl<'a> Reading<'a> {
                 stack.push((c, m));
             }
         }
-        // The skin: the first one a node of the scene uses, else the first.
+        // The skin: the first one a node of the scene uses, else the first. A model with
+        // none (Blockbench's, Luanti's: each limb a node of rigid meshes) has its node tree
+        // for a skeleton.
         let skin = doc
             .nodes()
             .filter(|nd| global[nd.index()].is_some())
             .find_map(|nd| nd.skin())
-            .or_else(|| doc.skins().next())
-            .ok_or_else(|| src.err("has no skin: a model needs a skeleton (a rigged mesh)"))?;
-        let joint_nodes: Vec<gltf::Node<'_>> = skin.joints().collect();
+            .or_else(|| doc.skins().next());
+        let (joint_nodes, inverse) = match &skin {
+            Some(skin) => self.skin_joints(src, skin, &global)?,
+            None => node_skeleton(doc, &global),
+        };
         if joint_nodes.is_empty() {
-            return Err(src.err(format!("skin {} has no joints", skin.index())));
+            return Err(src.err("has no skin and no nodes with meshes to make a skeleton of"));
         }
         if joint_nodes.len() > MAX_JOINTS {
             return Err(src.err(format!(
-                "skin {} has {} joints, more than the {MAX_JOINTS} a model may have",
-                skin.index(),
+                "has {} joints, more than the {MAX_JOINTS} a model may have",
                 joint_nodes.len()
             )));
         }
-        let inverse: Vec<Mat4> = match skin.reader(self.data()).read_inverse_bind_matrices() {
-            Some(it) => it.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
-            None => joint_nodes
-                .iter()
-                .map(|j| global[j.index()].unwrap_or(Mat4::IDENTITY).inverse())
-                .collect(),
-        };
-        if inverse.len() < joint_nodes.len() || inverse.iter().any(|m| !m.is_finite()) {
-            return Err(src.err(format!(
-                "skin {}: its inverse bind matrices are too few or not finite",
-                skin.index()
-            )));
-        }
+        let skinless = skin.is_none();
         // Joints ordered parents first (by depth in the node tree).
         let depth = |mut i: usize| {
             let mut d = 0;
@@ -566,7 +575,7 @@ impl<'a> Reading<'a> {
             // Another skin over the same joints (exporters write one skin a mesh): its
             // joints are the skin's, by node.
             let other: Option<Vec<u16>> = match nd.skin() {
-                Some(s) if s.index() != skin.index() => {
+                Some(s) if Some(s.index()) != skin.as_ref().map(|k| k.index()) => {
                     let Some(r) = same_joints(&s, &node_joint) else {
                         continue; // another skeleton's mesh
                     };
@@ -578,6 +587,8 @@ impl<'a> Reading<'a> {
             let skinned = nd.skin().is_some();
             let rigid_joint = if skinned {
                 None
+            } else if skinless {
+                node_joint.get(&nd.index()).copied()
             } else {
                 Some(joint_above(nd.index()).unwrap_or(0))
             };
@@ -597,6 +608,11 @@ impl<'a> Reading<'a> {
                         default_material,
                     )
                     .map_err(|e| src.err(e))?;
+                // Without a skin, the meshes on the nodes are the creature's body.
+                let p = Primitive {
+                    rigid: p.rigid && !skinless,
+                    ..p
+                };
                 if !p.indices.is_empty() {
                     primitives.push(p);
                 }
@@ -627,7 +643,7 @@ impl<'a> Reading<'a> {
             self.repairs.borrow_mut().push(format!(
                 "skin {} skins meshes over the joints of skin {}: drawn as one skeleton",
                 list.join(", "),
-                skin.index()
+                skin.as_ref().map_or(0, |k| k.index())
             ));
         }
         // Bounds, and how far each joint's vertices reach.
@@ -661,6 +677,7 @@ impl<'a> Reading<'a> {
                 .as_ref()
                 .and_then(|e| PlanRecord::from_extras(e.get())),
             repairs: self.repairs.take(),
+            from_nodes: skinless,
         };
         let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
         for (v, j) in far {
@@ -672,6 +689,41 @@ impl<'a> Reading<'a> {
             }
         }
         Ok(model)
+    }
+
+    /// A skin's joints and their inverse bind matrices (from the file, else the joints'
+    /// bind poses).
+    fn skin_joints<'d>(
+        &self,
+        src: &Source<'_>,
+        skin: &gltf::Skin<'d>,
+        global: &[Option<Mat4>],
+    ) -> Result<(Vec<gltf::Node<'d>>, Vec<Mat4>), ModelError> {
+        let joint_nodes: Vec<gltf::Node<'d>> = skin.joints().collect();
+        if joint_nodes.is_empty() {
+            return Err(src.err(format!("skin {} has no joints", skin.index())));
+        }
+        if joint_nodes.len() > MAX_JOINTS {
+            return Err(src.err(format!(
+                "skin {} has {} joints, more than the {MAX_JOINTS} a model may have",
+                skin.index(),
+                joint_nodes.len()
+            )));
+        }
+        let inverse: Vec<Mat4> = match skin.reader(self.data()).read_inverse_bind_matrices() {
+            Some(it) => it.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+            None => joint_nodes
+                .iter()
+                .map(|j| global[j.index()].unwrap_or(Mat4::IDENTITY).inverse())
+                .collect(),
+        };
+        if inverse.len() < joint_nodes.len() || inverse.iter().any(|m| !m.is_finite()) {
+            return Err(src.err(format!(
+                "skin {}: its inverse bind matrices are too few or not finite",
+                skin.index()
+            )));
+        }
+        Ok((joint_nodes, inverse))
     }
 
     /// Every clip's channels on the skin's joints (channels on other nodes are dropped).

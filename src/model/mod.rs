@@ -51,6 +51,9 @@ pub struct Model {
     /// with unusable weights, a texture without its image, a size far from a creature's):
     /// the define warns with them.
     pub repairs: Vec<String>,
+    /// Its skeleton is its node tree (a model with no skin: each limb a node of rigid
+    /// meshes), whose limbs may be single bones.
+    pub from_nodes: bool,
 }
 
 /// One joint of the skin.

@@ -62,6 +62,14 @@ pub struct Posed {
     ends: Vec<(usize, usize)>,
     /// Each chain's tip, in the joint space of the joint its vertices hang on.
     tips: Vec<Vec3>,
+    /// Each chain's number of bones (its last runs to the chain's last point: a one-bone
+    /// leg of a rigid model spans its whole leg).
+    bones: Vec<usize>,
+    /// Each chain's bind-pose span from its first bone's head to its tip, in world units
+    /// (scene units times the binding's scale): a one-bone chain is stretched or squashed
+    /// along its axis to span its solved hip-to-foot (a rigid block leg keeps its foot on
+    /// the ground as the knee the solver gives it bends).
+    spans: Vec<f32>,
     /// Joints below a follower (posed after it).
     after: Vec<usize>,
     fix: Affine3A,
@@ -86,6 +94,8 @@ impl Posed {
         let mut frame: Vec<Option<Mat3A>> = vec![None; n];
         let mut ends = Vec::new();
         let mut tips = Vec::new();
+        let mut nbones = Vec::new();
+        let mut spans = Vec::new();
         for (c, chain) in binding.legs.iter().chain(&binding.arms).enumerate() {
             // The chain's bend plane in the bind pose (hip, middle joint, tip).
             let pts: Vec<Vec3> = chain
@@ -124,6 +134,9 @@ impl Posed {
                     .transform_vector3(next - j.head())
                     .normalize_or(Vec3::Y);
             }
+            nbones.push(chain.bones.len());
+            let scale = binding.fix.x_axis.truncate().length();
+            spans.push(model.joints[chain.bones[0]].head().distance(chain.tip) * scale);
             let last = chain.bones[chain.bones.len() - 1];
             let owner = chain.follower.unwrap_or(last);
             if let Some(f) = chain.follower {
@@ -174,6 +187,8 @@ impl Posed {
             role,
             ends,
             tips,
+            bones: nbones,
+            spans,
             after,
             fix: Affine3A::from_mat4(binding.fix),
             head: binding.head,
@@ -244,7 +259,13 @@ impl Posed {
             let len = *input.chain_lens.get(c)?;
             let s = starts.get(c)?;
             let pts = input.points.get(*s..*s + len)?;
-            Some((*pts.get(k)?, *pts.get(k + 1).or(pts.last())?))
+            let last_bone = self.bones.get(c).is_none_or(|n| k + 1 >= *n);
+            let to = if last_bone {
+                pts.last()
+            } else {
+                pts.get(k + 1)
+            };
+            Some((*pts.get(k)?, *to.or(pts.last())?))
         };
         for j in 0..n {
             let local = match (&self.idle, self.animated[j]) {
@@ -269,6 +290,9 @@ impl Posed {
                                 .unwrap_or_else(|| aim(m, self.dir[j], from, to)),
                             _ => aim(m, self.dir[j], from, to),
                         };
+                        if self.bones[chain] == 1 && self.spans[chain] > 1e-6 {
+                            m = stretch(m, self.dir[j], from.distance(to) / self.spans[chain]);
+                        }
                     }
                 }
             }
@@ -306,6 +330,15 @@ impl Posed {
         let (_, owner) = *self.ends.get(c)?;
         Some(world.get(owner)?.transform_point3(self.tips[c]))
     }
+}
+
+/// `m` scaled by `s` along `dir` (unit, joint space).
+fn stretch(mut m: Affine3A, dir: Vec3, s: f32) -> Affine3A {
+    let d = glam::Vec3A::from(dir);
+    let along = Mat3A::from_cols(d * d.x, d * d.y, d * d.z);
+    let scale = Mat3A::IDENTITY + along * (s - 1.0);
+    m.matrix3 *= scale;
+    m
 }
 
 /// `m` turned the least (about its head) so its bone (`dir`, joint space) points from

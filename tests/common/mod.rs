@@ -951,3 +951,82 @@ pub fn model_only_mod(parent: &Path, name: &str, gltf: &str) -> PathBuf {
     .expect("lua");
     m
 }
+
+/// A glTF with no skin (Blockbench's, Luanti's way): `nodes` as `(name, parent,
+/// translation, triangles)` — each node's own mesh a triangle list in its local space,
+/// when it has one.
+pub fn nodes_gltf(nodes: &[(&str, Option<usize>, [f32; 3], Vec<[f32; 3]>)]) -> String {
+    use base64::Engine as _;
+    let mut b: Vec<u8> = Vec::new();
+    let (mut views, mut accessors, mut meshes) = (Vec::new(), Vec::new(), Vec::new());
+    let mut json_nodes: Vec<Value> = Vec::new();
+    for (name, _, t, tris) in nodes {
+        let mut node = serde_json::json!({ "name": name, "translation": t });
+        if !tris.is_empty() {
+            let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+            let start = b.len();
+            for p in tris {
+                for k in 0..3 {
+                    lo[k] = lo[k].min(p[k]);
+                    hi[k] = hi[k].max(p[k]);
+                    b.extend(p[k].to_le_bytes());
+                }
+            }
+            views.push(serde_json::json!({ "buffer": 0, "byteOffset": start, "byteLength": b.len() - start }));
+            accessors.push(serde_json::json!({ "bufferView": views.len() - 1, "componentType": 5126, "count": tris.len(), "type": "VEC3", "min": lo, "max": hi }));
+            meshes.push(serde_json::json!({ "primitives": [{ "attributes": { "POSITION": accessors.len() - 1 } }] }));
+            node["mesh"] = serde_json::json!(meshes.len() - 1);
+        }
+        json_nodes.push(node);
+    }
+    for (i, (_, parent, _, _)) in nodes.iter().enumerate() {
+        if let Some(p) = parent {
+            json_nodes[*p]
+                .as_object_mut()
+                .expect("node")
+                .entry("children")
+                .or_insert_with(|| serde_json::json!([]))
+                .as_array_mut()
+                .expect("children")
+                .push(serde_json::json!(i));
+        }
+    }
+    let roots: Vec<usize> = (0..nodes.len()).filter(|i| nodes[*i].1.is_none()).collect();
+    serde_json::json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": roots }],
+        "nodes": json_nodes,
+        "meshes": meshes,
+        "buffers": [{ "byteLength": b.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&b)) }],
+        "bufferViews": views,
+        "accessors": accessors
+    })
+    .to_string()
+}
+
+/// Triangles of a box from `lo` to `hi` (two a face).
+pub fn block(lo: [f32; 3], hi: [f32; 3]) -> Vec<[f32; 3]> {
+    let c = |i: usize| {
+        [
+            if i & 1 == 0 { lo[0] } else { hi[0] },
+            if i & 2 == 0 { lo[1] } else { hi[1] },
+            if i & 4 == 0 { lo[2] } else { hi[2] },
+        ]
+    };
+    let faces = [
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+    ];
+    let mut out = Vec::new();
+    for f in faces {
+        for t in [[f[0], f[1], f[2]], [f[0], f[2], f[3]]] {
+            out.extend(t.map(c));
+        }
+    }
+    out
+}
