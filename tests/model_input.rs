@@ -193,14 +193,6 @@ fn bad_model_files_are_clear_errors_that_name_the_file() {
             "index 2 is 7, but there are 3 vertices",
         ),
         (
-            "no skin",
-            tiny(|j, _| {
-                j["nodes"][2].as_object_mut().unwrap().remove("skin");
-                j.as_object_mut().unwrap().remove("skins");
-            }),
-            "has no skin",
-        ),
-        (
             "too many joints",
             tiny(|j, _| {
                 let nodes = j["nodes"].as_array_mut().unwrap();

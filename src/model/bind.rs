@@ -892,7 +892,6 @@ mod tests {
             plan_record: None,
             repairs: Vec::new(),
             from_nodes: false,
-            from_nodes: false,
         }
     }
 
