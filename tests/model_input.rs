@@ -623,3 +623,92 @@ fn a_blocky_model_without_a_skin_finds_its_legs_and_walks() {
     }
     assert!(worst <= 0.01, "a drawn foot {worst:.3} m off its foot");
 }
+
+/// Issue 44: a foot that forks into claws (two short leaf joints under the last leg bone)
+/// ends its leg at the fork, its tip between the claws' ends (was `no legs found`: each claw
+/// was a chain of its own); and four-bone ear chains on a head, mirrored and off the
+/// ground, are neither legs nor arms.
+#[test]
+fn forked_feet_end_their_legs_and_ears_are_no_arms() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let names = [
+        ["hip.L", "knee.L", "ankle.L"],
+        ["hip.R", "knee.R", "ankle.R"],
+        ["hipB.L", "kneeB.L", "ankleB.L"],
+        ["hipB.R", "kneeB.R", "ankleB.R"],
+    ];
+    // Joints: Body 0, then each leg's hip, knee, ankle (the ankle of leg k is 3 + 3k); the
+    // claws and the head's ears after them (13 on).
+    let mut extra: Vec<(&str, Option<usize>, [f32; 3])> = Vec::new();
+    let mut verts: Vec<(usize, [f32; 3])> = Vec::new();
+    let claws = [
+        ["clawA.L", "clawB.L"],
+        ["clawA.R", "clawB.R"],
+        ["clawBA.L", "clawBB.L"],
+        ["clawBA.R", "clawBB.R"],
+    ];
+    for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
+        .into_iter()
+        .enumerate()
+    {
+        let ankle = 3 + 3 * k;
+        for (c, dz) in [(0usize, 0.03f32), (1, -0.03)] {
+            let at = 13 + extra.len();
+            extra.push((claws[k][c], Some(ankle), [x * 1.4, 0.06, z + dz]));
+            verts.push((at, [x * 1.45, 0.0, z + dz * 1.5]));
+        }
+    }
+    let head = 13 + extra.len();
+    extra.push(("Head", Some(0), [0.0, 0.6, 0.4]));
+    verts.push((head, [0.0, 0.65, 0.5]));
+    for (side, sx) in [("L", 1.0f32), ("R", -1.0)] {
+        let mut parent = head;
+        for b in 0..4 {
+            let at = 13 + extra.len();
+            let name: &'static str = Box::leak(format!("ear{b}.{side}").into_boxed_str());
+            extra.push((
+                name,
+                Some(parent),
+                [sx * (0.08 + 0.06 * b as f32), 0.7 + 0.05 * b as f32, 0.45],
+            ));
+            verts.push((
+                at,
+                [sx * (0.1 + 0.06 * b as f32), 0.72 + 0.05 * b as f32, 0.45],
+            ));
+            parent = at;
+        }
+    }
+    let gltf = quad_with(
+        names,
+        0.45,
+        |x, z| {
+            (
+                vec![[x, 0.5, z], [x * 1.3, 0.3, z + 0.05], [x * 1.4, 0.1, z]],
+                [x * 1.4, 0.08, z],
+            )
+        },
+        &extra,
+        &verts,
+    );
+    let m = model_only_mod(dir.path(), "clawed", &gltf);
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("4 legs:") && said.contains("L1 = hip.L > knee.L > ankle.L (3 bones"),
+        "{said}"
+    );
+    assert!(!said.contains("arms:") && !said.contains("ear0"), "{said}");
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let q = assert_walks_well("clawed", &t, &[("clawed/m", 2)]);
+    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+}

@@ -206,6 +206,11 @@ impl Model {
     /// else its head pushed on by its parent's length.
     fn chain_end(&self, last: usize) -> Vec3 {
         let j = &self.joints[last];
+        // A chain that forks into claws ends where they do, between them.
+        if self.forks_into_claws(last) {
+            let ends: Vec<Vec3> = j.children.iter().map(|c| self.chain_end(*c)).collect();
+            return ends.iter().copied().sum::<Vec3>() / ends.len() as f32;
+        }
         // An end marker (an unweighted leaf below it, Blender's `_end` bones, skitter's
         // `.end`) says where the chain ends.
         if let [m] = j.children[..] {
@@ -242,23 +247,10 @@ impl Model {
     /// (mirrored too, but no legs).
     fn mirrored_limbs(&self, chains: &[(Vec<usize>, Option<usize>)]) -> Vec<LegChain> {
         let min_bones = if self.from_nodes { 1 } else { 2 };
-        const NOT_LEGS: [&str; 9] = [
-            "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye",
-        ];
         let (lo, hi) = self.bounds;
         let mid = 0.5 * (lo.x + hi.x);
         let wide = (hi.x - lo.x).max(1e-3);
-        let named = |j: usize| {
-            let mut at = Some(j);
-            while let Some(k) = at {
-                let n = self.joints[k].name.to_lowercase();
-                if NOT_LEGS.iter().any(|w| n.contains(w)) {
-                    return true;
-                }
-                at = self.joints[k].parent;
-            }
-            false
-        };
+        let named = |j: usize| self.not_a_limb(j);
         let length = |bones: &[usize], tip: Vec3| {
             let mut pts: Vec<Vec3> = bones.iter().map(|b| self.joints[*b].head()).collect();
             pts.push(tip);
@@ -296,13 +288,49 @@ impl Model {
             .collect()
     }
 
+    /// Whether joint `j` is, or hangs (at any depth) below, a bone named as no leg or arm
+    /// is: a head, neck, jaw, antenna, ear, tail, wing, mandible or eye (mirrored chains
+    /// off the ground that are no limbs).
+    fn not_a_limb(&self, j: usize) -> bool {
+        const NOT_LIMBS: [&str; 9] = [
+            "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye",
+        ];
+        let mut at = Some(j);
+        while let Some(k) = at {
+            let n = self.joints[k].name.to_lowercase();
+            if NOT_LIMBS.iter().any(|w| n.contains(w)) {
+                return true;
+            }
+            at = self.joints[k].parent;
+        }
+        false
+    }
+
+    /// Whether joint `j` ends its chain where it forks into claws: two or more children,
+    /// every one a leaf (a claw, a toe) shorter than the bone that leads to `j`, and `j`
+    /// the only child of its parent (the end of a chain, not a body with short limbs).
+    fn forks_into_claws(&self, j: usize) -> bool {
+        let jj = &self.joints[j];
+        let Some(p) = jj.parent else { return false };
+        let bone = self.joints[p].head().distance(jj.head());
+        let short = |k: usize| {
+            let c = &self.joints[k];
+            c.children.is_empty() && (c.head().distance(jj.head()) + c.reach) < 0.8 * bone
+        };
+        jj.children.len() >= 2
+            && self.joints[p].children.len() == 1
+            && jj.children.iter().all(|k| short(*k))
+    }
+
     /// Chains that end in a free tip (a joint with no children, or a bone ended by an end
     /// marker), from the joint below the nearest branch up to the tip, with that branch:
     /// `(bones, branch)`.
     fn free_chains(&self) -> Vec<(Vec<usize>, Option<usize>)> {
         let mut out = Vec::new();
         for (i, j) in self.joints.iter().enumerate() {
-            if !j.children.is_empty() {
+            // A claw of a fork is no chain: the fork ends its chain (below).
+            let claw = j.parent.is_some_and(|p| self.forks_into_claws(p));
+            if (!j.children.is_empty() && !self.forks_into_claws(i)) || claw {
                 continue;
             }
             let i = match j.parent {
@@ -521,6 +549,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             if bones.len() >= 3
                 && br.is_some()
                 && model.below(bones[0], body)
+                && !model.not_a_limb(last)
                 && !near_ground(tip)
                 && side_of(&model.joints[bones[0]].name).0.is_some()
                 && !in_chain(last, &legs)
