@@ -342,7 +342,8 @@ fn exporters_habits_load_repaired_or_are_refused_with_the_reason_first() {
 }
 
 /// Issue 44: a model far from a creature's size (the shared spider at `scale = 25`, 139 m
-/// across) loads with a warning that says how big it is and the `model.scale` that fits.
+/// across) loads with a warning that says how big it is and the `model.scale` that fits;
+/// `model.height` fits a model to a height (never with `scale`).
 #[test]
 fn a_model_of_the_wrong_size_is_named_with_the_scale_that_fits() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -354,6 +355,47 @@ fn a_model_of_the_wrong_size_is_named_with_the_scale_that_fits() {
     )
     .expect("copy");
     std::fs::write(m.join("mod.toml"), "name = \"big\"\nversion = \"0.1.0\"\n").expect("toml");
+    std::fs::write(
+        m.join("main.lua"),
+        "creature.define { name = \"big\", model = { file = \"assets/spider.gltf\", scale = 25 } }\n",
+    )
+    .expect("lua");
+    let ride = |height: &str| -> f64 {
+        std::fs::write(
+            m.join("main.lua"),
+            format!("creature.define {{ name = \"big\", model = {{ file = \"assets/spider.gltf\", {height} }} }}\n"),
+        )
+        .expect("lua");
+        let out = skitter(&["check", m.to_str().expect("path")]);
+        let said = text(&out);
+        assert!(
+            out.status.success() && !said.contains("warning"),
+            "{height}: {said}"
+        );
+        said.split("ride height ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|r| r.parse().ok())
+            .unwrap_or_else(|| panic!("{said}"))
+    };
+    // `model.height` fits it: half the height, half the ride height; and no warning.
+    let (one, half) = (ride("height = 1"), ride("height = 0.5"));
+    assert!(one < 1.0 && (half / one - 0.5).abs() < 0.01, "{one} {half}");
+    for (bad, want) in [
+        (
+            "height = 1, scale = 2",
+            "model.height' fits the model to a height: give it or model.scale, not both",
+        ),
+        ("height = -1", "model.height' must be > 0 (metres), got -1"),
+    ] {
+        std::fs::write(
+            m.join("main.lua"),
+            format!("creature.define {{ name = \"big\", model = {{ file = \"assets/spider.gltf\", {bad} }} }}\n"),
+        )
+        .expect("lua");
+        let said = text(&skitter(&["check", m.to_str().expect("path")]));
+        assert!(said.contains(want), "{bad}: {said}");
+    }
     std::fs::write(
         m.join("main.lua"),
         "creature.define { name = \"big\", model = { file = \"assets/spider.gltf\", scale = 25 } }\n",

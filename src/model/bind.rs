@@ -21,6 +21,9 @@ pub struct BindSpec {
     pub arms: Vec<(String, Vec<String>)>,
     /// Scale applied to the file's scene (1: metres as written).
     pub scale: f32,
+    /// The height to fit the model to (m, its bind pose's lowest to highest point, turned
+    /// as `rotation` turns it), instead of `scale`.
+    pub height: Option<f32>,
     /// Rotation applied to the file's scene (pitch, yaw, roll degrees), for a model that
     /// faces the wrong way or stands on its side. `None`: faced forward (+Z) by the head.
     pub rotation: Option<Vec3>,
@@ -402,6 +405,25 @@ fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
     h
 }
 
+/// How tall a model whose bind-pose bounds are `(lo, hi)` stands turned by `rot`: its
+/// bounding box's corners' spread in height.
+fn upright_height((lo, hi): (Vec3, Vec3), rot: Quat) -> f32 {
+    let ys = (0..8).map(|i| {
+        let c = Vec3::new(
+            if i & 1 == 0 { lo.x } else { hi.x },
+            if i & 2 == 0 { lo.y } else { hi.y },
+            if i & 4 == 0 { lo.z } else { hi.z },
+        );
+        (rot * c).y
+    });
+    let (mut a, mut b) = (f32::INFINITY, f32::NEG_INFINITY);
+    for y in ys {
+        a = a.min(y);
+        b = b.max(y);
+    }
+    b - a
+}
+
 /// Binds `model` to a creature as `spec` says, finding what it does not say.
 pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
     let (lo, hi) = model.bounds;
@@ -593,7 +615,11 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
             _ => Quat::IDENTITY,
         },
     };
-    let scale = if spec.scale > 0.0 { spec.scale } else { 1.0 };
+    let scale = match spec.height {
+        Some(h) => h / upright_height(model.bounds, rot).max(1e-6),
+        None if spec.scale > 0.0 => spec.scale,
+        None => 1.0,
+    };
     let fix = Mat4::from_scale_rotation_translation(Vec3::splat(scale), rot, Vec3::ZERO);
     let fix = Mat4::from_translation(-fix.transform_point3(centre)) * fix;
     let at = |p: Vec3| fix.transform_point3(p);

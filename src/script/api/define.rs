@@ -128,12 +128,14 @@ fn warn_repairs(
         1.0
     };
     let across = (m.bounds.1 - m.bounds.0).max_element() * scale;
-    if across.is_finite() && across > 0.0 && !(0.05..=20.0).contains(&across) {
+    // A model fitted to a height (`model.height`) is the size it was asked to be.
+    let fitted = spec.bind.height.is_some();
+    if !fitted && across.is_finite() && across > 0.0 && !(0.05..=20.0).contains(&across) {
         // The power of ten that brings it nearest a metre (a file in centimetres: 0.01).
         let fix = scale * 10f32.powf(-across.log10().round());
         lines.push(format!(
             "the model is {across:.3} m across at model.scale {scale} (a creature is 0.05–20 m): \
-             model.scale = {fix} makes it {:.2} m",
+             model.scale = {fix} makes it {:.2} m (or fit it to a height: model.height = …)",
             across / scale * fix
         ));
     }

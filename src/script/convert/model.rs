@@ -1,4 +1,4 @@
-//! `creature.define{ model = { file =, texture =, scale =, rotation =, idle =, hide =, bind = { body =,
+//! `creature.define{ model = { file =, texture =, scale =, height =, rotation =, idle =, hide =, bind = { body =,
 //! head =, legs = { NAME = { "Bone", … } }, arms = { … } } } }`: what a type's model is and how
 //! its bones bind (read here; loaded and bound by `script::api::define`).
 
@@ -42,7 +42,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     let m = r.sub(
         "model",
         &[
-            "file", "texture", "scale", "rotation", "idle", "bind", "hide",
+            "file", "texture", "scale", "height", "rotation", "idle", "bind", "hide",
         ],
         lua,
     )?;
@@ -58,6 +58,21 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             "model.scale",
             format!("must be > 0, got {scale}"),
         ));
+    }
+    let height = m.num("height")?;
+    if let Some(h) = height {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(DefError::new(
+                "model.height",
+                format!("must be > 0 (metres), got {h}"),
+            ));
+        }
+        if m.num("scale")?.is_some() {
+            return Err(DefError::new(
+                "model.height",
+                "fits the model to a height: give it or model.scale, not both",
+            ));
+        }
     }
     let rotation = m.vec("rotation")?;
     if rotation.is_some_and(|v| !v.is_finite()) {
@@ -102,6 +117,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             legs,
             arms,
             scale,
+            height,
             rotation,
         },
         idle: m.string("idle")?,
