@@ -605,7 +605,7 @@ fn a_second_skin_over_the_same_joints_draws_its_meshes_in_place() {
 #[test]
 fn a_blocky_model_without_a_skin_finds_its_legs_and_walks() {
     let dir = tempfile::tempdir().expect("tmp");
-    let mut nodes: Vec<(&str, Option<usize>, [f32; 3], Vec<[f32; 3]>)> = vec![
+    let mut nodes: Vec<MeshNode<'_>> = vec![
         ("root", None, [0.0, 0.0, 0.0], Vec::new()),
         (
             "body",

@@ -843,7 +843,7 @@ pub fn load_in(
 pub fn rig_gltf(joints: &[(&str, Option<usize>, [f32; 3])], verts: &[(usize, [f32; 3])]) -> String {
     use base64::Engine as _;
     let mut b: Vec<u8> = Vec::new();
-    let mut put = |b: &mut Vec<u8>, xs: &[f32]| xs.iter().for_each(|x| b.extend(x.to_le_bytes()));
+    let put = |b: &mut Vec<u8>, xs: &[f32]| xs.iter().for_each(|x| b.extend(x.to_le_bytes()));
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
     let mut tri = Vec::new();
     for (_, p) in verts {
@@ -864,7 +864,7 @@ pub fn rig_gltf(joints: &[(&str, Option<usize>, [f32; 3])], verts: &[(usize, [f3
     for i in 0..n {
         b.extend((i as u16).to_le_bytes());
     }
-    if b.len() % 4 != 0 {
+    if !b.len().is_multiple_of(4) {
         b.extend([0u8, 0]);
     }
     let idx_end = b.len();
@@ -952,10 +952,13 @@ pub fn model_only_mod(parent: &Path, name: &str, gltf: &str) -> PathBuf {
     m
 }
 
-/// A glTF with no skin (Blockbench's, Luanti's way): `nodes` as `(name, parent,
-/// translation, triangles)` — each node's own mesh a triangle list in its local space,
-/// when it has one.
-pub fn nodes_gltf(nodes: &[(&str, Option<usize>, [f32; 3], Vec<[f32; 3]>)]) -> String {
+/// A node of [`nodes_gltf`]: name, parent, translation, its mesh's triangles (local space;
+/// none: no mesh).
+pub type MeshNode<'a> = (&'a str, Option<usize>, [f32; 3], Vec<[f32; 3]>);
+
+/// A glTF with no skin (Blockbench's, Luanti's way): each node's own mesh a triangle list
+/// in its local space, when it has one.
+pub fn nodes_gltf(nodes: &[MeshNode<'_>]) -> String {
     use base64::Engine as _;
     let mut b: Vec<u8> = Vec::new();
     let (mut views, mut accessors, mut meshes) = (Vec::new(), Vec::new(), Vec::new());
