@@ -424,42 +424,54 @@ fn upright_height((lo, hi): (Vec3, Vec3), rot: Quat) -> f32 {
     b - a
 }
 
-/// Binds `model` to a creature as `spec` says, finding what it does not say.
-pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
+/// Limbs named in `model.bind.legs` or `.arms` (`what`), bound to their bones: each a
+/// chain of bones hanging one from the next.
+fn given_chains(
+    model: &Model,
+    list: &[(String, Vec<String>)],
+    what: &str,
+) -> Result<Vec<LegChain>, String> {
+    list.iter()
+        .map(|(name, bones)| {
+            if bones.is_empty() {
+                return Err(format!("model.bind.{what}.{name}: needs at least one bone"));
+            }
+            let bones = bones
+                .iter()
+                .map(|b| model.bone(b, &format!("model.bind.{what}.{name}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            for w in bones.windows(2) {
+                if model.joints[w[1]].parent != Some(w[0]) {
+                    return Err(format!(
+                        "model.bind.{what}.{name}: \"{}\" does not hang from \"{}\"",
+                        model.joints[w[1]].name, model.joints[w[0]].name
+                    ));
+                }
+            }
+            let last = bones[bones.len() - 1];
+            Ok(LegChain {
+                name: name.clone(),
+                tip: model.chain_end(last),
+                bones,
+                follower: None,
+            })
+        })
+        .collect()
+}
+
+/// The legs: named in `model.bind.legs`, else found among `chains` — those that end on the
+/// ground (within 12 % of the model's height of its lowest point), those whose tip's
+/// vertices hang on a loose joint that reaches the ground (it follows the chain's end), and
+/// when none end on the ground the chains that mirror each other (legs lying flat: the
+/// second value is then true).
+fn find_legs(
+    model: &Model,
+    spec: &BindSpec,
+    chains: &[(Vec<usize>, Option<usize>)],
+) -> Result<(Vec<LegChain>, bool), String> {
+    let mut legs = given_chains(model, &spec.legs, "legs")?;
     let (lo, hi) = model.bounds;
     let tall = (hi.y - lo.y).max(1e-3);
-    // Legs and arms: given, or found.
-    let given = |list: &[(String, Vec<String>)], what: &str| -> Result<Vec<LegChain>, String> {
-        list.iter()
-            .map(|(name, bones)| {
-                if bones.is_empty() {
-                    return Err(format!("model.bind.{what}.{name}: needs at least one bone"));
-                }
-                let bones = bones
-                    .iter()
-                    .map(|b| model.bone(b, &format!("model.bind.{what}.{name}")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                for w in bones.windows(2) {
-                    if model.joints[w[1]].parent != Some(w[0]) {
-                        return Err(format!(
-                            "model.bind.{what}.{name}: \"{}\" does not hang from \"{}\"",
-                            model.joints[w[1]].name, model.joints[w[0]].name
-                        ));
-                    }
-                }
-                let last = bones[bones.len() - 1];
-                Ok(LegChain {
-                    name: name.clone(),
-                    tip: model.chain_end(last),
-                    bones,
-                    follower: None,
-                })
-            })
-            .collect()
-    };
-    let mut legs = given(&spec.legs, "legs")?;
-    let mut arms = given(&spec.arms, "arms")?;
-    let chains = model.free_chains();
     let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * tall;
     // A model without a skin has rigid limbs: a leg may be one node (a block from hip to
     // foot).
@@ -536,7 +548,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     // None on the ground: legs lying flat (a robot beetle's), found as mirrored chains.
     let flat = spec.legs.is_empty() && legs.is_empty();
     if flat {
-        legs = model.mirrored_limbs(&chains);
+        legs = model.mirrored_limbs(chains);
     }
     if legs.is_empty() {
         return Err(format!(
@@ -549,6 +561,18 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
                 .join(", ")
         ));
     }
+    Ok((legs, flat))
+}
+
+/// Binds `model` to a creature as `spec` says, finding what it does not say.
+pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
+    let (lo, hi) = model.bounds;
+    let tall = (hi.y - lo.y).max(1e-3);
+    let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * tall;
+    let chains = model.free_chains();
+    let (mut legs, flat) = find_legs(model, spec, &chains)?;
+    let mut arms = given_chains(model, &spec.arms, "arms")?;
+    let in_chain = |j: usize, ls: &[LegChain]| ls.iter().any(|l| l.bones.contains(&j));
     // The body: given, else the deepest joint every leg hangs from.
     let body = match &spec.body {
         Some(b) => model.bone(b, "model.bind.body")?,

@@ -235,19 +235,15 @@ fn compressed(doc: &gltf::Document) -> Option<String> {
         .extensions_required()
         .chain(doc.extensions_used())
         .collect();
-    let fix = "re-export without compression (Blender: File > Export > glTF 2.0, \
-               Data > Compression off; gltf-transform: `gltf-transform copy in.glb out.glb` \
-               after `gltf-transform dedup`, or `npx gltfpack -noq`)";
+    let fix = "re-export without compression (Blender: File > Export > glTF 2.0, Data > Compression off; gltf-transform: `gltf-transform copy in.glb out.glb` after `gltf-transform dedup`, or `npx gltfpack -noq`)";
     if used.contains(&"KHR_draco_mesh_compression") {
         return Some(format!(
-            "its meshes are Draco-compressed (KHR_draco_mesh_compression), which skitter \
-             does not decode: {fix}"
+            "its meshes are Draco-compressed (KHR_draco_mesh_compression), which skitter does not decode: {fix}"
         ));
     }
     if used.iter().any(|e| e.ends_with("_meshopt_compression")) {
         return Some(format!(
-            "its buffers are meshopt-compressed (EXT_meshopt_compression), which skitter \
-             does not decode: {fix}"
+            "its buffers are meshopt-compressed (EXT_meshopt_compression), which skitter does not decode: {fix}"
         ));
     }
     None
@@ -318,8 +314,7 @@ fn drop_imageless_textures(root: &mut gltf::json::Root) -> Option<String> {
     });
     let list: Vec<String> = bad.iter().map(usize::to_string).collect();
     Some(format!(
-        "texture {} names no image (the file has {images}): {dropped} material slot(s) that \
-         used it drawn with model.texture if the define gives one, else their colour",
+        "texture {} names no image (the file has {images}): {dropped} material slot(s) that used it drawn with model.texture if the define gives one, else their colour",
         list.join(", ")
     ))
 }
@@ -368,6 +363,22 @@ struct Reading<'a> {
     buffers: &'a [Vec<u8>],
     /// What was repaired so far (see [`Model::repairs`]).
     repairs: std::cell::RefCell<Vec<String>>,
+}
+
+/// `model.hide` names `h`, which no mesh node of `doc` is: says so, with the nearest name.
+fn no_such_mesh(doc: &gltf::Document, h: &str) -> String {
+    let near = doc
+        .nodes()
+        .filter_map(|nd| Some([nd.name(), nd.mesh()?.name()]))
+        .flatten()
+        .flatten()
+        .map(|n| (strsim::levenshtein(&h.to_lowercase(), &n.to_lowercase()), n))
+        .min();
+    let hint = match near {
+        Some((d, n)) if d <= 3.max(h.len() / 3) => format!(" (did you mean \"{n}\"?)"),
+        _ => String::new(),
+    };
+    format!("model.hide: no mesh node named \"{h}\"{hint}")
 }
 
 /// The skeleton of a model without a skin: every node of the scene that carries a mesh or
@@ -619,33 +630,12 @@ impl<'a> Reading<'a> {
             }
         }
         if let Some(h) = src.hide.iter().zip(&hidden).find(|(_, seen)| !**seen) {
-            let h = h.0;
-            let near = doc
-                .nodes()
-                .filter_map(|nd| Some([nd.name(), nd.mesh()?.name()]))
-                .flatten()
-                .flatten()
-                .map(|n| (strsim::levenshtein(&h.to_lowercase(), &n.to_lowercase()), n))
-                .min();
-            let hint = match near {
-                Some((d, n)) if d <= 3.max(h.len() / 3) => format!(" (did you mean \"{n}\"?)"),
-                _ => String::new(),
-            };
-            return Err(src.err(format!("model.hide: no mesh node named \"{h}\"{hint}")));
+            return Err(src.err(no_such_mesh(doc, h.0)));
         }
         if primitives.is_empty() {
             return Err(src.err("has no triangles to draw"));
         }
-        two_skins.sort_unstable();
-        two_skins.dedup();
-        if !two_skins.is_empty() {
-            let list: Vec<String> = two_skins.iter().map(usize::to_string).collect();
-            self.repairs.borrow_mut().push(format!(
-                "skin {} skins meshes over the joints of skin {}: drawn as one skeleton",
-                list.join(", "),
-                skin.as_ref().map_or(0, |k| k.index())
-            ));
-        }
+        self.note_second_skins(two_skins, skin.as_ref().map_or(0, |k| k.index()));
         // Bounds, and how far each joint's vertices reach.
         let mut lo = Vec3::splat(f32::INFINITY);
         let mut hi = Vec3::splat(f32::NEG_INFINITY);
@@ -689,6 +679,21 @@ impl<'a> Reading<'a> {
             }
         }
         Ok(model)
+    }
+
+    /// The repair note for meshes skinned by `others` (other skins over the joints of skin
+    /// `main`), when there were any.
+    fn note_second_skins(&self, mut others: Vec<usize>, main: usize) {
+        others.sort_unstable();
+        others.dedup();
+        if others.is_empty() {
+            return;
+        }
+        let list: Vec<String> = others.iter().map(usize::to_string).collect();
+        self.repairs.borrow_mut().push(format!(
+            "skin {} skins meshes over the joints of skin {main}: drawn as one skeleton",
+            list.join(", ")
+        ));
     }
 
     /// A skin's joints and their inverse bind matrices (from the file, else the joints'
@@ -884,8 +889,7 @@ impl<'a> Reading<'a> {
         }
         let first: Vec<String> = bad.iter().take(5).map(usize::to_string).collect();
         self.repairs.borrow_mut().push(format!(
-            "{at}: {} of {} vertices had NaN or negative weights (vertex {}{}): those weights \
-             were taken as 0 and the rest renormalised",
+            "{at}: {} of {} vertices had NaN or negative weights (vertex {}{}): those weights were taken as 0 and the rest renormalised",
             bad.len(),
             weights.len(),
             first.join(", "),

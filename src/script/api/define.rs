@@ -134,8 +134,7 @@ fn warn_repairs(
         // The power of ten that brings it nearest a metre (a file in centimetres: 0.01).
         let fix = scale * 10f32.powf(-across.log10().round());
         lines.push(format!(
-            "the model is {across:.3} m across at model.scale {scale} (a creature is 0.05–20 m): \
-             model.scale = {fix} makes it {:.2} m (or fit it to a height: model.height = …)",
+            "the model is {across:.3} m across at model.scale {scale} (a creature is 0.05–20 m): model.scale = {fix} makes it {:.2} m (or fit it to a height: model.height = …)",
             across / scale * fix
         ));
     }

@@ -52,28 +52,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             "is required (a path inside the mod, \"assets/spider.glb\")",
         )
     })?;
-    let scale = m.num_or("scale", 1.0)?;
-    if !(scale.is_finite() && scale > 0.0) {
-        return Err(DefError::new(
-            "model.scale",
-            format!("must be > 0, got {scale}"),
-        ));
-    }
-    let height = m.num("height")?;
-    if let Some(h) = height {
-        if !(h.is_finite() && h > 0.0) {
-            return Err(DefError::new(
-                "model.height",
-                format!("must be > 0 (metres), got {h}"),
-            ));
-        }
-        if m.num("scale")?.is_some() {
-            return Err(DefError::new(
-                "model.height",
-                "fits the model to a height: give it or model.scale, not both",
-            ));
-        }
-    }
+    let (scale, height) = size_spec(&m)?;
     let rotation = m.vec("rotation")?;
     if rotation.is_some_and(|v| !v.is_finite()) {
         return Err(DefError::new("model.rotation", "must be finite degrees"));
@@ -129,6 +108,33 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     b.finish()?;
     m.finish()?;
     Ok(Some(spec))
+}
+
+/// `model.scale` (default 1) and `model.height` (a height to fit the model to, instead).
+fn size_spec(m: &Reader) -> Result<(f32, Option<f32>), DefError> {
+    let scale = m.num_or("scale", 1.0)?;
+    if !(scale.is_finite() && scale > 0.0) {
+        return Err(DefError::new(
+            "model.scale",
+            format!("must be > 0, got {scale}"),
+        ));
+    }
+    let height = m.num("height")?;
+    if let Some(h) = height {
+        if !(h.is_finite() && h > 0.0) {
+            return Err(DefError::new(
+                "model.height",
+                format!("must be > 0 (metres), got {h}"),
+            ));
+        }
+        if m.num("scale")?.is_some() {
+            return Err(DefError::new(
+                "model.height",
+                "fits the model to a height: give it or model.scale, not both",
+            ));
+        }
+    }
+    Ok((scale, height))
 }
 
 /// A list of names (`what`: "bone", "mesh node"), at least one.
