@@ -480,18 +480,7 @@ fn straight_legs_in_the_bind_pose_make_a_type_that_stands_with_bent_knees() {
     // Every leg 0.5 m long: standing at 0.85 of it, straight down, the body at 0.425 m.
     assert!(said.contains("ride height 0.425 m"), "{said}");
     // And it walks within the bars.
-    let main = m.join("main.lua");
-    let mut lua = std::fs::read_to_string(&main).expect("main");
-    lua.push_str(
-        "world.ground { size = vec3(20, 0, 20) }\n\
-         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
-         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
-    );
-    std::fs::write(&main, lua).expect("write");
-    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    let q = assert_walks_well("plumb legs", &t, &[("plumb/m", 2)]);
-    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    walks_a_line(dir.path(), &m, "plumb legs", "plumb/m");
 }
 
 /// Issue 44: legs that lie flat in the bind pose (spread level with the body, nothing on
@@ -548,18 +537,7 @@ fn flat_camel_case_legs_are_found_by_their_mirror_and_stand() {
     ] {
         assert!(said.contains(&format!("{leg} = {bone} >")), "{leg}: {said}");
     }
-    let main = m.join("main.lua");
-    let mut lua = std::fs::read_to_string(&main).expect("main");
-    lua.push_str(
-        "world.ground { size = vec3(20, 0, 20) }\n\
-         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
-         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
-    );
-    std::fs::write(&main, lua).expect("write");
-    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    let q = assert_walks_well("flat legs", &t, &[("flat/m", 2)]);
-    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    walks_a_line(dir.path(), &m, "flat legs", "flat/m");
 }
 
 /// Issue 44: a second skin over the same joints (an exporter writes one skin a mesh) skins
@@ -641,18 +619,7 @@ fn a_blocky_model_without_a_skin_finds_its_legs_and_walks() {
         said.contains("4 legs:") && said.contains("body \"body\", head \"head\""),
         "{said}"
     );
-    let main = m.join("main.lua");
-    let mut lua = std::fs::read_to_string(&main).expect("main");
-    lua.push_str(
-        "world.ground { size = vec3(20, 0, 20) }\n\
-         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.5) end }\n\
-         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
-    );
-    std::fs::write(&main, lua).expect("write");
-    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    let q = assert_walks_well("blocky", &t, &[("blocky/m", 2)]);
-    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    walks_a_line(dir.path(), &m, "blocky", "blocky/m");
     // The blocks' ends (the drawn tips) stay on the feet.
     let trace = trace_text(dir.path());
     let mut worst = 0.0f64;
@@ -741,6 +708,13 @@ fn forked_feet_end_their_legs_and_ears_are_no_arms() {
         "{said}"
     );
     assert!(!said.contains("arms:") && !said.contains("ear0"), "{said}");
+    walks_a_line(dir.path(), &m, "clawed", "clawed/m");
+}
+
+/// Mod `m` (of [`model_only_mod`], in `dir`) given flat ground and its type `ty` spawned
+/// walking a line for 10 s: it goes more than 3 m within the locomotion bars (two feet
+/// planted at least); returns the trace.
+fn walks_a_line(dir: &std::path::Path, m: &std::path::Path, what: &str, ty: &str) -> Trace {
     let main = m.join("main.lua");
     let mut lua = std::fs::read_to_string(&main).expect("main");
     lua.push_str(
@@ -749,8 +723,9 @@ fn forked_feet_end_their_legs_and_ears_are_no_arms() {
          world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
     );
     std::fs::write(&main, lua).expect("write");
-    let (out, t) = run_trace(dir.path(), 600, &[m], &[]);
-    assert!(out.status.success(), "{}", text(&out));
-    let q = assert_walks_well("clawed", &t, &[("clawed/m", 2)]);
-    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    let (out, t) = run_trace(dir, 600, &[m.to_path_buf()], &[]);
+    assert!(out.status.success(), "{what}: {}", text(&out));
+    let q = assert_walks_well(what, &t, &[(ty, 2)]);
+    assert!(q.displacement[&1] > 3.0, "{what}: {:?}", q.displacement);
+    t
 }
