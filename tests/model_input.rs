@@ -161,13 +161,8 @@ fn model_hide_leaves_out_the_knights_spare_weapons_and_names_a_mesh_it_cannot_fi
 
 #[test]
 fn bad_model_files_are_clear_errors_that_name_the_file() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let root = dir.path().join("m");
-    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
-    let try_load = |json: &str| {
-        std::fs::write(root.join("assets/x.gltf"), json).expect("write");
-        load_in(&root, "assets/x.gltf", None)
-    };
+    let (_dir, root) = scratch_mod();
+    let try_load = |json: &str| load_json(&root, json);
     let ok = try_load(&tiny(|_, _| {})).expect("the tiny model loads");
     assert_eq!((ok.joints.len(), ok.primitives[0].indices.len()), (2, 3));
     let cases: Vec<(&str, String, &str)> = vec![
@@ -262,13 +257,8 @@ fn bad_model_files_are_clear_errors_that_name_the_file() {
 /// the extension's name and how to re-export, not a wall of validation noise.
 #[test]
 fn exporters_habits_load_repaired_or_are_refused_with_the_reason_first() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let root = dir.path().join("m");
-    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
-    let try_load = |json: &str| {
-        std::fs::write(root.join("assets/x.gltf"), json).expect("write");
-        load_in(&root, "assets/x.gltf", None)
-    };
+    let (_dir, root) = scratch_mod();
+    let try_load = |json: &str| load_json(&root, json);
     // The weights of the first two vertices are bytes 56..72 and 72..88.
     let nan = f32::NAN.to_le_bytes();
     let m = try_load(&tiny(|_, b| b[72..76].copy_from_slice(&nan))).expect("NaN weights load");
@@ -545,9 +535,7 @@ fn flat_camel_case_legs_are_found_by_their_mirror_and_stand() {
 /// node's own transform is ignored, as glTF says.
 #[test]
 fn a_second_skin_over_the_same_joints_draws_its_meshes_in_place() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let root = dir.path().join("m");
-    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    let (_dir, root) = scratch_mod();
     let json = tiny(|j, _| {
         j["nodes"]
             .as_array_mut()
@@ -559,8 +547,7 @@ fn a_second_skin_over_the_same_joints_draws_its_meshes_in_place() {
             .push(json!({ "joints": [0, 1], "inverseBindMatrices": 4 }));
         j["scenes"][0]["nodes"] = json!([0, 2, 3]);
     });
-    std::fs::write(root.join("assets/x.gltf"), json).expect("write");
-    let m = load_in(&root, "assets/x.gltf", None).expect("loads");
+    let m = load_json(&root, &json).expect("loads");
     assert_eq!(m.primitives.len(), 2, "the second skin's mesh is drawn");
     assert_eq!(
         m.primitives[0].positions, m.primitives[1].positions,
@@ -728,4 +715,19 @@ fn walks_a_line(dir: &std::path::Path, m: &std::path::Path, what: &str, ty: &str
     let q = assert_walks_well(what, &t, &[(ty, 2)]);
     assert!(q.displacement[&1] > 3.0, "{what}: {:?}", q.displacement);
     t
+}
+
+/// A mod folder `m` (with `assets/`) in a new temporary folder (kept while the first value
+/// lives).
+fn scratch_mod() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let root = dir.path().join("m");
+    std::fs::create_dir_all(root.join("assets")).expect("mkdir");
+    (dir, root)
+}
+
+/// `json` written as the mod's `assets/x.gltf` and loaded.
+fn load_json(root: &std::path::Path, json: &str) -> Result<model::Model, String> {
+    std::fs::write(root.join("assets/x.gltf"), json).expect("write");
+    load_in(root, "assets/x.gltf", None)
 }
