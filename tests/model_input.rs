@@ -731,3 +731,83 @@ fn load_json(root: &std::path::Path, json: &str) -> Result<model::Model, String>
     std::fs::write(root.join("assets/x.gltf"), json).expect("write");
     load_in(root, "assets/x.gltf", None)
 }
+
+/// Issue 44: an armature exported Z-up in centimetres (FBX's habit: its root node turned
+/// −90° about X and scaled 0.01, every joint and vertex in its Z-up centimetre space) is
+/// read through its nodes' transforms: a Y-up creature of the right size that finds its
+/// four legs and walks.
+#[test]
+fn a_z_up_armature_in_centimetres_stands_up_at_its_size() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // The plumb-legged quad of `straight_legs_…`, its points taken into the armature's
+    // space: scene (x, y, z) metres is armature (x, −z, y) centimetres.
+    let y_up = quad(|x, z| (vec![[x, 0.5, z], [x, 0.25, z]], [x, 0.0, z]));
+    let mut v: Value = serde_json::from_str(&y_up).expect("json");
+    let to_arm = |p: [f64; 3]| [p[0] * 100.0, -p[2] * 100.0, p[1] * 100.0];
+    // Joint translations (parents' frames are all unrotated): into the armature's space.
+    let roots: Vec<usize> = serde_json::from_value(v["scenes"][0]["nodes"].clone()).expect("roots");
+    let nodes = v["nodes"].as_array_mut().expect("nodes");
+    for n in nodes.iter_mut() {
+        if let Some(t) = n.get("translation").cloned() {
+            let t: Vec<f64> = serde_json::from_value(t).expect("t");
+            n["translation"] = json!(to_arm([t[0], t[1], t[2]]));
+        }
+    }
+    let mesh_node = nodes.len() - 1;
+    let joint_roots: Vec<usize> = roots.into_iter().filter(|r| *r != mesh_node).collect();
+    nodes.push(json!({ "name": "Armature", "rotation": [-std::f64::consts::FRAC_1_SQRT_2, 0.0, 0.0, std::f64::consts::FRAC_1_SQRT_2], "scale": [0.01, 0.01, 0.01], "children": joint_roots }));
+    let armature = nodes.len() - 1;
+    v["scenes"][0]["nodes"] = json!([armature, mesh_node]);
+    // The buffer: positions (view 0) and inverse bind matrices (view 4, translations) into
+    // the armature's centimetres too.
+    let uri = v["buffers"][0]["uri"].as_str().expect("uri").to_string();
+    let mut b = base64::engine::general_purpose::STANDARD
+        .decode(uri.split(',').nth(1).expect("data"))
+        .expect("base64");
+    let f = |b: &[u8], at: usize| f32::from_le_bytes(b[at..at + 4].try_into().expect("4")) as f64;
+    let put =
+        |b: &mut [u8], at: usize, x: f64| b[at..at + 4].copy_from_slice(&(x as f32).to_le_bytes());
+    let view = |k: usize| {
+        (
+            v["bufferViews"][k]["byteOffset"].as_u64().expect("o") as usize,
+            v["bufferViews"][k]["byteLength"].as_u64().expect("l") as usize,
+        )
+    };
+    let (pos, pos_len) = view(0);
+    let (lo, hi) = ([f64::MAX; 3], [f64::MIN; 3]);
+    let (mut lo, mut hi) = (lo, hi);
+    for at in (pos..pos + pos_len).step_by(12) {
+        let p = to_arm([f(&b, at), f(&b, at + 4), f(&b, at + 8)]);
+        for k in 0..3 {
+            put(&mut b, at + 4 * k, p[k]);
+            lo[k] = lo[k].min(p[k]);
+            hi[k] = hi[k].max(p[k]);
+        }
+    }
+    let (ibm, ibm_len) = view(4);
+    for at in (ibm..ibm + ibm_len).step_by(64) {
+        let t = to_arm([f(&b, at + 48), f(&b, at + 52), f(&b, at + 56)]);
+        for k in 0..3 {
+            put(&mut b, at + 48 + 4 * k, t[k]);
+        }
+    }
+    v["accessors"][0]["min"] = json!(lo);
+    v["accessors"][0]["max"] = json!(hi);
+    v["buffers"][0]["uri"] = json!(format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&b)
+    ));
+    let m = model_only_mod(dir.path(), "zup", &v.to_string());
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    // The same creature as the Y-up metres one: four legs, standing at 0.425 m, no size
+    // warning.
+    assert!(
+        said.contains("4 legs:")
+            && said.contains("ride height 0.425 m")
+            && !said.contains("warning"),
+        "{said}"
+    );
+    walks_a_line(dir.path(), &m, "Z-up armature", "zup/m");
+}
