@@ -787,8 +787,8 @@ fn a_z_up_armature_in_centimetres_stands_up_at_its_size() {
     let (ibm, ibm_len) = view(4);
     for at in (ibm..ibm + ibm_len).step_by(64) {
         let t = to_arm([f(&b, at + 48), f(&b, at + 52), f(&b, at + 56)]);
-        for k in 0..3 {
-            put(&mut b, at + 48 + 4 * k, t[k]);
+        for (k, x) in t.iter().enumerate() {
+            put(&mut b, at + 48 + 4 * k, *x);
         }
     }
     v["accessors"][0]["min"] = json!(lo);
