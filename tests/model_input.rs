@@ -811,3 +811,39 @@ fn a_z_up_armature_in_centimetres_stands_up_at_its_size() {
     );
     walks_a_line(dir.path(), &m, "Z-up armature", "zup/m");
 }
+
+/// Issue 44: what the binder writes passes the define's checks — legs whose long upper bone
+/// cannot fold their foot as near as 0.85 of their length stand a little further out than
+/// they fold — and where no standing pose fits every leg (two such legs beside two
+/// ordinary ones), one error says what was found and what to add, naming no field the
+/// modder did not write.
+#[test]
+fn a_body_plan_that_cannot_stand_is_one_error_that_says_what_to_add() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A thigh of 0.48 m and a foot of 0.02 m: it folds no nearer than 0.46 m of its 0.5.
+    let stiff = |x: f32, z: f32| (vec![[x, 0.5, z], [x, 0.02, z]], [x, 0.0, z]);
+    let m = model_only_mod(dir.path(), "stiff", &quad(stiff));
+    let said = text(&skitter(&["check", m.to_str().expect("path")]));
+    assert!(
+        said.contains("4 legs:") && said.contains("ride height 0.47"),
+        "{said}"
+    );
+    let mixed = |x: f32, z: f32| {
+        if z > 0.0 {
+            (vec![[x, 0.5, z], [x, 0.25, z]], [x, 0.0, z])
+        } else {
+            stiff(x, z)
+        }
+    };
+    let m = model_only_mod(dir.path(), "mixed", &quad(mixed));
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("mixed/main.lua:1: creature.define: model mixed/assets/m.gltf: the body plan found in its bones makes no creature that can walk (legs[")
+            && said.contains("found 4 leg(s): L1 = hip.L > knee.L;")
+            && said.contains("Name the legs' bones in model.bind.legs = { L1 = { \"hip.L\", … }, … }")
+            && !said.contains("field 'legs"),
+        "{said}"
+    );
+}

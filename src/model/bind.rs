@@ -366,8 +366,11 @@ const STRAIGHT: f32 = 0.95;
 /// (legs reaching down, knees bent)...
 const SPREAD: f32 = 0.6;
 /// ...and the body lowered until every such foot is this share of its leg's length from
-/// its hip.
+/// its hip (or a little further than it folds, [`FOLD_MARGIN`] of its length, for a leg
+/// whose longest segment cannot fold that close).
 const STANDING: f32 = 0.85;
+/// See [`STANDING`].
+const FOLD_MARGIN: f32 = 0.03;
 
 /// The ride height a creature stands at with the legs the binder found, and their rest
 /// spots on the ground there: as the bind pose has them while every foot is within
@@ -391,7 +394,11 @@ fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
         let out = Vec3::new(l.rest.x - l.hip.x, 0.0, l.rest.z - l.hip.z);
         let r = out.length().min(SPREAD * length);
         l.rest = l.hip + out.normalize_or_zero() * r;
-        let fits = ((STANDING * length).powi(2) - r * r).max(0.0).sqrt() - l.hip.y;
+        // No nearer the hip than the leg can fold (its longest segment less the rest).
+        let longest = l.segments.iter().copied().fold(0.0f32, f32::max);
+        let fold = (2.0 * longest - length).max(0.0) / length.max(1e-6);
+        let reach = STANDING.max((fold + FOLD_MARGIN).min(STRAIGHT)) * length;
+        let fits = (reach * reach - r * r).max(0.0).sqrt() - l.hip.y;
         h = h.min(fits);
     }
     let h = if flat {

@@ -36,9 +36,10 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
         Some(spec) => Some(load_model(lua, &c, &t, &mut def, &spec)?),
         None => None,
     };
-    let valid = def
-        .validate()
-        .map_err(|e| def_err(lua, "creature.define", e))?;
+    let valid = def.validate().map_err(|e| match &model {
+        Some(m) if binder_wrote(&t, &e.field) => located(lua, unwalkable(m, &e)),
+        _ => def_err(lua, "creature.define", e),
+    })?;
     let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
     let key = format!("type:{}", def.name);
     if let Some(prev) = c.defined.borrow().get(&key) {
@@ -107,6 +108,54 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     );
     registry::types(lua)?.raw_set(qualified, t.clone())?;
     Ok(Value::Table(t))
+}
+
+/// Whether definition field `field` (`legs[2].rest`, `body.height`) is one the binder
+/// filled in from a model (the define left it out).
+fn binder_wrote(t: &mlua::Table, field: &str) -> bool {
+    let absent = |k: &str| matches!(t.raw_get::<Value>(k), Ok(Value::Nil) | Err(_));
+    let root = field.split(['.', '[']).next().unwrap_or("");
+    match root {
+        "legs" | "arms" => absent(root),
+        "body" => {
+            let key = field.split('.').nth(1).unwrap_or("");
+            let key = key.split('[').next().unwrap_or(key);
+            match t.raw_get::<Value>("body") {
+                Ok(Value::Table(b)) => matches!(b.raw_get::<Value>(key), Ok(Value::Nil) | Err(_)),
+                _ => true,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// The one error for a model whose body plan makes no creature its definition accepts
+/// (`e`, about a field the modder did not write): what was found, and what to add.
+fn unwalkable(m: &crate::model::BoundModel, e: &crate::locomotion::DefError) -> String {
+    let j = &m.model.joints;
+    let legs: Vec<String> = m
+        .binding
+        .legs
+        .iter()
+        .map(|l| {
+            let names: Vec<&str> = l.bones.iter().map(|b| j[*b].name.as_str()).collect();
+            format!("{} = {}", l.name, names.join(" > "))
+        })
+        .collect();
+    let example = m
+        .binding
+        .legs
+        .first()
+        .map(|l| format!("{} = {{ \"{}\", … }}", l.name, j[l.bones[0]].name))
+        .unwrap_or_else(|| "L1 = { \"UpperLeg.L\", … }".into());
+    format!(
+        "creature.define: model {}: the body plan found in its bones makes no creature that can walk ({}: {}); found {} leg(s): {}. Name the legs' bones in model.bind.legs = {{ {example}, … }}, or write legs and body.height in the define",
+        m.model.source,
+        e.field,
+        e.message,
+        legs.len(),
+        legs.join("; ")
+    )
 }
 
 /// A warning line for each thing loading repaired in the model (exporters' habits), and
