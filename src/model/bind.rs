@@ -571,17 +571,10 @@ fn find_legs(
     Ok((legs, flat))
 }
 
-/// Binds `model` to a creature as `spec` says, finding what it does not say.
-pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
-    let (lo, hi) = model.bounds;
-    let tall = (hi.y - lo.y).max(1e-3);
-    let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * tall;
-    let chains = model.free_chains();
-    let (mut legs, flat) = find_legs(model, spec, &chains)?;
-    let mut arms = given_chains(model, &spec.arms, "arms")?;
-    let in_chain = |j: usize, ls: &[LegChain]| ls.iter().any(|l| l.bones.contains(&j));
-    // The body: given, else the deepest joint every leg hangs from.
-    let body = match &spec.body {
+/// The body bone: named in `model.bind.body`, else the deepest joint every leg hangs
+/// from.
+fn find_body(model: &Model, spec: &BindSpec, legs: &[LegChain]) -> Result<usize, String> {
+    Ok(match &spec.body {
         Some(b) => model.bone(b, "model.bind.body")?,
         None => {
             let firsts: Vec<usize> = legs.iter().map(|l| l.bones[0]).collect();
@@ -594,39 +587,53 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
                 }
             }
         }
-    };
-    if spec.arms.is_empty() {
-        for (bones, br) in &chains {
-            let last = bones[bones.len() - 1];
-            let tip = model.chain_end(last);
-            if bones.len() >= 3
-                && br.is_some()
-                && model.below(bones[0], body)
-                && !model.not_a_limb(last)
-                && !near_ground(tip)
-                && side_of(&model.joints[bones[0]].name).0.is_some()
-                && !in_chain(last, &legs)
-                && !legs
-                    .iter()
-                    .any(|l| l.follower.is_some_and(|f| bones.contains(&f)))
-            {
-                arms.push(LegChain {
-                    name: String::new(),
-                    bones: bones.clone(),
-                    tip,
-                    follower: None,
-                });
-            }
+    })
+}
+
+/// The arms found among `chains`: mirrored chains of three or more bones under the body
+/// (side words in their names), tips off the ground, no leg's and not below a head, ear,
+/// tail….
+fn found_arms(
+    model: &Model,
+    chains: &[(Vec<usize>, Option<usize>)],
+    body: usize,
+    legs: &[LegChain],
+) -> Vec<LegChain> {
+    let (lo, hi) = model.bounds;
+    let near_ground = |p: Vec3| p.y - lo.y <= 0.12 * (hi.y - lo.y).max(1e-3);
+    let in_chain = |j: usize| legs.iter().any(|l| l.bones.contains(&j));
+    let mut arms = Vec::new();
+    for (bones, br) in chains {
+        let last = bones[bones.len() - 1];
+        let tip = model.chain_end(last);
+        if bones.len() >= 3
+            && br.is_some()
+            && model.below(bones[0], body)
+            && !model.not_a_limb(last)
+            && !near_ground(tip)
+            && side_of(&model.joints[bones[0]].name).0.is_some()
+            && !in_chain(last)
+            && !legs
+                .iter()
+                .any(|l| l.follower.is_some_and(|f| bones.contains(&f)))
+        {
+            arms.push(LegChain {
+                name: String::new(),
+                bones: bones.clone(),
+                tip,
+                follower: None,
+            });
         }
     }
-    let head = match &spec.head {
-        Some(h) => Some(model.bone(h, "model.bind.head")?),
-        None => model
-            .joints
-            .iter()
-            .position(|j| j.name.to_lowercase().contains("head") && j.reach > 0.0),
-    };
-    // Scene → body space: scale, the facing, then the hips' centre at the origin.
+    arms
+}
+
+/// Scene space to the creature's body space: the scale (or the fitted height), the
+/// facing (given, else turned round when the head lies behind the hips), then the hips'
+/// centre at the origin.
+fn body_space(model: &Model, spec: &BindSpec, legs: &[LegChain], head: Option<usize>) -> Mat4 {
+    let (lo, hi) = model.bounds;
+    let tall = (hi.y - lo.y).max(1e-3);
     let hips: Vec<Vec3> = legs
         .iter()
         .map(|l| model.joints[l.bones[0]].head())
@@ -652,7 +659,81 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
         None => 1.0,
     };
     let fix = Mat4::from_scale_rotation_translation(Vec3::splat(scale), rot, Vec3::ZERO);
-    let fix = Mat4::from_translation(-fix.transform_point3(centre)) * fix;
+    Mat4::from_translation(-fix.transform_point3(centre)) * fix
+}
+
+/// Legs found named by side and order front to back, left before right at each rank
+/// (`L1`, `R1`, `L2`, …); `at` takes scene space to body space.
+fn name_legs(model: &Model, legs: &mut [LegChain], at: &dyn Fn(Vec3) -> Vec3) {
+    // Off the middle by more than a tenth of the widest tip's: the side it is on.
+    let margin = 0.1
+        * legs
+            .iter()
+            .map(|l| at(l.tip).x.abs())
+            .fold(0.0f32, f32::max);
+    let mut sided: Vec<(bool, f32, usize)> = legs
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let left = limb_side(at(l.tip).x, margin, &model.joints[l.bones[0]].name);
+            (left, -at(l.tip).z, i)
+        })
+        .collect();
+    sided.sort_by(|a, b| {
+        (!a.0, a.1)
+            .partial_cmp(&(!b.0, b.1))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut counts = [0usize; 2];
+    for (left, _, i) in sided {
+        let k = usize::from(!left);
+        counts[k] += 1;
+        legs[i].name = format!("{}{}", if left { "L" } else { "R" }, counts[k]);
+    }
+    // Front to back, left before right at each rank (L1, R1, L2, R2 ...).
+    let rank = |l: &LegChain| {
+        (
+            l.name[1..].parse::<usize>().unwrap_or(0),
+            l.name.starts_with('R'),
+        )
+    };
+    legs.sort_by_key(rank);
+}
+
+/// Arms found named by side (`arm_l1`, `arm_r1`, …).
+fn name_arms(model: &Model, arms: &mut [LegChain], at: &dyn Fn(Vec3) -> Vec3) {
+    let mut n = [0usize; 2];
+    let margin = 0.1
+        * arms
+            .iter()
+            .map(|a| at(a.tip).x.abs())
+            .fold(0.0f32, f32::max);
+    for a in arms.iter_mut() {
+        let left = limb_side(at(a.tip).x, margin, &model.joints[a.bones[0]].name);
+        let k = usize::from(!left);
+        n[k] += 1;
+        a.name = format!("arm_{}{}", if left { "l" } else { "r" }, n[k]);
+    }
+}
+
+/// Binds `model` to a creature as `spec` says, finding what it does not say.
+pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
+    let chains = model.free_chains();
+    let (mut legs, flat) = find_legs(model, spec, &chains)?;
+    let mut arms = given_chains(model, &spec.arms, "arms")?;
+    let body = find_body(model, spec, &legs)?;
+    if spec.arms.is_empty() {
+        arms = found_arms(model, &chains, body, &legs);
+    }
+    let head = match &spec.head {
+        Some(h) => Some(model.bone(h, "model.bind.head")?),
+        None => model
+            .joints
+            .iter()
+            .position(|j| j.name.to_lowercase().contains("head") && j.reach > 0.0),
+    };
+    let fix = body_space(model, spec, &legs, head);
+    let scale = fix.x_axis.truncate().length();
     let at = |p: Vec3| fix.transform_point3(p);
     let ground = legs
         .iter()
@@ -663,55 +744,11 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     if height <= 0.01 && !flat {
         return Err("model: the legs' tips are not below the hips (is the model upside down? set model.rotation)".into());
     }
-    // Leg names: given, else side and order front to back (`L1`, `R1`, ...).
     if spec.legs.is_empty() {
-        // Off the middle by more than a tenth of the widest tip's: the side it is on.
-        let margin = 0.1
-            * legs
-                .iter()
-                .map(|l| at(l.tip).x.abs())
-                .fold(0.0f32, f32::max);
-        let mut sided: Vec<(bool, f32, usize)> = legs
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let left = limb_side(at(l.tip).x, margin, &model.joints[l.bones[0]].name);
-                (left, -at(l.tip).z, i)
-            })
-            .collect();
-        sided.sort_by(|a, b| {
-            (!a.0, a.1)
-                .partial_cmp(&(!b.0, b.1))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        let mut counts = [0usize; 2];
-        for (left, _, i) in sided {
-            let k = usize::from(!left);
-            counts[k] += 1;
-            legs[i].name = format!("{}{}", if left { "L" } else { "R" }, counts[k]);
-        }
-        // Front to back, left before right at each rank (L1, R1, L2, R2 ...).
-        let rank = |l: &LegChain| {
-            (
-                l.name[1..].parse::<usize>().unwrap_or(0),
-                l.name.starts_with('R'),
-            )
-        };
-        legs.sort_by_key(rank);
+        name_legs(model, &mut legs, &at);
     }
     if spec.arms.is_empty() {
-        let mut n = [0usize; 2];
-        let margin = 0.1
-            * arms
-                .iter()
-                .map(|a| at(a.tip).x.abs())
-                .fold(0.0f32, f32::max);
-        for a in arms.iter_mut() {
-            let left = limb_side(at(a.tip).x, margin, &model.joints[a.bones[0]].name);
-            let k = usize::from(!left);
-            n[k] += 1;
-            a.name = format!("arm_{}{}", if left { "l" } else { "r" }, n[k]);
-        }
+        name_arms(model, &mut arms, &at);
     }
     // Segments: each bone from its head to the next bone's head (the last to the tip).
     let segments = |c: &LegChain| -> Vec<f32> {
