@@ -6,6 +6,8 @@
 
 use glam::{Mat4, Quat, Vec3};
 
+use super::plan;
+use super::sides::{name_arms, name_legs, side_of};
 use super::Model;
 
 /// What a define's `model.bind` names (everything optional: what is absent is found).
@@ -97,81 +99,6 @@ pub struct BodyPlan {
     pub recorded: bool,
 }
 
-/// The words of a bone's name: split at anything not a letter or a digit (`.`, `_`, `-`,
-/// spaces), at a lower-case letter followed by a capital (`FrontLeft` → front, left), at a
-/// run of capitals followed by a word (`IKBack` → ik, back), and between letters and digits
-/// (`leg0Front` → leg, 0, front); lower-cased.
-fn words(name: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
-    let cs: Vec<char> = name.chars().collect();
-    for (i, c) in cs.iter().copied().enumerate() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        if let Some(p) = cur.chars().last() {
-            let next_lower = cs.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let split = (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && next_lower)
-                || (p.is_ascii_digit() != c.is_ascii_digit());
-            if split {
-                out.push(std::mem::take(&mut cur));
-            }
-        }
-        cur.push(c);
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out.iter().map(|w| w.to_lowercase()).collect()
-}
-
-/// Side of a bone by its name: `Some(true)` left, `Some(false)` right, with the name
-/// stripped of the side word (`Leg1Upper.L` → `leg1upper`). A side word anywhere, in any
-/// case, with any separator or none: `FrontLeft`, `front_left`, `Left`, `.L`, `_l`, `L_`,
-/// `FrontLeg.L.001`, `Foot IKBackRight`; else `left`/`right` inside a word.
-pub(crate) fn side_of(name: &str) -> (Option<bool>, String) {
-    let ws = words(name);
-    let side = |w: &str| match w {
-        "l" | "left" | "lt" | "lft" => Some(true),
-        "r" | "right" | "rt" | "rgt" => Some(false),
-        _ => None,
-    };
-    if let Some(k) = ws.iter().rposition(|w| side(w).is_some()) {
-        let stem: String = ws
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != k)
-            .map(|(_, w)| w.as_str())
-            .collect();
-        return (side(&ws[k]), stem);
-    }
-    let l = name.to_lowercase();
-    for (mark, left) in [("left", true), ("right", false)] {
-        if let Some(i) = l.find(mark) {
-            let stem = format!("{}{}", &l[..i], &l[i + mark.len()..]);
-            return (
-                Some(left),
-                stem.chars().filter(|c| c.is_alphanumeric()).collect(),
-            );
-        }
-    }
-    (None, ws.concat())
-}
-
-/// The side a limb is on: by where its point is (`x`, body space: +X is left) when that is
-/// clearly off the middle (more than `margin`), else by its bone's name, else left of the
-/// middle. A name that says the other side (`FrontLeg.L.001` on the right) gives way.
-fn limb_side(x: f32, margin: f32, name: &str) -> bool {
-    if x.abs() > margin {
-        return x > 0.0;
-    }
-    side_of(name).0.unwrap_or(x >= 0.0)
-}
-
 impl Model {
     /// The joint named `name`, or an error that says so and names the nearest bone.
     pub(crate) fn bone(&self, name: &str, field: &str) -> Result<usize, String> {
@@ -195,7 +122,7 @@ impl Model {
     }
 
     /// Whether `j` hangs (at any depth) from `from`.
-    fn below(&self, mut j: usize, from: usize) -> bool {
+    pub(super) fn below(&self, mut j: usize, from: usize) -> bool {
         while let Some(p) = self.joints[j].parent {
             if p == from {
                 return true;
@@ -356,60 +283,6 @@ impl Model {
         }
         out
     }
-}
-
-/// A leg whose foot, standing at the ride height under its rest spot, is further from its
-/// hip than this share of the leg's length stands otherwise (a bind pose with straight or
-/// flat legs: a definition's check refuses past 0.98)...
-const STRAIGHT: f32 = 0.95;
-/// ...its foot brought in to at most this share of the leg's length from under its hip
-/// (legs reaching down, knees bent)...
-const SPREAD: f32 = 0.6;
-/// ...and the body lowered until every such foot is this share of its leg's length from
-/// its hip (or a little further than it folds, [`FOLD_MARGIN`] of its length, for a leg
-/// whose longest segment cannot fold that close).
-const STANDING: f32 = 0.85;
-/// See [`STANDING`].
-const FOLD_MARGIN: f32 = 0.03;
-
-/// The ride height a creature stands at with the legs the binder found, and their rest
-/// spots on the ground there: as the bind pose has them while every foot is within
-/// [`STRAIGHT`] of its leg's length; else, for a pose with straight or flat legs, the feet
-/// too far out brought in to [`SPREAD`] and the body lowered until every leg reaches its
-/// foot at [`STANDING`] — knees bent as a standing creature's are, and a definition its
-/// own checks accept. Never raised.
-fn stand(legs: &mut [BoundLeg], height: f32) -> f32 {
-    let reach = |l: &BoundLeg, h: f32| {
-        let foot = Vec3::new(l.rest.x, -h, l.rest.z);
-        l.hip.distance(foot) / l.segments.iter().sum::<f32>().max(1e-6)
-    };
-    // Legs lying flat (no height of their own): as high as the legs stand.
-    let flat = height <= 0.01;
-    if !flat && legs.iter().all(|l| reach(l, height) <= STRAIGHT) {
-        return height;
-    }
-    let mut h = if flat { f32::INFINITY } else { height };
-    for l in legs.iter_mut() {
-        let length: f32 = l.segments.iter().sum();
-        let out = Vec3::new(l.rest.x - l.hip.x, 0.0, l.rest.z - l.hip.z);
-        let r = out.length().min(SPREAD * length);
-        l.rest = l.hip + out.normalize_or_zero() * r;
-        // No nearer the hip than the leg can fold (its longest segment less the rest).
-        let longest = l.segments.iter().copied().fold(0.0f32, f32::max);
-        let fold = (2.0 * longest - length).max(0.0) / length.max(1e-6);
-        let reach = STANDING.max((fold + FOLD_MARGIN).min(STRAIGHT)) * length;
-        let fits = (reach * reach - r * r).max(0.0).sqrt() - l.hip.y;
-        h = h.min(fits);
-    }
-    let h = if flat {
-        h.max(0.02)
-    } else {
-        h.max(0.05 * height)
-    };
-    for l in legs.iter_mut() {
-        l.rest.y = -h;
-    }
-    h
 }
 
 /// How tall a model whose bind-pose bounds are `(lo, hi)` stands turned by `rot`: its
@@ -662,60 +535,6 @@ fn body_space(model: &Model, spec: &BindSpec, legs: &[LegChain], head: Option<us
     Mat4::from_translation(-fix.transform_point3(centre)) * fix
 }
 
-/// Legs found named by side and order front to back, left before right at each rank
-/// (`L1`, `R1`, `L2`, …); `at` takes scene space to body space.
-fn name_legs(model: &Model, legs: &mut [LegChain], at: &dyn Fn(Vec3) -> Vec3) {
-    // Off the middle by more than a tenth of the widest tip's: the side it is on.
-    let margin = 0.1
-        * legs
-            .iter()
-            .map(|l| at(l.tip).x.abs())
-            .fold(0.0f32, f32::max);
-    let mut sided: Vec<(bool, f32, usize)> = legs
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let left = limb_side(at(l.tip).x, margin, &model.joints[l.bones[0]].name);
-            (left, -at(l.tip).z, i)
-        })
-        .collect();
-    sided.sort_by(|a, b| {
-        (!a.0, a.1)
-            .partial_cmp(&(!b.0, b.1))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let mut counts = [0usize; 2];
-    for (left, _, i) in sided {
-        let k = usize::from(!left);
-        counts[k] += 1;
-        legs[i].name = format!("{}{}", if left { "L" } else { "R" }, counts[k]);
-    }
-    // Front to back, left before right at each rank (L1, R1, L2, R2 ...).
-    let rank = |l: &LegChain| {
-        (
-            l.name[1..].parse::<usize>().unwrap_or(0),
-            l.name.starts_with('R'),
-        )
-    };
-    legs.sort_by_key(rank);
-}
-
-/// Arms found named by side (`arm_l1`, `arm_r1`, …).
-fn name_arms(model: &Model, arms: &mut [LegChain], at: &dyn Fn(Vec3) -> Vec3) {
-    let mut n = [0usize; 2];
-    let margin = 0.1
-        * arms
-            .iter()
-            .map(|a| at(a.tip).x.abs())
-            .fold(0.0f32, f32::max);
-    for a in arms.iter_mut() {
-        let left = limb_side(at(a.tip).x, margin, &model.joints[a.bones[0]].name);
-        let k = usize::from(!left);
-        n[k] += 1;
-        a.name = format!("arm_{}{}", if left { "l" } else { "r" }, n[k]);
-    }
-}
-
 /// Binds `model` to a creature as `spec` says, finding what it does not say.
 pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
     let chains = model.free_chains();
@@ -750,151 +569,20 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     if spec.arms.is_empty() {
         name_arms(model, &mut arms, &at);
     }
-    // Segments: each bone from its head to the next bone's head (the last to the tip).
-    let segments = |c: &LegChain| -> Vec<f32> {
-        let mut pts: Vec<Vec3> = c
-            .bones
-            .iter()
-            .map(|b| at(model.joints[*b].head()))
-            .collect();
-        pts.push(at(c.tip));
-        pts.windows(2)
-            .map(|w| w[0].distance(w[1]).max(1e-3))
-            .collect()
-    };
-    let bound_legs: Vec<BoundLeg> = legs
+    let mut bound_legs: Vec<BoundLeg> = legs
         .iter()
-        .map(|l| {
-            let hip = at(model.joints[l.bones[0]].head());
-            let tip = at(l.tip);
-            let mut segs = segments(l);
-            if segs.len() < 2 {
-                let s = segs[0] * 0.5;
-                segs = vec![s, s];
-            }
-            // The knee: the middle joint's side of the hip–tip line.
-            let mid = if l.bones.len() >= 2 {
-                at(model.joints[l.bones[l.bones.len() / 2]].head())
-            } else {
-                hip
-            };
-            let axis = (tip - hip).normalize_or(Vec3::NEG_Y);
-            let off = (mid - hip) - axis * (mid - hip).dot(axis);
-            let knee = if off.length() > 1e-3 {
-                off.normalize()
-            } else {
-                Vec3::Y
-            };
-            BoundLeg {
-                name: l.name.clone(),
-                hip,
-                rest: Vec3::new(tip.x, -height, tip.z),
-                segments: segs,
-                knee: Some(knee),
-            }
-        })
+        .map(|l| plan::bound_leg(model, l, fix, height))
         .collect();
-    let mut bound_legs = bound_legs;
-    let height = stand(&mut bound_legs, height);
-    // Body and head sizes from the vertices of no limb.
-    let limb: Vec<bool> = (0..model.joints.len())
-        .map(|j| {
-            legs.iter().chain(&arms).any(|l| {
-                l.bones.contains(&j)
-                    || l.follower == Some(j)
-                    || l.bones.iter().any(|b| model.below(j, *b))
-            })
-        })
-        .collect();
-    let mut body_box = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-    let mut head_box = body_box;
-    for (v, j) in model.dominant_joints() {
-        let p = at(v);
-        if head.is_some_and(|h| j == h || model.below(j, h)) {
-            head_box = (head_box.0.min(p), head_box.1.max(p));
-        } else if !limb[j] {
-            body_box = (body_box.0.min(p), body_box.1.max(p));
-        }
-    }
-    let size = if body_box.0.x.is_finite() {
-        (body_box.1 - body_box.0).max(Vec3::splat(0.02))
-    } else {
-        Vec3::splat(0.2)
-    };
-    let head_plan = head.filter(|_| head_box.0.x.is_finite()).map(|_| {
-        (
-            (head_box.0 + head_box.1) * 0.5,
-            (head_box.1 - head_box.0).max(Vec3::splat(0.01)),
-        )
-    });
-    // Limb thickness: each leg bone's vertices' distance from its axis (head to the next
-    // joint or the tip), the median over all.
-    let mut axis_of: Vec<Option<(Vec3, Vec3)>> = vec![None; model.joints.len()];
-    for l in &legs {
-        for (k, b) in l.bones.iter().enumerate() {
-            let a = model.joints[*b].head();
-            let next = l
-                .bones
-                .get(k + 1)
-                .map_or(l.tip, |nb| model.joints[*nb].head());
-            axis_of[*b] = Some((a, next));
-        }
-    }
-    let mut per_bone: Vec<Vec<f32>> = vec![Vec::new(); model.joints.len()];
-    for (v, j) in model.dominant_joints() {
-        let Some((a, b)) = axis_of.get(j).copied().flatten() else {
-            continue;
-        };
-        let ab = b - a;
-        let t = ((v - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-        per_bone[j].push(v.distance(a + ab * t) * scale);
-    }
-    let median = |xs: &mut Vec<f32>| -> Option<f32> {
-        xs.sort_by(f32::total_cmp);
-        xs.get(xs.len() / 2).copied()
-    };
-    let mut dists: Vec<f32> = per_bone.iter().flatten().copied().collect();
-    dists.sort_by(f32::total_cmp);
-    let shortest = bound_legs
-        .iter()
-        .flat_map(|l| l.segments.iter().copied())
-        .fold(f32::INFINITY, f32::min);
-    let limb_radius = dists
-        .get(dists.len() / 2)
-        .map(|r| r.clamp(0.005, (0.3 * shortest).max(0.005)));
-    // Each leg bone's own thickness (its vertices' median distance; a bone without vertices
-    // of its own takes the limbs' overall), when every leg has one bone per segment.
-    let limb_radii: Vec<Vec<f32>> = match limb_radius {
-        Some(all)
-            if legs
-                .iter()
-                .zip(&bound_legs)
-                .all(|(l, b)| l.bones.len() == b.segments.len()) =>
-        {
-            legs.iter()
-                .zip(&bound_legs)
-                .map(|(l, b)| {
-                    l.bones
-                        .iter()
-                        .zip(&b.segments)
-                        .map(|(j, len)| {
-                            median(&mut per_bone[*j])
-                                .unwrap_or(all)
-                                .clamp(0.005, (0.3 * len).max(0.005))
-                        })
-                        .collect()
-                })
-                .collect()
-        }
-        _ => Vec::new(),
-    };
+    let height = plan::stand(&mut bound_legs, height);
+    let (size, head_plan) = plan::sizes(model, &legs, &arms, head, fix);
+    let (limb_radius, limb_radii) = plan::thickness(model, &legs, &bound_legs, scale);
     let arm_plans = arms
         .iter()
         .map(|a| {
             (
                 a.name.clone(),
                 at(model.joints[a.bones[0]].head()),
-                segments(a),
+                plan::segments(model, a, fix),
             )
         })
         .collect();
@@ -934,28 +622,6 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
 mod tests {
     use super::*;
     use crate::model::{Joint, Primitive};
-
-    #[test]
-    fn side_words_are_found_anywhere_in_a_name() {
-        let cases = [
-            ("Leg1Upper.L", Some(true), "leg1upper"),
-            ("leg0FrontLeft", Some(true), "leg0front"),
-            ("Foot IKBackRight", Some(false), "footikback"),
-            ("front_left_leg", Some(true), "frontleg"),
-            ("FrontLeg.L.001", Some(true), "frontleg001"),
-            ("L_Thigh", Some(true), "thigh"),
-            ("thigh_r", Some(false), "thigh"),
-            ("RightUpLeg", Some(false), "upleg"),
-            ("b_LeftLeg01_019", Some(true), "bleg01019"),
-            ("upperleftleg", Some(true), "upperleg"),
-            ("Spine", None, "spine"),
-            ("Root", None, "root"),
-            ("Leg3", None, "leg3"),
-        ];
-        for (name, side, stem) in cases {
-            assert_eq!(side_of(name), (side, stem.to_string()), "{name}");
-        }
-    }
 
     /// A skeleton from `(name, parent, head)` joints, each carrying one vertex at its head
     /// (plus `tips`: more vertices, each wholly on a joint), for the binder.

@@ -3,11 +3,14 @@
 //! and every range and value the loader will touch checked first, then the skeleton, the
 //! skinned triangles (pre-skinned to the bind pose in scene space) and the materials read.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 
-use base64::Engine as _;
 use glam::{Mat3, Mat4, Quat, Vec3};
 
+use super::files::{data_uri, read_in_mod, resolve};
+use super::habits::{
+    compressed, drop_imageless_textures, node_skeleton, repair_weights, same_joints,
+};
 use super::{Joint, Material, Model, PlanRecord, Primitive, Texture, MAX_JOINTS};
 
 /// The default size limit of one asset file (`--max-asset-mb`), MiB.
@@ -60,111 +63,6 @@ impl Source<'_> {
             what: what.into(),
         }
     }
-}
-
-/// Resolves `rel` (a path or a glTF uri, relative to `base` inside the mod folder `root`):
-/// refused when absolute, a URL (`http:`, `file:`), leaving the folder (`..`, a link out of
-/// it), or not a file. Percent escapes are decoded.
-pub(crate) fn resolve(root: &Path, base: &Path, rel: &str) -> Result<PathBuf, String> {
-    let decoded = percent_decode(rel);
-    if decoded.is_empty() {
-        return Err("an empty path".into());
-    }
-    if let Some(i) = decoded.find(':') {
-        // A scheme (`http:`, `file:`) or a drive (`C:`): not a file of the mod.
-        return Err(format!(
-            "\"{rel}\" is not a file in the mod folder (\"{}:\" is a URL or a drive)",
-            &decoded[..i]
-        ));
-    }
-    let p = Path::new(&decoded);
-    if p.is_absolute() || decoded.starts_with('/') || decoded.starts_with('\\') {
-        return Err(format!(
-            "\"{rel}\" is an absolute path: a mod reads only files inside its folder"
-        ));
-    }
-    let mut out = base.to_path_buf();
-    for c in p.components() {
-        match c {
-            Component::Normal(s) => out.push(s),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    return Err(format!("\"{rel}\" leaves the mod folder"));
-                }
-            }
-            _ => return Err(format!("\"{rel}\" leaves the mod folder")),
-        }
-    }
-    let full = root.join(&out);
-    let (Ok(canon_root), Ok(canon)) = (root.canonicalize(), full.canonicalize()) else {
-        return Err(format!("\"{rel}\" does not exist"));
-    };
-    if !canon.starts_with(&canon_root) {
-        return Err(format!("\"{rel}\" leaves the mod folder"));
-    }
-    if !canon.is_file() {
-        return Err(format!("\"{rel}\" is not a file"));
-    }
-    Ok(out)
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("");
-            if let Ok(v) = u8::from_str_radix(hex, 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Reads a file of the mod (`rel` relative to the mod folder) within the size limit.
-fn read_in_mod(
-    root: &Path,
-    rel: &Path,
-    limits: &LoadLimits,
-    what: &str,
-) -> Result<Vec<u8>, String> {
-    let full = root.join(rel);
-    let len = std::fs::metadata(&full)
-        .map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))?
-        .len();
-    if len > limits.max_bytes {
-        let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
-        return Err(format!(
-            "{what} {} is {:.2} MiB, over the {:.2} MiB limit (--max-asset-mb)",
-            rel.display(),
-            mib(len),
-            mib(limits.max_bytes)
-        ));
-    }
-    std::fs::read(&full).map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))
-}
-
-/// Decodes a `data:` URI's payload (base64 or plain).
-fn data_uri(uri: &str) -> Option<Result<Vec<u8>, String>> {
-    let rest = uri.strip_prefix("data:")?;
-    let (head, payload) = match rest.split_once(',') {
-        Some(x) => x,
-        None => return Some(Err("a data: URI without a ',' before its data".into())),
-    };
-    Some(if head.ends_with(";base64") {
-        base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
-            .map_err(|e| format!("a data: URI that is not valid base64: {e}"))
-    } else {
-        Ok(percent_decode(payload).into_bytes())
-    })
 }
 
 /// Loads and checks the model `src`.
@@ -226,97 +124,6 @@ pub fn load(src: &Source<'_>, limits: &LoadLimits) -> Result<Model, ModelError> 
         repairs: std::cell::RefCell::new(repairs),
     };
     read.model(src, limits)
-}
-
-/// Why a file whose geometry is compressed cannot be read: the extension and how to
-/// export without it (`None` when it uses neither Draco nor meshopt).
-fn compressed(doc: &gltf::Document) -> Option<String> {
-    let used: Vec<&str> = doc
-        .extensions_required()
-        .chain(doc.extensions_used())
-        .collect();
-    let fix = "re-export without compression (Blender: File > Export > glTF 2.0, Data > Compression off; gltf-transform: `gltf-transform copy in.glb out.glb` after `gltf-transform dedup`, or `npx gltfpack -noq`)";
-    if used.contains(&"KHR_draco_mesh_compression") {
-        return Some(format!(
-            "its meshes are Draco-compressed (KHR_draco_mesh_compression), which skitter does not decode: {fix}"
-        ));
-    }
-    if used.iter().any(|e| e.ends_with("_meshopt_compression")) {
-        return Some(format!(
-            "its buffers are meshopt-compressed (EXT_meshopt_compression), which skitter does not decode: {fix}"
-        ));
-    }
-    None
-}
-
-/// Textures that name no image (Blockbench writes them, its image beside the file) taken
-/// out, and the materials that used them left with their colour (or the define's
-/// `model.texture`): what was done, when anything was.
-fn drop_imageless_textures(root: &mut gltf::json::Root) -> Option<String> {
-    use gltf::json::Index;
-    let images = root.images.len();
-    let bad: Vec<usize> = (0..root.textures.len())
-        .filter(|t| root.textures[*t].source.value() >= images)
-        .collect();
-    if bad.is_empty() {
-        return None;
-    }
-    // Old texture number → new (None: dropped).
-    let mut next = 0u32;
-    let new: Vec<Option<u32>> = (0..root.textures.len())
-        .map(|t| {
-            (!bad.contains(&t)).then(|| {
-                next += 1;
-                next - 1
-            })
-        })
-        .collect();
-    let remap = |i: &mut Index<gltf::json::Texture>| -> bool {
-        match new.get(i.value()) {
-            Some(Some(n)) => {
-                *i = Index::new(*n);
-                true
-            }
-            Some(None) => false,
-            None => true, // out of range: the validation says so
-        }
-    };
-    let mut dropped = 0;
-    for m in root.materials.iter_mut() {
-        let pbr = &mut m.pbr_metallic_roughness;
-        for info in [
-            &mut pbr.base_color_texture,
-            &mut pbr.metallic_roughness_texture,
-            &mut m.emissive_texture,
-        ] {
-            if info.as_mut().is_some_and(|t| !remap(&mut t.index)) {
-                *info = None;
-                dropped += 1;
-            }
-        }
-        if m.normal_texture
-            .as_mut()
-            .is_some_and(|t| !remap(&mut t.index))
-        {
-            m.normal_texture = None;
-        }
-        if m.occlusion_texture
-            .as_mut()
-            .is_some_and(|t| !remap(&mut t.index))
-        {
-            m.occlusion_texture = None;
-        }
-    }
-    let mut k = 0;
-    root.textures.retain(|_| {
-        k += 1;
-        new[k - 1].is_some()
-    });
-    let list: Vec<String> = bad.iter().map(usize::to_string).collect();
-    Some(format!(
-        "texture {} names no image (the file has {images}): {dropped} material slot(s) that used it drawn with model.texture if the define gives one, else their colour",
-        list.join(", ")
-    ))
 }
 
 /// Every buffer view within its buffer, every accessor within its view (so the readers
@@ -381,33 +188,112 @@ fn no_such_mesh(doc: &gltf::Document, h: &str) -> String {
     format!("model.hide: no mesh node named \"{h}\"{hint}")
 }
 
-/// The skeleton of a model without a skin: every node of the scene that carries a mesh or
-/// has children (its transform a bone's), bound where the scene puts it.
-fn node_skeleton<'d>(
-    doc: &'d gltf::Document,
-    global: &[Option<Mat4>],
-) -> (Vec<gltf::Node<'d>>, Vec<Mat4>) {
-    let nodes: Vec<gltf::Node<'d>> = doc
-        .nodes()
-        .filter(|nd| global[nd.index()].is_some())
-        .filter(|nd| nd.mesh().is_some() || nd.children().next().is_some())
-        .collect();
-    let inverse = nodes
-        .iter()
-        .map(|nd| global[nd.index()].unwrap_or(Mat4::IDENTITY).inverse())
-        .collect();
-    (nodes, inverse)
+/// Every node's global transform in `scene` and its parent (of `n` nodes; `None` for those
+/// the scene does not reach): refused when a transform is not finite or a node is reached
+/// twice.
+type NodeTree = (Vec<Option<Mat4>>, Vec<Option<usize>>);
+fn scene_transforms(scene: &gltf::Scene<'_>, n: usize) -> Result<NodeTree, String> {
+    let mut global = vec![None::<Mat4>; n];
+    let mut parent = vec![None::<usize>; n];
+    let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
+        scene.nodes().map(|r| (r, Mat4::IDENTITY)).collect();
+    while let Some((node, up)) = stack.pop() {
+        let m = up * local(&node);
+        if !m.is_finite() {
+            return Err(format!(
+                "node {} has a transform that is not finite",
+                node.index()
+            ));
+        }
+        if global[node.index()].is_some() {
+            return Err(format!(
+                "node {} is reached twice in the scene",
+                node.index()
+            ));
+        }
+        global[node.index()] = Some(m);
+        for c in node.children() {
+            parent[c.index()] = Some(node.index());
+            stack.push((c, m));
+        }
+    }
+    Ok((global, parent))
 }
 
-/// Skin `s`'s joints as joints of the model (`node_joint`: node → joint), when every one
-/// of them is one: another skin over the same skeleton (or part of it).
-fn same_joints(
-    s: &gltf::Skin<'_>,
+/// The skeleton's joints from `joint_nodes` (their inverse bind matrices `inverse`; the
+/// scene's `global` transforms and `parent`s), ordered parents first (by depth in the node
+/// tree); the joint number of each of `joint_nodes` (`remap`) and of each joint's node.
+type Ordered = (
+    Vec<Joint>,
+    Vec<u16>,
+    std::collections::HashMap<usize, usize>,
+);
+fn ordered_joints(
+    joint_nodes: &[gltf::Node<'_>],
+    inverse: &[Mat4],
+    global: &[Option<Mat4>],
+    parent: &[Option<usize>],
+) -> Ordered {
+    // Joints ordered parents first (by depth in the node tree).
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = parent[i] {
+            d += 1;
+            i = p;
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..joint_nodes.len()).collect();
+    order.sort_by_key(|k| (depth(joint_nodes[*k].index()), *k));
+    let mut remap = vec![0u16; joint_nodes.len()];
+    for (new, old) in order.iter().enumerate() {
+        remap[*old] = new as u16;
+    }
+    let node_joint: std::collections::HashMap<usize, usize> = joint_nodes
+        .iter()
+        .enumerate()
+        .map(|(k, nd)| (nd.index(), remap[k] as usize))
+        .collect();
+    let mut joints: Vec<Joint> = order
+        .iter()
+        .map(|&k| {
+            let nd = &joint_nodes[k];
+            Joint {
+                name: nd
+                    .name()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("joint {}", nd.index())),
+                parent: joint_above(parent, &node_joint, nd.index()),
+                bind: global[nd.index()].unwrap_or(Mat4::IDENTITY),
+                inverse_bind: inverse[k],
+                children: Vec::new(),
+                reach: 0.0,
+                far: Vec3::ZERO,
+            }
+        })
+        .collect();
+    for j in 0..joints.len() {
+        if let Some(p) = joints[j].parent {
+            joints[p].children.push(j);
+        }
+        joints[j].far = joints[j].head();
+    }
+    (joints, remap, node_joint)
+}
+
+/// The joint nearest above node `i` (its parents' nodes walked up until one is a joint).
+fn joint_above(
+    parent: &[Option<usize>],
     node_joint: &std::collections::HashMap<usize, usize>,
-) -> Option<Vec<u16>> {
-    s.joints()
-        .map(|j| node_joint.get(&j.index()).map(|k| *k as u16))
-        .collect()
+    mut i: usize,
+) -> Option<usize> {
+    while let Some(p) = parent[i] {
+        if let Some(j) = node_joint.get(&p) {
+            return Some(*j);
+        }
+        i = p;
+    }
+    None
 }
 
 /// A node's local transform.
@@ -442,32 +328,8 @@ impl<'a> Reading<'a> {
             .default_scene()
             .or_else(|| doc.scenes().next())
             .ok_or_else(|| src.err("has no scene"))?;
-        // Global transforms and parents of every node in the scene.
-        let n = doc.nodes().count();
-        let mut global = vec![None::<Mat4>; n];
-        let mut parent = vec![None::<usize>; n];
-        let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
-            scene.nodes().map(|r| (r, Mat4::IDENTITY)).collect();
-        while let Some((node, up)) = stack.pop() {
-            let m = up * local(&node);
-            if !m.is_finite() {
-                return Err(src.err(format!(
-                    "node {} has a transform that is not finite",
-                    node.index()
-                )));
-            }
-            if global[node.index()].is_some() {
-                return Err(src.err(format!(
-                    "node {} is reached twice in the scene",
-                    node.index()
-                )));
-            }
-            global[node.index()] = Some(m);
-            for c in node.children() {
-                parent[c.index()] = Some(node.index());
-                stack.push((c, m));
-            }
-        }
+        let (global, parent) =
+            scene_transforms(&scene, doc.nodes().count()).map_err(|e| src.err(e))?;
         // The skin: the first one a node of the scene uses, else the first. A model with
         // none (Blockbench's, Luanti's: each limb a node of rigid meshes) has its node tree
         // for a skeleton.
@@ -490,81 +352,9 @@ impl<'a> Reading<'a> {
             )));
         }
         let skinless = skin.is_none();
-        // Joints ordered parents first (by depth in the node tree).
-        let depth = |mut i: usize| {
-            let mut d = 0;
-            while let Some(p) = parent[i] {
-                d += 1;
-                i = p;
-            }
-            d
-        };
-        let mut order: Vec<usize> = (0..joint_nodes.len()).collect();
-        order.sort_by_key(|k| (depth(joint_nodes[*k].index()), *k));
-        let mut remap = vec![0u16; joint_nodes.len()];
-        for (new, old) in order.iter().enumerate() {
-            remap[*old] = new as u16;
-        }
-        let node_joint: std::collections::HashMap<usize, usize> = joint_nodes
-            .iter()
-            .enumerate()
-            .map(|(k, nd)| (nd.index(), remap[k] as usize))
-            .collect();
-        let joint_above = |mut i: usize| {
-            while let Some(p) = parent[i] {
-                if let Some(j) = node_joint.get(&p) {
-                    return Some(*j);
-                }
-                i = p;
-            }
-            None
-        };
-        let mut joints: Vec<Joint> = order
-            .iter()
-            .map(|&k| {
-                let nd = &joint_nodes[k];
-                Joint {
-                    name: nd
-                        .name()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| format!("joint {}", nd.index())),
-                    parent: joint_above(nd.index()),
-                    bind: global[nd.index()].unwrap_or(Mat4::IDENTITY),
-                    inverse_bind: inverse[k],
-                    children: Vec::new(),
-                    reach: 0.0,
-                    far: Vec3::ZERO,
-                }
-            })
-            .collect();
-        for j in 0..joints.len() {
-            if let Some(p) = joints[j].parent {
-                joints[p].children.push(j);
-            }
-            joints[j].far = joints[j].head();
-        }
-        // Materials.
-        let mut materials: Vec<Material> = Vec::new();
-        for m in doc.materials() {
-            materials.push(self.material(src, limits, &m)?);
-        }
-        // glTF's default material, for primitives that name none.
-        let default_material = materials.len();
-        materials.push(Material {
-            name: "default".into(),
-            base_color: [1.0; 4],
-            texture: None,
-        });
-        if let Some(t) = src.texture {
-            let p = resolve(src.root, Path::new(""), t)
-                .map_err(|e| src.err(format!("texture: {e}")))?;
-            let bytes = read_in_mod(src.root, &p, limits, "texture").map_err(|e| src.err(e))?;
-            let tex =
-                decode_image(&bytes, None).map_err(|e| src.err(format!("texture {t}: {e}")))?;
-            for m in materials.iter_mut().filter(|m| m.texture.is_none()) {
-                m.texture = Some(tex.clone());
-            }
-        }
+        let (joints, remap, node_joint) = ordered_joints(&joint_nodes, &inverse, &global, &parent);
+        let joint_above = |i: usize| joint_above(&parent, &node_joint, i);
+        let (materials, default_material) = self.materials(src, limits)?;
         // Skinned and rigid triangles.
         let mut primitives = Vec::new();
         let mut two_skins: Vec<usize> = Vec::new();
@@ -679,6 +469,38 @@ impl<'a> Reading<'a> {
             }
         }
         Ok(model)
+    }
+
+    /// Every material of the file, then glTF's default (for primitives that name none;
+    /// its index the second value), the define's `model.texture` on those with no texture.
+    fn materials(
+        &self,
+        src: &Source<'_>,
+        limits: &LoadLimits,
+    ) -> Result<(Vec<Material>, usize), ModelError> {
+        let doc = self.doc;
+        let mut materials: Vec<Material> = Vec::new();
+        for m in doc.materials() {
+            materials.push(self.material(src, limits, &m)?);
+        }
+        // glTF's default material, for primitives that name none.
+        let default_material = materials.len();
+        materials.push(Material {
+            name: "default".into(),
+            base_color: [1.0; 4],
+            texture: None,
+        });
+        if let Some(t) = src.texture {
+            let p = resolve(src.root, Path::new(""), t)
+                .map_err(|e| src.err(format!("texture: {e}")))?;
+            let bytes = read_in_mod(src.root, &p, limits, "texture").map_err(|e| src.err(e))?;
+            let tex =
+                decode_image(&bytes, None).map_err(|e| src.err(format!("texture {t}: {e}")))?;
+            for m in materials.iter_mut().filter(|m| m.texture.is_none()) {
+                m.texture = Some(tex.clone());
+            }
+        }
+        Ok((materials, default_material))
     }
 
     /// The repair note for meshes skinned by `others` (other skins over the joints of skin
@@ -858,46 +680,6 @@ impl<'a> Reading<'a> {
         })
     }
 
-    /// Every vertex's weights summed to 1. Exporters write a few unusable ones (FBX2glTF:
-    /// NaN for unweighted vertices; negative ones): those entries count as 0, and a vertex
-    /// left with none goes wholly to its first joint — repaired, with a line in
-    /// `repairs`. Refused only when no vertex has a usable weight.
-    fn repair_weights(&self, at: &str, weights: &mut [[f32; 4]]) -> Result<(), String> {
-        let mut bad = Vec::new();
-        for (i, w) in weights.iter_mut().enumerate() {
-            if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
-                bad.push(i);
-                w.iter_mut()
-                    .filter(|x| !x.is_finite() || **x < 0.0)
-                    .for_each(|x| *x = 0.0);
-            }
-            let s: f32 = w.iter().sum();
-            if s <= 1e-6 {
-                *w = [1.0, 0.0, 0.0, 0.0];
-            } else {
-                w.iter_mut().for_each(|x| *x /= s);
-            }
-        }
-        if bad.is_empty() {
-            return Ok(());
-        }
-        if bad.len() == weights.len() {
-            return Err(format!(
-                "{at}: WEIGHTS_0 has no finite, non-negative weight on any of its {} vertices",
-                weights.len()
-            ));
-        }
-        let first: Vec<String> = bad.iter().take(5).map(usize::to_string).collect();
-        self.repairs.borrow_mut().push(format!(
-            "{at}: {} of {} vertices had NaN or negative weights (vertex {}{}): those weights were taken as 0 and the rest renormalised",
-            bad.len(),
-            weights.len(),
-            first.join(", "),
-            if bad.len() > 5 { ", …" } else { "" }
-        ));
-        Ok(())
-    }
-
     #[allow(clippy::too_many_arguments)]
     fn primitive(
         &self,
@@ -958,7 +740,9 @@ impl<'a> Reading<'a> {
                 (mapped, ws)
             }
         };
-        self.repair_weights(at, &mut weights)?;
+        if let Some(note) = repair_weights(at, &mut weights)? {
+            self.repairs.borrow_mut().push(note);
+        }
         // Pre-skinned to the bind pose: scene space (a rigid mesh: its node's transform).
         let skin_of = |i: usize| -> Mat4 {
             match rigid_joint {

@@ -8,10 +8,14 @@
 pub(crate) mod bind;
 pub(crate) mod clip;
 pub(crate) mod export;
+pub(crate) mod files;
 pub(crate) mod generate;
+pub(crate) mod habits;
 pub(crate) mod load;
+pub(crate) mod plan;
 pub(crate) mod pose;
 pub(crate) mod record;
+pub(crate) mod sides;
 
 use glam::{Mat4, Vec3};
 

@@ -162,26 +162,12 @@ impl Posed {
         let after: Vec<usize> = (0..n).filter(|j| below_follower(*j)).collect();
         Posed {
             parent: model.joints.iter().map(|j| j.parent).collect(),
-            local: model
-                .joints
-                .iter()
-                .map(|j| {
-                    Affine3A::from_mat4(match j.parent {
-                        Some(p) => model.joints[p].bind.inverse() * j.bind,
-                        None => j.bind,
-                    })
-                })
-                .collect(),
-            bind: model
-                .joints
-                .iter()
-                .map(|j| Affine3A::from_mat4(j.bind))
-                .collect(),
-            inverse_bind: model
-                .joints
-                .iter()
-                .map(|j| Affine3A::from_mat4(j.bind.inverse()))
-                .collect(),
+            local: bind_pose(model, |j| match j.parent {
+                Some(p) => model.joints[p].bind.inverse() * j.bind,
+                None => j.bind,
+            }),
+            bind: bind_pose(model, |j| j.bind),
+            inverse_bind: bind_pose(model, |j| j.bind.inverse()),
             dir,
             frame,
             role,
@@ -330,6 +316,15 @@ impl Posed {
         let (_, owner) = *self.ends.get(c)?;
         Some(world.get(owner)?.transform_point3(self.tips[c]))
     }
+}
+
+/// `f` of every joint of `model`'s bind pose, as an affine transform.
+fn bind_pose(model: &Model, f: impl Fn(&super::Joint) -> glam::Mat4) -> Vec<Affine3A> {
+    model
+        .joints
+        .iter()
+        .map(|j| Affine3A::from_mat4(f(j)))
+        .collect()
 }
 
 /// `m` scaled by `s` along `dir` (unit, joint space).

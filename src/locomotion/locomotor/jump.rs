@@ -1,9 +1,10 @@
 //! Jumps: a crouch on planted feet (the body dips and turns toward the landing), a push-off
 //! (the legs extend and the body speeds up into its flight over a tenth of a second or
-//! more, feet planted until they are stretched), then a ballistic arc to the landing spot (the body follows it exactly; the legs tuck in,
-//! then reach down for the ground), and the landing: the feet plant where they come down,
-//! the body is caught by the legs (the lean's landing kick comes from the vertical speed
-//! it loses) and the stepper re-plants them by groups as it walks on.
+//! more, feet planted until they are stretched), then a ballistic arc to the landing spot
+//! (the body follows it exactly; the legs tuck in, then reach down for the ground), and the
+//! landing: the feet plant where they come down, the body is caught by the legs (the lean's
+//! landing kick comes from the vertical speed it loses) and the stepper re-plants them by
+//! groups as it walks on.
 
 use glam::{Quat, Vec3};
 
