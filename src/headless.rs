@@ -158,9 +158,29 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             continue;
         }
         write_feet(w, world, c, tips)?;
+        write_hands(w, c)?;
         w.write_all(b"}\n")?;
     }
     Ok(())
+}
+
+/// A creature with arms (and a flyer, whose dangling legs hang as arms): `"hands"`, each
+/// arm's end where it hangs and swings now, in the order of its definition's `arms`.
+fn write_hands(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
+    if c.def.arms.is_empty() {
+        return Ok(());
+    }
+    w.write_all(b",\"hands\":[")?;
+    for (i, chain) in crate::locomotion::arm_chains(&c.def, &c.loco)
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        vec3(w, chain.last().copied().unwrap_or_default())?;
+    }
+    w.write_all(b"]")
 }
 
 /// A climbing type's surface: `"up"` (the body's up), `"surface"` (floor, wall, ceiling,

@@ -698,6 +698,117 @@ fn forked_feet_end_their_legs_and_ears_are_no_arms() {
     walks_a_line(dir.path(), &m, "clawed", "clawed/m");
 }
 
+/// Issue 44: a wasp in flight (six three-bone legs hanging under its thorax, none reaching
+/// the ground: its stinger is lowest; wings) makes a hovering type: `body.hover` from the
+/// model (its lowest point a quarter of its depth clear of the ground), its legs hanging
+/// as arms do, named as legs, trailing back as it flies forward and hanging again when it
+/// stops (was a type crawling on its belly on six mirrored "flat" legs, and a stinger
+/// taken for a leg).
+#[test]
+fn a_wasp_with_dangling_legs_hovers_and_its_legs_trail_its_flight() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![
+        ("Thorax", None, [0.0, 0.5, 0.0]),
+        ("Head", Some(0), [0.0, 0.52, 0.2]),
+        ("Abdomen", Some(0), [0.0, 0.45, -0.12]),
+        ("Stinger", Some(2), [0.0, 0.2, -0.35]),
+        ("Wing.L", Some(0), [0.05, 0.6, 0.0]),
+        ("Wing.R", Some(0), [-0.05, 0.6, 0.0]),
+    ];
+    let mut verts: Vec<(usize, [f32; 3])> = vec![
+        (0, [0.0, 0.55, 0.05]),
+        (1, [0.0, 0.55, 0.3]),
+        (2, [0.0, 0.4, -0.2]),
+        (3, [0.0, 0.0, -0.42]),
+        (4, [0.45, 0.65, -0.1]),
+        (5, [-0.45, 0.65, -0.1]),
+    ];
+    for (n, z) in [(1, 0.1f32), (2, 0.0), (3, -0.1)] {
+        for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+            let mut parent = 0;
+            for (b, p) in [
+                ("Coxa", [0.06, 0.45]),
+                ("Femur", [0.14, 0.38]),
+                ("Tibia", [0.15, 0.25]),
+            ] {
+                let name: &'static str = Box::leak(format!("Leg{n}{b}.{side}").into_boxed_str());
+                joints.push((name, Some(parent), [x * p[0], p[1], z]));
+                parent = joints.len() - 1;
+                verts.push((parent, [x * p[0], p[1], z]));
+            }
+            verts.push((parent, [x * 0.15, 0.15, z + 0.02]));
+        }
+    }
+    let m = model_only_mod(dir.path(), "wasp", &rig_gltf(&joints, &verts));
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("a flyer: it hovers 0.56")
+            && said.contains("6 arms:")
+            && said.contains("L1 = Leg1Coxa.L > Leg1Femur.L > Leg1Tibia.L (3 bones")
+            && said.contains("R3 = Leg3Coxa.R >")
+            && !said.contains("legs:")
+            && !said.contains("Stinger >"),
+        "{said}"
+    );
+    // Flying forward 3 s, then hovering in place 3 s.
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"fly\", on_update = function(self)\n\
+           if world.time() < 3 then self:move(vec3(0, 0, 1), 1.5) else self:move(vec3(0, 0, 1), 0) end\n\
+         end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"fly\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 360, &[m.to_path_buf()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let recs = t.of(1);
+    assert!(recs.len() >= 360, "{} records", recs.len());
+    // How far the hands (legs' ends) hang behind the body (m, along its flight), and how
+    // far below it, on average over a stretch of frames.
+    let behind = |from: usize, to: usize| {
+        let rs = &recs[from..to];
+        let mut back = 0.0;
+        for r in rs {
+            let (p, hands) = (r.pos.expect("pos"), &r.hands);
+            assert_eq!(hands.len(), 6, "frame {}", r.frame);
+            for h in hands {
+                assert!(
+                    h[1] < p[1] - 0.1 && h[1] > 0.05,
+                    "frame {}: a leg's end at y {:.3} (body {:.3}): not hanging clear of the ground",
+                    r.frame,
+                    h[1],
+                    p[1]
+                );
+                back += p[2] - h[2];
+            }
+        }
+        back / (6 * rs.len()) as f64
+    };
+    let (cruising, hovering) = (behind(120, 180), behind(300, 360));
+    eprintln!(
+        "wasp: legs' ends {cruising:.3} m behind the body in flight, {hovering:.3} m hovering"
+    );
+    assert!(
+        cruising > hovering + 0.05,
+        "legs trail {cruising:.3} m behind in flight, {hovering:.3} m hovering"
+    );
+    for r in &recs[30..] {
+        let y = r.pos.expect("pos")[1];
+        assert!(
+            (y - 0.5625).abs() < 0.03,
+            "frame {}: body at {y:.3}, hover 0.56",
+            r.frame
+        );
+        assert!(r.feet.is_empty());
+    }
+    let flown = recs[359].pos.expect("pos")[2] - recs[0].pos.expect("pos")[2];
+    assert!(flown > 3.0, "flew {flown:.2} m");
+}
+
 /// Mod `m` (of [`model_only_mod`], in `dir`) given flat ground and its type `ty` spawned
 /// walking a line for 10 s: it goes more than 3 m within the locomotion bars (two feet
 /// planted at least); returns the trace.

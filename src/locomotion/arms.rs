@@ -29,6 +29,8 @@ pub(crate) const MAX_ARMS: usize = 8;
 pub(crate) const MAX_ARM_SEGMENTS: usize = 8;
 /// How far an arm swings, radians at full stride.
 const SWING: f32 = 0.5;
+/// A legless creature's speed (m/s) at which its arms trail three quarters of the full swing.
+const TRAIL_SPEED: f32 = 1.0;
 /// Each joint below the shoulder bends forward this much when hanging, radians.
 const BEND: f32 = 0.35;
 
@@ -68,7 +70,13 @@ pub(crate) fn validate(arms: &[ArmDef], legs: &[&str]) -> Result<(), DefError> {
 
 /// The swing of an arm on the side of `shoulder_x` (radians, positive forward): how far
 /// the other side's front foot reaches forward of its hip, over its leg's length.
+/// With no legs (a flyer's dangling ones hang as arms), the arms trail the body's motion:
+/// back as it flies forward, more the faster, up to the full swing.
 fn swing(shoulder_x: f32, def: &ValidCreatureDef, loco: &Locomotor, back: Quat, body: Vec3) -> f32 {
+    if def.legs.is_empty() {
+        let ahead = (back * loco.velocity).z;
+        return -SWING * (ahead / TRAIL_SPEED).tanh();
+    }
     let other = def
         .legs
         .iter()

@@ -7,7 +7,7 @@
 use glam::{Mat4, Quat, Vec3};
 
 use super::plan;
-use super::sides::{name_arms, name_legs, side_of};
+use super::sides::{name_arms, name_legs, side_of, words};
 use super::Model;
 
 /// What a define's `model.bind` names (everything optional: what is absent is found).
@@ -29,6 +29,10 @@ pub struct BindSpec {
     /// Rotation applied to the file's scene (pitch, yaw, roll degrees), for a model that
     /// faces the wrong way or stands on its side. `None`: faced forward (+Z) by the head.
     pub rotation: Option<Vec3>,
+    /// `Some(true)`: the type hovers (its define gives `body.hover`): the legs found hang
+    /// from the body as arms do, and none walks. `Some(false)`: it walks (its define gives
+    /// legs). `None`: a flyer when its legs dangle.
+    pub fly: Option<bool>,
 }
 
 /// A leg or an arm bound to its bones.
@@ -97,6 +101,9 @@ pub struct BodyPlan {
     pub limb_radii: Vec<Vec<f32>>,
     /// Taken from the plan the file records (see [`super::record`]), not found in the bones.
     pub recorded: bool,
+    /// A flyer's hover height (the body's centre over the ground, m): its legs dangle (they
+    /// hang as arms, in [`BodyPlan::arms`], named as legs are) and `legs` is empty.
+    pub hover: Option<f32>,
 }
 
 impl Model {
@@ -170,8 +177,9 @@ impl Model {
                 .is_some_and(|p| self.joints[p].children.len() == 1 && self.joints[p].reach > 0.0)
     }
 
-    /// Legs that lie flat (no tip near the ground): chains of two or more bones off a
-    /// branch, ending in weighted tips well out to the side, that come in mirrored pairs
+    /// Legs that lie flat or dangle (no tip near the ground): chains of two or more bones
+    /// off a branch, ending in weighted tips well out to the side (a quarter of the model's
+    /// width or of the chain's length, whichever is less), that come in mirrored pairs
     /// (the other's tip at the opposite side within a tenth of the chain's length, the
     /// chains' lengths alike) — not below a head, neck, jaw, antenna, ear, tail or wing
     /// (mirrored too, but no legs).
@@ -194,7 +202,7 @@ impl Model {
                 let tip = self.chain_end(b[b.len() - 1]);
                 (b.clone(), tip, length(b, tip))
             })
-            .filter(|(_, tip, _)| (tip.x - mid).abs() > 0.25 * wide)
+            .filter(|(_, tip, len)| (tip.x - mid).abs() > 0.25 * wide.min(*len))
             .collect();
         let mirrored = |i: usize| {
             let (_, a, la) = &cands[i];
@@ -219,16 +227,20 @@ impl Model {
     }
 
     /// Whether joint `j` is, or hangs (at any depth) below, a bone named as no leg or arm
-    /// is: a head, neck, jaw, antenna, ear, tail, wing, mandible or eye (mirrored chains
-    /// off the ground that are no limbs).
+    /// is: a word of its name (see [`words`]) begins head, neck, jaw, antenna, ear, tail,
+    /// wing, mandible, eye, abdomen or sting (mirrored chains off the ground, a tail or an
+    /// abdomen on it, that are no limbs; `RearLeft` is no ear).
     fn not_a_limb(&self, j: usize) -> bool {
-        const NOT_LIMBS: [&str; 9] = [
-            "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye",
+        const NOT_LIMBS: [&str; 11] = [
+            "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye", "abdomen",
+            "sting",
         ];
         let mut at = Some(j);
         while let Some(k) = at {
-            let n = self.joints[k].name.to_lowercase();
-            if NOT_LIMBS.iter().any(|w| n.contains(w)) {
+            let named = words(&self.joints[k].name)
+                .iter()
+                .any(|w| NOT_LIMBS.iter().any(|n| w.starts_with(n)));
+            if named {
                 return true;
             }
             at = self.joints[k].parent;
@@ -363,7 +375,7 @@ fn find_legs(
         {
             let last = bones[bones.len() - 1];
             let tip = model.chain_end(last);
-            if near_ground(tip) && model.joints[last].reach > 0.0 {
+            if near_ground(tip) && model.joints[last].reach > 0.0 && !model.not_a_limb(last) {
                 legs.push(LegChain {
                     name: String::new(),
                     bones: bones.clone(),
@@ -535,6 +547,84 @@ fn body_space(model: &Model, spec: &BindSpec, legs: &[LegChain], head: Option<us
     Mat4::from_translation(-fix.transform_point3(centre)) * fix
 }
 
+/// Whether `legs` dangle from a flyer (a wasp, a bee): none reaches the ground (`flat`:
+/// they were found as mirrored chains) and each hangs, its tip below its hip by more than
+/// half its reach; or the body has wings (joints named so) and four or more legs that each
+/// hang almost straight down (a standing walker splays its legs; a bird has two).
+fn dangles(
+    model: &Model,
+    legs: &[LegChain],
+    flat: bool,
+    body: usize,
+    at: &dyn Fn(Vec3) -> Vec3,
+) -> bool {
+    let hangs = |share: f32| {
+        legs.iter().all(|l| {
+            let (hip, tip) = (at(model.joints[l.bones[0]].head()), at(l.tip));
+            hip.y - tip.y > share * hip.distance(tip)
+        })
+    };
+    let winged = || {
+        model.joints.iter().enumerate().any(|(j, jt)| {
+            jt.name.to_lowercase().contains("wing") && (j == body || model.below(j, body))
+        })
+    };
+    !legs.is_empty() && ((flat && hangs(0.5)) || (legs.len() >= 4 && winged() && hangs(0.85)))
+}
+
+/// A flyer's binding and plan: its legs hang as arms do (named as legs: `L1`, `R1` …,
+/// front to back), after the arms found; it hovers with its lowest point (a dangling
+/// tip, an abdomen) a quarter of its depth below the hips clear of the ground.
+fn flying(
+    model: &Model,
+    mut legs: Vec<LegChain>,
+    mut arms: Vec<LegChain>,
+    body: usize,
+    head: Option<usize>,
+    fix: Mat4,
+) -> (Binding, BodyPlan) {
+    let at = |p: Vec3| fix.transform_point3(p);
+    name_legs(model, &mut legs, &at);
+    name_arms(model, &mut arms, &at);
+    arms.extend(legs);
+    let (lo, hi) = model.bounds;
+    let lowest = (0..8)
+        .map(|k| {
+            let c = Vec3::new(
+                if k & 1 == 0 { lo.x } else { hi.x },
+                if k & 2 == 0 { lo.y } else { hi.y },
+                if k & 4 == 0 { lo.z } else { hi.z },
+            );
+            at(c).y
+        })
+        .chain(arms.iter().map(|a| at(a.tip).y))
+        .fold(0.0f32, f32::min);
+    let scale = fix.x_axis.truncate().length();
+    let hover = (-1.25 * lowest).max(0.05 * scale);
+    let (size, head_plan) = plan::sizes(model, &[], &arms, head, fix);
+    let arm_plans = plan::arms(model, &arms, fix);
+    (
+        Binding {
+            body,
+            head,
+            legs: Vec::new(),
+            arms,
+            fix,
+        },
+        BodyPlan {
+            size,
+            height: hover,
+            head: head_plan,
+            legs: Vec::new(),
+            arms: arm_plans,
+            limb_radius: None,
+            limb_radii: Vec::new(),
+            recorded: false,
+            hover: Some(hover),
+        },
+    )
+}
+
 /// Binds `model` to a creature as `spec` says, finding what it does not say.
 pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
     let chains = model.free_chains();
@@ -554,6 +644,12 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     let fix = body_space(model, spec, &legs, head);
     let scale = fix.x_axis.truncate().length();
     let at = |p: Vec3| fix.transform_point3(p);
+    let fly = spec
+        .fly
+        .unwrap_or_else(|| spec.legs.is_empty() && dangles(model, &legs, flat, body, &at));
+    if fly {
+        return Ok(flying(model, legs, arms, body, head, fix));
+    }
     let ground = legs
         .iter()
         .map(|l| at(l.tip).y)
@@ -576,16 +672,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     let height = plan::stand(&mut bound_legs, height);
     let (size, head_plan) = plan::sizes(model, &legs, &arms, head, fix);
     let (limb_radius, limb_radii) = plan::thickness(model, &legs, &bound_legs, scale);
-    let arm_plans = arms
-        .iter()
-        .map(|a| {
-            (
-                a.name.clone(),
-                at(model.joints[a.bones[0]].head()),
-                plan::segments(model, a, fix),
-            )
-        })
-        .collect();
+    let arm_plans = plan::arms(model, &arms, fix);
     let mut plan = BodyPlan {
         size,
         height,
@@ -595,6 +682,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
         limb_radius,
         limb_radii,
         recorded: false,
+        hover: None,
     };
     // A plan the file records (a type exported by skitter) holds while the bones agree.
     if let Some(rec) = model

@@ -360,6 +360,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         limb_radius: None,
         limb_radii: Vec::new(),
         recorded: false,
+        hover: None,
     };
     let posed = Posed::new(&model, &binding);
     BoundModel {

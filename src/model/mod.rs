@@ -272,15 +272,22 @@ impl BoundModel {
                     .unwrap_or_default()
             )
         };
-        s += &format!(
-            "\n  {} legs{}:",
-            self.binding.legs.len(),
-            if self.plan.recorded {
-                " (the body plan skitter export recorded in the file; the bones agree with it)"
-            } else {
-                ""
-            }
-        );
+        if let Some(h) = self.plan.hover {
+            s += &format!(
+                "\n  a flyer: it hovers {h:.3} m up, its {} limbs hanging (none reaches the ground)",
+                self.binding.arms.len()
+            );
+        } else {
+            s += &format!(
+                "\n  {} legs{}:",
+                self.binding.legs.len(),
+                if self.plan.recorded {
+                    " (the body plan skitter export recorded in the file; the bones agree with it)"
+                } else {
+                    ""
+                }
+            );
+        }
         for (c, l) in self.binding.legs.iter().zip(&self.plan.legs) {
             s += &format!("\n    {}", chain(c, &l.segments));
         }

@@ -76,6 +76,19 @@ pub(super) fn segments(model: &Model, c: &LegChain, fix: Mat4) -> Vec<f32> {
         .collect()
 }
 
+/// The arms as the definition wants them: name, shoulder (body space), segment lengths.
+pub(super) fn arms(model: &Model, arms: &[LegChain], fix: Mat4) -> Vec<(String, Vec3, Vec<f32>)> {
+    arms.iter()
+        .map(|a| {
+            (
+                a.name.clone(),
+                fix.transform_point3(model.joints[a.bones[0]].head()),
+                segments(model, a, fix),
+            )
+        })
+        .collect()
+}
+
 /// A leg as the definition wants it: its hip, segments (a one-bone leg's split in two),
 /// knee (the middle joint's side of the hip–tip line) and rest spot (its tip on the ground
 /// `height` below the body).

@@ -159,6 +159,7 @@ impl PlanRecord {
             limb_radius: self.limb_radius,
             limb_radii: self.limb_radii.clone(),
             recorded: true,
+            hover: None,
         };
         Some((legs, arms, plan))
     }

@@ -11,7 +11,7 @@ use super::Model;
 /// spaces), at a lower-case letter followed by a capital (`FrontLeft` → front, left), at a
 /// run of capitals followed by a word (`IKBack` → ik, back), and between letters and digits
 /// (`leg0Front` → leg, 0, front); lower-cased.
-fn words(name: &str) -> Vec<String> {
+pub(super) fn words(name: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
     let cs: Vec<char> = name.chars().collect();

@@ -277,6 +277,8 @@ pub struct Rec {
     pub ragdoll_state: String,
     /// Rigid parts (centre, rotation) while in physics.
     pub parts: Vec<([f64; 3], [f64; 4])>,
+    /// Each arm's end (a flyer's dangling legs' too), when it has arms.
+    pub hands: Vec<[f64; 3]>,
 }
 
 impl Rec {
@@ -366,6 +368,10 @@ impl Trace {
                             .filter_map(|p| Some((arr(&p["p"])?, arr(&p["q"])?)))
                             .collect()
                     })
+                    .unwrap_or_default(),
+                hands: v["hands"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(arr).collect())
                     .unwrap_or_default(),
             });
         }

@@ -232,7 +232,22 @@ fn load_model(
     )
     .map_err(|e| fail(e.to_string()))?;
     warn_repairs(lua, c, &loaded, spec);
-    let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &spec.bind, spec.idle.clone())
+    let body: Option<mlua::Table> = t.raw_get("body").ok();
+    let given = |k: &str| {
+        body.as_ref()
+            .is_some_and(|b| !matches!(b.raw_get::<Value>(k), Ok(Value::Nil) | Err(_)))
+    };
+    // A define that says `body.hover` and no legs makes a flyer of any model; one that
+    // gives legs, a walker.
+    let bind = crate::model::BindSpec {
+        fly: match (given("hover"), def.legs.is_empty()) {
+            (_, false) => Some(false),
+            (true, true) => Some(true),
+            (false, true) => None,
+        },
+        ..spec.bind.clone()
+    };
+    let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &bind, spec.idle.clone())
         .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
     let plan = bound.plan.clone();
     if def.legs.is_empty() {
@@ -254,16 +269,17 @@ fn load_model(
             .ordered_as(&names)
             .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
     }
-    let body: Option<mlua::Table> = t.raw_get("body").ok();
-    let given = |k: &str| {
-        body.as_ref()
-            .is_some_and(|b| !matches!(b.raw_get::<Value>(k), Ok(Value::Nil) | Err(_)))
-    };
     if !given("size") {
         def.body.size = plan.size;
     }
     if !given("height") {
         def.body.height = plan.height;
+    }
+    if let Some(h) = plan
+        .hover
+        .filter(|_| !given("hover") && def.legs.is_empty())
+    {
+        def.body.hover = Some(h);
     }
     if !given("head") {
         if let Some((offset, size)) = plan.head {

@@ -98,6 +98,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             scale,
             height,
             rotation,
+            fly: None,
         },
         idle: m.string("idle")?,
         hide: match m.table("hide")? {
