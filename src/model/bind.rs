@@ -798,6 +798,54 @@ mod tests {
             .collect()
     }
 
+    /// A body with `n` pairs of two-bone legs hanging plumb to the ground (hip, knee; the
+    /// foot a vertex below), with wings when `wings`.
+    fn plumb(n: usize, wings: bool) -> Model {
+        let mut joints = vec![("Body", None, Vec3::new(0.0, 0.5, 0.0))];
+        let mut tips = Vec::new();
+        for k in 0..n {
+            let z = 0.1 - 0.1 * k as f32;
+            for x in [0.08f32, -0.08] {
+                let hip = joints.len();
+                let side = if x > 0.0 { "hip.L" } else { "hip.R" };
+                joints.push((side, Some(0), Vec3::new(x, 0.45, z)));
+                joints.push(("knee", Some(hip), Vec3::new(x * 1.2, 0.25, z)));
+                tips.push((hip + 1, Vec3::new(x * 1.25, 0.0, z)));
+            }
+        }
+        if wings {
+            for x in [0.05f32, -0.05] {
+                let w = joints.len();
+                joints.push(("wing", Some(0), Vec3::new(x, 0.6, 0.0)));
+                tips.push((w, Vec3::new(x * 8.0, 0.65, -0.1)));
+            }
+        }
+        skeleton(&joints, &tips)
+    }
+
+    #[test]
+    fn winged_bodies_on_plumb_legs_fly_and_birds_walk() {
+        let flies = |m: &Model| {
+            let (b, p) = bind(m, &BindSpec::default()).expect("binds");
+            assert_eq!(p.hover.is_some(), b.legs.is_empty());
+            p.hover.map(|_| b.arms.len())
+        };
+        // Six plumb legs and wings: an insect in flight, its legs hanging as arms.
+        assert_eq!(flies(&plumb(3, true)), Some(6));
+        // No wings: a walker on stilts; two legs and wings: a bird, walking.
+        assert_eq!(flies(&plumb(3, false)), None);
+        assert_eq!(flies(&plumb(1, true)), None);
+        // A define with body.hover makes a flyer of any; one with legs, a walker.
+        let spec = |fly| BindSpec {
+            fly: Some(fly),
+            ..BindSpec::default()
+        };
+        let (b, p) = bind(&plumb(1, true), &spec(true)).expect("binds");
+        assert!(p.hover.is_some() && b.arms.len() == 2 && b.legs.is_empty());
+        let (b, p) = bind(&plumb(3, true), &spec(false)).expect("binds");
+        assert!(p.hover.is_none() && b.legs.len() == 6);
+    }
+
     #[test]
     fn camel_case_sides_and_a_misnamed_mirror_bind_by_where_the_legs_are() {
         let want = |names: [&str; 4]| {
