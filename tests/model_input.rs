@@ -809,6 +809,110 @@ fn a_wasp_with_dangling_legs_hovers_and_its_legs_trail_its_flight() {
     assert!(flown > 3.0, "flew {flown:.2} m");
 }
 
+/// `gltf` (of [`rig_gltf`]) with each of `roots` scaled by `s` (non-uniform), the model
+/// unchanged: their descendants' translations divided by `s`, and the inverse bind
+/// matrices of the roots and everything below them `S⁻¹·T(−head)`.
+fn scale_subtrees(gltf: &str, roots: &[usize], s: [f32; 3]) -> String {
+    let mut j: Value = serde_json::from_str(gltf).expect("json");
+    let uri = j["buffers"][0]["uri"].as_str().expect("uri").to_string();
+    let b64 = uri.split(',').nth(1).expect("data");
+    let mut buf = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .expect("base64");
+    let ibm_at = j["bufferViews"][4]["byteOffset"].as_u64().expect("offset") as usize;
+    let joints: Vec<usize> = serde_json::from_value(j["skins"][0]["joints"].clone()).expect("j");
+    let mut under = Vec::new();
+    let mut todo: Vec<(usize, bool)> = roots.iter().map(|r| (*r, true)).collect();
+    while let Some((n, root)) = todo.pop() {
+        under.push(n);
+        if !root {
+            let t = j["nodes"][n]["translation"].clone();
+            let t: [f32; 3] = serde_json::from_value(t).expect("t");
+            j["nodes"][n]["translation"] = json!([t[0] / s[0], t[1] / s[1], t[2] / s[2]]);
+        }
+        for c in j["nodes"][n]["children"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+        {
+            todo.push((c.as_u64().expect("child") as usize, false));
+        }
+    }
+    for r in roots {
+        j["nodes"][*r]["scale"] = json!(s);
+    }
+    for n in under {
+        let k = joints.iter().position(|x| *x == n).expect("a joint");
+        let at = ibm_at + 64 * k;
+        let f = |i: usize, b: &[u8]| {
+            f32::from_le_bytes(b[at + 4 * i..at + 4 * i + 4].try_into().unwrap())
+        };
+        let t = [f(12, &buf), f(13, &buf), f(14, &buf)];
+        let m = [
+            1.0 / s[0],
+            0.,
+            0.,
+            0.,
+            0.,
+            1.0 / s[1],
+            0.,
+            0.,
+            0.,
+            0.,
+            1.0 / s[2],
+            0.,
+            t[0] / s[0],
+            t[1] / s[1],
+            t[2] / s[2],
+            1.0,
+        ];
+        for (i, x) in m.iter().enumerate() {
+            buf[at + 4 * i..at + 4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+    }
+    j["buffers"][0]["uri"] = json!(format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&buf)
+    ));
+    j.to_string()
+}
+
+/// Issue 44: joints with a non-uniform scale (an exporter's habit: a leg stretched in
+/// Blender's object mode, its scale never applied) — each leg's hip scaled (1.6, 0.7, 1.3),
+/// the legs below in that space, inverse binds to match: the same creature as unscaled,
+/// binds the same four legs and walks with every drawn tip within 1 cm of its foot.
+#[test]
+fn joints_with_a_non_uniform_scale_bind_and_draw_as_the_same_creature() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let leg = |x: f32, z: f32| {
+        (
+            vec![[x, 0.5, z], [x * 1.5, 0.3, z], [x * 1.6, 0.1, z]],
+            [x * 1.6, 0.0, z],
+        )
+    };
+    let plain = model_only_mod(dir.path(), "plain", &quad(leg));
+    let scaled = scale_subtrees(&quad(leg), &[1, 4, 7, 10], [1.6, 0.7, 1.3]);
+    let m = model_only_mod(dir.path(), "scaled", &scaled);
+    let check = |m: &std::path::Path| {
+        let out = skitter(&["check", m.to_str().expect("path")]);
+        let said = text(&out);
+        assert!(out.status.success(), "{said}");
+        said.lines()
+            .filter(|l| l.contains(" = ") || l.contains("ride height"))
+            .map(|l| l.replace("plain/", "").replace("scaled/", ""))
+            .collect::<Vec<_>>()
+    };
+    let said = check(&m);
+    assert!(
+        said.iter()
+            .any(|l| l.contains("L1 = hip.L > knee.L > ankle.L")),
+        "{said:?}"
+    );
+    assert_eq!(said, check(&plain), "scaled and plain bind alike");
+    let t = walks_a_line(dir.path(), &m, "non-uniform scale", "scaled/m");
+    assert_tips_on_feet(&t, &trace_text(dir.path()));
+}
+
 /// Mod `m` (of [`model_only_mod`], in `dir`) given flat ground and its type `ty` spawned
 /// walking a line for 10 s: it goes more than 3 m within the locomotion bars (two feet
 /// planted at least); returns the trace.

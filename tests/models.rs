@@ -176,35 +176,6 @@ creature.define {{
     )
 }
 
-/// Every foot's drawn tip (the skinned chain's end) is within 1 cm of the foot, every tick.
-fn assert_tips_on_feet(t: &Trace, text: &str) {
-    let mut n = 0;
-    for line in text.lines() {
-        let v: Value = serde_json::from_str(line).expect("json");
-        let Some(feet) = v["feet"].as_array() else {
-            continue;
-        };
-        for f in feet {
-            let p = f["pos"].as_array().expect("pos");
-            let tip = f["tip"].as_array().unwrap_or_else(|| {
-                panic!("frame {}: a model creature's foot has no tip", v["frame"])
-            });
-            let d = (0..3)
-                .map(|k| (p[k].as_f64().unwrap() - tip[k].as_f64().unwrap()).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            assert!(
-                d <= 0.01,
-                "frame {} foot {}: tip {d:.4} m off the foot",
-                v["frame"],
-                f["leg"]
-            );
-            n += 1;
-        }
-    }
-    assert!(n > 1000 && n == t.recs.iter().map(|r| r.feet.len()).sum::<usize>());
-}
-
 fn run_model_scene(
     level: &str,
     physics: &str,
