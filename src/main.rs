@@ -234,6 +234,10 @@ enum Cmd {
     Check {
         #[command(flatten)]
         limits: Limits,
+        /// Also draw each model type's bind pose (front, side, top; every leg, arm, free
+        /// chain and helper coloured and named) to this PNG.
+        #[arg(long, value_name = "FILE.png")]
+        picture: Option<PathBuf>,
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
         mods: Vec<PathBuf>,
     },
@@ -340,7 +344,11 @@ fn real_main() -> anyhow::Result<ExitCode> {
         }
         Some(Cmd::Run(args)) => run_cmd(args, &mut stdout),
         Some(Cmd::New { path }) => new_cmd(&path),
-        Some(Cmd::Check { limits, mods }) => check_cmd(&default_mods(mods), limits.host()?),
+        Some(Cmd::Check {
+            limits,
+            picture,
+            mods,
+        }) => check_cmd(&default_mods(mods), limits.host()?, picture.as_deref()),
         Some(Cmd::Export {
             type_name,
             out,
@@ -488,7 +496,11 @@ fn new_cmd(path: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `skitter check`: every error as `mod/file.lua:LINE: ...`; exit 1 when there is one.
-fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
+fn check_cmd(
+    mods: &[PathBuf],
+    host: HostOptions,
+    picture: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
     let (mut host, errors) = headless::check(mods, host);
     for out in host.drain_output() {
         if let skitter::script::HostOutput::Log(l) = &out {
@@ -517,6 +529,29 @@ fn check_cmd(mods: &[PathBuf], host: HostOptions) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
             println!("  gait groups: {}", groups.join(" | "));
+        }
+    }
+    if let Some(file) = picture {
+        let models: Vec<(String, &skitter::model::BoundModel)> = w
+            .types()
+            .iter()
+            .filter_map(|t| {
+                t.model
+                    .as_deref()
+                    .filter(|m| !m.generated)
+                    .map(|m| (t.name.clone(), m))
+            })
+            .collect();
+        match skitter::model::picture(&models, file) {
+            Ok(()) => println!(
+                "picture: {} ({} model type(s))",
+                file.display(),
+                models.len()
+            ),
+            Err(e) => {
+                println!("error: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
         }
     }
     if errors.is_empty() {

@@ -730,3 +730,72 @@ fn the_four_models_define_types_by_themselves_and_walk_flat_and_rough_ground() {
         assert_tips_on_feet(&t, &trace_text(dir.path()));
     }
 }
+
+/// Issue 44: `skitter check --picture FILE.png` draws each model type's bind pose from the
+/// front, the side and the top: in each of the three panels the first left leg in its warm
+/// colour and the first right leg in its cool one, the knight's arms green, the fox's tail
+/// and the Quaternius spider's abdomen brown (free chains), IK targets magenta (helpers); a
+/// check with no model type to draw says so and fails.
+#[test]
+fn check_draws_each_model_types_bind_pose_coloured_by_what_was_found() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = four_models_mod(dir.path(), "world.ground { size = vec3(40, 0, 40) }");
+    let png_path = dir.path().join("bound.png");
+    let out = skitter(&[
+        "check",
+        "--picture",
+        png_path.to_str().expect("path"),
+        fixture("walkers").to_str().expect("path"),
+        m.to_str().expect("path"),
+    ]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("(4 model type(s))"), "{said}");
+    let dec = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&png_path).expect("png"),
+    ));
+    let mut r = dec.read_info().expect("png header");
+    let mut buf = vec![0; r.output_buffer_size().expect("size")];
+    let info = r.next_frame(&mut buf).expect("png data");
+    let (w, h) = (info.width as usize, info.height as usize);
+    assert!(w >= 900 && h >= 4 * 300, "{w}x{h}");
+    // Pixels of exactly `rgb` in each third of the picture (front, side, top).
+    let count = |rgb: [u8; 3]| {
+        let mut n = [0usize; 3];
+        for y in 0..h {
+            for x in 0..w {
+                let i = 4 * (y * w + x);
+                if buf[i..i + 3] == rgb {
+                    n[(3 * x / w).min(2)] += 1;
+                }
+            }
+        }
+        n
+    };
+    for (what, rgb) in [
+        ("a left leg", [235, 64, 52]),
+        ("a right leg", [50, 120, 240]),
+        ("an arm", [80, 200, 80]),
+        ("a free chain", [170, 120, 70]),
+        ("a helper", [230, 60, 230]),
+    ] {
+        let n = count(rgb);
+        assert!(
+            n.iter().all(|k| *k >= 10),
+            "{what} {rgb:?}: {n:?} pixels by panel"
+        );
+    }
+    // Nothing to draw: one error.
+    let out = skitter(&[
+        "check",
+        "--picture",
+        png_path.to_str().expect("path"),
+        fixture("walkers").to_str().expect("path"),
+    ]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("--picture: no type with a model file to draw"),
+        "{said}"
+    );
+}

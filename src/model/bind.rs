@@ -230,7 +230,7 @@ impl Model {
     /// is: a word of its name (see [`words`]) begins head, neck, jaw, antenna, ear, tail,
     /// wing, mandible, eye, abdomen or sting (mirrored chains off the ground, a tail or an
     /// abdomen on it, that are no limbs; `RearLeft` is no ear).
-    fn not_a_limb(&self, j: usize) -> bool {
+    pub(super) fn not_a_limb(&self, j: usize) -> bool {
         const NOT_LIMBS: [&str; 11] = [
             "head", "neck", "jaw", "antenna", "ear", "tail", "wing", "mandible", "eye", "abdomen",
             "sting",
@@ -267,7 +267,7 @@ impl Model {
     /// Chains that end in a free tip (a joint with no children, or a bone ended by an end
     /// marker), from the joint below the nearest branch up to the tip, with that branch:
     /// `(bones, branch)`.
-    fn free_chains(&self) -> Vec<(Vec<usize>, Option<usize>)> {
+    pub(super) fn free_chains(&self) -> Vec<(Vec<usize>, Option<usize>)> {
         let mut out = Vec::new();
         for (i, j) in self.joints.iter().enumerate() {
             // A claw of a fork is no chain: the fork ends its chain (below).

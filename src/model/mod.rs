@@ -12,6 +12,7 @@ pub(crate) mod files;
 pub(crate) mod generate;
 pub(crate) mod habits;
 pub(crate) mod load;
+pub(crate) mod picture;
 pub(crate) mod plan;
 pub(crate) mod pose;
 pub(crate) mod record;
@@ -24,6 +25,7 @@ pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
 pub use generate::{generate, GenSpec, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
+pub use picture::picture;
 pub use pose::{PoseInput, Posed};
 pub use record::{LimbRecord, PlanRecord};
 
