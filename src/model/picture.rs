@@ -286,9 +286,13 @@ fn draw_row(cv: &mut Canvas, top: u32, name: &str, m: &BoundModel) {
     let px = (PANEL as f32 - 50.0) / span;
     let mid = 0.5 * (lo + hi);
     let label_top = top as f32 + 4.0;
+    let stands = match m.plan.hover {
+        Some(h) => format!("a flyer, hovering {h:.2} m up"),
+        None => format!("ride height {:.2} m", m.plan.height),
+    };
     cv.text(
         (6.0, label_top),
-        &format!("{name}: {}", model.source),
+        &format!("{name}: {} — {stands}", model.source),
         [240, 240, 240],
     );
     for (k, view) in VIEWS.iter().enumerate() {
