@@ -6,9 +6,10 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::plan;
+use super::bind_error::{BindError, ChainError, LegsError, NoLegs, NoSuchBone};
 use super::sides::{name_arms, name_legs, side_of, words};
 use super::Model;
+use super::{flyer, plan};
 
 /// What a define's `model.bind` names (everything optional: what is absent is found).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -108,7 +109,7 @@ pub struct BodyPlan {
 
 impl Model {
     /// The joint named `name`, or an error that says so and names the nearest bone.
-    pub(crate) fn bone(&self, name: &str, field: &str) -> Result<usize, String> {
+    pub(crate) fn bone(&self, name: &str, field: &str) -> Result<usize, NoSuchBone> {
         self.joint(name).ok_or_else(|| {
             let near = self
                 .joints
@@ -119,12 +120,14 @@ impl Model {
                         &j.name,
                     )
                 })
-                .min();
-            let hint = match near {
-                Some((d, n)) if d <= 3.max(name.len() / 3) => format!(" (did you mean \"{n}\"?)"),
-                _ => String::new(),
-            };
-            format!("{field}: no bone \"{name}\" in the model{hint}")
+                .min()
+                .filter(|(d, _)| *d <= 3.max(name.len() / 3))
+                .map(|(_, n)| n.clone());
+            NoSuchBone {
+                field: field.to_string(),
+                name: name.to_string(),
+                near,
+            }
         })
     }
 
@@ -321,12 +324,15 @@ fn upright_height((lo, hi): (Vec3, Vec3), rot: Quat) -> f32 {
 fn given_chains(
     model: &Model,
     list: &[(String, Vec<String>)],
-    what: &str,
-) -> Result<Vec<LegChain>, String> {
+    what: &'static str,
+) -> Result<Vec<LegChain>, ChainError> {
     list.iter()
         .map(|(name, bones)| {
             if bones.is_empty() {
-                return Err(format!("model.bind.{what}.{name}: needs at least one bone"));
+                return Err(ChainError::Empty {
+                    what,
+                    name: name.clone(),
+                });
             }
             let bones = bones
                 .iter()
@@ -334,10 +340,12 @@ fn given_chains(
                 .collect::<Result<Vec<_>, _>>()?;
             for w in bones.windows(2) {
                 if model.joints[w[1]].parent != Some(w[0]) {
-                    return Err(format!(
-                        "model.bind.{what}.{name}: \"{}\" does not hang from \"{}\"",
-                        model.joints[w[1]].name, model.joints[w[0]].name
-                    ));
+                    return Err(ChainError::Broken {
+                        what,
+                        name: name.clone(),
+                        parent: model.joints[w[0]].name.clone(),
+                        child: model.joints[w[1]].name.clone(),
+                    });
                 }
             }
             let last = bones[bones.len() - 1];
@@ -360,7 +368,7 @@ fn find_legs(
     model: &Model,
     spec: &BindSpec,
     chains: &[(Vec<usize>, Option<usize>)],
-) -> Result<(Vec<LegChain>, bool), String> {
+) -> Result<(Vec<LegChain>, bool), LegsError> {
     let mut legs = given_chains(model, &spec.legs, "legs")?;
     let (lo, hi) = model.bounds;
     let tall = (hi.y - lo.y).max(1e-3);
@@ -443,22 +451,17 @@ fn find_legs(
         legs = model.mirrored_limbs(chains);
     }
     if legs.is_empty() {
-        return Err(format!(
-            "model: no legs found (no chain of two or more bones ends on the ground, and no chains mirror each other across the body); name them in model.bind.legs. Bones: {}",
-            model
-                .joints
-                .iter()
-                .map(|j| j.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(NoLegs {
+            bones: model.joints.iter().map(|j| j.name.clone()).collect(),
+        }
+        .into());
     }
     Ok((legs, flat))
 }
 
 /// The body bone: named in `model.bind.body`, else the deepest joint every leg hangs
 /// from.
-fn find_body(model: &Model, spec: &BindSpec, legs: &[LegChain]) -> Result<usize, String> {
+fn find_body(model: &Model, spec: &BindSpec, legs: &[LegChain]) -> Result<usize, NoSuchBone> {
     Ok(match &spec.body {
         Some(b) => model.bone(b, "model.bind.body")?,
         None => {
@@ -547,86 +550,8 @@ fn body_space(model: &Model, spec: &BindSpec, legs: &[LegChain], head: Option<us
     Mat4::from_translation(-fix.transform_point3(centre)) * fix
 }
 
-/// Whether `legs` dangle from a flyer (a wasp, a bee): none reaches the ground (`flat`:
-/// they were found as mirrored chains) and each hangs, its tip below its hip by more than
-/// half its reach; or the body has wings (joints named so) and four or more legs that each
-/// hang almost straight down (a standing walker splays its legs; a bird has two).
-fn dangles(
-    model: &Model,
-    legs: &[LegChain],
-    flat: bool,
-    body: usize,
-    at: &dyn Fn(Vec3) -> Vec3,
-) -> bool {
-    let hangs = |share: f32| {
-        legs.iter().all(|l| {
-            let (hip, tip) = (at(model.joints[l.bones[0]].head()), at(l.tip));
-            hip.y - tip.y > share * hip.distance(tip)
-        })
-    };
-    let winged = || {
-        model.joints.iter().enumerate().any(|(j, jt)| {
-            jt.name.to_lowercase().contains("wing") && (j == body || model.below(j, body))
-        })
-    };
-    !legs.is_empty() && ((flat && hangs(0.5)) || (legs.len() >= 4 && winged() && hangs(0.85)))
-}
-
-/// A flyer's binding and plan: its legs hang as arms do (named as legs: `L1`, `R1` …,
-/// front to back), after the arms found; it hovers with its lowest point (a dangling
-/// tip, an abdomen) a quarter of its depth below the hips clear of the ground.
-fn flying(
-    model: &Model,
-    mut legs: Vec<LegChain>,
-    mut arms: Vec<LegChain>,
-    body: usize,
-    head: Option<usize>,
-    fix: Mat4,
-) -> (Binding, BodyPlan) {
-    let at = |p: Vec3| fix.transform_point3(p);
-    name_legs(model, &mut legs, &at);
-    name_arms(model, &mut arms, &at);
-    arms.extend(legs);
-    let (lo, hi) = model.bounds;
-    let lowest = (0..8)
-        .map(|k| {
-            let c = Vec3::new(
-                if k & 1 == 0 { lo.x } else { hi.x },
-                if k & 2 == 0 { lo.y } else { hi.y },
-                if k & 4 == 0 { lo.z } else { hi.z },
-            );
-            at(c).y
-        })
-        .chain(arms.iter().map(|a| at(a.tip).y))
-        .fold(0.0f32, f32::min);
-    let scale = fix.x_axis.truncate().length();
-    let hover = (-1.25 * lowest).max(0.05 * scale);
-    let (size, head_plan) = plan::sizes(model, &[], &arms, head, fix);
-    let arm_plans = plan::arms(model, &arms, fix);
-    (
-        Binding {
-            body,
-            head,
-            legs: Vec::new(),
-            arms,
-            fix,
-        },
-        BodyPlan {
-            size,
-            height: hover,
-            head: head_plan,
-            legs: Vec::new(),
-            arms: arm_plans,
-            limb_radius: None,
-            limb_radii: Vec::new(),
-            recorded: false,
-            hover: Some(hover),
-        },
-    )
-}
-
 /// Binds `model` to a creature as `spec` says, finding what it does not say.
-pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), String> {
+pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), BindError> {
     let chains = model.free_chains();
     let (mut legs, flat) = find_legs(model, spec, &chains)?;
     let mut arms = given_chains(model, &spec.arms, "arms")?;
@@ -646,9 +571,9 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     let at = |p: Vec3| fix.transform_point3(p);
     let fly = spec
         .fly
-        .unwrap_or_else(|| spec.legs.is_empty() && dangles(model, &legs, flat, body, &at));
+        .unwrap_or_else(|| spec.legs.is_empty() && flyer::dangles(model, &legs, flat, body, &at));
     if fly {
-        return Ok(flying(model, legs, arms, body, head, fix));
+        return Ok(flyer::flying(model, legs, arms, body, head, fix));
     }
     let ground = legs
         .iter()
@@ -657,7 +582,7 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
     // Flat legs give no height of their own: `stand` finds one.
     let height = if flat { 0.0 } else { -ground };
     if height <= 0.01 && !flat {
-        return Err("model: the legs' tips are not below the hips (is the model upside down? set model.rotation)".into());
+        return Err(BindError::UpsideDown);
     }
     if spec.legs.is_empty() {
         name_legs(model, &mut legs, &at);
@@ -707,165 +632,5 @@ pub fn bind(model: &Model, spec: &BindSpec) -> Result<(Binding, BodyPlan), Strin
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{Joint, Primitive};
-
-    /// A skeleton from `(name, parent, head)` joints, each carrying one vertex at its head
-    /// (plus `tips`: more vertices, each wholly on a joint), for the binder.
-    fn skeleton(joints: &[(&str, Option<usize>, Vec3)], tips: &[(usize, Vec3)]) -> Model {
-        let mut js: Vec<Joint> = joints
-            .iter()
-            .map(|(name, parent, head)| Joint {
-                name: name.to_string(),
-                parent: *parent,
-                bind: Mat4::from_translation(*head),
-                inverse_bind: Mat4::from_translation(-*head),
-                children: Vec::new(),
-                reach: 0.0,
-                far: *head,
-            })
-            .collect();
-        for j in 0..js.len() {
-            if let Some(p) = js[j].parent {
-                js[p].children.push(j);
-            }
-        }
-        let mut verts: Vec<(Vec3, usize)> =
-            joints.iter().enumerate().map(|(i, j)| (j.2, i)).collect();
-        verts.extend(tips.iter().map(|(j, v)| (*v, *j)));
-        for (v, j) in &verts {
-            let d = v.distance(js[*j].head());
-            if d > js[*j].reach {
-                js[*j].reach = d;
-                js[*j].far = *v;
-            }
-        }
-        let lo = verts
-            .iter()
-            .fold(Vec3::splat(f32::MAX), |a, (v, _)| a.min(*v));
-        let hi = verts
-            .iter()
-            .fold(Vec3::splat(f32::MIN), |a, (v, _)| a.max(*v));
-        let n = verts.len();
-        Model {
-            source: "test/x.gltf".into(),
-            joints: js,
-            primitives: vec![Primitive {
-                positions: verts.iter().map(|(v, _)| v.to_array()).collect(),
-                normals: vec![[0.0, 1.0, 0.0]; n],
-                uvs: vec![[0.0; 2]; n],
-                colors: vec![[1.0; 4]; n],
-                joints: verts.iter().map(|(_, j)| [*j as u16, 0, 0, 0]).collect(),
-                weights: vec![[1.0, 0.0, 0.0, 0.0]; n],
-                indices: Vec::new(),
-                material: 0,
-                rigid: false,
-            }],
-            materials: Vec::new(),
-            clips: Vec::new(),
-            animations: Vec::new(),
-            bounds: (lo, hi),
-            plan_record: None,
-            repairs: Vec::new(),
-            from_nodes: false,
-        }
-    }
-
-    /// A body with four two-bone legs (hip, knee; the foot a vertex on the ground), named
-    /// by `names` front-left, front-right, back-left, back-right.
-    fn four_legs(names: [&str; 4]) -> Model {
-        let mut joints = vec![("Body", None, Vec3::new(0.0, 0.5, 0.0))];
-        let mut tips = Vec::new();
-        for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
-            .iter()
-            .enumerate()
-        {
-            let hip = joints.len();
-            joints.push((names[k], Some(0), Vec3::new(*x, 0.5, *z)));
-            joints.push(("knee", Some(hip), Vec3::new(x * 2.0, 0.6, *z)));
-            tips.push((hip + 1, Vec3::new(x * 2.5, 0.0, *z)));
-        }
-        let named: Vec<(&str, Option<usize>, Vec3)> = joints;
-        skeleton(&named, &tips)
-    }
-
-    fn leg_names(m: &Model) -> Vec<(String, String)> {
-        let (b, _) = bind(m, &BindSpec::default()).expect("binds");
-        b.legs
-            .iter()
-            .map(|l| (l.name.clone(), m.joints[l.bones[0]].name.clone()))
-            .collect()
-    }
-
-    /// A body with `n` pairs of two-bone legs hanging plumb to the ground (hip, knee; the
-    /// foot a vertex below), with wings when `wings`.
-    fn plumb(n: usize, wings: bool) -> Model {
-        let mut joints = vec![("Body", None, Vec3::new(0.0, 0.5, 0.0))];
-        let mut tips = Vec::new();
-        for k in 0..n {
-            let z = 0.1 - 0.1 * k as f32;
-            for x in [0.08f32, -0.08] {
-                let hip = joints.len();
-                let side = if x > 0.0 { "hip.L" } else { "hip.R" };
-                joints.push((side, Some(0), Vec3::new(x, 0.45, z)));
-                joints.push(("knee", Some(hip), Vec3::new(x * 1.2, 0.25, z)));
-                tips.push((hip + 1, Vec3::new(x * 1.25, 0.0, z)));
-            }
-        }
-        if wings {
-            for x in [0.05f32, -0.05] {
-                let w = joints.len();
-                joints.push(("wing", Some(0), Vec3::new(x, 0.6, 0.0)));
-                tips.push((w, Vec3::new(x * 8.0, 0.65, -0.1)));
-            }
-        }
-        skeleton(&joints, &tips)
-    }
-
-    #[test]
-    fn winged_bodies_on_plumb_legs_fly_and_birds_walk() {
-        let flies = |m: &Model| {
-            let (b, p) = bind(m, &BindSpec::default()).expect("binds");
-            assert_eq!(p.hover.is_some(), b.legs.is_empty());
-            p.hover.map(|_| b.arms.len())
-        };
-        // Six plumb legs and wings: an insect in flight, its legs hanging as arms.
-        assert_eq!(flies(&plumb(3, true)), Some(6));
-        // No wings: a walker on stilts; two legs and wings: a bird, walking.
-        assert_eq!(flies(&plumb(3, false)), None);
-        assert_eq!(flies(&plumb(1, true)), None);
-        // A define with body.hover makes a flyer of any; one with legs, a walker.
-        let spec = |fly| BindSpec {
-            fly: Some(fly),
-            ..BindSpec::default()
-        };
-        let (b, p) = bind(&plumb(1, true), &spec(true)).expect("binds");
-        assert!(p.hover.is_some() && b.arms.len() == 2 && b.legs.is_empty());
-        let (b, p) = bind(&plumb(3, true), &spec(false)).expect("binds");
-        assert!(p.hover.is_none() && b.legs.len() == 6);
-    }
-
-    #[test]
-    fn camel_case_sides_and_a_misnamed_mirror_bind_by_where_the_legs_are() {
-        let want = |names: [&str; 4]| {
-            vec![
-                ("L1".to_string(), names[0].to_string()),
-                ("R1".to_string(), names[1].to_string()),
-                ("L2".to_string(), names[2].to_string()),
-                ("R2".to_string(), names[3].to_string()),
-            ]
-        };
-        let camel = [
-            "leg0FrontLeft",
-            "leg1FrontRight",
-            "leg2BackLeft",
-            "leg3BackRight",
-        ];
-        assert_eq!(leg_names(&four_legs(camel)), want(camel));
-        // Blender's mirror copied without renaming: `LeftFront.001` on the right (named
-        // by their words, all four were left legs).
-        let mirror = ["LeftFront", "LeftFront.001", "LeftBack", "LeftBack.001"];
-        assert_eq!(leg_names(&four_legs(mirror)), want(mirror));
-    }
-}
+#[path = "bind_tests.rs"]
+mod tests;

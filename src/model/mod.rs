@@ -6,9 +6,11 @@
 //! matrices it returns.
 
 pub(crate) mod bind;
+pub(crate) mod bind_error;
 pub(crate) mod clip;
 pub(crate) mod export;
 pub(crate) mod files;
+pub(crate) mod flyer;
 pub(crate) mod generate;
 pub(crate) mod habits;
 pub(crate) mod load;
@@ -21,6 +23,7 @@ pub(crate) mod sides;
 use glam::{Mat4, Vec3};
 
 pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
+pub use bind_error::{BindError, ChainError, LegsError, NoLegs, NoSuchBone};
 pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
 pub use generate::{generate, GenSpec, LimbSpec};
@@ -200,7 +203,7 @@ impl BoundModel {
                 ));
             }
         }
-        let (binding, plan) = bind(&model, spec)?;
+        let (binding, plan) = bind(&model, spec).map_err(|e| e.to_string())?;
         let mut posed = Posed::new(&model, &binding);
         if let Some(c) = &idle {
             posed.set_idle(&model, model.clips.iter().position(|n| n == c));

@@ -239,3 +239,73 @@ pub(super) fn thickness(
     };
     (limb_radius, limb_radii)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leg(hip: Vec3, rest: Vec3, segments: Vec<f32>) -> BoundLeg {
+        BoundLeg {
+            name: "L1".into(),
+            hip,
+            rest,
+            segments,
+            knee: None,
+        }
+    }
+
+    /// How far a leg's foot is from its hip, over its length.
+    fn reach(l: &BoundLeg) -> f32 {
+        l.hip.distance(l.rest) / l.segments.iter().sum::<f32>()
+    }
+
+    #[test]
+    fn a_bind_pose_with_bent_legs_stands_as_it_is() {
+        let mut legs = vec![leg(
+            Vec3::new(0.2, 0.0, 0.0),
+            Vec3::new(0.4, -0.3, 0.0),
+            vec![0.3, 0.3],
+        )];
+        let before = legs.clone();
+        assert_eq!(stand(&mut legs, 0.3), 0.3);
+        assert_eq!(legs, before);
+    }
+
+    #[test]
+    fn straight_legs_stand_lower_with_bent_knees_and_feet_brought_in() {
+        // Plumb (the foot its whole length below the hip) and spread out sideways.
+        let mut legs = vec![
+            leg(
+                Vec3::new(0.2, 0.0, 0.0),
+                Vec3::new(0.2, -0.6, 0.0),
+                vec![0.3, 0.3],
+            ),
+            leg(
+                Vec3::new(-0.2, 0.0, 0.0),
+                Vec3::new(-0.79, -0.1, 0.0),
+                vec![0.3, 0.3],
+            ),
+        ];
+        let h = stand(&mut legs, 0.6);
+        assert!(h < 0.6 && h > 0.2, "{h}");
+        for l in &legs {
+            assert_eq!(l.rest.y, -h);
+            assert!(reach(l) <= STANDING + 1e-4, "{l:?}: reach {}", reach(l));
+            // Out no further than SPREAD of its length from under its hip.
+            assert!(Vec3::new(l.rest.x - l.hip.x, 0.0, l.rest.z).length() <= SPREAD * 0.6 + 1e-4);
+        }
+    }
+
+    #[test]
+    fn a_long_upper_bone_over_a_short_foot_stands_no_nearer_than_it_folds() {
+        // 0.5 + 0.1: folded fully, the foot is still 0.4 from the hip (2/3 of its length).
+        let mut legs = vec![leg(
+            Vec3::new(0.1, 0.0, 0.0),
+            Vec3::new(0.1, -0.6, 0.0),
+            vec![0.5, 0.1],
+        )];
+        let h = stand(&mut legs, 0.6);
+        let r = reach(&legs[0]);
+        assert!((0.4 / 0.6..=STRAIGHT).contains(&r), "reach {r} at height {h}");
+    }
+}
