@@ -64,11 +64,9 @@ fn f32s<const N: usize>(xs: &[[f32; N]]) -> Vec<u8> {
     xs.iter().flatten().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// The GLB bytes of `model`, with `record` (the body plan of the type it draws) in the
-/// scene's extras.
-pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, String> {
-    let mut c = Chunk::default();
-    // Nodes: one per joint, parents before children; local transforms from the bind pose.
+/// The glTF nodes of `model`'s joints, parents before children, each with its local
+/// transform in the bind pose.
+fn joint_nodes(model: &Model) -> Result<Vec<Value>, String> {
     let mut nodes: Vec<Value> = Vec::new();
     for j in &model.joints {
         let local = match j.parent {
@@ -91,17 +89,18 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
         }
         nodes.push(n);
     }
-    let roots: Vec<usize> = (0..model.joints.len())
-        .filter(|j| model.joints[*j].parent.is_none())
-        .collect();
-    // Inverse bind matrices: each joint's bind pose inverted (the vertices are stored in
-    // the bind pose, scene space).
-    let ibm: Vec<u8> = model
+    Ok(nodes)
+}
+
+/// The inverse bind matrices' bytes: each joint's bind pose inverted (the vertices are
+/// stored in the bind pose, scene space), exactly affine (the validator checks the last
+/// row).
+fn inverse_binds(model: &Model) -> Vec<u8> {
+    model
         .joints
         .iter()
         .flat_map(|j| {
             let mut m = j.bind.inverse();
-            // Exactly affine: the validator checks the last row.
             m.x_axis.w = 0.0;
             m.y_axis.w = 0.0;
             m.z_axis.w = 0.0;
@@ -109,82 +108,92 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
             m.to_cols_array()
         })
         .flat_map(f32::to_le_bytes)
-        .collect();
-    let ibm_accessor = c.accessor(&ibm, model.joints.len(), "MAT4", 5126, None, json!({}));
-    // Triangles, merged per material.
-    let mut by_material: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for (i, p) in model.primitives.iter().enumerate() {
-        by_material.entry(p.material).or_default().push(i);
-    }
-    let mut primitives = Vec::new();
-    for (material, prims) in &by_material {
-        let mut pos: Vec<[f32; 3]> = Vec::new();
-        let mut nrm: Vec<[f32; 3]> = Vec::new();
-        let mut uv: Vec<[f32; 2]> = Vec::new();
-        let mut col: Vec<[f32; 4]> = Vec::new();
-        let mut jnt: Vec<[u16; 4]> = Vec::new();
-        let mut wgt: Vec<[f32; 4]> = Vec::new();
-        let mut idx: Vec<u32> = Vec::new();
-        for &pi in prims {
-            let p = &model.primitives[pi];
-            let base = pos.len() as u32;
-            pos.extend_from_slice(&p.positions);
-            nrm.extend(p.positions.iter().enumerate().map(|(i, _)| {
+        .collect()
+}
+
+/// One material's triangles, merged from the model's primitives, as glTF wants them.
+#[derive(Default)]
+struct Merged {
+    pos: Vec<[f32; 3]>,
+    nrm: Vec<[f32; 3]>,
+    uv: Vec<[f32; 2]>,
+    col: Vec<[f32; 4]>,
+    jnt: Vec<[u16; 4]>,
+    wgt: Vec<[f32; 4]>,
+    idx: Vec<u32>,
+}
+
+impl Merged {
+    /// Appends primitive `p`: unit normals, colours in 0..1, unused weight slots as joint 0
+    /// with weight 0 and the rest renormalised (as the validator wants them).
+    fn push(&mut self, p: &super::Primitive) {
+        let base = self.pos.len() as u32;
+        self.pos.extend_from_slice(&p.positions);
+        self.nrm
+            .extend(p.positions.iter().enumerate().map(|(i, _)| {
                 let n = Vec3::from(p.normals.get(i).copied().unwrap_or([0.0, 1.0, 0.0]));
                 n.normalize_or(Vec3::Y).to_array()
             }));
-            uv.extend_from_slice(&p.uvs);
-            col.extend(p.colors.iter().map(|c| c.map(|x| x.clamp(0.0, 1.0))));
-            // Unused slots: joint 0 with weight 0, as the validator wants them.
-            for (j, w) in p.joints.iter().zip(&p.weights) {
-                let mut jj = *j;
-                let mut ww = *w;
-                for k in 0..4 {
-                    if ww[k] <= 0.0 {
-                        jj[k] = 0;
-                        ww[k] = 0.0;
-                    }
+        self.uv.extend_from_slice(&p.uvs);
+        self.col
+            .extend(p.colors.iter().map(|c| c.map(|x| x.clamp(0.0, 1.0))));
+        for (j, w) in p.joints.iter().zip(&p.weights) {
+            let mut jj = *j;
+            let mut ww = *w;
+            for k in 0..4 {
+                if ww[k] <= 0.0 {
+                    jj[k] = 0;
+                    ww[k] = 0.0;
                 }
-                let s: f32 = ww.iter().sum();
-                jnt.push(jj);
-                wgt.push(if s > 0.0 {
-                    ww.map(|x| x / s)
-                } else {
-                    [1.0, 0.0, 0.0, 0.0]
-                });
             }
-            idx.extend(p.indices.iter().map(|i| i + base));
+            let s: f32 = ww.iter().sum();
+            self.jnt.push(jj);
+            self.wgt.push(if s > 0.0 {
+                ww.map(|x| x / s)
+            } else {
+                [1.0, 0.0, 0.0, 0.0]
+            });
         }
-        if pos.is_empty() {
-            continue;
-        }
-        let (lo, hi) = pos.iter().fold(
+        self.idx.extend(p.indices.iter().map(|i| i + base));
+    }
+
+    /// Its accessors in `c` and the glTF primitive that reads them (texture coordinates
+    /// only when `textured`).
+    fn primitive(&self, c: &mut Chunk, material: usize, textured: bool) -> Value {
+        let (lo, hi) = self.pos.iter().fold(
             (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
             |(lo, hi), p| (lo.min(Vec3::from(*p)), hi.max(Vec3::from(*p))),
         );
-        let n = pos.len();
+        let n = self.pos.len();
         let a_pos = c.accessor(
-            &f32s(&pos),
+            &f32s(&self.pos),
             n,
             "VEC3",
             5126,
             Some(ARRAY),
             json!({ "min": lo.to_array(), "max": hi.to_array() }),
         );
-        let a_nrm = c.accessor(&f32s(&nrm), n, "VEC3", 5126, Some(ARRAY), json!({}));
-        // Texture coordinates only where a texture reads them.
-        let textured = model
-            .materials
-            .get(*material)
-            .is_some_and(|m| m.texture.is_some());
+        let a_nrm = c.accessor(&f32s(&self.nrm), n, "VEC3", 5126, Some(ARRAY), json!({}));
         let a_uv =
-            textured.then(|| c.accessor(&f32s(&uv), n, "VEC2", 5126, Some(ARRAY), json!({})));
-        let a_col = c.accessor(&f32s(&col), n, "VEC4", 5126, Some(ARRAY), json!({}));
-        let jb: Vec<u8> = jnt.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+            textured.then(|| c.accessor(&f32s(&self.uv), n, "VEC2", 5126, Some(ARRAY), json!({})));
+        let a_col = c.accessor(&f32s(&self.col), n, "VEC4", 5126, Some(ARRAY), json!({}));
+        let jb: Vec<u8> = self
+            .jnt
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         let a_jnt = c.accessor(&jb, n, "VEC4", 5123, Some(ARRAY), json!({}));
-        let a_wgt = c.accessor(&f32s(&wgt), n, "VEC4", 5126, Some(ARRAY), json!({}));
-        let ib: Vec<u8> = idx.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let a_idx = c.accessor(&ib, idx.len(), "SCALAR", 5125, Some(ELEMENTS), json!({}));
+        let a_wgt = c.accessor(&f32s(&self.wgt), n, "VEC4", 5126, Some(ARRAY), json!({}));
+        let ib: Vec<u8> = self.idx.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let a_idx = c.accessor(
+            &ib,
+            self.idx.len(),
+            "SCALAR",
+            5125,
+            Some(ELEMENTS),
+            json!({}),
+        );
         let mut attributes = json!({
             "POSITION": a_pos, "NORMAL": a_nrm, "COLOR_0": a_col,
             "JOINTS_0": a_jnt, "WEIGHTS_0": a_wgt
@@ -192,13 +201,35 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
         if let Some(a) = a_uv {
             attributes["TEXCOORD_0"] = json!(a);
         }
-        primitives.push(json!({
+        json!({
             "attributes": attributes,
             "indices": a_idx,
             "material": material,
-        }));
+        })
     }
-    // Materials, their textures as embedded PNGs.
+}
+
+/// The mesh's primitives: the model's triangles merged per material.
+fn primitives(c: &mut Chunk, model: &Model) -> Vec<Value> {
+    let mut by_material: std::collections::BTreeMap<usize, Merged> = Default::default();
+    for p in &model.primitives {
+        by_material.entry(p.material).or_default().push(p);
+    }
+    by_material
+        .iter()
+        .filter(|(_, m)| !m.pos.is_empty())
+        .map(|(material, m)| {
+            let textured = model
+                .materials
+                .get(*material)
+                .is_some_and(|m| m.texture.is_some());
+            m.primitive(c, *material, textured)
+        })
+        .collect()
+}
+
+/// The materials, `(images, textures, materials)`: their textures as PNGs in `c`.
+fn materials(c: &mut Chunk, model: &Model) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>), String> {
     let mut images = Vec::new();
     let mut textures = Vec::new();
     let mut materials = Vec::new();
@@ -220,40 +251,15 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
         }
         materials.push(json!({ "name": m.name, "pbrMetallicRoughness": pbr }));
     }
-    // The skinned mesh's node, at the root (its own transform is not used by skinning).
-    let mesh_node = nodes.len();
-    nodes.push(json!({ "name": "mesh", "mesh": 0, "skin": 0 }));
-    let mut scene_nodes = roots.clone();
-    scene_nodes.push(mesh_node);
-    let Chunk {
-        mut bin,
-        views,
-        accessors,
-    } = c;
+    Ok((images, textures, materials))
+}
+
+/// A GLB container of `doc` and the binary chunk `bin`.
+fn glb(doc: &Value, mut bin: Vec<u8>) -> Result<Vec<u8>, String> {
     while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
-    let mut doc = json!({
-        "asset": { "version": "2.0", "generator": "skitter export" },
-        "scene": 0,
-        "scenes": [match record {
-            Some(r) => json!({ "nodes": scene_nodes, "extras": { EXTRAS_KEY: r.to_json() } }),
-            None => json!({ "nodes": scene_nodes }),
-        }],
-        "nodes": nodes,
-        "skins": [{ "joints": (0..model.joints.len()).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor }],
-        "meshes": [{ "name": "body", "primitives": primitives }],
-        "materials": materials,
-        "buffers": [{ "byteLength": bin.len() }],
-        "bufferViews": views,
-        "accessors": accessors,
-    });
-    if !images.is_empty() {
-        doc["images"] = json!(images);
-        doc["textures"] = json!(textures);
-        doc["samplers"] = json!([{ "magFilter": 9729, "minFilter": 9729 }]);
-    }
-    let mut js = serde_json::to_vec(&doc).map_err(|e| e.to_string())?;
+    let mut js = serde_json::to_vec(doc).map_err(|e| e.to_string())?;
     while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
@@ -269,4 +275,53 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
     out.extend_from_slice(b"BIN\0");
     out.extend_from_slice(&bin);
     Ok(out)
+}
+
+/// The GLB bytes of `model`, with `record` (the body plan of the type it draws) in the
+/// scene's extras.
+pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, String> {
+    let mut c = Chunk::default();
+    let mut nodes = joint_nodes(model)?;
+    let ibm_accessor = c.accessor(
+        &inverse_binds(model),
+        model.joints.len(),
+        "MAT4",
+        5126,
+        None,
+        json!({}),
+    );
+    let primitives = primitives(&mut c, model);
+    let (images, textures, materials) = materials(&mut c, model)?;
+    // The skinned mesh's node, at the root (its own transform is not used by skinning).
+    let mut scene_nodes: Vec<usize> = (0..model.joints.len())
+        .filter(|j| model.joints[*j].parent.is_none())
+        .collect();
+    scene_nodes.push(nodes.len());
+    nodes.push(json!({ "name": "mesh", "mesh": 0, "skin": 0 }));
+    let Chunk {
+        bin,
+        views,
+        accessors,
+    } = c;
+    let mut doc = json!({
+        "asset": { "version": "2.0", "generator": "skitter export" },
+        "scene": 0,
+        "scenes": [match record {
+            Some(r) => json!({ "nodes": scene_nodes, "extras": { EXTRAS_KEY: r.to_json() } }),
+            None => json!({ "nodes": scene_nodes }),
+        }],
+        "nodes": nodes,
+        "skins": [{ "joints": (0..model.joints.len()).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor }],
+        "meshes": [{ "name": "body", "primitives": primitives }],
+        "materials": materials,
+        "buffers": [{ "byteLength": bin.len().next_multiple_of(4) }],
+        "bufferViews": views,
+        "accessors": accessors,
+    });
+    if !images.is_empty() {
+        doc["images"] = json!(images);
+        doc["textures"] = json!(textures);
+        doc["samplers"] = json!([{ "magFilter": 9729, "minFilter": 9729 }]);
+    }
+    glb(&doc, bin)
 }

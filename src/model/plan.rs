@@ -306,6 +306,9 @@ mod tests {
         )];
         let h = stand(&mut legs, 0.6);
         let r = reach(&legs[0]);
-        assert!((0.4 / 0.6..=STRAIGHT).contains(&r), "reach {r} at height {h}");
+        assert!(
+            (0.4 / 0.6..=STRAIGHT).contains(&r),
+            "reach {r} at height {h}"
+        );
     }
 }
