@@ -212,9 +212,9 @@ fn body_parts(spec: &GenSpec, legs: usize) -> Vec<(Vec3, Vec3, [f32; 4])> {
     }
 }
 
-/// The model generated for `spec`.
-pub fn generate(spec: &GenSpec) -> BoundModel {
-    let bone = |name: String, parent: Option<usize>, at: Vec3| Joint {
+/// A joint at `at` (bind pose: a translation), no vertices yet.
+fn bone(name: String, parent: Option<usize>, at: Vec3) -> Joint {
+    Joint {
         name,
         parent,
         bind: Mat4::from_translation(at),
@@ -222,125 +222,83 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         children: Vec::new(),
         reach: 0.0,
         far: at,
-    };
-    let mut joints = vec![bone("body".into(), None, Vec3::ZERO)];
-    let head = spec.head.map(|(at, _)| {
-        joints.push(bone("head".into(), Some(0), at));
-        joints.len() - 1
-    });
-    let mut legs = Vec::new();
-    let mut arms = Vec::new();
-    let mut b = Builder::default();
-    let leg_count = spec.limbs.iter().filter(|l| !l.arm).count();
-    for (part, half, color) in body_parts(spec, leg_count) {
-        b.ellipsoid(part, half, Quat::IDENTITY, color, 0, true);
     }
-    if let (Some(h), Some((at, size))) = (head, spec.head) {
-        let half = size * 0.5;
-        b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h, true);
-        for side in [-1.0f32, 1.0] {
-            let eye = at + Vec3::new(side * half.x * 0.45, half.y * 0.35, half.z * 0.8);
-            b.ellipsoid(
-                eye,
-                Vec3::splat(half.x.min(half.y) * 0.22),
-                Quat::IDENTITY,
-                EYE,
-                h,
-                false,
-            );
-        }
-    }
-    for limb in &spec.limbs {
-        let n = limb.points.len();
-        if n < 2 {
-            continue;
-        }
-        let mut bones = Vec::new();
-        let mut parent = 0;
-        for k in 0..n - 1 {
-            joints.push(bone(
-                format!("{}.{}", limb.name, k + 1),
-                Some(parent),
-                limb.points[k],
-            ));
-            parent = joints.len() - 1;
-            bones.push(parent);
-        }
-        let r0 = limb.radius;
-        for (k, bj) in bones.iter().enumerate() {
-            let t = |i: usize| 1.0 - 0.55 * i as f32 / (n - 1) as f32;
-            let (a, c) = (limb.points[k], limb.points[k + 1]);
-            b.tube(a, c, r0 * t(k), r0 * t(k + 1), LEG, *bj);
-            // A ball at the joint hides the crease as the bone turns.
-            b.ellipsoid(
-                a,
-                Vec3::splat(r0 * t(k) * 1.15),
-                Quat::IDENTITY,
-                if k == 0 { LEG } else { KNEE },
-                *bj,
-                false,
-            );
-        }
-        // A claw at the foot, and an end marker there (an unweighted leaf: where the chain
-        // ends, for a model exported and loaded back).
-        let last = bones[bones.len() - 1];
-        let foot = limb.points[n - 1];
+}
+
+/// The head's shape on joint `h`: an ellipsoid of `size` at `at`, and two eyes.
+fn head_shape(b: &mut Builder, at: Vec3, size: Vec3, h: usize) {
+    let half = size * 0.5;
+    b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h, true);
+    for side in [-1.0f32, 1.0] {
+        let eye = at + Vec3::new(side * half.x * 0.45, half.y * 0.35, half.z * 0.8);
         b.ellipsoid(
-            foot,
-            Vec3::splat(r0 * 0.5),
+            eye,
+            Vec3::splat(half.x.min(half.y) * 0.22),
             Quat::IDENTITY,
-            LEG,
-            last,
+            EYE,
+            h,
             false,
         );
-        joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
-        let chain = LegChain {
-            name: limb.name.clone(),
-            bones,
-            tip: foot,
-            follower: None,
-        };
-        if limb.arm {
-            arms.push(chain);
-        } else {
-            legs.push(chain);
-        }
     }
-    for j in 0..joints.len() {
-        if let Some(p) = joints[j].parent {
-            joints[p].children.push(j);
-        }
+}
+
+/// A limb's bones (one per segment, hung from the body) and its shape: tapering tubes,
+/// a ball at each joint, a claw at the foot and an end marker there (an unweighted leaf:
+/// where the chain ends, for a model exported and loaded back). `None` for a limb of
+/// fewer than two points.
+fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Option<LegChain> {
+    let n = limb.points.len();
+    if n < 2 {
+        return None;
     }
-    let mut lo = Vec3::splat(f32::INFINITY);
-    let mut hi = Vec3::splat(f32::NEG_INFINITY);
-    for v in &b.p.positions {
-        lo = lo.min(Vec3::from(*v));
-        hi = hi.max(Vec3::from(*v));
+    let mut bones = Vec::new();
+    let mut parent = 0;
+    for k in 0..n - 1 {
+        joints.push(bone(
+            format!("{}.{}", limb.name, k + 1),
+            Some(parent),
+            limb.points[k],
+        ));
+        parent = joints.len() - 1;
+        bones.push(parent);
     }
-    let model = Arc::new(Model {
-        source: format!("{} (generated)", spec.name),
-        joints,
-        primitives: vec![b.p],
-        materials: vec![Material {
-            name: "generated".into(),
-            base_color: [1.0; 4],
-            texture: None,
-        }],
-        clips: Vec::new(),
-        animations: Vec::new(),
-        bounds: (lo, hi),
-        plan_record: None,
-        repairs: Vec::new(),
-        from_nodes: false,
-    });
-    let binding = Binding {
-        body: 0,
-        head,
-        legs,
-        arms,
-        fix: Mat4::IDENTITY,
-    };
-    let plan = BodyPlan {
+    let r0 = limb.radius;
+    for (k, bj) in bones.iter().enumerate() {
+        let t = |i: usize| 1.0 - 0.55 * i as f32 / (n - 1) as f32;
+        let (a, c) = (limb.points[k], limb.points[k + 1]);
+        b.tube(a, c, r0 * t(k), r0 * t(k + 1), LEG, *bj);
+        // A ball at the joint hides the crease as the bone turns.
+        b.ellipsoid(
+            a,
+            Vec3::splat(r0 * t(k) * 1.15),
+            Quat::IDENTITY,
+            if k == 0 { LEG } else { KNEE },
+            *bj,
+            false,
+        );
+    }
+    let last = bones[bones.len() - 1];
+    let foot = limb.points[n - 1];
+    b.ellipsoid(
+        foot,
+        Vec3::splat(r0 * 0.5),
+        Quat::IDENTITY,
+        LEG,
+        last,
+        false,
+    );
+    joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
+    Some(LegChain {
+        name: limb.name.clone(),
+        bones,
+        tip: foot,
+        follower: None,
+    })
+}
+
+/// The body plan `spec` describes (its legs as given, standing as they are).
+fn spec_plan(spec: &GenSpec) -> BodyPlan {
+    BodyPlan {
         size: spec.size,
         height: spec.height,
         head: spec.head,
@@ -361,12 +319,70 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         limb_radii: Vec::new(),
         recorded: false,
         hover: None,
+    }
+}
+
+/// The model generated for `spec`.
+pub fn generate(spec: &GenSpec) -> BoundModel {
+    let mut joints = vec![bone("body".into(), None, Vec3::ZERO)];
+    let head = spec.head.map(|(at, _)| {
+        joints.push(bone("head".into(), Some(0), at));
+        joints.len() - 1
+    });
+    let mut legs = Vec::new();
+    let mut arms = Vec::new();
+    let mut b = Builder::default();
+    let leg_count = spec.limbs.iter().filter(|l| !l.arm).count();
+    for (part, half, color) in body_parts(spec, leg_count) {
+        b.ellipsoid(part, half, Quat::IDENTITY, color, 0, true);
+    }
+    if let (Some(h), Some((at, size))) = (head, spec.head) {
+        head_shape(&mut b, at, size, h);
+    }
+    for limb in &spec.limbs {
+        match limb_chain(&mut b, &mut joints, limb) {
+            Some(chain) if limb.arm => arms.push(chain),
+            Some(chain) => legs.push(chain),
+            None => {}
+        }
+    }
+    for j in 0..joints.len() {
+        if let Some(p) = joints[j].parent {
+            joints[p].children.push(j);
+        }
+    }
+    let bounds = b.p.positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), v| (lo.min(Vec3::from(*v)), hi.max(Vec3::from(*v))),
+    );
+    let model = Arc::new(Model {
+        source: format!("{} (generated)", spec.name),
+        joints,
+        primitives: vec![b.p],
+        materials: vec![Material {
+            name: "generated".into(),
+            base_color: [1.0; 4],
+            texture: None,
+        }],
+        clips: Vec::new(),
+        animations: Vec::new(),
+        bounds,
+        plan_record: None,
+        repairs: Vec::new(),
+        from_nodes: false,
+    });
+    let binding = Binding {
+        body: 0,
+        head,
+        legs,
+        arms,
+        fix: Mat4::IDENTITY,
     };
     let posed = Posed::new(&model, &binding);
     BoundModel {
         model,
         binding,
-        plan,
+        plan: spec_plan(spec),
         posed,
         idle: None,
         generated: true,
