@@ -228,8 +228,15 @@ fn primitives(c: &mut Chunk, model: &Model) -> Vec<Value> {
         .collect()
 }
 
-/// The materials, `(images, textures, materials)`: their textures as PNGs in `c`.
-fn materials(c: &mut Chunk, model: &Model) -> Result<(Vec<Value>, Vec<Value>, Vec<Value>), String> {
+/// A GLB's materials, their textures and those textures' images.
+struct Materials {
+    images: Vec<Value>,
+    textures: Vec<Value>,
+    materials: Vec<Value>,
+}
+
+/// The materials: their textures as PNGs in `c`.
+fn materials(c: &mut Chunk, model: &Model) -> Result<Materials, String> {
     let mut images = Vec::new();
     let mut textures = Vec::new();
     let mut materials = Vec::new();
@@ -251,7 +258,11 @@ fn materials(c: &mut Chunk, model: &Model) -> Result<(Vec<Value>, Vec<Value>, Ve
         }
         materials.push(json!({ "name": m.name, "pbrMetallicRoughness": pbr }));
     }
-    Ok((images, textures, materials))
+    Ok(Materials {
+        images,
+        textures,
+        materials,
+    })
 }
 
 /// A GLB container of `doc` and the binary chunk `bin`.
@@ -291,7 +302,11 @@ pub fn to_glb(model: &Model, record: Option<&PlanRecord>) -> Result<Vec<u8>, Str
         json!({}),
     );
     let primitives = primitives(&mut c, model);
-    let (images, textures, materials) = materials(&mut c, model)?;
+    let Materials {
+        images,
+        textures,
+        materials,
+    } = materials(&mut c, model)?;
     // The skinned mesh's node, at the root (its own transform is not used by skinning).
     let mut scene_nodes: Vec<usize> = (0..model.joints.len())
         .filter(|j| model.joints[*j].parent.is_none())

@@ -316,6 +316,31 @@ fn finite3(v: [f32; 3]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
 
+/// A model's skeleton as its meshes are read onto it: the scene's node transforms and
+/// parents, the joints, node → joint maps, and the skin (`None`: the node tree is the
+/// skeleton).
+struct Skeleton<'s> {
+    global: &'s [Option<Mat4>],
+    parent: &'s [Option<usize>],
+    joints: &'s [Joint],
+    remap: &'s [u16],
+    node_joint: &'s std::collections::HashMap<usize, usize>,
+    skin: Option<usize>,
+}
+
+/// The bounds of the skinned triangles (all of them when every one is rigid).
+fn skinned_bounds(primitives: &[Primitive]) -> (Vec3, Vec3) {
+    let skinned_only = primitives.iter().any(|p| !p.rigid);
+    primitives
+        .iter()
+        .filter(|p| !(skinned_only && p.rigid))
+        .flat_map(|p| &p.positions)
+        .fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), v| (lo.min(Vec3::from(*v)), hi.max(Vec3::from(*v))),
+        )
+}
+
 impl<'a> Reading<'a> {
     fn data(&self) -> impl for<'b> Fn(gltf::Buffer<'b>) -> Option<&'a [u8]> + Clone + 'a {
         let buffers = self.buffers;
@@ -353,89 +378,17 @@ impl<'a> Reading<'a> {
         }
         let skinless = skin.is_none();
         let (joints, remap, node_joint) = ordered_joints(&joint_nodes, &inverse, &global, &parent);
-        let joint_above = |i: usize| joint_above(&parent, &node_joint, i);
         let (materials, default_material) = self.materials(src, limits)?;
-        // Skinned and rigid triangles.
-        let mut primitives = Vec::new();
-        let mut two_skins: Vec<usize> = Vec::new();
-        let mut hidden = vec![false; src.hide.len()];
-        for nd in doc.nodes() {
-            let (Some(mesh), Some(g)) = (nd.mesh(), global[nd.index()]) else {
-                continue;
-            };
-            let names = [nd.name(), mesh.name()];
-            let mut hide = false;
-            for (h, seen) in src.hide.iter().zip(hidden.iter_mut()) {
-                if names.contains(&Some(h.as_str())) {
-                    (hide, *seen) = (true, true);
-                }
-            }
-            if hide {
-                continue;
-            }
-            // Another skin over the same joints (exporters write one skin a mesh): its
-            // joints are the skin's, by node.
-            let other: Option<Vec<u16>> = match nd.skin() {
-                Some(s) if Some(s.index()) != skin.as_ref().map(|k| k.index()) => {
-                    let Some(r) = same_joints(&s, &node_joint) else {
-                        continue; // another skeleton's mesh
-                    };
-                    two_skins.push(s.index());
-                    Some(r)
-                }
-                _ => None,
-            };
-            let skinned = nd.skin().is_some();
-            let rigid_joint = if skinned {
-                None
-            } else if skinless {
-                node_joint.get(&nd.index()).copied()
-            } else {
-                Some(joint_above(nd.index()).unwrap_or(0))
-            };
-            for (pi, prim) in mesh.primitives().enumerate() {
-                if prim.mode() != gltf::mesh::Mode::Triangles {
-                    continue;
-                }
-                let at = format!("mesh {} primitive {pi}", mesh.index());
-                let p = self
-                    .primitive(
-                        &prim,
-                        &at,
-                        g,
-                        rigid_joint,
-                        &joints,
-                        other.as_deref().unwrap_or(&remap),
-                        default_material,
-                    )
-                    .map_err(|e| src.err(e))?;
-                // Without a skin, the meshes on the nodes are the creature's body.
-                let p = Primitive {
-                    rigid: p.rigid && !skinless,
-                    ..p
-                };
-                if !p.indices.is_empty() {
-                    primitives.push(p);
-                }
-            }
-        }
-        if let Some(h) = src.hide.iter().zip(&hidden).find(|(_, seen)| !**seen) {
-            return Err(src.err(no_such_mesh(doc, h.0)));
-        }
-        if primitives.is_empty() {
-            return Err(src.err("has no triangles to draw"));
-        }
-        self.note_second_skins(two_skins, skin.as_ref().map_or(0, |k| k.index()));
-        // Bounds, and how far each joint's vertices reach.
-        let mut lo = Vec3::splat(f32::INFINITY);
-        let mut hi = Vec3::splat(f32::NEG_INFINITY);
-        let skinned_only = primitives.iter().any(|p| !p.rigid);
-        for p in primitives.iter().filter(|p| !(skinned_only && p.rigid)) {
-            for v in &p.positions {
-                lo = lo.min(Vec3::from(*v));
-                hi = hi.max(Vec3::from(*v));
-            }
-        }
+        let sk = Skeleton {
+            global: &global,
+            parent: &parent,
+            joints: &joints,
+            remap: &remap,
+            node_joint: &node_joint,
+            skin: skin.as_ref().map(|k| k.index()),
+        };
+        let primitives = self.meshes(src, &sk, default_material)?;
+        let bounds = skinned_bounds(&primitives);
         let mut model = Model {
             source: format!("{}/{}", src.mod_name, src.file),
             joints,
@@ -451,7 +404,7 @@ impl<'a> Reading<'a> {
                 })
                 .collect(),
             animations: self.clips(&node_joint).map_err(|e| src.err(e))?,
-            bounds: (lo, hi),
+            bounds,
             plan_record: scene
                 .extras()
                 .as_ref()
@@ -459,16 +412,91 @@ impl<'a> Reading<'a> {
             repairs: self.repairs.take(),
             from_nodes: skinless,
         };
-        let far: Vec<(Vec3, usize)> = model.dominant_joints().collect();
-        for (v, j) in far {
-            let joint = &mut model.joints[j];
-            let d = v.distance(joint.head());
-            if d > joint.reach {
-                joint.reach = d;
-                joint.far = v;
+        model.measure_reach();
+        Ok(model)
+    }
+
+    /// The scene's meshes as primitives on `sk`: skinned ones by their skin (a second skin
+    /// over the same joints by node), rigid ones on the joint above their node (without a
+    /// skin, their node's joint: the creature's body), `model.hide`'s left out (one it
+    /// cannot find is an error).
+    fn meshes(
+        &self,
+        src: &Source<'_>,
+        sk: &Skeleton<'_>,
+        default_material: usize,
+    ) -> Result<Vec<Primitive>, ModelError> {
+        let mut primitives = Vec::new();
+        let mut two_skins: Vec<usize> = Vec::new();
+        let mut hidden = vec![false; src.hide.len()];
+        for nd in self.doc.nodes() {
+            let (Some(mesh), Some(g)) = (nd.mesh(), sk.global[nd.index()]) else {
+                continue;
+            };
+            let names = [nd.name(), mesh.name()];
+            let mut hide = false;
+            for (h, seen) in src.hide.iter().zip(hidden.iter_mut()) {
+                if names.contains(&Some(h.as_str())) {
+                    (hide, *seen) = (true, true);
+                }
+            }
+            if hide {
+                continue;
+            }
+            // Another skin over the same joints (exporters write one skin a mesh): its
+            // joints are the skin's, by node.
+            let other: Option<Vec<u16>> = match nd.skin() {
+                Some(s) if Some(s.index()) != sk.skin => {
+                    let Some(r) = same_joints(&s, sk.node_joint) else {
+                        continue; // another skeleton's mesh
+                    };
+                    two_skins.push(s.index());
+                    Some(r)
+                }
+                _ => None,
+            };
+            let skinned = nd.skin().is_some();
+            let rigid_joint = if skinned {
+                None
+            } else if sk.skin.is_none() {
+                sk.node_joint.get(&nd.index()).copied()
+            } else {
+                Some(joint_above(sk.parent, sk.node_joint, nd.index()).unwrap_or(0))
+            };
+            for (pi, prim) in mesh.primitives().enumerate() {
+                if prim.mode() != gltf::mesh::Mode::Triangles {
+                    continue;
+                }
+                let at = format!("mesh {} primitive {pi}", mesh.index());
+                let p = self
+                    .primitive(
+                        &prim,
+                        &at,
+                        g,
+                        rigid_joint,
+                        sk.joints,
+                        other.as_deref().unwrap_or(sk.remap),
+                        default_material,
+                    )
+                    .map_err(|e| src.err(e))?;
+                // Without a skin, the meshes on the nodes are the creature's body.
+                let p = Primitive {
+                    rigid: p.rigid && sk.skin.is_some(),
+                    ..p
+                };
+                if !p.indices.is_empty() {
+                    primitives.push(p);
+                }
             }
         }
-        Ok(model)
+        if let Some(h) = src.hide.iter().zip(&hidden).find(|(_, seen)| !**seen) {
+            return Err(src.err(no_such_mesh(self.doc, h.0)));
+        }
+        if primitives.is_empty() {
+            return Err(src.err("has no triangles to draw"));
+        }
+        self.note_second_skins(two_skins, sk.skin.unwrap_or(0));
+        Ok(primitives)
     }
 
     /// Every material of the file, then glTF's default (for primitives that name none;

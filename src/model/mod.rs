@@ -145,6 +145,20 @@ impl Model {
         self.joints.iter().position(|j| j.name == name)
     }
 
+    /// Each joint's `reach` and `far`: the vertex it carries most of that lies furthest
+    /// from its head.
+    pub(crate) fn measure_reach(&mut self) {
+        let far: Vec<(Vec3, usize)> = self.dominant_joints().collect();
+        for (v, j) in far {
+            let joint = &mut self.joints[j];
+            let d = v.distance(joint.head());
+            if d > joint.reach {
+                joint.reach = d;
+                joint.far = v;
+            }
+        }
+    }
+
     /// Every skinned vertex's joint of largest weight, primitive by primitive (rigid meshes
     /// hung on bones left out).
     pub(crate) fn dominant_joints(&self) -> impl Iterator<Item = (Vec3, usize)> + '_ {
