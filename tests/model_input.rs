@@ -913,6 +913,139 @@ fn joints_with_a_non_uniform_scale_bind_and_draw_as_the_same_creature() {
     assert_tips_on_feet(&t, &trace_text(dir.path()));
 }
 
+/// Issue 44: a humanoid whose arms are four bones (clavicle, upper arm, forearm, hand: the
+/// commonest rig there is) defines a biped with two arms and walks (was `field
+/// 'arms[1].segments' needs 1 to 3 lengths, got 4`).
+#[test]
+fn a_biped_with_four_bone_arms_defines_and_walks() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![
+        ("Hips", None, [0.0, 1.0, 0.0]),
+        ("Chest", Some(0), [0.0, 1.4, 0.0]),
+        ("Head", Some(1), [0.0, 1.7, 0.0]),
+    ];
+    let mut verts: Vec<(usize, [f32; 3])> = vec![
+        (0, [0.0, 1.0, 0.1]),
+        (1, [0.0, 1.45, 0.1]),
+        (2, [0.0, 1.85, 0.05]),
+    ];
+    for (side, x) in [("L", 1.0f32), ("R", -1.0)] {
+        let limb = |joints: &mut Vec<(&str, Option<usize>, [f32; 3])>,
+                    verts: &mut Vec<(usize, [f32; 3])>,
+                    from: usize,
+                    bones: &[(&str, [f32; 3])],
+                    tip: [f32; 3]| {
+            let mut parent = from;
+            for (b, p) in bones {
+                let name: &'static str = Box::leak(format!("{b}.{side}").into_boxed_str());
+                let at = [x * p[0], p[1], p[2]];
+                joints.push((name, Some(parent), at));
+                parent = joints.len() - 1;
+                verts.push((parent, at));
+            }
+            verts.push((parent, [x * tip[0], tip[1], tip[2]]));
+        };
+        limb(
+            &mut joints,
+            &mut verts,
+            0,
+            &[
+                ("thigh", [0.1, 1.0, 0.0]),
+                ("shin", [0.1, 0.55, 0.05]),
+                ("foot", [0.1, 0.1, 0.0]),
+            ],
+            [0.1, 0.0, 0.1],
+        );
+        limb(
+            &mut joints,
+            &mut verts,
+            1,
+            &[
+                ("clavicle", [0.05, 1.5, 0.0]),
+                ("upperarm", [0.2, 1.5, 0.0]),
+                ("forearm", [0.25, 1.2, 0.0]),
+                ("hand", [0.27, 0.95, 0.05]),
+            ],
+            [0.28, 0.85, 0.05],
+        );
+    }
+    let m = model_only_mod(dir.path(), "human", &rig_gltf(&joints, &verts));
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("2 legs:")
+            && said.contains("2 arms:")
+            && said.contains("arm_l1 = clavicle.L > upperarm.L > forearm.L > hand.L (4 bones"),
+        "{said}"
+    );
+    let main = m.join("main.lua");
+    let mut lua = std::fs::read_to_string(&main).expect("main");
+    lua.push_str(
+        "world.ground { size = vec3(20, 0, 20) }\n\
+         behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(0, 0, 1), 0.6) end }\n\
+         world.spawn(\"m\", { position = vec3(0, 0, -4), behaviour = \"go\" })\n",
+    );
+    std::fs::write(&main, lua).expect("write");
+    let (out, t) = run_trace(dir.path(), 600, &[m.to_path_buf()], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let q = assert_walks_well("four-bone arms", &t, &[("human/m", 1)]);
+    assert!(q.displacement[&1] > 3.0, "{:?}", q.displacement);
+    assert!(t.recs.iter().all(|r| r.hands.len() == 2));
+    assert_tips_on_feet(&t, &trace_text(dir.path()));
+}
+
+/// Issue 44: feet exported as joints of their own at the armature's root (IK rigs: each
+/// foot's vertices on a parentless `IK_Foot` joint beside the leg chain's end, the chain's
+/// last bone carrying none down there) follow their legs' ends: four legs found, each with
+/// its foot joint, and the drawn feet on the feet as it walks.
+#[test]
+fn feet_exported_as_joints_at_the_root_follow_their_legs() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut joints: Vec<(&str, Option<usize>, [f32; 3])> = vec![("Body", None, [0.0, 0.5, 0.0])];
+    let mut verts: Vec<(usize, [f32; 3])> = vec![(0, [0.0, 0.45, 0.3]), (0, [0.0, 0.55, -0.3])];
+    let mut feet = Vec::new();
+    for (k, (x, z)) in [(0.2f32, 0.3f32), (-0.2, 0.3), (0.2, -0.3), (-0.2, -0.3)]
+        .into_iter()
+        .enumerate()
+    {
+        let side = if x > 0.0 { "L" } else { "R" };
+        let mut parent = 0;
+        for (b, p) in [
+            ("hip", [x, 0.5, z]),
+            ("knee", [x * 1.3, 0.3, z]),
+            ("ankle", [x * 1.4, 0.14, z]),
+        ] {
+            let name: &'static str = Box::leak(format!("{b}{k}.{side}").into_boxed_str());
+            joints.push((name, Some(parent), p));
+            parent = joints.len() - 1;
+            verts.push((parent, p));
+        }
+        feet.push((
+            &*Box::leak(format!("IK_Foot{k}.{side}").into_boxed_str()),
+            [x * 1.45, 0.06, z],
+            [x * 1.5, 0.0, z + 0.05],
+        ));
+    }
+    for (name, at, v) in feet {
+        joints.push((name, None, at));
+        verts.push((joints.len() - 1, v));
+    }
+    let m = model_only_mod(dir.path(), "iked", &rig_gltf(&joints, &verts));
+    let out = skitter(&["check", m.to_str().expect("path")]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("4 legs:")
+            && said.contains("L1 = hip0.L > knee0.L > ankle0.L (3 bones")
+            && said.contains("tip on \"IK_Foot0.L\"")
+            && said.contains("tip on \"IK_Foot3.R\""),
+        "{said}"
+    );
+    let t = walks_a_line(dir.path(), &m, "feet at the root", "iked/m");
+    assert_tips_on_feet(&t, &trace_text(dir.path()));
+}
+
 /// Mod `m` (of [`model_only_mod`], in `dir`) given flat ground and its type `ty` spawned
 /// walking a line for 10 s: it goes more than 3 m within the locomotion bars (two feet
 /// planted at least); returns the trace.

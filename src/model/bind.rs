@@ -397,11 +397,8 @@ fn find_legs(
     // that joint follows the chain's end and its vertices are the tip.
     let in_chain = |j: usize, ls: &[LegChain]| ls.iter().any(|l| l.bones.contains(&j));
     if spec.legs.is_empty() {
-        let loose: Vec<(Vec<usize>, Option<usize>)> = chains
-            .iter()
-            .filter(|(b, _)| b.len() >= 2 || model.joints[b[0]].parent.is_some())
-            .cloned()
-            .collect();
+        // Any free chain, a parentless joint too (IK feet exported at the armature's root).
+        let loose = chains;
         // Chains whose tip is high but that end near a loose, weighted joint whose own
         // vertices reach the ground: the leg of a rig with separate foot joints.
         for (bones, _) in chains.iter().filter(|(b, br)| b.len() >= 2 && br.is_some()) {
