@@ -76,6 +76,12 @@ function Creature:move(direction, speed, opts) end
 ---@param direction vector
 function Creature:face(direction) end
 
+--- Face `target` while going wherever the intent, destination or path takes it: a direction
+--- (vector), a creature, { point = vec3 } or { offset = degrees } (turned that far from where
+--- it goes); nil faces where it goes again.
+---@param target? vector|Creature|{ point: vector?, offset: number? }
+function Creature:set_facing(target) end
+
 ---@param p Path
 ---@param opts? { speed?: number, loop?: boolean|string, rotation?: string, speed_curve?: CurveLike }
 function Creature:follow_path(p, opts) end

@@ -5,8 +5,8 @@
 use glam::Vec3;
 use std::fmt;
 
-pub use super::nav_def::JumpLimits;
 pub(crate) use super::nav_def::NavDef;
+pub use super::nav_def::{Heading, JumpLimits};
 
 use super::arms::ArmDef;
 pub use super::climb_def::ClimbDef;

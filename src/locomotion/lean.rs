@@ -5,6 +5,9 @@
 //! - **turn** (roll): low-passed yaw rate × `turn.gain` × `turn.speed(speed)`, sign flipped
 //!   when moving backwards; turning in place (speed ≈ 0) gives no roll.
 //! - **accel** (pitch): low-passed forward acceleration × `accel.gain` × `accel.speed(speed)`.
+//! - **side** (roll): while moving apart from its facing (`LeanInput::strafe`), low-passed
+//!   sideways acceleration × `accel.gain` × `accel.speed(speed)`, into the push; otherwise
+//!   exactly zero.
 //! - **vertical** (pitch): rising → `vertical.rise`, falling → `vertical.fall` (full at
 //!   [`VERTICAL_FULL`] m/s), a landing kick peaking at `vertical.land`; the part of the
 //!   vertical speed the ground slope explains is subtracted first, so slopes add no lean.
@@ -44,6 +47,9 @@ pub struct LeanInput {
     pub ground_up: Vec3,
     /// Seconds since the last update.
     pub dt: f32,
+    /// Moving apart from its facing (a crab's sideways scuttle, a strafe): the body's
+    /// sideways acceleration rolls it too (see [`LeanState::update`]).
+    pub strafe: bool,
 }
 
 /// One creature's lean state. Plain data, deterministic.
@@ -53,6 +59,8 @@ pub struct LeanState {
     pub yaw_rate: f32,
     /// Low-passed forward acceleration, m/s².
     pub accel: f32,
+    /// Low-passed sideways acceleration (toward the body's left), m/s², while strafing.
+    pub side_accel: f32,
     /// Sum of the channel targets, degrees.
     pub target_roll: f32,
     /// Sum of the channel targets, degrees.
@@ -66,7 +74,10 @@ pub struct LeanState {
     vertical: Spring,
     hit_roll: Spring,
     hit_pitch: Spring,
+    side_roll: Spring,
     last_turn: f32,
+    last_side: f32,
+    prev_side_speed: f32,
     last_accel: f32,
     last_vertical: f32,
     prev_yaw: Option<f32>,
@@ -130,6 +141,21 @@ impl LeanState {
         let accel_target = (p.accel_gain * self.accel * p.accel_speed.eval(speed))
             .clamp(-p.accel_max, p.accel_max);
 
+        // Sideways, while moving apart from its facing: acceleration toward the body's left
+        // rolls it left, into the push (seed 002 §2.2), as forward acceleration pitches it.
+        // Otherwise the channel rests at exactly zero (a walker's lean is as it was).
+        let side_speed = v.dot(Vec3::Y.cross(forward));
+        let side_target = if input.strafe {
+            let raw = (side_speed - self.prev_side_speed) / dt;
+            self.side_accel += (raw - self.side_accel) * alpha;
+            (-p.accel_gain * self.side_accel * p.accel_speed.eval(speed))
+                .clamp(-p.accel_max, p.accel_max)
+        } else {
+            self.side_accel = 0.0;
+            0.0
+        };
+        self.prev_side_speed = side_speed;
+
         // Vertical: what the slope does not explain.
         let up = input.ground_up;
         let slope_vy = if up.y > 0.1 {
@@ -160,7 +186,12 @@ impl LeanState {
                 .step_ramp_with(&k, self.last_vertical, vertical_target);
             self.hit_roll.step_with(&k, 0.0);
             self.hit_pitch.step_with(&k, 0.0);
+            if side_target != 0.0 || self.side_roll != Spring::default() {
+                self.side_roll
+                    .step_ramp_with(&k, self.last_side, side_target);
+            }
         }
+        self.last_side = side_target;
         self.last_turn = turn_target;
         self.last_accel = accel_target;
         self.last_vertical = vertical_target;
@@ -168,6 +199,10 @@ impl LeanState {
         self.target_roll = turn_target;
         self.target_pitch = accel_target + vertical_target;
         self.roll = self.turn.value + self.hit_roll.value;
+        if self.side_roll != Spring::default() || side_target != 0.0 {
+            self.target_roll += side_target;
+            self.roll += self.side_roll.value;
+        }
         self.pitch = self.accel_pitch.value + self.vertical.value + self.hit_pitch.value;
     }
 
@@ -214,7 +249,8 @@ impl LeanState {
     /// The lean's tendency as an angular velocity of the body, rad/s, world space (`yaw`:
     /// the body's heading): what a body thrown into physics keeps turning with.
     pub fn angular_velocity(&self, yaw: f32) -> Vec3 {
-        let roll = (self.turn.velocity + self.hit_roll.velocity).to_radians();
+        let roll =
+            (self.turn.velocity + self.hit_roll.velocity + self.side_roll.velocity).to_radians();
         let pitch = (self.accel_pitch.velocity + self.vertical.velocity + self.hit_pitch.velocity)
             .to_radians();
         crate::math::frame::yaw_rotation(yaw) * Vec3::new(pitch, 0.0, roll)
@@ -236,6 +272,36 @@ mod tests {
     use crate::math::frame::yaw_rotation;
     use crate::math::Curve;
 
+    /// Issue 45: accelerating toward its left while strafing rolls the body left (into
+    /// the push) and toward its right, right; not strafing, the same motion gives no roll
+    /// at all (a forward walker's lean is as it was, to the bit).
+    #[test]
+    fn sideways_acceleration_rolls_a_strafing_body_into_the_push() {
+        let p = LeanDef::default();
+        let roll_after = |left: f32, strafe: bool| {
+            let mut s = LeanState::default();
+            let dt = 1.0 / 60.0;
+            for k in 0..20 {
+                // From a standstill to 1 m/s sideways in a third of a second, facing +Z.
+                let v = Vec3::X * left * (k as f32 * dt * 3.0).min(1.0);
+                s.update(
+                    &p,
+                    LeanInput {
+                        yaw: 0.0,
+                        velocity: v,
+                        ground_up: Vec3::Y,
+                        dt,
+                        strafe,
+                    },
+                );
+            }
+            s.roll
+        };
+        assert!(roll_after(1.0, true) < -1.0, "{}", roll_after(1.0, true));
+        assert!(roll_after(-1.0, true) > 1.0, "{}", roll_after(-1.0, true));
+        assert_eq!(roll_after(1.0, false).to_bits(), 0.0f32.to_bits());
+    }
+
     /// The filtered yaw rate after turning at `rate` deg/s for `steps` ticks of `dt` from
     /// standing still (a yaw-rate step at t = 0).
     fn yaw_rate_step(filter_hz: f32, rate: f32, dt: f32, steps: usize) -> f32 {
@@ -252,6 +318,7 @@ mod tests {
                     velocity: Vec3::ZERO,
                     ground_up: Vec3::Y,
                     dt,
+                    strafe: false,
                 },
             );
         }
@@ -273,6 +340,7 @@ mod tests {
                         velocity: Vec3::ZERO,
                         ground_up: Vec3::Y,
                         dt: 1.0 / 60.0,
+                        strafe: false,
                     },
                 );
                 if s.pitch.abs() > extreme.abs() {
@@ -335,6 +403,7 @@ mod tests {
                 velocity: vel,
                 ground_up: Vec3::Y,
                 dt,
+                strafe: false,
             },
         );
         let mut out = Vec::new();
@@ -347,6 +416,7 @@ mod tests {
                     velocity,
                     ground_up: Vec3::Y,
                     dt,
+                    strafe: false,
                 },
             );
             out.push(s.clone());
@@ -473,6 +543,7 @@ mod tests {
             velocity: Vec3::ZERO,
             ground_up: Vec3::Y,
             dt: 1.0 / 60.0,
+            strafe: false,
         };
         s.update(&p, still);
         // Pushed toward its left (+X) with strength 1.
@@ -518,6 +589,7 @@ mod tests {
                     velocity: Vec3::new(0.0, 30f32.to_radians().tan(), 1.0),
                     ground_up: n,
                     dt: 1.0 / 60.0,
+                    strafe: false,
                 },
             );
         }
@@ -532,6 +604,7 @@ mod tests {
                     velocity: Vec3::new(0.0, if i < 30 { -2.0 } else { 0.0 }, 0.0),
                     ground_up: Vec3::Y,
                     dt: 1.0 / 60.0,
+                    strafe: false,
                 },
             );
             if i < 30 {

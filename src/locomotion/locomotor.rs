@@ -152,6 +152,11 @@ pub struct Locomotor {
     pub intent: Intent,
     /// Following a path (overrides `intent` while set).
     pub follow: Option<PathFollower>,
+    /// Where the body faces apart from where it goes (a heading, radians; set each tick by
+    /// the sim from `c:set_facing`): it moves as it would, turned this way.
+    pub face_yaw: Option<f32>,
+    /// This tick it moved apart from its facing (`face_yaw`, or `nav.heading = "side"`).
+    pub strafing: bool,
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
     /// The lean layer (tilt added after locomotion).
@@ -217,6 +222,8 @@ impl Locomotor {
             up: Vec3::Y,
             intent: Intent::Idle,
             follow: None,
+            face_yaw: None,
+            strafing: false,
             legs,
             lean: LeanState::default(),
             sink: 0.0,
@@ -416,6 +423,7 @@ impl Locomotor {
                 velocity,
                 ground_up,
                 dt,
+                strafe: self.strafing,
             },
         );
         let (posed, sink) = if self.airborne {

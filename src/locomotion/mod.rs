@@ -15,7 +15,9 @@ pub(crate) mod posture;
 pub(crate) mod tuning;
 
 pub use arms::{arm_chains, arm_points, ArmDef};
-pub use def::{default_knee, ClimbDef, CreatureDef, DefError, HeadDef, LeanDef, ValidCreatureDef};
+pub use def::{
+    default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, ValidCreatureDef,
+};
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;

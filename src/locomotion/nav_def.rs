@@ -29,6 +29,30 @@ pub struct NavDef {
     pub jump: Option<JumpLimits>,
     /// `nav.links`: the link kinds it takes (every kind when absent).
     pub links: Option<Vec<String>>,
+    /// `nav.heading`: which way the body faces as it goes where nothing else says.
+    pub heading: Heading,
+}
+
+/// Which way a type's body faces as it goes (`nav.heading`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Heading {
+    /// Nose first (`"forward"`, the default).
+    #[default]
+    Forward,
+    /// Side first (`"side"`: a crab): turned a quarter from where it goes, to whichever
+    /// side is nearer its facing.
+    Side,
+}
+
+impl Heading {
+    /// From its name in a definition.
+    pub fn from_name(name: &str) -> Option<Heading> {
+        match name {
+            "forward" => Some(Heading::Forward),
+            "side" => Some(Heading::Side),
+            _ => None,
+        }
+    }
 }
 
 /// A type's jump limits (`nav = { jump = { gap, up, down } }`).
@@ -67,6 +91,7 @@ impl Default for NavDef {
             auto_brake: true,
             jump: None,
             links: None,
+            heading: Heading::Forward,
         }
     }
 }

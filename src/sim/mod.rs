@@ -4,6 +4,7 @@
 mod checkpoint;
 mod climb_nav;
 mod detail;
+mod facing;
 mod ground;
 pub(crate) mod level;
 mod level_edits;
@@ -22,6 +23,7 @@ pub(crate) mod world;
 
 pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
+pub use facing::Facing;
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
 pub use links::{jump_settings, JumpLimits, JumpRefused, LinkDesc, LinkUse};

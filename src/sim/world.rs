@@ -69,6 +69,8 @@ pub struct Creature {
     /// Its colour tint (`world.spawn{ tint = vec3(r, g, b) }`, `c:set_tint`): its model or
     /// sticks recoloured in it, their lightness kept (an army's colours); `None`: as made.
     pub tint: Option<Vec3>,
+    /// What its body faces while it moves (`c:set_facing`), `None`: where it goes.
+    pub facing: Option<super::Facing>,
 }
 
 impl Creature {
@@ -115,6 +117,8 @@ const CLIMB_HOLD_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 pub enum Command {
     /// Set a creature's movement intent.
     SetIntent(CreatureId, Intent),
+    /// What a creature's body faces while it moves (`None`: where it goes).
+    SetFacing(CreatureId, Option<super::Facing>),
     /// Replace a creature's gait parameters (already validated).
     SetGait(CreatureId, Box<GaitParams>),
     /// Replace a creature's lean settings (already validated).
@@ -445,6 +449,7 @@ impl World {
             far: false,
             team: None,
             tint: None,
+            facing: None,
         });
         Some(id)
     }
@@ -521,6 +526,11 @@ impl World {
                         c.loco.intent = *intent;
                         c.loco.follow = None;
                         c.nav = None;
+                    }
+                }
+                Command::SetFacing(id, f) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.facing = *f;
                     }
                 }
                 Command::FollowPath(id, f) => {
@@ -619,6 +629,7 @@ impl World {
         self.apply_commands();
         self.plan_detail();
         self.step_nav(dt);
+        self.resolve_facing();
         let t1 = std::time::Instant::now();
         self.step_locomotion(dt);
         // Climbers that came onto a surface of another kind (in id order).

@@ -4,7 +4,7 @@
 use glam::Vec3;
 
 use super::{Intent, Locomotor, HOLD_FROM, HOLD_TO};
-use crate::locomotion::def::ValidCreatureDef;
+use crate::locomotion::def::{Heading, ValidCreatureDef};
 use crate::locomotion::lean::PUSH_TAU;
 use crate::math::frame::{horizontal, wrap_angle, yaw_of};
 use crate::path::RotationMode;
@@ -25,6 +25,10 @@ impl Locomotor {
             }
             Intent::Face { dir } => (Vec3::ZERO, yaw_of(dir)),
         };
+        // Facing apart from moving: the body turns that way and goes where it goes.
+        let facing = self.face_goal(def, desired);
+        self.strafing = self.facing_apart(def) && (desired != Vec3::ZERO || self.speed() > 0.02);
+        let heading = facing.or(heading);
         // An edge deeper than the creature steps holds it unless the script asked to go
         // over it (`c:move(dir, speed, { drop = true })`); a wall higher than that always.
         let edges = !matches!(self.intent, Intent::Move { drop: true, .. });
@@ -99,7 +103,12 @@ impl Locomotor {
             },
             v.z,
         );
-        if let Some(h) = yaw_of(dir) {
+        let facing = self.face_goal(def, dir);
+        self.strafing = self.facing_apart(def);
+        if let Some(f) = facing {
+            let turn = def.nav.turn_rate.to_radians() * dt;
+            self.yaw = wrap_angle(self.yaw + wrap_angle(f - self.yaw).clamp(-turn, turn));
+        } else if let Some(h) = yaw_of(dir) {
             match rotation {
                 RotationMode::LookForward => self.yaw = h,
                 RotationMode::Smooth => {
@@ -112,6 +121,38 @@ impl Locomotor {
         // At the end of a `loop = false` path the follower stays, holding the body there
         // (a flyer keeps its altitude) until the next command.
         ended
+    }
+
+    /// Whether the body faces apart from where it goes: a facing is set (`c:set_facing`)
+    /// or its type goes side first (`nav.heading = "side"`).
+    fn facing_apart(&self, def: &ValidCreatureDef) -> bool {
+        self.face_yaw.is_some() || def.nav.heading == Heading::Side
+    }
+
+    /// The heading the body turns to while it goes along `motion` (world, horizontal),
+    /// when it faces apart from it: the set facing, else for a side-first type a quarter
+    /// turn from its motion (its velocity, or `motion` from a standstill) toward whichever side is nearer its heading now. `None`: it
+    /// faces where it goes (or as its intent says).
+    fn face_goal(&self, def: &ValidCreatureDef, motion: Vec3) -> Option<f32> {
+        if let Some(f) = self.face_yaw {
+            return Some(f);
+        }
+        if def.nav.heading != Heading::Side {
+            return None;
+        }
+        // Side on to the way it actually goes while it goes (its velocity lags what it
+        // wants under `nav.acceleration`), to the way it wants to go from a standstill.
+        let v = horizontal(self.velocity);
+        let m = yaw_of(if v.length_squared() > 0.01 { v } else { motion })?;
+        let quarter = std::f32::consts::FRAC_PI_2;
+        let (a, b) = (wrap_angle(m + quarter), wrap_angle(m - quarter));
+        Some(
+            if wrap_angle(a - self.yaw).abs() <= wrap_angle(b - self.yaw).abs() {
+                a
+            } else {
+                b
+            },
+        )
     }
 
     /// How much motion the most stretched planted foot allows (1 = free, 0 = none) and the

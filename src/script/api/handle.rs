@@ -157,7 +157,7 @@ pub(super) fn move_to(
     command(lua, &this, |id| Command::SetIntent(id, intent))
 }
 
-/// `c:face(direction)`.
+/// `c:face(direction)`: stop and face that way (any `c:set_facing` forgotten).
 pub(super) fn face(lua: &Lua, (this, dir): (Table, Value)) -> mlua::Result<()> {
     let d = horizontal(arg_vec(lua, "c:face: direction", &dir)?);
     if d.length_squared() < 1e-12 {
@@ -166,9 +166,62 @@ pub(super) fn face(lua: &Lua, (this, dir): (Table, Value)) -> mlua::Result<()> {
             "c:face: direction must have a horizontal part",
         ));
     }
+    // Told to face a way, it stops facing anything else.
+    command(lua, &this, |id| Command::SetFacing(id, None))?;
     command(lua, &this, |id| {
         Command::SetIntent(id, Intent::Face { dir: d.normalize() })
     })
+}
+
+/// `c:set_facing(target)`: the body faces `target` while the creature goes where its
+/// intent, destination or path takes it — a direction (vector), a creature (handle),
+/// `{ point = vec3 }`, or `{ offset = degrees }` (turned that far from where it goes:
+/// 90 goes to its right, -90 to its left) — and `nil` faces where it goes again.
+pub(super) fn set_facing(lua: &Lua, (this, target): (Table, Value)) -> mlua::Result<()> {
+    use crate::sim::Facing;
+    const WHAT: &str = "c:set_facing";
+    let facing = match &target {
+        Value::Nil => None,
+        Value::Vector(_) => {
+            let d = horizontal(arg_vec(lua, "c:set_facing: direction", &target)?);
+            if d.length_squared() < 1e-12 {
+                return Err(located(
+                    lua,
+                    "c:set_facing: a direction must have a horizontal part",
+                ));
+            }
+            Some(Facing::Dir(d.normalize()))
+        }
+        Value::Table(t) if !matches!(t.raw_get::<Value>("id")?, Value::Nil) => {
+            Some(Facing::Creature(live_id(lua, t)?))
+        }
+        Value::Table(t) => {
+            let r = Reader::new(t.clone(), "", &["point", "offset"]);
+            let point = r.vec("point").map_err(|e| def_err(lua, WHAT, e))?;
+            let offset = r.num("offset").map_err(|e| def_err(lua, WHAT, e))?;
+            r.finish().map_err(|e| def_err(lua, WHAT, e))?;
+            match (point, offset) {
+                (Some(p), None) => Some(Facing::Point(p)),
+                (None, Some(o)) if o.is_finite() => Some(Facing::Offset(o.to_radians())),
+                _ => {
+                    return Err(located(
+                        lua,
+                        "c:set_facing: expects a direction, a creature, { point = vec3 } or { offset = degrees }",
+                    ))
+                }
+            }
+        }
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "c:set_facing: expects a direction, a creature, {{ point = vec3 }} or {{ offset = degrees }} or nil, got {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    command(lua, &this, |id| Command::SetFacing(id, facing))
 }
 
 /// `c:feet()`: `{ name, position, grounded }` per leg.

@@ -157,6 +157,9 @@ const HANDLE: &[Entry] = &[
         api_fn(l, "c:move", handle::move_to)
     }),
     ("face", "direction", |l| api_fn(l, "c:face", handle::face)),
+    ("set_facing", "target?", |l| {
+        api_fn(l, "c:set_facing", handle::set_facing)
+    }),
     ("feet", "", |l| api_fn(l, "c:feet", handle::feet)),
     ("set_behaviour", "name, params?", |l| {
         api_fn(l, "c:set_behaviour", handle::set_behaviour)

@@ -533,7 +533,7 @@ fn lean_def(r: &Reader, lua: &mlua::Lua) -> Result<LeanDef, DefError> {
 }
 
 /// `nav = { radius, height, max_slope, step_height, speed, acceleration, turn_rate,
-/// stopping_distance, auto_brake }`.
+/// stopping_distance, auto_brake, jump, links, heading }`.
 fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
     let nv = r.sub(
         "nav",
@@ -549,10 +549,20 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
             "auto_brake",
             "jump",
             "links",
+            "heading",
         ],
         lua,
     )?;
     let d = NavDef::default();
+    let heading = match nv.string("heading")? {
+        None => d.heading,
+        Some(h) => crate::locomotion::Heading::from_name(&h).ok_or_else(|| {
+            DefError::new(
+                "nav.heading",
+                format!("must be \"forward\" or \"side\", got \"{h}\""),
+            )
+        })?,
+    };
     let jump = match nv.get_value("jump")? {
         Value::Nil | Value::Boolean(false) => None,
         Value::Boolean(true) => Some(JumpLimits::default()),
@@ -600,6 +610,7 @@ fn nav_def(r: &Reader, lua: &mlua::Lua) -> Result<NavDef, DefError> {
         auto_brake: nv.boolean("auto_brake")?.unwrap_or(d.auto_brake),
         jump,
         links,
+        heading,
     };
     nv.finish()?;
     Ok(nav)

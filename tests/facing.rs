@@ -1,0 +1,203 @@
+//! Facing apart from moving (issue 45): a crab (`nav.heading = "side"`) goes to its
+//! destination side first among others doing the same, its lean rolling into its sideways
+//! starts and stops; `c:set_facing` keeps a walker's body on a point, a creature or an
+//! angle while it goes elsewhere.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+
+use common::*;
+
+/// An eight-legged crab: legs out to its sides, wider than long; side first.
+const CRAB: &str = r#"
+local legs = {}
+for i, z in ipairs({ 0.12, 0.04, -0.04, -0.12 }) do
+  for _, side in ipairs({ { "L", 1 }, { "R", -1 } }) do
+    table.insert(legs, {
+      name = side[1] .. i,
+      hip = vec3(0.12 * side[2], 0, z),
+      rest = vec3(0.42 * side[2], -0.2, z * 2.2),
+      segments = { 0.22, 0.24 },
+    })
+  end
+end
+creature.define {
+  name = "crab",
+  body = { size = vec3(0.36, 0.14, 0.26), height = 0.2 },
+  legs = legs,
+  gait = {
+    step_trigger = 0.12, step_duration = 0.16, step_height = 0.07,
+    groups = { { "L1", "R2", "L3", "R4" }, { "R1", "L2", "R3", "L4" } },
+    min_grounded = 4,
+  },
+  nav = { speed = 0.8, acceleration = 2, turn_rate = 180, radius = 0.35, heading = "side" },
+}
+"#;
+
+/// The angle (degrees, 0..=90) between a record's velocity and its body's sideways axis:
+/// 0 is straight sideways.
+fn off_sideways(r: &Rec) -> Option<f64> {
+    let (v, f) = (r.vel?, r.fwd?);
+    let speed = (v[0] * v[0] + v[2] * v[2]).sqrt();
+    if speed < 0.2 {
+        return None;
+    }
+    let flen = (f[0] * f[0] + f[2] * f[2]).sqrt();
+    let along = ((v[0] * f[0] + v[2] * f[2]) / (speed * flen)).clamp(-1.0, 1.0);
+    Some(along.abs().asin().to_degrees())
+}
+
+/// Thirty crabs in two files of fifteen, facing each other 10 m apart, each told to go to
+/// the other file's place (within 60 s: a head-on crowd of forward walkers takes as long): they go side first (90 % of their moving ticks within 20° of
+/// sideways), avoid each other, arrive, and walk within the locomotion bars (4 feet down
+/// at least, no slide); their lean rolls into their sideways starts and stops.
+#[test]
+fn thirty_crabs_cross_side_first_and_arrive() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let main = format!(
+        "{CRAB}\n\
+         world.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.08, scale = 4, seed = 3 }} }}\n\
+         behaviour.define {{ name = \"cross\", on_spawn = function(self) self:set_destination(self.params.to) end }}\n\
+         for i = 1, 15 do\n\
+           local x = -8.4 + 1.2 * i\n\
+           world.spawn(\"crab\", {{ position = vec3(x, 0, -5), yaw = 90, behaviour = \"cross\", params = {{ to = vec3(x, 0, 5) }} }})\n\
+           world.spawn(\"crab\", {{ position = vec3(x + 0.6, 0, 5), yaw = 90, behaviour = \"cross\", params = {{ to = vec3(x + 0.6, 0, -5) }} }})\n\
+         end\n"
+    );
+    let m = temp_mod(
+        dir.path(),
+        "crabs",
+        &[
+            ("mod.toml", "name = \"crabs\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    let (out, t) = run_trace(dir.path(), 3600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    assert_walks_well("crabs", &t, &[("crabs/crab", 4)]);
+    let arrived: std::collections::BTreeSet<u64> = t
+        .events
+        .iter()
+        .filter(|e| e["event"] == "arrive")
+        .filter_map(|e| e["id"].as_u64())
+        .collect();
+    assert_eq!(arrived.len(), 30, "arrived: {arrived:?}");
+    let mut moving = 0usize;
+    let mut sideways = 0usize;
+    let mut roll = 0f64;
+    for r in t.recs.iter().filter(|r| !r.ragdoll) {
+        if let Some(a) = off_sideways(r) {
+            moving += 1;
+            sideways += usize::from(a <= 20.0);
+        }
+        // Starting sideways from a standstill (the first second and a half): rolled into it.
+        if r.frame < 90 {
+            roll = roll.max(r.lean("roll").abs());
+        }
+    }
+    let share = sideways as f64 / moving.max(1) as f64;
+    eprintln!(
+        "crabs: {:.1} % of {moving} moving ticks within 20° of sideways; largest roll starting {roll:.1}°",
+        share * 100.0
+    );
+    assert!(
+        moving > 3000 && share >= 0.9,
+        "{sideways} of {moving} moving ticks sideways"
+    );
+    assert!(
+        roll > 3.0,
+        "largest roll {roll:.2}°: no lean into sideways starts and stops"
+    );
+}
+
+/// `c:set_facing` with a point, a creature and an angle: a walker told to go +Z keeps its
+/// body toward each while it goes (within 10° once turned), reaching where it was sent as
+/// fast as a walker facing its way; `nil` faces its way again.
+#[test]
+fn set_facing_turns_the_body_while_it_goes_elsewhere() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let main = format!(
+        "{CRAB}\n\
+         creature.define {{ name = \"walker\", body = {{ size = vec3(0.3, 0.15, 0.45), height = 0.25 }},\n\
+           legs = {{\n\
+             {{ name = \"L1\", hip = vec3( 0.1, 0,  0.12), rest = vec3( 0.35, -0.25,  0.3), segments = {{ 0.25, 0.3 }} }},\n\
+             {{ name = \"R1\", hip = vec3(-0.1, 0,  0.12), rest = vec3(-0.35, -0.25,  0.3), segments = {{ 0.25, 0.3 }} }},\n\
+             {{ name = \"L2\", hip = vec3( 0.1, 0, -0.12), rest = vec3( 0.35, -0.25, -0.3), segments = {{ 0.25, 0.3 }} }},\n\
+             {{ name = \"R2\", hip = vec3(-0.1, 0, -0.12), rest = vec3(-0.35, -0.25, -0.3), segments = {{ 0.25, 0.3 }} }},\n\
+           }}, nav = {{ speed = 0.6, turn_rate = 180 }} }}\n\
+         world.ground {{ size = vec3(30, 0, 30) }}\n\
+         local post = world.spawn(\"crab\", {{ position = vec3(4, 0, 0) }})\n\
+         behaviour.define {{ name = \"go\", on_update = function(self)\n\
+           local t = world.time()\n\
+           if t < 0.1 then self:set_facing({{ point = vec3(-4, 0, 0) }})\n\
+           elseif t > 3 and t < 3.1 then self:set_facing(post)\n\
+           elseif t > 6 and t < 6.1 then self:set_facing({{ offset = 90 }})\n\
+           elseif t > 9 and t < 9.1 then self:set_facing(nil) end\n\
+           self:move(vec3(0, 0, 1), 0.5)\n\
+         end }}\n\
+         world.spawn(\"walker\", {{ position = vec3(0, 0, -6), behaviour = \"go\" }})\n"
+    );
+    let m = temp_mod(
+        dir.path(),
+        "facing",
+        &[
+            ("mod.toml", "name = \"facing\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    let (out, t) = run_trace(dir.path(), 720, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    assert_walks_well("facing", &t, &[("facing/walker", 2)]);
+    let walker = t.of(2);
+    let yaw = |r: &Rec| {
+        let f = r.fwd.expect("fwd");
+        f[0].atan2(f[2]).to_degrees()
+    };
+    let toward = |r: &Rec, p: [f64; 3]| {
+        let at = r.pos.expect("pos");
+        (p[0] - at[0]).atan2(p[2] - at[2]).to_degrees()
+    };
+    let off = |a: f64, b: f64| ((a - b + 540.0).rem_euclid(360.0) - 180.0).abs();
+    let post = [4.0, 0.0, 0.0];
+    let mut along = Vec::new();
+    for r in &walker[60..720] {
+        let t = r.frame as f64 / 60.0;
+        let want = match t {
+            t if (1.0..3.0).contains(&t) => Some(toward(r, [-4.0, 0.0, 0.0])),
+            t if (4.0..6.0).contains(&t) => Some(toward(r, post)),
+            // Going +Z (yaw 0), turned 90° toward its left.
+            t if (7.0..9.0).contains(&t) => Some(90.0),
+            t if t >= 10.0 => Some(0.0),
+            _ => None,
+        };
+        if let Some(w) = want {
+            assert!(
+                off(yaw(r), w) < 10.0,
+                "frame {}: facing {:.1}°, wanted {w:.1}°",
+                r.frame,
+                yaw(r)
+            );
+            // Turned, it goes where it was sent, never stalling (a stretched foot may hold
+            // it back a little until it steps).
+            let v = r.vel.expect("vel");
+            assert!(
+                v[2] > 0.1 && v[0].abs() < 0.2,
+                "frame {}: velocity {v:?}",
+                r.frame
+            );
+            along.push(v[2]);
+        }
+    }
+    // Near the speed it was given (0.5 m/s), on average: a four-legged walker going side
+    // first is held back a moment now and then while a stretched foot waits its turn.
+    let mean = along.iter().sum::<f64>() / along.len() as f64;
+    eprintln!("set_facing: {:.3} m/s on average while facing apart", mean);
+    assert!(
+        along.len() > 300 && mean > 0.45,
+        "{mean:.3} m/s over {} ticks",
+        along.len()
+    );
+}
