@@ -82,6 +82,12 @@ function Creature:face(direction) end
 ---@param target? vector|Creature|{ point: vector?, offset: number? }
 function Creature:set_facing(target) end
 
+--- Ease the body to a posture on its planted feet over `time` seconds (0.3): ride height
+--- × `height` (0.3..2), `pitch` degrees (negative rears up, on the rear hips), `roll`
+--- degrees (positive leans right). No argument: back to the defined posture.
+---@param opts? { height: number?, pitch: number?, roll: number?, time: number? }
+function Creature:pose(opts) end
+
 ---@param p Path
 ---@param opts? { speed?: number, loop?: boolean|string, rotation?: string, speed_curve?: CurveLike }
 function Creature:follow_path(p, opts) end

@@ -201,3 +201,93 @@ fn set_facing_turns_the_body_while_it_goes_elsewhere() {
         along.len()
     );
 }
+
+/// Issue 45: `c:pose{ pitch = -15, time = 0.3 }` rears a standing crab up on its rear hips —
+/// its front hips rise by their distance from the rear ones × sin 15° (6.2 cm) within half a
+/// second, its rear hips stay, its feet do not move — and `c:pose()` lowers it back;
+/// `c:pose{ height = 1.3 }` raises the whole body by 0.3 of its ride height.
+#[test]
+fn pose_rears_a_crab_up_on_planted_feet_and_lowers_it_back() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let main = format!(
+        "{CRAB}\n\
+         world.ground {{ size = vec3(20, 0, 20) }}\n\
+         behaviour.define {{ name = \"rear\", on_update = function(self)\n\
+           local t = world.time()\n\
+           if t > 1 and t < 1.02 then self:pose {{ pitch = -15, time = 0.3 }}\n\
+           elseif t > 2.5 and t < 2.52 then self:pose()\n\
+           elseif t > 4 and t < 4.02 then self:pose {{ height = 1.3 }} end\n\
+         end }}\n\
+         world.spawn(\"crab\", {{ position = vec3(0, 0, 0), behaviour = \"rear\" }})\n"
+    );
+    let m = temp_mod(
+        dir.path(),
+        "rear",
+        &[
+            ("mod.toml", "name = \"rear\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    let (out, t) = run_trace(dir.path(), 360, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let recs = t.of(1);
+    let hip_y =
+        |r: &Rec, leg: &str| r.feet.iter().find(|f| f.leg == leg).expect("leg").joints[0][1];
+    let front = |r: &Rec| 0.5 * (hip_y(r, "L1") + hip_y(r, "R1"));
+    let rear = |r: &Rec| 0.5 * (hip_y(r, "L4") + hip_y(r, "R4"));
+    let (f0, r0) = (front(recs[55]), rear(recs[55]));
+    let want = 0.24 * 15f64.to_radians().sin();
+    for k in [70, 80, 90, 100, 120, 140] {
+        eprintln!(
+            "{k}: front {:.4} rear {:.4} body {:.4}",
+            front(recs[k]) - f0,
+            rear(recs[k]) - r0,
+            recs[k].pos.unwrap()[1]
+        );
+    }
+    // Reared within half a second of asking.
+    let at = recs[90]; // t = 1.5
+    assert!(
+        front(at) - f0 > 0.85 * want && front(at) - f0 < 1.1 * want,
+        "front hips rose {:.4} m (wanted {want:.4})",
+        front(at) - f0
+    );
+    // The rear hips stay (the body's height follows the tilt a little behind it).
+    for r in &recs[55..150] {
+        assert!(
+            (rear(r) - r0).abs() < 0.02,
+            "frame {}: rear hips moved {:.4} m",
+            r.frame,
+            rear(r) - r0
+        );
+    }
+    // The feet never moved while it reared and came down.
+    let feet0: Vec<[f64; 3]> = recs[55].feet.iter().map(|f| f.pos.expect("pos")).collect();
+    for r in &recs[55..230] {
+        for (f, p0) in r.feet.iter().zip(&feet0) {
+            let p = f.pos.expect("pos");
+            let d = ((p[0] - p0[0]).powi(2) + (p[2] - p0[2]).powi(2)).sqrt();
+            assert!(
+                f.grounded && d < 0.001,
+                "frame {}: foot {} moved {d:.4} m",
+                r.frame,
+                f.leg
+            );
+        }
+    }
+    // Back down within a second.
+    assert!(
+        (front(recs[210]) - f0).abs() < 0.005,
+        "front hips at {:.4}",
+        front(recs[210]) - f0
+    );
+    // Raised: the whole body 0.3 × its 0.2 m ride height up.
+    let body = |r: &Rec| r.pos.expect("pos")[1];
+    let rise = body(recs[330]) - body(recs[230]);
+    assert!((rise - 0.06).abs() < 0.01, "raised {rise:.4} m");
+    eprintln!(
+        "pose: front hips +{:.4} m (want {want:.4}), body raised {rise:.4} m",
+        front(at) - f0
+    );
+}

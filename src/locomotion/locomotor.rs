@@ -15,6 +15,8 @@ mod body;
 mod climb;
 mod jump;
 mod leg;
+mod stance;
+pub use stance::BodyPose;
 mod steer;
 mod terrain;
 
@@ -157,6 +159,8 @@ pub struct Locomotor {
     pub face_yaw: Option<f32>,
     /// This tick it moved apart from its facing (`face_yaw`, or `nav.heading = "side"`).
     pub strafing: bool,
+    /// The posture a brain asked for (`c:pose`), easing.
+    pub stance: stance::Stance,
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
     /// The lean layer (tilt added after locomotion).
@@ -224,6 +228,7 @@ impl Locomotor {
             follow: None,
             face_yaw: None,
             strafing: false,
+            stance: stance::Stance::default(),
             legs,
             lean: LeanState::default(),
             sink: 0.0,

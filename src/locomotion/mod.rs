@@ -21,5 +21,7 @@ pub use def::{
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
-pub use locomotor::{Climb, Crease, Intent, Jump, JumpPhase, Locomotor, StepEvent, Surface};
+pub use locomotor::{
+    BodyPose, Climb, Crease, Intent, Jump, JumpPhase, Locomotor, StepEvent, Surface,
+};
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

@@ -119,6 +119,8 @@ pub enum Command {
     SetIntent(CreatureId, Intent),
     /// What a creature's body faces while it moves (`None`: where it goes).
     SetFacing(CreatureId, Option<super::Facing>),
+    /// Ease a creature's posture to this over so many seconds (`c:pose`).
+    SetPose(CreatureId, crate::locomotion::BodyPose, f32),
     /// Replace a creature's gait parameters (already validated).
     SetGait(CreatureId, Box<GaitParams>),
     /// Replace a creature's lean settings (already validated).
@@ -526,6 +528,11 @@ impl World {
                         c.loco.intent = *intent;
                         c.loco.follow = None;
                         c.nav = None;
+                    }
+                }
+                Command::SetPose(id, pose, time) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.loco.stance.set(*pose, *time);
                     }
                 }
                 Command::SetFacing(id, f) => {

@@ -54,10 +54,16 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         };
+        // A posture a brain asked for: raised or lowered, tilted on the feet.
+        self.stance.advance(dt);
+        let posed = !self.stance.is_default();
+        let (tilt, raise) = self.stance_offsets(def);
+        let height = if posed { height + raise } else { height };
         self.ride_y = height;
         let [b, _] = scratch.alphas(dt);
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
+        let rot = if posed { rot * tilt } else { rot };
         if dt == 0.0 {
             self.position.y = height;
             self.rise = 0.0;

@@ -224,6 +224,42 @@ pub(super) fn set_facing(lua: &Lua, (this, target): (Table, Value)) -> mlua::Res
     command(lua, &this, |id| Command::SetFacing(id, facing))
 }
 
+/// `c:pose{ height = 1.3, pitch = -20, roll = 0, time = 0.3 }`: ease the body to that
+/// posture — its ride height times `height`, tilted `pitch` degrees (negative rears up,
+/// pivoting on the rear hips) and `roll` degrees (positive leans right) on its planted
+/// feet — over `time` seconds (0.3 when not given); `c:pose()` eases back to the defined
+/// posture. Fields left out are the defined posture's.
+pub(super) fn pose(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::Result<()> {
+    use crate::locomotion::BodyPose;
+    const WHAT: &str = "c:pose";
+    let d = BodyPose::default();
+    let (pose, time) = match opts {
+        None => (d, 0.3),
+        Some(t) => {
+            let r = Reader::new(t, "", &["height", "pitch", "roll", "time"]);
+            let get = |k: &str, lo: f32, hi: f32, or: f32| -> mlua::Result<f32> {
+                let v = r.num(k).map_err(|e| def_err(lua, WHAT, e))?.unwrap_or(or);
+                if !(lo..=hi).contains(&v) {
+                    return Err(located(
+                        lua,
+                        format!("c:pose: field '{k}' must be {lo} to {hi}, got {v}"),
+                    ));
+                }
+                Ok(v)
+            };
+            let pose = BodyPose {
+                height: get("height", 0.3, 2.0, d.height)?,
+                pitch: get("pitch", -45.0, 45.0, d.pitch)?,
+                roll: get("roll", -45.0, 45.0, d.roll)?,
+            };
+            let time = get("time", 0.0, 10.0, 0.3)?;
+            r.finish().map_err(|e| def_err(lua, WHAT, e))?;
+            (pose, time)
+        }
+    };
+    command(lua, &this, |id| Command::SetPose(id, pose, time))
+}
+
 /// `c:feet()`: `{ name, position, grounded }` per leg.
 pub(super) fn feet(lua: &Lua, this: Table) -> mlua::Result<Table> {
     let feet: Vec<(String, Vec3, bool)> = with_creature(lua, &this, |c| {

@@ -157,6 +157,7 @@ const HANDLE: &[Entry] = &[
         api_fn(l, "c:move", handle::move_to)
     }),
     ("face", "direction", |l| api_fn(l, "c:face", handle::face)),
+    ("pose", "opts?", |l| api_fn(l, "c:pose", handle::pose)),
     ("set_facing", "target?", |l| {
         api_fn(l, "c:set_facing", handle::set_facing)
     }),
