@@ -88,6 +88,13 @@ function Creature:set_facing(target) end
 ---@param opts? { height: number?, pitch: number?, roll: number?, time: number? }
 function Creature:pose(opts) end
 
+--- Reach arm `arm` (its name or number) toward `target` (a point or a creature) by `weight`
+--- (0..1, default 1) at `speed` (weight a second, default 4); nil eases it back to rest.
+---@param arm string|number
+---@param target? vector|Creature
+---@param opts? { weight: number?, speed: number? }
+function Creature:reach(arm, target, opts) end
+
 ---@param p Path
 ---@param opts? { speed?: number, loop?: boolean|string, rotation?: string, speed_curve?: CurveLike }
 function Creature:follow_path(p, opts) end

@@ -32,6 +32,11 @@ creature.define {
     min_grounded = 4,
   },
   nav = { speed = 0.8, acceleration = 2, turn_rate = 180, radius = 0.35, heading = "side" },
+  -- Two claws held forward.
+  arms = {
+    { name = "clawL", shoulder = vec3(0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(0.14, -0.02, 0.35) },
+    { name = "clawR", shoulder = vec3(-0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(-0.14, -0.02, 0.35) },
+  },
 }
 "#;
 
@@ -290,4 +295,78 @@ fn pose_rears_a_crab_up_on_planted_feet_and_lowers_it_back() {
         "pose: front hips +{:.4} m (want {want:.4}), body raised {rise:.4} m",
         front(at) - f0
     );
+}
+
+/// Issue 45: a crab's claws are held forward where its arms' `rest` says (not hanging),
+/// `c:reach` takes one claw's tip to a reachable point and holds it within 1 cm, and
+/// `c:reach(arm, nil)` brings it back to rest.
+#[test]
+fn claws_rest_forward_and_reach_a_point() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let main = format!(
+        "{CRAB}\n\
+         world.ground {{ size = vec3(20, 0, 20) }}\n\
+         behaviour.define {{ name = \"grab\", on_update = function(self)\n\
+           local t = world.time()\n\
+           if t > 1 and t < 1.02 then self:reach(\"clawL\", self:position() + vec3(0.02, 0.0, 0.34))\n\
+           elseif t > 2.5 and t < 2.52 then self:reach(1, nil) end\n\
+         end }}\n\
+         world.spawn(\"crab\", {{ position = vec3(0, 0, 0), behaviour = \"grab\" }})\n"
+    );
+    let m = temp_mod(
+        dir.path(),
+        "grab",
+        &[
+            ("mod.toml", "name = \"grab\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    let (out, t) = run_trace(dir.path(), 240, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    let recs = t.of(1);
+    let dist = |a: [f64; 3], b: [f64; 3]| {
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    };
+    // At rest: each claw where its rest is (body space, the crab faces +Z).
+    let rest = |r: &Rec, x: f64| {
+        let p = r.pos.expect("pos");
+        [p[0] + x, p[1] - 0.02, p[2] + 0.35]
+    };
+    for r in &recs[30..60] {
+        assert!(
+            dist(r.hands[0], rest(r, 0.14)) < 0.02,
+            "frame {}: {:?}",
+            r.frame,
+            r.hands
+        );
+        assert!(
+            dist(r.hands[1], rest(r, -0.14)) < 0.02,
+            "frame {}: {:?}",
+            r.frame,
+            r.hands
+        );
+    }
+    // Reaching: the left claw's tip on the point (asked at t = 1 from where it stood).
+    let p = recs[60].pos.expect("pos");
+    let goal = [p[0] + 0.02, p[1], p[2] + 0.34];
+    let mut worst = 0.0f64;
+    for r in &recs[100..150] {
+        worst = worst.max(dist(r.hands[0], goal));
+        assert!(
+            dist(r.hands[1], rest(r, -0.14)) < 0.02,
+            "the other claw moved"
+        );
+    }
+    assert!(worst < 0.01, "a reaching claw {worst:.4} m off its target");
+    // Let go: back at rest.
+    for r in &recs[200..240] {
+        assert!(
+            dist(r.hands[0], rest(r, 0.14)) < 0.02,
+            "frame {}: {:?}",
+            r.frame,
+            r.hands
+        );
+    }
+    eprintln!("reach: claw within {worst:.4} m of its target");
 }

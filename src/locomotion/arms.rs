@@ -20,6 +20,32 @@ pub struct ArmDef {
     pub shoulder: Vec3,
     /// Segment lengths, shoulder first.
     pub segments: Vec<f32>,
+    /// Where the hand is held at rest, body space (`None`: it hangs and swings).
+    pub rest: Option<Vec3>,
+    /// Which way the elbow bends, body space (`None`: down and out).
+    pub pole: Option<Vec3>,
+}
+
+/// An arm reaching (`c:reach`): toward `point` (world) by `weight` (0: at rest, 1: its
+/// hand on the point), easing toward `want` at `speed` a second.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ArmReach {
+    /// What it reaches for, world space (kept while it lets go, so it eases back).
+    pub point: Option<Vec3>,
+    /// How far its hand has gone from rest toward the point, 0..1.
+    pub weight: f32,
+    /// How far it is to go.
+    pub want: f32,
+    /// Weight a second.
+    pub speed: f32,
+}
+
+impl ArmReach {
+    /// Eases the weight toward `want`.
+    pub fn ease(&mut self, dt: f32) {
+        let step = self.speed * dt;
+        self.weight += (self.want - self.weight).clamp(-step, step);
+    }
 }
 
 /// Most arms a creature may have.
@@ -64,6 +90,22 @@ pub(crate) fn validate(arms: &[ArmDef], legs: &[&str]) -> Result<(), DefError> {
         for (k, s) in a.segments.iter().enumerate() {
             super::def::positive(&format!("arms[{}].segments[{}]", i + 1, k + 1), *s)?;
         }
+        if let Some(r) = a.rest {
+            finite_vec(&at("rest"), r)?;
+            let (d, len) = (r.distance(a.shoulder), a.segments.iter().sum::<f32>());
+            if d > len {
+                return Err(DefError::new(
+                    at("rest"),
+                    format!("is out of reach: {d:.3} m from the shoulder, but the arm is {len:.3} m long"),
+                ));
+            }
+        }
+        if let Some(p) = a.pole {
+            finite_vec(&at("pole"), p)?;
+            if p.length_squared() < 1e-12 {
+                return Err(DefError::new(at("pole"), "must not be zero"));
+            }
+        }
     }
     Ok(())
 }
@@ -97,14 +139,63 @@ pub fn arm_chains(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Vec<Vec3>> {
     let back = rot.inverse();
     def.arms
         .iter()
-        .map(|a| {
+        .enumerate()
+        .map(|(i, a)| {
             let sw = swing(a.shoulder.x, def, loco, back, body);
-            arm_points(a, sw)
-                .into_iter()
-                .map(|p| body + rot * p)
-                .collect()
+            let reach = loco.arm_reach.get(i).filter(|r| r.weight > 0.0);
+            let pts: Vec<Vec3> = match (a.rest, reach) {
+                (None, None) => {
+                    return arm_points(a, sw)
+                        .into_iter()
+                        .map(|p| body + rot * p)
+                        .collect()
+                }
+                (Some(rest), _) => vec![body + rot * a.shoulder, body + rot * rest],
+                (None, Some(_)) => {
+                    let hang = arm_points(a, sw);
+                    vec![body + rot * hang[0], body + rot * hang[hang.len() - 1]]
+                }
+            };
+            let goal = match reach.and_then(|r| r.point.map(|p| (p, r.weight))) {
+                Some((p, w)) => pts[1].lerp(p, w),
+                None => pts[1],
+            };
+            let out = if a.shoulder.x >= 0.0 { 1.0 } else { -1.0 };
+            let pole = rot
+                * a.pole
+                    .unwrap_or(Vec3::new(0.5 * out, -1.0, -0.3))
+                    .normalize();
+            solve_arm(pts[0], goal, &a.segments, pole)
         })
         .collect()
+}
+
+/// An arm's joints from `shoulder` toward `goal` (world), bending toward `pole`: one
+/// segment points at it, two bend at the elbow, more bend as two halves (each half's joints
+/// along its line). The end is on the goal when it is within reach, else as near as the
+/// arm stretches.
+fn solve_arm(shoulder: Vec3, goal: Vec3, segments: &[f32], pole: Vec3) -> Vec<Vec3> {
+    let total: f32 = segments.iter().sum();
+    if segments.len() == 1 {
+        let d = (goal - shoulder).normalize_or(Vec3::NEG_Y);
+        return vec![shoulder, shoulder + d * total];
+    }
+    let half = segments.len() / 2;
+    let (upper, lower) = segments.split_at(half);
+    let (l1, l2) = (upper.iter().sum::<f32>(), lower.iter().sum::<f32>());
+    let s = crate::math::ik::two_bone(shoulder, goal, l1, l2, pole);
+    let mut pts = vec![shoulder];
+    let mut along = |from: Vec3, to: Vec3, lens: &[f32], sum: f32| {
+        let d = (to - from).normalize_or(Vec3::NEG_Y);
+        let mut at = from;
+        for l in lens {
+            at += d * (*l * (to - from).length() / sum.max(1e-6));
+            pts.push(at);
+        }
+    };
+    along(shoulder, s.knee, upper, l1);
+    along(s.knee, s.foot, lower, l2);
+    pts
 }
 
 /// An arm's joint points in body space, shoulder first, hand last, swung by `swing`.
@@ -132,6 +223,8 @@ mod tests {
             name: name.into(),
             shoulder: Vec3::new(x, 0.2, 0.0),
             segments,
+            rest: None,
+            pole: None,
         }
     }
 

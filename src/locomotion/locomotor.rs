@@ -161,6 +161,8 @@ pub struct Locomotor {
     pub strafing: bool,
     /// The posture a brain asked for (`c:pose`), easing.
     pub stance: stance::Stance,
+    /// Arms reaching (`c:reach`), by arm; empty while none has.
+    pub arm_reach: Vec<crate::locomotion::ArmReach>,
     /// Legs, in definition order.
     pub legs: Vec<LegState>,
     /// The lean layer (tilt added after locomotion).
@@ -229,6 +231,7 @@ impl Locomotor {
             face_yaw: None,
             strafing: false,
             stance: stance::Stance::default(),
+            arm_reach: Vec::new(),
             legs,
             lean: LeanState::default(),
             sink: 0.0,
@@ -396,6 +399,9 @@ impl Locomotor {
             (Some(cd), true) => Some(cd),
             _ => None,
         };
+        for r in &mut self.arm_reach {
+            r.ease(dt);
+        }
         let rot = if self.jump.is_some() && climbing.is_none() {
             self.jump_tick(def, gait, ground, dt, scratch)
         } else if let Some(cd) = climbing {

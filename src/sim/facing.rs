@@ -25,10 +25,48 @@ pub enum Facing {
     Offset(f32),
 }
 
+/// What an arm reaches for (`c:reach`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum ReachTo {
+    /// A point, world space.
+    Point(Vec3),
+    /// Another creature's body (while it lives).
+    Creature(CreatureId),
+}
+
+impl super::world::Creature {
+    /// Arm `arm` reaches for `to` by `weight` at `speed` a second (`None`: back to rest).
+    pub(super) fn reach_arm(&mut self, arm: usize, to: Option<ReachTo>, weight: f32, speed: f32) {
+        if arm >= self.def.arms.len() {
+            return;
+        }
+        if self.loco.arm_reach.len() < self.def.arms.len() {
+            self.loco
+                .arm_reach
+                .resize(self.def.arms.len(), crate::locomotion::ArmReach::default());
+        }
+        self.reach_to.retain(|(a, _)| *a != arm);
+        let r = &mut self.loco.arm_reach[arm];
+        r.speed = speed;
+        match to {
+            None => r.want = 0.0,
+            Some(ReachTo::Point(p)) => {
+                r.point = Some(p);
+                r.want = weight;
+            }
+            Some(ReachTo::Creature(id)) => {
+                self.reach_to.push((arm, id));
+                r.want = weight;
+            }
+        }
+    }
+}
+
 impl World {
-    /// Each creature's heading this tick from its facing (`None` where it has none, or
+    /// Each creature's targets this tick: the points its reaching arms go for (creatures
+    /// move), and its heading from its facing (`None` where it has none, or
     /// where its target gives no direction: a point it stands on, a creature gone).
-    pub(super) fn resolve_facing(&mut self) {
+    pub(super) fn resolve_targets(&mut self) {
         let goals: Vec<Option<f32>> = self
             .creatures
             .iter()
@@ -54,6 +92,27 @@ impl World {
             .collect();
         for (c, g) in self.creatures.iter_mut().zip(goals) {
             c.loco.face_yaw = g;
+        }
+        // Arms reaching for creatures: where each is now (one gone, the arm eases back).
+        let targets: Vec<Vec<(usize, Option<Vec3>)>> = self
+            .creatures
+            .iter()
+            .map(|c| {
+                c.reach_to
+                    .iter()
+                    .map(|(arm, id)| (*arm, self.creature(*id).map(|o| o.body_pose().0)))
+                    .collect()
+            })
+            .collect();
+        for (c, ts) in self.creatures.iter_mut().zip(targets) {
+            for (arm, p) in ts {
+                if let Some(r) = c.loco.arm_reach.get_mut(arm) {
+                    match p {
+                        Some(p) => r.point = Some(p),
+                        None => r.want = 0.0,
+                    }
+                }
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ pub(crate) mod world;
 
 pub use checkpoint::WorldCheckpoint;
 pub use detail::{Detail, DEFAULT_DETAIL_EVERY, DEFAULT_DETAIL_RADIUS};
-pub use facing::Facing;
+pub use facing::{Facing, ReachTo};
 pub use ground::RayHit;
 pub use level_edits::LevelPiece;
 pub use links::{jump_settings, JumpLimits, JumpRefused, LinkDesc, LinkUse};

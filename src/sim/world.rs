@@ -71,6 +71,8 @@ pub struct Creature {
     pub tint: Option<Vec3>,
     /// What its body faces while it moves (`c:set_facing`), `None`: where it goes.
     pub facing: Option<super::Facing>,
+    /// Arms reaching for creatures (`c:reach(arm, creature)`): arm, whom.
+    pub reach_to: Vec<(usize, CreatureId)>,
 }
 
 impl Creature {
@@ -121,6 +123,9 @@ pub enum Command {
     SetFacing(CreatureId, Option<super::Facing>),
     /// Ease a creature's posture to this over so many seconds (`c:pose`).
     SetPose(CreatureId, crate::locomotion::BodyPose, f32),
+    /// Reach arm `usize` toward a target (`None`: back to rest) by a weight at a speed
+    /// (`c:reach`).
+    Reach(CreatureId, usize, Option<super::ReachTo>, f32, f32),
     /// Replace a creature's gait parameters (already validated).
     SetGait(CreatureId, Box<GaitParams>),
     /// Replace a creature's lean settings (already validated).
@@ -452,6 +457,7 @@ impl World {
             team: None,
             tint: None,
             facing: None,
+            reach_to: Vec::new(),
         });
         Some(id)
     }
@@ -528,6 +534,11 @@ impl World {
                         c.loco.intent = *intent;
                         c.loco.follow = None;
                         c.nav = None;
+                    }
+                }
+                Command::Reach(id, arm, to, weight, speed) => {
+                    if let Some(c) = self.creature_mut(*id) {
+                        c.reach_arm(*arm, *to, *weight, *speed);
                     }
                 }
                 Command::SetPose(id, pose, time) => {
@@ -636,7 +647,7 @@ impl World {
         self.apply_commands();
         self.plan_detail();
         self.step_nav(dt);
-        self.resolve_facing();
+        self.resolve_targets();
         let t1 = std::time::Instant::now();
         self.step_locomotion(dt);
         // Climbers that came onto a surface of another kind (in id order).

@@ -303,6 +303,8 @@ fn load_model(
                 name: name.clone(),
                 shoulder: *shoulder,
                 segments: segments.clone(),
+                rest: None,
+                pole: None,
             })
             .collect();
     }

@@ -260,6 +260,76 @@ pub(super) fn pose(lua: &Lua, (this, opts): (Table, Option<Table>)) -> mlua::Res
     command(lua, &this, |id| Command::SetPose(id, pose, time))
 }
 
+/// `c:reach(arm, target [, { weight = 1, speed = 4 }])`: arm `arm` (its name, or its
+/// number in `arms`) reaches its hand toward `target` — a point (vector) or a creature
+/// (handle, followed) — by `weight` (0..1), easing at `speed` (weight a second); `nil`
+/// eases it back to rest.
+pub(super) fn reach(
+    lua: &Lua,
+    (this, arm, target, opts): (Table, Value, Value, Option<Table>),
+) -> mlua::Result<()> {
+    use crate::sim::ReachTo;
+    const WHAT: &str = "c:reach";
+    let names: Vec<String> = with_creature(lua, &this, |c| {
+        c.def.arms.iter().map(|a| a.name.clone()).collect()
+    })?;
+    let index = match &arm {
+        Value::String(s) => {
+            let s = s.to_string_lossy().to_string();
+            names.iter().position(|n| *n == s)
+        }
+        Value::Integer(i) => usize::try_from(*i - 1).ok().filter(|i| *i < names.len()),
+        Value::Number(n) if n.fract() == 0.0 && *n >= 1.0 => {
+            Some(*n as usize - 1).filter(|i| *i < names.len())
+        }
+        _ => None,
+    };
+    let Some(index) = index else {
+        return Err(located(
+            lua,
+            format!(
+                "c:reach: no arm {} (its arms: {})",
+                match &arm {
+                    Value::String(s) => format!("\"{}\"", s.to_string_lossy()),
+                    other => crate::script::convert::type_name(other).to_string(),
+                },
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ));
+    };
+    let to = match &target {
+        Value::Nil => None,
+        Value::Table(t) => Some(ReachTo::Creature(live_id(lua, t)?)),
+        _ => Some(ReachTo::Point(arg_vec(lua, "c:reach: target", &target)?)),
+    };
+    let (mut weight, mut speed) = (1.0f32, 4.0f32);
+    if let Some(t) = opts {
+        let r = Reader::new(t, "", &["weight", "speed"]);
+        weight = r
+            .num("weight")
+            .map_err(|e| def_err(lua, WHAT, e))?
+            .unwrap_or(weight);
+        speed = r
+            .num("speed")
+            .map_err(|e| def_err(lua, WHAT, e))?
+            .unwrap_or(speed);
+        r.finish().map_err(|e| def_err(lua, WHAT, e))?;
+    }
+    if !(0.0..=1.0).contains(&weight) || !(speed > 0.0 && speed.is_finite()) {
+        return Err(located(
+            lua,
+            format!("c:reach: weight must be 0 to 1 and speed > 0, got {weight} and {speed}"),
+        ));
+    }
+    command(lua, &this, |id| {
+        Command::Reach(id, index, to, weight, speed)
+    })
+}
+
 /// `c:feet()`: `{ name, position, grounded }` per leg.
 pub(super) fn feet(lua: &Lua, this: Table) -> mlua::Result<Table> {
     let feet: Vec<(String, Vec3, bool)> = with_creature(lua, &this, |c| {

@@ -158,6 +158,9 @@ const HANDLE: &[Entry] = &[
     }),
     ("face", "direction", |l| api_fn(l, "c:face", handle::face)),
     ("pose", "opts?", |l| api_fn(l, "c:pose", handle::pose)),
+    ("reach", "arm, target?, opts?", |l| {
+        api_fn(l, "c:reach", handle::reach)
+    }),
     ("set_facing", "target?", |l| {
         api_fn(l, "c:set_facing", handle::set_facing)
     }),

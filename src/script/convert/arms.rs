@@ -1,4 +1,4 @@
-//! `creature.define{ arms = { { name =, shoulder =, segments = { … } }, … } }`.
+//! `creature.define{ arms = { { name =, shoulder =, segments = { … }, rest =, pole = }, … } }`.
 
 use mlua::Value;
 
@@ -28,15 +28,23 @@ pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
                 format!("must be a table, got {}", type_name(&v)),
             ));
         };
-        let ar = Reader::new(a, &format!("arms[{i}]."), &["name", "shoulder", "segments"]);
+        let ar = Reader::new(
+            a,
+            &format!("arms[{i}]."),
+            &["name", "shoulder", "segments", "rest", "pole"],
+        );
         let name = ar.string("name")?.unwrap_or_else(|| format!("arm{i}"));
         let shoulder = ar.vec_req("shoulder")?;
         let segments = super::lengths(&ar, "segments")?;
+        let rest = ar.vec("rest")?;
+        let pole = ar.vec("pole")?;
         ar.finish()?;
         arms.push(ArmDef {
             name,
             shoulder,
             segments,
+            rest,
+            pole,
         });
     }
     Ok(arms)

@@ -442,6 +442,8 @@ pub(crate) fn soldier() -> crate::locomotion::CreatureDef {
                 name: n.to_string(),
                 shoulder: Vec3::new(0.24 * x, 0.16, 0.0),
                 segments: vec![0.3, 0.28],
+                rest: None,
+                pole: None,
             })
             .collect(),
         ..Default::default()
