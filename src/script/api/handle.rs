@@ -319,7 +319,7 @@ pub(super) fn reach(
             .unwrap_or(speed);
         r.finish().map_err(|e| def_err(lua, WHAT, e))?;
     }
-    if !(0.0..=1.0).contains(&weight) || !(speed > 0.0 && speed.is_finite()) {
+    if !((0.0..=1.0).contains(&weight) && speed > 0.0 && speed.is_finite()) {
         return Err(located(
             lua,
             format!("c:reach: weight must be 0 to 1 and speed > 0, got {weight} and {speed}"),
