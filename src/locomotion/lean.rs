@@ -144,38 +144,9 @@ impl LeanState {
         // Sideways, while moving apart from its facing: acceleration toward the body's left
         // rolls it left, into the push (seed 002 §2.2), as forward acceleration pitches it.
         // Otherwise the channel rests at exactly zero (a walker's lean is as it was).
-        let side_speed = v.dot(Vec3::Y.cross(forward));
-        let side_target = if input.strafe {
-            let raw = (side_speed - self.prev_side_speed) / dt;
-            self.side_accel += (raw - self.side_accel) * alpha;
-            (-p.accel_gain * self.side_accel * p.accel_speed.eval(speed))
-                .clamp(-p.accel_max, p.accel_max)
-        } else {
-            self.side_accel = 0.0;
-            0.0
-        };
-        self.prev_side_speed = side_speed;
+        let side_target = self.side_target(p, input, v.dot(Vec3::Y.cross(forward)), speed, alpha);
 
-        // Vertical: what the slope does not explain.
-        let up = input.ground_up;
-        let slope_vy = if up.y > 0.1 {
-            -(up.x * v.x + up.z * v.z) / up.y
-        } else {
-            0.0
-        };
-        let excess = input.velocity.y - slope_vy;
-        let vertical_target = if excess >= 0.0 {
-            p.rise * smoothstep01(excess / VERTICAL_FULL)
-        } else {
-            p.fall * smoothstep01(-excess / VERTICAL_FULL)
-        };
-        if excess < -FALL_FROM {
-            self.fall_speed = self.fall_speed.max(-excess);
-        } else if self.fall_speed > 0.0 && excess > -0.2 {
-            let peak = p.land * (self.fall_speed / LAND_FULL).min(1.0);
-            self.vertical.velocity += Spring::kick_for_peak(peak, p.response, p.damping);
-            self.fall_speed = 0.0;
-        }
+        let vertical_target = self.vertical_target(p, input, v);
 
         // One propagation step shared by every channel's spring.
         if let Some(k) = step {
@@ -204,6 +175,54 @@ impl LeanState {
             self.roll += self.side_roll.value;
         }
         self.pitch = self.accel_pitch.value + self.vertical.value + self.hit_pitch.value;
+    }
+
+    /// The vertical channel's pitch target: rising or falling faster than the ground's
+    /// slope explains (`v`: the horizontal velocity); a fall's end kicks the landing.
+    fn vertical_target(&mut self, p: &LeanDef, input: LeanInput, v: Vec3) -> f32 {
+        let up = input.ground_up;
+        let slope_vy = if up.y > 0.1 {
+            -(up.x * v.x + up.z * v.z) / up.y
+        } else {
+            0.0
+        };
+        let excess = input.velocity.y - slope_vy;
+        let target = if excess >= 0.0 {
+            p.rise * smoothstep01(excess / VERTICAL_FULL)
+        } else {
+            p.fall * smoothstep01(-excess / VERTICAL_FULL)
+        };
+        if excess < -FALL_FROM {
+            self.fall_speed = self.fall_speed.max(-excess);
+        } else if self.fall_speed > 0.0 && excess > -0.2 {
+            let peak = p.land * (self.fall_speed / LAND_FULL).min(1.0);
+            self.vertical.velocity += Spring::kick_for_peak(peak, p.response, p.damping);
+            self.fall_speed = 0.0;
+        }
+        target
+    }
+
+    /// The side channel's roll target from the body's sideways speed this tick (toward its
+    /// left, m/s): while strafing, its low-passed change rolls the body into it; else 0.
+    fn side_target(
+        &mut self,
+        p: &LeanDef,
+        input: LeanInput,
+        side_speed: f32,
+        speed: f32,
+        alpha: f32,
+    ) -> f32 {
+        let target = if input.strafe {
+            let raw = (side_speed - self.prev_side_speed) / input.dt;
+            self.side_accel += (raw - self.side_accel) * alpha;
+            (-p.accel_gain * self.side_accel * p.accel_speed.eval(speed))
+                .clamp(-p.accel_max, p.accel_max)
+        } else {
+            self.side_accel = 0.0;
+            0.0
+        };
+        self.prev_side_speed = side_speed;
+        target
     }
 
     /// A blow pushing along `dir` (world space; its horizontal part counts) with `strength`:

@@ -95,6 +95,25 @@ pub struct NavGoal {
     pub link: Option<LinkUse>,
 }
 
+impl NavGoal {
+    /// A new destination, not yet placed on the navmesh.
+    pub fn to(dest: Vec3) -> NavGoal {
+        NavGoal {
+            dest,
+            face: None,
+            route: None,
+            closest: f32::INFINITY,
+            target: None,
+            arrived: false,
+            pending: true,
+            stuck: 0.0,
+            held: 0.0,
+            making_way: false,
+            link: None,
+        }
+    }
+}
+
 /// The settings a creature type's `nav` table bakes for (with its jump limits when it
 /// gives `nav.jump`: the bake then finds jump, drop and hop links for it).
 pub fn settings_of(def: &ValidCreatureDef) -> NavSettings {

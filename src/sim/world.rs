@@ -524,6 +524,28 @@ impl World {
         queued.or_else(|| self.creature(id).map(|c| &c.lean))
     }
 
+    /// The commands a brain poses a body with: facing, posture, reaching arms.
+    fn apply_posture(&mut self, cmd: &Command) {
+        match cmd {
+            Command::Reach(id, arm, to, weight, speed) => {
+                if let Some(c) = self.creature_mut(*id) {
+                    c.reach_arm(*arm, *to, *weight, *speed);
+                }
+            }
+            Command::SetPose(id, pose, time) => {
+                if let Some(c) = self.creature_mut(*id) {
+                    c.loco.stance.set(*pose, *time);
+                }
+            }
+            Command::SetFacing(id, f) => {
+                if let Some(c) = self.creature_mut(*id) {
+                    c.facing = *f;
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn apply_commands(&mut self) {
         let commands = std::mem::take(&mut self.commands);
         for cmd in &commands {
@@ -536,20 +558,8 @@ impl World {
                         c.nav = None;
                     }
                 }
-                Command::Reach(id, arm, to, weight, speed) => {
-                    if let Some(c) = self.creature_mut(*id) {
-                        c.reach_arm(*arm, *to, *weight, *speed);
-                    }
-                }
-                Command::SetPose(id, pose, time) => {
-                    if let Some(c) = self.creature_mut(*id) {
-                        c.loco.stance.set(*pose, *time);
-                    }
-                }
-                Command::SetFacing(id, f) => {
-                    if let Some(c) = self.creature_mut(*id) {
-                        c.facing = *f;
-                    }
+                Command::Reach(..) | Command::SetPose(..) | Command::SetFacing(..) => {
+                    self.apply_posture(cmd);
                 }
                 Command::FollowPath(id, f) => {
                     self.drop_agent(*id);
@@ -567,19 +577,7 @@ impl World {
                         c.loco.follow = None;
                         // New orders: a jump that has not left the ground stops.
                         c.loco.cancel_jump();
-                        c.nav = Some(NavGoal {
-                            dest: *dest,
-                            face: None,
-                            route: None,
-                            closest: f32::INFINITY,
-                            target: None,
-                            arrived: false,
-                            pending: true,
-                            stuck: 0.0,
-                            held: 0.0,
-                            making_way: false,
-                            link: None,
-                        });
+                        c.nav = Some(NavGoal::to(*dest));
                     }
                 }
                 Command::ClearDestination(id) => {
