@@ -386,6 +386,12 @@ fn quiet_vulkan_device_select(offscreen: bool) {
 
 /// `skitter run`: offscreen to a picture, in a window, or headless.
 fn run_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
+    // Unpaced and unbounded, a trace grows by hundreds of megabytes a minute.
+    if args.trace.is_some() && args.frames.is_none() && !args.realtime {
+        anyhow::bail!(
+            "--trace needs --frames N (or --realtime to pace the run to the clock): unbounded and unpaced, a trace grows by hundreds of megabytes a minute"
+        );
+    }
     let debug = skitter::render::DebugFlags::parse(&args.debug)?;
     if let Some(out) = &args.screenshot {
         let opts = skitter::app::ShotOptions {

@@ -109,6 +109,11 @@ fn check_reports_every_error_in_every_mod() {
 fn run_options_that_would_do_nothing_are_refused() {
     for (args, needle) in [
         (&["run", "--trace", "x.jsonl"][..], "--headless"),
+        // Issue 45: unbounded and unpaced, a trace wrote 210 MB in 5 s.
+        (
+            &["run", "--headless", "--trace", "x.jsonl"][..],
+            "--trace needs --frames N (or --realtime",
+        ),
         (&["run", "--realtime"][..], "--headless"),
         (&["run", "--bench-frames"][..], "--screenshot"),
         (
