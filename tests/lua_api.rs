@@ -542,6 +542,15 @@ fn cases() -> Vec<Case> {
                 "world.creatures_near(vec3(0, 0, 0), 3, { not_team = \"red\" })\n",
             )
         },
+        // Issue 45: the sandbox's missing libraries say so, where they were touched.
+        Case {
+            errors: &["t/main.lua:2: io.open: the sandbox has no 'io' library"],
+            ..case("io is not in the sandbox", "local x = 1\nlocal f = io.open(\"secrets.txt\")\n")
+        },
+        Case {
+            errors: &["t/main.lua:2: os.execute: the sandbox's 'os' library has only clock, date, difftime and time"],
+            ..case("os is Luau's clock and date only", "local t = os.time()\nos.execute(\"ls\")\n")
+        },
         Case {
             errors: &["t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs"],
             ..case("a legless type needs hover", "creature.define { name = \"blob\", legs = {} }\n")

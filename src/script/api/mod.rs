@@ -241,11 +241,46 @@ pub(crate) fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result
     let mt = lua.create_table()?;
     mt.raw_set("__call", (CURVE_CALL.2)(lua)?)?;
     curve.set_metatable(Some(mt))?;
+    absent_libraries(lua, &g)?;
     values::install_vec3(&g)?;
     values::install_random(lua, &g, seed, &mod_ctx.name)?;
     handle::install(lua, HANDLE)?;
     registry::create(lua)?;
     lua.set_app_data(mod_ctx);
+    Ok(())
+}
+
+/// What the sandbox leaves out says so when touched (not "attempt to index nil"): `io`
+/// (a stand-in whose every field is that error) and the parts of `os` beyond Luau's clock,
+/// date, difftime and time.
+fn absent_libraries(lua: &Lua, g: &Table) -> mlua::Result<()> {
+    for lib in ["io", "os"] {
+        let t = match g.raw_get::<Value>(lib)? {
+            Value::Table(t) => t,
+            _ => lua.create_table()?,
+        };
+        let mt = lua.create_table()?;
+        let index = lua.create_function(move |lua, (_, key): (Value, Value)| -> mlua::Result<Value> {
+            let key = match &key {
+                Value::String(s) => s.to_string_lossy().to_string(),
+                _ => "?".to_string(),
+            };
+            let what = if lib == "os" {
+                "the sandbox's 'os' library has only clock, date, difftime and time".to_string()
+            } else {
+                format!("the sandbox has no '{lib}' library")
+            };
+            Err(crate::script::error::located(
+                lua,
+                format!(
+                    "{lib}.{key}: {what} (a mod touches no files or processes of the machine; it reads its own files with require and a model's or sound's file name)"
+                ),
+            ))
+        })?;
+        mt.raw_set("__index", index)?;
+        t.set_metatable(Some(mt))?;
+        g.raw_set(lib, t)?;
+    }
     Ok(())
 }
 
