@@ -258,11 +258,10 @@ fn limb_line(m: &BoundModel, l: &LegChain) -> String {
 }
 
 /// Draws type `name`'s model `m` as one row (three panels and its legend) at `top`.
-fn draw_row(cv: &mut Canvas, top: u32, name: &str, m: &BoundModel) {
+fn draw_row(cv: &mut Canvas, top: u32, name: &str, m: &BoundModel, class: &[Class]) {
     let model = &m.model;
     let fix = m.binding.fix;
     let at = |p: Vec3| fix.transform_point3(p);
-    let class = classes(m);
     let heads: Vec<Vec3> = model.joints.iter().map(|j| at(j.head())).collect();
     let ends: Vec<Vec3> = model.joints.iter().map(|j| at(j.far)).collect();
     let mut verts: Vec<Vec3> = model
@@ -320,10 +319,10 @@ fn draw_row(cv: &mut Canvas, top: u32, name: &str, m: &BoundModel) {
         for v in &verts {
             cv.dot(to(*v), 0.9, [200, 200, 205], 60);
         }
-        draw_bones(cv, &class, model, &heads, &ends, &to);
-        draw_names(cv, m, &class, &heads, &ends, &to);
+        draw_bones(cv, class, model, &heads, &ends, &to);
+        draw_names(cv, m, class, &heads, &ends, &to);
     }
-    draw_legend(cv, m, &class, top + 22 + PANEL);
+    draw_legend(cv, m, class, top + 22 + PANEL);
 }
 
 /// Each bone as a line from its head to each child's (a chain's end to where its vertices
@@ -431,9 +430,11 @@ pub fn picture(types: &[(String, &BoundModel)], out: &Path) -> Result<(), String
     if types.is_empty() {
         return Err("--picture: no type with a model file to draw".into());
     }
+    let class: Vec<Vec<Class>> = types.iter().map(|(_, m)| classes(m)).collect();
     let rows: Vec<u32> = types
         .iter()
-        .map(|(_, m)| 22 + PANEL + 8 + LINE * legend_lines(m, &classes(m)) + 12)
+        .zip(&class)
+        .map(|((_, m), c)| 22 + PANEL + 8 + LINE * legend_lines(m, c) + 12)
         .collect();
     let height = rows.iter().sum::<u32>();
     let width = PANEL * 3;
@@ -444,8 +445,8 @@ pub fn picture(types: &[(String, &BoundModel)], out: &Path) -> Result<(), String
         .map_err(|e| format!("--picture: the font: {e}"))?;
     let mut cv = Canvas { pix, font };
     let mut top = 0;
-    for ((name, m), h) in types.iter().zip(&rows) {
-        draw_row(&mut cv, top, name, m);
+    for (((name, m), h), c) in types.iter().zip(&rows).zip(&class) {
+        draw_row(&mut cv, top, name, m, c);
         top += h;
     }
     let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -67,6 +67,14 @@ impl World {
     /// move), and its heading from its facing (`None` where it has none, or
     /// where its target gives no direction: a point it stands on, a creature gone).
     pub(super) fn resolve_targets(&mut self) {
+        // Nothing to resolve in most ticks: no allocation on the tick's path then.
+        if !self
+            .creatures
+            .iter()
+            .any(|c| c.facing.is_some() || !c.reach_to.is_empty())
+        {
+            return;
+        }
         let goals: Vec<Option<f32>> = self
             .creatures
             .iter()

@@ -540,6 +540,9 @@ impl World {
             Command::SetFacing(id, f) => {
                 if let Some(c) = self.creature_mut(*id) {
                     c.facing = *f;
+                    if f.is_none() {
+                        c.loco.face_yaw = None;
+                    }
                 }
             }
             _ => {}

@@ -15,8 +15,8 @@ use crate::math::Curve;
 mod arms;
 mod curve;
 mod level;
-pub(crate) use level::{box_desc, ground_desc, stairs_desc};
 pub(crate) use curve::{curve_from_points, curve_from_value};
+pub(crate) use level::{box_desc, ground_desc, stairs_desc};
 pub(crate) mod model;
 mod physics;
 
