@@ -126,3 +126,49 @@ fn run_options_that_would_do_nothing_are_refused() {
         assert!(text(&out).contains(needle), "{args:?}: {}", text(&out));
     }
 }
+
+/// Issue 45: the arena's rocks (placed by its script with vertical `world.raycast`s, which
+/// slipped between the noise ground's triangles at whole-metre points and left 3 of 5 at
+/// y = 0) sit on the ground: each sunk to its middle where the ground is (centre within
+/// 2 cm of the ground under it), no corner of its bottom face more than 2 cm over the
+/// ground under that corner.
+#[test]
+fn the_arenas_rocks_sit_on_the_ground_under_them() {
+    let (host, errors) =
+        skitter::headless::check(&[bundled("arena")], skitter::script::HostOptions::default());
+    assert!(errors.is_empty(), "{errors:?}");
+    let w = host.world();
+    let sizes = [
+        glam::Vec3::new(1.2, 0.5, 0.9),
+        glam::Vec3::new(0.9, 0.4, 1.4),
+        glam::Vec3::new(1.6, 0.6, 1.1),
+        glam::Vec3::new(1.0, 0.5, 1.0),
+        glam::Vec3::new(2.0, 0.4, 0.8),
+    ];
+    let rocks: Vec<_> = w
+        .level()
+        .boxes
+        .iter()
+        .filter(|b| sizes.contains(&b.size))
+        .collect();
+    assert_eq!(rocks.len(), 5);
+    for r in rocks {
+        let ground = w
+            .ground_height(r.position.x, r.position.z)
+            .expect("over the ground");
+        assert!(
+            (r.position.y - ground).abs() < 0.02,
+            "a rock at {} over ground at {ground:.3}",
+            r.position
+        );
+        let q = r.quat();
+        for (sx, sz) in [(-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)] {
+            let c = r.position + q * (0.5 * r.size * glam::Vec3::new(sx, -1.0, sz));
+            let g = w.ground_height(c.x, c.z).expect("over the ground");
+            assert!(
+                c.y - g < 0.02,
+                "a rock's corner {c} floats over ground at {g:.3}"
+            );
+        }
+    }
+}

@@ -20,16 +20,35 @@ pub struct RayHit {
     pub distance: f32,
 }
 
-/// Time of impact of a ray straight down, and the normal of the face hit. A ray exactly on
-/// a heightfield cell edge can slip between the two triangles; a miss is retried once 1 mm
-/// aside.
-fn ray_down(query: &QueryPipeline<'_>, origin: Vec3, max_distance: f32) -> Option<(f32, Vec3)> {
+/// Time of impact of a ray from `origin` along `dir` (unit), and the normal of the face
+/// hit. A ray exactly on a heightfield cell edge can slip between the two triangles (parry
+/// misses about half the vertical casts at whole-metre coordinates on a noise ground): a
+/// miss is retried once 1 mm aside. Every cast on the level goes through here — scripts'
+/// `world.raycast`, locomotion's casts, the trace's ground — so none slips.
+fn ray_hit(
+    query: &QueryPipeline<'_>,
+    origin: Vec3,
+    dir: Vec3,
+    max_distance: f32,
+) -> Option<(f32, Vec3)> {
     let cast = |o: Vec3| {
         query
-            .cast_ray_and_get_normal(&Ray::new(o, Vec3::NEG_Y), max_distance, true)
+            .cast_ray_and_get_normal(&Ray::new(o, dir), max_distance, true)
             .map(|(_, hit)| (hit.time_of_impact, hit.normal))
     };
-    cast(origin).or_else(|| cast(origin + Vec3::new(1e-3, 0.0, 7e-4)))
+    cast(origin).or_else(|| {
+        let (a, b) = dir.any_orthonormal_pair();
+        cast(origin + a * 1e-3 + b * 7e-4)
+    })
+}
+
+/// [`ray_hit`] straight down.
+pub(super) fn ray_down(
+    query: &QueryPipeline<'_>,
+    origin: Vec3,
+    max_distance: f32,
+) -> Option<(f32, Vec3)> {
+    ray_hit(query, origin, Vec3::NEG_Y, max_distance)
 }
 
 /// Queries on the level alone: with ragdolls in rapier, their parts (dynamic bodies) are
@@ -241,13 +260,11 @@ impl GroundQuery for RapierGround<'_> {
     }
 
     fn cast(&self, origin: Vec3, dir: Vec3, max_distance: f32) -> Option<GroundHit> {
-        let (_, hit) =
-            self.query
-                .cast_ray_and_get_normal(&Ray::new(origin, dir), max_distance, true)?;
+        let (toi, normal) = ray_hit(&self.query, origin, dir, max_distance)?;
         // Started inside solid geometry: a miss (as a ray down's).
-        (hit.time_of_impact > 1e-4 && hit.normal.is_finite()).then(|| GroundHit {
-            point: origin + dir * hit.time_of_impact,
-            normal: hit.normal,
+        (toi > 1e-4 && normal.is_finite()).then(|| GroundHit {
+            point: origin + dir * toi,
+            normal,
         })
     }
 
@@ -335,14 +352,17 @@ impl World {
         if !origin.is_finite() || !(max_distance >= 0.0) {
             return None;
         }
-        let ray = Ray::new(origin, dir);
-        level_query(&self.physics, &self.rigs)
-            .cast_ray_and_get_normal(&ray, max_distance, true)
-            .map(|(_, hit)| RayHit {
-                position: origin + dir * hit.time_of_impact,
-                normal: hit.normal,
-                distance: hit.time_of_impact,
-            })
+        ray_hit(
+            &level_query(&self.physics, &self.rigs),
+            origin,
+            dir,
+            max_distance,
+        )
+        .map(|(toi, normal)| RayHit {
+            position: origin + dir * toi,
+            normal,
+            distance: toi,
+        })
     }
 
     /// The first creature body (its ellipsoid, as drawn) a ray meets within `max_distance`.
@@ -389,6 +409,14 @@ impl World {
             ));
         }
         best
+    }
+
+    /// The height of the level's ground (its heightfield alone, boxes ignored) at `(x, z)`;
+    /// `None` off it or with no ground.
+    pub fn ground_height(&self, x: f32, z: f32) -> Option<f32> {
+        let q = self.ground_query();
+        let (field, _) = q.field.as_ref()?;
+        field.surface_at(Vec3::new(x, 0.0, z)).map(|(y, _)| y)
     }
 
     /// The surface point under `p`: a ray from 5 cm above it, 3 m down. A point buried in
@@ -454,6 +482,53 @@ mod tests {
         }
         w.refresh_level();
         w
+    }
+
+    /// Issue 45: a script's vertical `world.raycast` never slips between a heightfield's
+    /// triangles: at 10 000 points — whole metres, cell edges and corners, and between —
+    /// over a noise ground, every cast hits, where the surface is.
+    #[test]
+    fn vertical_raycasts_on_a_noise_ground_all_hit() {
+        let mut w = rough_world(false, false);
+        let mut casts = Vec::new();
+        for i in 0..100 {
+            for k in 0..100 {
+                // Whole metres, and cell edges and corners (0.25 m cells).
+                let (x, z) = (-5.0 + 0.11 * i as f32, -4.0 + 0.08 * k as f32);
+                let (x, z) = if (i + k) % 2 == 0 {
+                    (x.round(), z.round())
+                } else {
+                    (
+                        (x * 4.0).round() / 4.0 + 0.25,
+                        (z * 4.0).round() / 4.0 - 0.25,
+                    )
+                };
+                let origin = Vec3::new(x, 10.0, z);
+                casts.push((origin, w.raycast(origin, Vec3::NEG_Y, 20.0)));
+            }
+        }
+        let q = w.ground_query();
+        let field = &q.field.as_ref().expect("a field").0;
+        let mut misses = Vec::new();
+        for (origin, hit) in casts {
+            match hit {
+                Some(h) => {
+                    let (y, _) = field.surface_at(origin).expect("over the field");
+                    assert!(
+                        (h.position.y - y).abs() < 1e-3,
+                        "at {origin}: {} vs {y}",
+                        h.position.y
+                    );
+                }
+                None => misses.push(origin),
+            }
+        }
+        assert!(
+            misses.is_empty(),
+            "{} of 10 000 casts missed: {:?}",
+            misses.len(),
+            &misses[..misses.len().min(8)]
+        );
     }
 
     #[test]

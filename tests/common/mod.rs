@@ -267,6 +267,9 @@ pub struct Rec {
     /// In the push-off or the flight of a jump (trace `jump` = "push" or "flight"): the
     /// legs' push and a ballistic arc, measured apart.
     pub flight: bool,
+    /// Crouching for a jump (trace `jump` = "crouch"): a deliberate dip of a quarter of the
+    /// body's height, on top of whatever the ground under it does.
+    pub crouch: bool,
     /// The ground under the body.
     pub floor: Option<[f64; 3]>,
     /// Where its navmesh agent goes, if it has one.
@@ -357,6 +360,7 @@ impl Trace {
                 feet,
                 falling: v["falling"].as_bool().unwrap_or(false),
                 flight: matches!(v["jump"].as_str(), Some("push" | "flight")),
+                crouch: v["jump"].as_str() == Some("crouch"),
                 floor: arr(&v["floor"]),
                 dest: arr(&v["dest"]),
                 ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),
@@ -604,7 +608,9 @@ fn body_quality(t: &Trace, q: &mut Quality) {
             .push((r.frame, p[1], r.falling, r.flight));
         q.falling_frames += r.falling as usize;
         let planted = r.planted();
-        if !r.falling && !planted.is_empty() {
+        // A jump's crouch lowers the body on purpose (tests/jumps.rs measures the jump from
+        // crouch to landing); the clearance bar looks for bodies that dive.
+        if !r.falling && !r.crouch && !planted.is_empty() {
             let under = support_height(&planted, p);
             clearance
                 .entry(r.id)

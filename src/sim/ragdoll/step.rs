@@ -3,7 +3,7 @@
 //! parts read back, settled rigs put to sleep, recoveries judged and handed back.
 
 use glam::{Quat, Vec3};
-use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, Ray, SolverFlags};
+use rapier3d::prelude::{PairFilterContext, PhysicsHooks, QueryFilter, SolverFlags};
 
 use super::anchor::{self, AnchorDrive};
 use super::rig;
@@ -425,7 +425,7 @@ fn balance(
     let ride = def.body.height;
     // The level alone: every other rigid body is a ragdoll part.
     let query = physics.query_pipeline_with_filter(QueryFilter::exclude_dynamic());
-    let (_, h) = query.cast_ray(&Ray::new(body.position, Vec3::NEG_Y), ride * 1.5, true)?;
+    let (h, _) = crate::sim::ground::ray_down(&query, body.position, ride * 1.5)?;
     if h < ride * 0.5 {
         return None;
     }
