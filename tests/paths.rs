@@ -29,7 +29,7 @@ fn speed(a: &Rec, b: &Rec) -> f64 {
 }
 
 #[test]
-fn a_flyer_keeps_its_speed_through_a_tight_s_curve() {
+fn a_flyer_keeps_its_speed_through_a_tight_s_curve_and_starts_and_stops_at_its_acceleration() {
     let (out, t, _d) = run(600);
     let log = text(&out);
     let len: f64 = log
@@ -47,17 +47,50 @@ fn a_flyer_keeps_its_speed_through_a_tight_s_curve() {
         .filter(|(_, v)| *v > 1e-6)
         .collect();
     let moving = speeds.len();
-    // Every full tick at 2 m/s ±1 % (the last one arrives part-way through its tick).
+    // It starts and stops at its type's `nav.acceleration` (6 m/s², the default: 0.1 m/s a
+    // tick), and flies every tick between at 2 m/s ±1 %.
+    let dv = 6.0 / 60.0;
+    // (Tick 1 is not measured: by tick 2 it has had two ticks to speed up.)
+    assert!(
+        speeds[0].1 <= 2.0 * dv * 1.05,
+        "started at {:.3} m/s",
+        speeds[0].1
+    );
+    let mut prev = speeds[0].1;
+    // (The last tick arrives part-way through it.)
     for (frame, v) in &speeds[..moving - 1] {
+        assert!(
+            (v - prev).abs() <= dv * 1.05 + 0.002,
+            "speed {prev:.4} → {v:.4} m/s at frame {frame}: faster than nav.acceleration"
+        );
+        prev = *v;
+    }
+    let full: Vec<&(u64, f64)> = speeds.iter().filter(|(_, v)| *v > 1.9).collect();
+    assert!(
+        full.len() > moving / 2,
+        "{} of {moving} ticks at speed",
+        full.len()
+    );
+    for (frame, v) in speeds
+        .iter()
+        .filter(|(f, _)| *f > full[0].0 && *f < full[full.len() - 1].0)
+    {
         assert!(
             (v - 2.0).abs() <= 0.02,
             "speed {v:.4} m/s at frame {frame} (limit ±1 %)"
         );
     }
-    // It flew the whole S once, in length / speed seconds, and stopped at the end.
-    let expect = (len / 2.0 * 60.0) as i64;
+    // The last ticks slow to a creep before it stops.
     assert!(
-        (moving as i64 - expect).abs() <= 2,
+        speeds[moving - 1].1 < 0.3,
+        "stopped from {:.3} m/s",
+        speeds[moving - 1].1
+    );
+    // It flew the whole S once: in length / speed seconds, and half of 2 / 6 s more for the
+    // start and again for the stop.
+    let expect = ((len / 2.0 + 2.0 / 6.0) * 60.0) as i64;
+    assert!(
+        (moving as i64 - expect).abs() <= 4,
         "moved {moving} ticks, expected about {expect}"
     );
     let end = s.last().and_then(|r| r.pos).unwrap();

@@ -57,6 +57,12 @@ pub struct PathFollower {
     /// Where the body is off the path after a retarget; eased away as it moves on.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub offset: Vec3,
+    /// The free pace along the path now (m/s, before a stretched foot holds the body back),
+    /// when [`PathFollower::advance`] is given an acceleration: it eases toward `speed` and
+    /// slows to stop at the end of a `Once` path and at each turn of a ping-pong. `None`
+    /// until the first step, which starts from the body's own speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<f32>,
 }
 
 fn is_zero(v: &Vec3) -> bool {
@@ -70,6 +76,9 @@ const CATCH_UP_MIN: f32 = 0.25;
 /// How far along the new path a retarget looks for the body's place, as a share of its
 /// length either way from the same fraction of it.
 const RETARGET_WINDOW: f32 = 0.15;
+/// The least pace (m/s) at which a follower slowing for the end of its path still goes on,
+/// so that it gets there rather than ever nearer.
+const STOP_CREEP: f32 = 0.05;
 
 /// Serde for the shared path (serde's `rc` feature left off: one field needs it).
 mod shared_path {
@@ -109,6 +118,7 @@ impl PathFollower {
             done: false,
             source: None,
             offset: Vec3::ZERO,
+            pace: None,
         }
     }
 
@@ -134,9 +144,11 @@ impl PathFollower {
         }
     }
 
-    /// Moves on by `dt` seconds at `scale` × speed (1 = free; the body may be held back).
-    /// Returns the new point and the unit direction of travel.
-    pub fn advance(&mut self, dt: f32, scale: f32) -> (Vec3, Vec3) {
+    /// Moves on by `dt` seconds at `scale` × its pace (1 = free; the body may be held back).
+    /// `accel`: the pace changes at most this fast (m/s²), starting, following the speed
+    /// curve and stopping where the path makes it stop; `None`: the pace is the speed at
+    /// once. Returns the new point and the unit direction of travel.
+    pub fn advance(&mut self, dt: f32, scale: f32, accel: Option<f32>) -> (Vec3, Vec3) {
         let l = self.path.length();
         if !self.done {
             let k = self
@@ -144,7 +156,8 @@ impl PathFollower {
                 .as_ref()
                 .map(|c| c.eval(self.s / l).max(0.0))
                 .unwrap_or(1.0);
-            let mut s = self.s + self.speed * k * scale * dt * self.dir;
+            let pace = self.pace_toward(self.speed * k, dt, accel);
+            let mut s = self.s + pace * scale * dt * self.dir;
             match self.mode {
                 LoopMode::Loop => {
                     if self.path.closed() {
@@ -182,6 +195,29 @@ impl PathFollower {
             self.path.point(self.s) + self.offset,
             self.path.tangent(self.s) * self.dir,
         )
+    }
+
+    /// The pace for this step: `want` at once without an acceleration, else the pace eased
+    /// toward it at `accel` and no faster than stops, braking at `accel` a tick at a time,
+    /// in what is left before the path makes the body stop (but a creep, so that it gets
+    /// there).
+    fn pace_toward(&mut self, want: f32, dt: f32, accel: Option<f32>) -> f32 {
+        let Some(a) = accel.filter(|a| *a > 0.0) else {
+            return want;
+        };
+        let now = self.pace.unwrap_or(0.0);
+        let mut pace = now + (want - now).clamp(-a * dt, a * dt);
+        if self.mode != LoopMode::Loop {
+            let l = self.path.length();
+            let left = if self.dir > 0.0 { l - self.s } else { self.s }.max(0.0);
+            // From pace v, braking by a·dt a tick, the body goes v²/2a + v·dt/2.
+            let h = 0.5 * a * dt;
+            let stop = (h * h + 2.0 * a * left).sqrt() - h;
+            pace = pace.min(stop.max(STOP_CREEP.min(want)));
+        }
+        let pace = pace.max(0.0);
+        self.pace = Some(pace);
+        pace
     }
 
     /// The current point (with what is left of a retarget's offset), without moving.
@@ -238,7 +274,7 @@ mod tests {
         let mut prev = f.point();
         let mut n = 0;
         while !f.done {
-            let (p, _) = f.advance(dt, 1.0);
+            let (p, _) = f.advance(dt, 1.0, None);
             if f.done {
                 break;
             }
@@ -263,9 +299,9 @@ mod tests {
             RotationMode::None,
             None,
         );
-        once.advance(0.1, 1.0);
+        once.advance(0.1, 1.0, None);
         assert!(once.done && once.s == l);
-        once.advance(0.1, 1.0);
+        once.advance(0.1, 1.0, None);
         assert_eq!(once.s, l, "stays at the end");
         let mut lp = PathFollower::new(
             p.clone(),
@@ -275,7 +311,7 @@ mod tests {
             RotationMode::None,
             None,
         );
-        lp.advance(0.1, 1.0);
+        lp.advance(0.1, 1.0, None);
         assert!((lp.s - 0.05).abs() < 1e-4, "wrapped to {}", lp.s);
         let mut pp = PathFollower::new(
             p.clone(),
@@ -285,7 +321,7 @@ mod tests {
             RotationMode::None,
             None,
         );
-        let (_, dir) = pp.advance(0.1, 1.0);
+        let (_, dir) = pp.advance(0.1, 1.0, None);
         assert!(
             (pp.s - (l - 0.05)).abs() < 1e-4 && pp.dir < 0.0,
             "bounced to {} dir {}",
@@ -294,7 +330,7 @@ mod tests {
         );
         assert!(dir.dot(p.tangent(pp.s)) < 0.0, "travels backwards");
         pp.s = 0.05;
-        pp.advance(0.1, 1.0);
+        pp.advance(0.1, 1.0, None);
         assert!((pp.s - 0.05).abs() < 1e-4 && pp.dir > 0.0);
     }
 
@@ -309,9 +345,9 @@ mod tests {
             RotationMode::None,
             Some(Curve::Constant(0.5)),
         );
-        f.advance(1.0, 1.0);
+        f.advance(1.0, 1.0, None);
         assert!((f.s - 0.5).abs() < 1e-5);
-        f.advance(1.0, 0.0);
+        f.advance(1.0, 0.0, None);
         assert!((f.s - 0.5).abs() < 1e-5, "held back entirely");
     }
 }

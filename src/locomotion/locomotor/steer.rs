@@ -84,7 +84,17 @@ impl Locomotor {
             return false;
         };
         let was_done = f.done;
-        let (p, dir) = f.advance(dt, hold.max(0.1));
+        if f.pace.is_none() {
+            // Taken up from the body's own speed along the path (`nav.acceleration` then
+            // eases it to the path's speed).
+            let along = if def.legs.is_empty() {
+                self.velocity
+            } else {
+                Vec3::new(self.velocity.x, 0.0, self.velocity.z)
+            };
+            f.pace = Some(along.dot(f.direction()).max(0.0));
+        }
+        let (p, dir) = f.advance(dt, hold.max(0.1), Some(def.nav.acceleration));
         let ended = !was_done && f.done;
         let rotation = f.rotation;
         if def.legs.is_empty() {
