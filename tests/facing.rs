@@ -370,3 +370,54 @@ fn claws_rest_forward_and_reach_a_point() {
     }
     eprintln!("reach: claw within {worst:.4} m of its target");
 }
+
+/// Issue 45: a low-bodied creature following a path straight over a low box never sinks into
+/// it: two crabs (their underside 13 cm over their feet's plane) walk paths up onto a 20 cm
+/// box and off its far edge, side first, one box square to the path and one turned 30°;
+/// wherever its feet stand on both sides of
+/// an edge, its body's centre stays at least its half-height (7 cm) over the ground right
+/// under it (the box's top, there): it sank 3 cm into the box for 40 ticks.
+#[test]
+fn a_path_over_a_low_box_never_sinks_the_body_into_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let main = format!(
+        "{CRAB}\n\
+         world.ground {{ size = vec3(30, 0, 30) }}\n\
+         world.box {{ position = vec3(1, 0.1, 0), size = vec3(2, 0.2, 3) }}\n\
+         world.box {{ position = vec3(1, 0.1, 5), size = vec3(2, 0.2, 3), rotation = vec3(0, 30, 0) }}\n\
+         local a = path.bezier {{ points = {{ {{ position = vec3(-3, 0, 0) }}, {{ position = vec3(5, 0, 0) }} }} }}\n\
+         local b = path.bezier {{ points = {{ {{ position = vec3(-3, 0, 5) }}, {{ position = vec3(5, 0, 5) }} }} }}\n\
+         world.spawn(\"crab\", {{ position = vec3(-3, 0, 0) }}):follow_path(a, {{ speed = 0.8, loop = false, rotation = \"none\" }})\n\
+         world.spawn(\"crab\", {{ position = vec3(-3, 0, 5), yaw = 90 }}):follow_path(b, {{ speed = 0.8, loop = false, rotation = \"none\" }})\n"
+    );
+    let m = temp_mod(
+        dir.path(),
+        "boxes",
+        &[
+            ("mod.toml", "name = \"boxes\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    let (out, t) = run_trace(dir.path(), 900, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(t.errors().is_empty(), "{:?}", t.errors());
+    for id in [1, 2] {
+        let recs = t.of(id);
+        let on_box = recs
+            .iter()
+            .filter(|r| r.floor.is_some_and(|f| f[1] > 0.15))
+            .count();
+        assert!(on_box > 60, "crab {id} was over the box {on_box} ticks");
+        let (low, frame) = recs
+            .iter()
+            .filter_map(|r| Some((r.pos?[1] - r.floor?[1], r.frame)))
+            .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a });
+        assert!(
+            low >= 0.07,
+            "crab {id}: body centre {low:.3} m over the ground under it at frame {frame} (its underside is 0.07 m below it)"
+        );
+        let end = recs.last().and_then(|r| r.pos).unwrap();
+        assert!(end[0] > 4.9, "crab {id} ended at {end:?}");
+    }
+    assert_walks_well("boxes", &t, &[("boxes/crab", 4)]);
+}

@@ -534,8 +534,14 @@ world.spawn("walkers/hexapod", {{ position = vec3(-9, 0, 9), yaw = 170, behaviou
 /// it — the feet on one side on the ramp, on the other on the ground as much as 0.85 m
 /// below — turns round where the drop is deepest and walks back down: the ramp on its left
 /// one way and on its right the other, and a second spider the mirror of it. Its body
-/// keeps at least three quarters of its ride height over the plane of its planted feet at
-/// every tick (today's main sank to 0.30 of it in the turn, and to 0.72 walking up).
+/// keeps at least three quarters of its ride height over the plane of its footing (where
+/// its feet stand, and where the swinging ones land) at every tick (issue 43's main sank to
+/// 0.30 of it in the turn, and to 0.72 walking up), and its underside stays out of the
+/// ramp: its centre at least 8 cm (of its 11 cm half-height, tilted) over the ground
+/// right under it (issue 45: it went 4 cm *into* the ramp at the corner where it turns,
+/// which the plane of the feet did not see). At that corner four feet stand on the ramp
+/// and four swing down to the ground: the plane of the planted four alone put the body
+/// "on its feet" while it sat, as drawn, just over the ramp's corner.
 #[test]
 fn a_body_keeps_its_ride_height_straddling_a_ramps_side_edge_both_ways() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -590,11 +596,18 @@ end
                 "spider {id}: no foot down at frame {}",
                 r.frame
             );
-            let clearance = p[1] - support_height(&planted, p);
+            let clearance = p[1] - support_height(&r.footing(), p);
             assert!(
                 clearance >= 0.75 * RIDE,
-                "spider {id} at frame {}: {clearance:.3} m over its feet (ride height {RIDE}, limit 0.75 of it)",
+                "spider {id} at frame {}: {clearance:.3} m over its footing (ride height {RIDE}, limit 0.75 of it)",
                 r.frame
+            );
+            let floor = r.floor.expect("floor");
+            assert!(
+                p[1] - floor[1] >= 0.08,
+                "spider {id} at frame {}: its centre {:.3} m over the ground under it: the body is in the ramp",
+                r.frame,
+                p[1] - floor[1]
             );
             let ys = planted.iter().map(|f| f[1]);
             let spread = ys.clone().fold(f64::MIN, f64::max) - ys.fold(f64::MAX, f64::min);

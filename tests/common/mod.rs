@@ -294,6 +294,17 @@ impl Rec {
             .collect()
     }
 
+    /// Its footing: where its planted feet stand and where its swinging ones will land (a
+    /// step from now, what the body stands on). Over an edge the planted feet alone can be
+    /// all on one side of it while the swinging ones go down the other: their plane is then
+    /// not what the body stands over.
+    pub fn footing(&self) -> Vec<[f64; 3]> {
+        self.feet
+            .iter()
+            .filter_map(|f| if f.grounded { f.pos } else { f.target })
+            .collect()
+    }
+
     /// A lean field, degrees (or deg/s); NaN when missing.
     pub fn lean(&self, key: &str) -> f64 {
         self.lean[key].as_f64().unwrap_or(f64::NAN)
@@ -576,7 +587,7 @@ pub fn support_height(feet: &[[f64; 3]], at: [f64; 3]) -> f64 {
     my + b * (at[0] - mx) + c * (at[2] - mz)
 }
 
-/// The body measures: clearance over the grounded feet, the ground under the body,
+/// The body measures: clearance over the feet's footing (`Rec::footing`), the ground under the body,
 /// vertical acceleration (second difference of body y), knee flips.
 fn body_quality(t: &Trace, q: &mut Quality) {
     q.min_clearance = (f64::INFINITY, 0, 0);
@@ -611,7 +622,7 @@ fn body_quality(t: &Trace, q: &mut Quality) {
         // A jump's crouch lowers the body on purpose (tests/jumps.rs measures the jump from
         // crouch to landing); the clearance bar looks for bodies that dive.
         if !r.falling && !r.crouch && !planted.is_empty() {
-            let under = support_height(&planted, p);
+            let under = support_height(&r.footing(), p);
             clearance
                 .entry(r.id)
                 .or_default()

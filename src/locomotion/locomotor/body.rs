@@ -13,6 +13,9 @@ use crate::locomotion::posture::{clamp_tilt, fit_plane};
 use crate::math::frame::horizontal;
 use crate::math::ik::{fabrik, two_bone};
 
+/// How far (m) the body's underside keeps over the ground under it.
+const UNDERSIDE_GAP: f32 = 0.01;
+
 impl Locomotor {
     /// Eases the body's height and tilt toward the plane through the support points
     /// (planted feet, and the landing spots of swinging ones that have ground to land on).
@@ -74,6 +77,13 @@ impl Locomotor {
         // A jump's crouch lowers the height the feet give (never the cap: that only keeps
         // the body from rising).
         let target = (height - self.crouch).min(self.reach_cap(def, rot).max(self.position.y));
+        // And never so low that the body's underside meets the ground under it (a box's
+        // edge between the feet, a rock it straddles): that wins over the legs' reach.
+        let target = if def.legs.is_empty() {
+            target
+        } else {
+            target.max(self.body_floor(def, rot, ground))
+        };
         // The drawn body (lowered by the lean's sink) follows its target as a critically
         // damped spring with a bounded acceleration (a landing may brake harder): steps,
         // rocks, slopes and the lean never jolt it.
@@ -92,6 +102,42 @@ impl Locomotor {
             self.landing = false;
         }
         rot
+    }
+
+    /// The lowest the body's centre may ride so that its underside (the ellipsoid of
+    /// `body.size`, posed by `rot`) clears the ground under it by [`UNDERSIDE_GAP`]: probed
+    /// under its middle, at 0.6 of its half-extents to the sides, front and back (where the
+    /// ellipsoid's underside is 0.8 of its half-height down), and under its middle where the
+    /// posture looks ahead. Ground above the body's middle is not this rule's (a ceiling, a
+    /// wall it walks against): only ground up to the height of the probe's own centre counts.
+    fn body_floor<G: GroundQuery + ?Sized>(
+        &self,
+        def: &ValidCreatureDef,
+        rot: Quat,
+        ground: &G,
+    ) -> f32 {
+        let half = 0.5 * def.body.size;
+        let (sx, sz) = (0.6 * half.x, 0.6 * half.z);
+        let low = 0.8 * half.y;
+        let ahead = horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
+        let probes = [
+            (Vec3::new(0.0, -half.y, 0.0), Vec3::ZERO),
+            (Vec3::new(sx, -low, 0.0), Vec3::ZERO),
+            (Vec3::new(-sx, -low, 0.0), Vec3::ZERO),
+            (Vec3::new(0.0, -low, sz), Vec3::ZERO),
+            (Vec3::new(0.0, -low, -sz), Vec3::ZERO),
+            (Vec3::new(0.0, -half.y, 0.0), ahead),
+        ];
+        let mut floor = f32::NEG_INFINITY;
+        for (under, shift) in probes {
+            let under = rot * under;
+            let at = self.position + horizontal(under) + shift;
+            let reach = -under.y + CAST_BELOW_REST;
+            if let Some(g) = ground.cast_down(at, reach) {
+                floor = floor.max(g.y + UNDERSIDE_GAP - under.y);
+            }
+        }
+        floor
     }
 
     /// The highest the body may stand so that every planted foot stays within
