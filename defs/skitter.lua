@@ -15,6 +15,7 @@
 ---@class Curve
 local Curve = {}
 
+--- The curve's value at `x` (clamped to its first and last points).
 ---@param x number
 ---@return number
 function Curve:eval(x) end
@@ -22,26 +23,32 @@ function Curve:eval(x) end
 ---@class Path
 local Path = {}
 
+--- The path's length along its curve, m.
 ---@return number
 function Path:length() end
 
+--- The point `s` metres along the path.
 ---@param s number
 ---@return vector
 function Path:point(s) end
 
+--- The unit direction of the path `s` metres along it.
 ---@param s number
 ---@return vector
 function Path:tangent(s) end
 
+--- The point of the path nearest `v`: how far along it (m) and the point.
 ---@param v vector
 ---@return number s
 ---@return vector point
 function Path:closest(v) end
 
+--- `n` points spread evenly along the path.
 ---@param n integer
 ---@return vector[]
 function Path:sample(n) end
 
+--- A path of fewer points within `tolerance` m of this one.
 ---@param tolerance number
 ---@return Path
 function Path:simplify(tolerance) end
@@ -56,23 +63,29 @@ function Path:simplify(tolerance) end
 ---@field muscle number live muscle strength 0..1 of a ragdoll (1 while animated); assign to change it
 local Creature = {}
 
+--- Where its body is (a ragdoll's body part).
 ---@return vector
 function Creature:position() end
 
+--- Its body's velocity, m/s.
 ---@return vector
 function Creature:velocity() end
 
+--- The unit direction its body faces, level.
 ---@return vector
 function Creature:forward() end
 
+--- Its heading, degrees (0 faces +Z).
 ---@return number degrees
 function Creature:yaw() end
 
+--- Walk (or fly) along `direction` at `speed` (default `nav.speed`) this tick, turning the body to it (unless `c:set_facing` says otherwise); ends a destination or a path.
 ---@param direction vector
 ---@param speed number?
 ---@param opts? { drop: boolean? } drop = true walks off an edge deeper than nav.step_height (and falls)
 function Creature:move(direction, speed, opts) end
 
+--- Turn in place toward `direction` (at `nav.turn_rate`), standing.
 ---@param direction vector
 function Creature:face(direction) end
 
@@ -95,10 +108,12 @@ function Creature:pose(opts) end
 ---@param opts? { weight: number?, speed: number? }
 function Creature:reach(arm, target, opts) end
 
+--- Follow path `p` from its point nearest the creature: `speed` (default `nav.speed`), `loop` (false, true or "ping_pong"), `rotation` ("look_forward", "smooth", "none"), `speed_curve` over progress 0..1; starts and stops at `nav.acceleration`; on_arrive at the end of a path followed once.
 ---@param p Path
 ---@param opts? { speed?: number, loop?: boolean|string, rotation?: string, speed_curve?: CurveLike }
 function Creature:follow_path(p, opts) end
 
+--- A blow along `direction` (any but zero) of `strength` 0..100: the lean kicks away from it and the body is pushed; past `physics.hit_threshold` it goes into physics. on_hit runs after the tick.
 ---@param direction vector
 ---@param strength number
 function Creature:hit(direction, strength) end
@@ -110,9 +125,11 @@ function Creature:despawn() end
 ---@return number?
 function Creature:path_progress() end
 
+--- Each foot: its leg's name, where it is, whether it is planted.
 ---@return { name: string, position: vector, grounded: boolean }[]
 function Creature:feet() end
 
+--- Gives it the brain `name` (this mod's, or `mod/name`) with `params`, from the next tick.
 ---@param name string
 ---@param params? table
 function Creature:set_behaviour(name, params) end
@@ -124,6 +141,7 @@ function Creature:set_destination(v) end
 --- Forget the destination and stop.
 function Creature:clear_destination() end
 
+--- Whether it reached its destination (or the end of its path).
 ---@return boolean
 function Creature:arrived() end
 
@@ -197,6 +215,7 @@ function Creature:tint() end
 ---@param tint vector?
 function Creature:set_tint(tint) end
 
+--- A vector of three numbers (anything else is an error that says what it got).
 ---@param x number
 ---@param y number
 ---@param z number
@@ -207,13 +226,16 @@ function vec3(x, y, z) end
 ---@overload fun(points: number[][]): Curve
 curve = {}
 
+--- A curve through `{ {x, y}, … }` points, straight between them.
 ---@param points number[][]
 ---@return Curve
 function curve.linear(points) end
 
+--- The arc sin(πx) over 0..1: a step's lift.
 ---@return Curve
 function curve.sine_arc() end
 
+--- 0 before `x0`, 1 after `x1`, a smooth S between.
 ---@param x0 number
 ---@param x1 number
 ---@return Curve
@@ -221,21 +243,25 @@ function curve.smoothstep(x0, x1) end
 
 creature = {}
 
+--- Defines a creature type of this mod (see docs/lua-api-notes.md for every field). Returns the table.
 ---@param def table name, model, body, legs, arms, gait, lean, nav, physics, climb, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 
 behaviour = {}
 
+--- Defines a brain: its `params` and callbacks (docs/api.md lists when each runs). Returns the table.
 ---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link)
 ---@return table
 function behaviour.define(def) end
 
 world = {}
 
+--- The level's ground: flat, from `heights`, or `noise` hills (docs/api.md: the level's tables).
 ---@param def { size?: vector, position?: vector, heights?: number[][], noise?: { amplitude?: number, scale?: number, seed?: number } }
 function world.ground(def) end
 
+--- A solid box of the level, turned by `rotation` (pitch, yaw, roll).
 ---@param def { position: vector, size: vector, rotation?: vector }
 function world.box(def) end
 
@@ -244,14 +270,17 @@ function world.box(def) end
 ---@param def { from: vector, to: vector, kind?: string, width?: number, bidirectional?: boolean, cost?: number }
 function world.link(def) end
 
+--- Stairs rising from `position` along `yaw`.
 ---@param def { position: vector, yaw?: number, steps?: integer, step_height?: number, step_depth?: number, width?: number }
 function world.stairs(def) end
 
+--- A new creature of `type` (this mod's, or `mod/type` of a mod in `depends`); its handle.
 ---@param type string|table
 ---@param opts? { position?: vector, yaw?: number, behaviour?: string, params?: table, team?: integer, tint?: vector }
 ---@return Creature
 function world.spawn(type, opts) end
 
+--- Every creature, or those of `type`, by id.
 ---@param type? string
 ---@return Creature[]
 function world.creatures(type) end
@@ -269,6 +298,7 @@ function world.creatures_near(point, radius, filter) end
 ---@param c Creature
 function world.despawn(c) end
 
+--- The first surface of the level (and with `creatures = true`, of a creature's body) along `dir` from `origin` within `max_distance` (default 1000); nil when none.
 ---@param origin vector
 ---@param dir vector
 ---@param max_distance number?
@@ -276,6 +306,7 @@ function world.despawn(c) end
 ---@return { position: vector, normal: vector, distance: number, creature: Creature? }?
 function world.raycast(origin, dir, max_distance, opts) end
 
+--- Seconds of simulation since the world started.
 ---@return number seconds
 function world.time() end
 
@@ -295,6 +326,7 @@ function world.nearest_nav_point(v) end
 
 path = {}
 
+--- A Bézier path through `points` (each with optional handles; without them, a smooth curve through the points); `closed` joins its ends.
 ---@param def { points: { position: vector, handle_in?: vector, handle_out?: vector }[], closed?: boolean }
 ---@return Path
 function path.bezier(def) end
@@ -307,24 +339,30 @@ function path.load(name) end
 
 camera = {}
 
+--- The window's camera keeps `c` in view (until the user moves it).
 ---@param c Creature
 function camera.follow(c) end
 
+--- The camera flies along `p` over `duration` seconds, eased by `ease`, looking at `look_at` (else along the path).
 ---@param p Path
 ---@param opts? { duration?: number, ease?: CurveLike, look_at?: Creature|vector }
 function camera.path(p, opts) end
 
+--- Places the camera at `from`, looking at `at` (and makes it the view Home returns to).
 ---@param from vector
 ---@param at vector
 function camera.look(from, at) end
 
 log = {}
 
+--- A line in the console (and the window's log) from this mod.
 ---@param ... any
 function log.info(...) end
 
+--- A warning line from this mod.
 ---@param ... any
 function log.warn(...) end
 
+--- An error line from this mod (the mod goes on).
 ---@param ... any
 function log.error(...) end

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use glam::Vec3;
 
+mod events;
+
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
 use crate::sim::record::RECORD_VERSION;
@@ -532,8 +534,12 @@ fn flush(
     report: &mut RunReport,
 ) -> io::Result<()> {
     let frame = host.world().frame();
-    // No view to move: camera requests are dropped, never queued for ever.
-    drop(host.take_camera_requests());
+    // No view to move: camera requests are traced, then dropped (never queued for ever).
+    for r in host.take_camera_requests() {
+        if let Some(t) = trace.as_mut() {
+            events::write_camera(t, frame, &r)?;
+        }
+    }
     for out in host.drain_output() {
         writeln!(console, "{out}")?;
         match out {
@@ -617,8 +623,10 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         ..Default::default()
     };
     flush(&mut host, &mut trace, console, &mut report)?;
+    let mut tuning = events::Tuning::default();
     if let Some(t) = trace.as_mut() {
         write_tick(t, &host)?;
+        tuning.write(t, &host.world())?;
     }
     let start = Instant::now();
     let mut steps_this_second = 0usize;
@@ -645,6 +653,7 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
         flush(&mut host, &mut trace, console, &mut report)?;
         if let Some(t) = trace.as_mut() {
             write_tick(t, &host)?;
+            tuning.write(t, &host.world())?;
         }
         if opts.summary && frame.is_multiple_of(60) {
             summary(console, &host, steps_this_second, tick_time)?;

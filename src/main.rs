@@ -178,7 +178,9 @@ struct RunArgs {
     /// Image size for --screenshot, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
-    /// Debug layers to draw: targets,casts,contacts,plane,paths,lean,nav,ragdoll or all.
+    /// Debug layers to draw, a comma list: targets, casts, contacts, plane, paths, lean, nav,
+    /// ragdoll, bones, sticks, surface, or all (every overlay; sticks replaces the models, so
+    /// it is asked for by name). The README lists what each draws.
     #[arg(long, default_value = "")]
     debug: String,
     /// With --screenshot: render every tick and report frame times.
@@ -490,14 +492,10 @@ fn screenshot_cmd(
 fn new_cmd(path: &std::path::Path) -> anyhow::Result<ExitCode> {
     let files = skitter::scaffold::new_mod(path)?;
     println!("created {} ({} files)", path.display(), files.len());
-    println!(
-        "  skitter run {}      # see it; save a file to change it live",
-        path.display()
-    );
-    println!(
-        "  skitter check {}    # every error, as file:line",
-        path.display()
-    );
+    let p = path.display();
+    println!("  skitter check {p}                        # every error, as file:line");
+    println!("  skitter run --headless --frames 300 {p}  # 5 s without a window: what it did, then it ends");
+    println!("  skitter run {p}                          # see it (a window until you close it); save a file to change it live");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -415,7 +415,8 @@ fn cases() -> Vec<Case> {
         },
         Case {
             logs: &["[t] start\tnil", "[t] end\t1"],
-            ticks: 60,
+            // 2 m from a standstill to a stop at the default 6 m/s²: 1.15 s.
+            ticks: 120,
             ..case(
                 "the end of a path followed once fires on_arrive; c:path_progress",
                 "creature.define { name = \"drone\", legs = {}, body = { hover = 1 } }\n\
@@ -640,10 +641,12 @@ fn check_reports_every_definition_error_in_source_order() {
         .iter()
         .map(|e| e.to_string())
         .collect();
+    // Every bad field of the first define: its height, and with no legs, a hover.
     let want = [
         "t/main.lua:1: creature.define: field 'body.height' must be > 0",
+        "t/main.lua:1: creature.define: field 'body.hover' is required for a creature with no legs",
         "t/main.lua:2: creature.define: unknown behaviour \"ghost\" (the default behaviour of \"t/lost\")",
-        "t/main.lua:3: world.spawn: unknown creature type \"glider\"",
+        "t/main.lua:3: world.spawn: creature type \"glider\" was not defined: its creature.define failed (at t/main.lua:1)",
     ];
     assert_eq!(errors.len(), want.len(), "{errors:#?}");
     for (got, want) in errors.iter().zip(want) {

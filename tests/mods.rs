@@ -13,6 +13,32 @@ fn a_new_mod_checks_clean_and_runs() {
     let ms = m.display().to_string();
     let out = skitter(&["new", &ms]);
     assert!(out.status.success(), "{}", text(&out));
+    // Every command it prints that ends (all but the window's) runs as printed, and ends.
+    let printed = text(&out);
+    let commands: Vec<Vec<String>> = printed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("skitter "))
+        .map(|l| {
+            l.split('#')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    assert_eq!(commands.len(), 3, "{printed}");
+    let mut ran = 0;
+    for c in commands
+        .iter()
+        .filter(|c| c[0] == "check" || c.contains(&"--headless".to_string()))
+    {
+        let args: Vec<&str> = c.iter().map(String::as_str).collect();
+        let o = skitter(&args);
+        assert!(o.status.success(), "skitter {args:?}: {}", text(&o));
+        ran += 1;
+    }
+    assert_eq!(ran, 2, "a check and a headless run that ends: {printed}");
     for f in [
         "mod.toml",
         "main.lua",
@@ -95,11 +121,14 @@ fn check_reports_every_error_in_every_mod() {
     for needle in [
         "a/main.lua:1: creature.define: field 'body.height' must be > 0",
         "a/main.lua:2: creature.define: field 'gait.step_height' must be > 0",
+        // Every bad field of a define: with no legs, each needs a hover too.
+        "a/main.lua:1: creature.define: field 'body.hover' is required",
+        "a/main.lua:2: creature.define: field 'body.hover' is required",
         "a/main.lua:3: world.box: field 'size' must have every component > 0",
         "a/brains/broken.lua:1:",
         "missing",
         "c/main.lua:1:",
-        "6 error(s)",
+        "8 error(s)",
     ] {
         assert!(log.contains(needle), "missing {needle:?} in\n{log}");
     }

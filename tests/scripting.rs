@@ -129,9 +129,10 @@ fn bad_definitions_name_the_field() {
         let m = lua_mod(dir.path(), name, &src);
         let (code, out) = check(&m);
         assert_eq!(code, 1, "{name}: {out}");
+        // At the line of the field (the `legs` list: an element is found by its list).
         assert!(
             out.contains(&format!(
-                "{name}/main.lua:3: creature.define: field '{field}'"
+                "{name}/main.lua:5: creature.define: field '{field}'"
             )),
             "{name}: {out}"
         );
@@ -149,9 +150,10 @@ fn bad_definitions_name_the_field() {
         let m = lua_mod(dir.path(), name, &src);
         let (code, out) = check(&m);
         assert_eq!(code, 1, "{name}: {out}");
+        // At the field's own line, in the define that starts on line 1.
         assert!(
             out.contains(&format!(
-                "{name}/main.lua:1: creature.define: field '{field}'"
+                "{name}/main.lua:7: creature.define: field '{field}'"
             )),
             "{name}: {out}"
         );

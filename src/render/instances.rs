@@ -69,12 +69,40 @@ pub struct DebugFlags {
     pub surface: bool,
 }
 
+/// Every debug layer: its `--debug` name, the window's key for it, and what it draws. The
+/// one list: the help, the unknown-layer error, the README and the docs are checked
+/// against it (`tests/docs.rs`).
+pub const DEBUG_LAYERS: [(&str, &str, &str); 11] = [
+    ("targets", "1", "foot targets (crosses) and the line from each foot to its target"),
+    ("casts", "2", "the ground casts from above the body down to each target"),
+    ("contacts", "3", "planted feet green, swinging feet orange"),
+    ("plane", "4", "the body plane fitted to the feet"),
+    ("paths", "5", "paths and click destinations"),
+    ("lean", "6", "lean axes on every body"),
+    ("nav", "7", "the navmesh, its links and each agent's path"),
+    ("ragdoll", "8", "ragdoll joints, muscle targets (magenta) and the hips' swing limits"),
+    ("bones", "9", "model creatures' skeletons over their meshes"),
+    ("sticks", "0", "every creature as the locomotion sees it (body, head, a capsule per leg segment) instead of its model"),
+    ("surface", "U", "climbers' surfaces: the body's up, creases crossed, each foot's normal"),
+];
+
 /// A debug layer name `DebugFlags::parse` does not know.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error(
-    "unknown debug layer \"{0}\" (targets, casts, contacts, plane, paths, lean, nav, ragdoll, bones, sticks, surface, all)"
-)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct UnknownLayer(pub String);
+
+impl std::fmt::Display for UnknownLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = DEBUG_LAYERS.iter().map(|(n, _, _)| *n).collect();
+        write!(
+            f,
+            "unknown debug layer \"{}\" ({}, or all)",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownLayer {}
 
 impl DebugFlags {
     /// Parses a comma list: `targets,casts,contacts,plane,paths` or `all`.

@@ -14,7 +14,7 @@ pub(crate) mod skinned;
 pub use camera::OrbitCamera;
 pub use gpu::ShaderError;
 pub use gpu::{RenderError, Renderer};
-pub use instances::{DebugFlags, FrameInstances, UnknownLayer};
+pub use instances::{DebugFlags, FrameInstances, UnknownLayer, DEBUG_LAYERS};
 pub use offscreen::Offscreen;
 
 /// The WGSL of the scene, built in: used when `shaders/scene.wgsl` cannot be read.

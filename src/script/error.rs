@@ -17,7 +17,7 @@ pub struct ScriptError {
 }
 
 impl ScriptError {
-    /// An error of `mod_name` with no place in a script.
+    /// An error of `mod_name` with no place in a script (`""`: of no mod).
     pub(crate) fn in_mod(mod_name: &str, message: impl Into<String>) -> ScriptError {
         ScriptError {
             mod_name: mod_name.to_string(),
@@ -54,6 +54,8 @@ impl fmt::Display for ScriptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.location {
             Some(l) => write!(f, "{l}: {}", self.message),
+            // An error of no mod (a folder given that holds none) is only its message.
+            None if self.mod_name.is_empty() => write!(f, "{}", self.message),
             None => write!(f, "{}: {}", self.mod_name, self.message),
         }
     }

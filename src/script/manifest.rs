@@ -207,7 +207,19 @@ impl Manifest {
         let mut warnings: Vec<String> = raw
             .unknown
             .keys()
-            .map(|k| format!("unknown key \"{k}\" (ignored; known: name, version, description, entry, depends, authors, license, homepage, repository, tags)"))
+            .map(|k| {
+                let near = MANIFEST_KEYS
+                    .iter()
+                    .map(|c| (strsim::levenshtein(k, c), *c))
+                    .filter(|(d, _)| *d <= 2.max(k.len() / 3))
+                    .min()
+                    .map(|(_, c)| format!("did you mean \"{c}\"? "))
+                    .unwrap_or_default();
+                format!(
+                    "unknown key \"{k}\" ({near}ignored; known: {})",
+                    MANIFEST_KEYS.join(", ")
+                )
+            })
             .collect();
         // `1.2` and `1` are read as `1.2.0` and `1.0.0`, and said so.
         let written = raw.version.trim();
@@ -256,6 +268,20 @@ impl Manifest {
 }
 
 /// The 1-based line and column (in characters) of byte `at` in `text`.
+/// The keys a `mod.toml` may have.
+pub const MANIFEST_KEYS: [&str; 10] = [
+    "name",
+    "version",
+    "description",
+    "entry",
+    "depends",
+    "authors",
+    "license",
+    "homepage",
+    "repository",
+    "tags",
+];
+
 fn line_column(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..at.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -467,5 +493,27 @@ mod tests {
         let whole =
             Manifest::parse("name = \"x\"\nversion = \"3\"\n", Path::new("x")).expect("valid");
         assert_eq!(whole.version, Version::new(3, 0, 0));
+    }
+
+    #[test]
+    fn a_mistyped_key_gets_a_did_you_mean() {
+        let m = Manifest::parse(
+            "name = \"x\"\nversion = \"1.0.0\"\nentri = \"boot.lua\"\ndepend = [\"a\"]\n",
+            Path::new("x"),
+        )
+        .expect("valid");
+        let all = m.warnings.join("\n");
+        assert!(
+            all.contains("unknown key \"entri\" (did you mean \"entry\"? ignored;"),
+            "{all}"
+        );
+        assert!(
+            all.contains("\"depend\" (did you mean \"depends\"?"),
+            "{all}"
+        );
+        assert!(
+            !m.warnings[0].contains("colour") && !all.contains("\"colour\" (did"),
+            "{all}"
+        );
     }
 }

@@ -25,7 +25,7 @@ pub use host::{
     api_surface, discover, BrainState, HostOptions, PathFile, ReloadReport, ScriptHost,
     BRAIN_BACKOFF, BRAIN_FAILURES, DEFAULT_MIGRATE_PER_TICK,
 };
-pub use manifest::{Dependency, DependencyError, Manifest, ManifestError};
+pub use manifest::{Dependency, DependencyError, Manifest, ManifestError, MANIFEST_KEYS};
 pub use output::HostOutput;
 pub use shared::{CameraRequest, LogLevel, LogLine, LookAt};
 pub use source::{read_script, SourceError, MAX_SCRIPT_BYTES};

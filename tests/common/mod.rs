@@ -282,6 +282,8 @@ pub struct Rec {
     pub parts: Vec<([f64; 3], [f64; 4])>,
     /// Each arm's end (a flyer's dangling legs' too), when it has arms.
     pub hands: Vec<[f64; 3]>,
+    /// How its brain stands ("running", "paused", "detached", "suspended"), if it has one.
+    pub brain: Option<String>,
 }
 
 impl Rec {
@@ -372,6 +374,7 @@ impl Trace {
                 falling: v["falling"].as_bool().unwrap_or(false),
                 flight: matches!(v["jump"].as_str(), Some("push" | "flight")),
                 crouch: v["jump"].as_str() == Some("crouch"),
+                brain: v["brain"].as_str().map(String::from),
                 floor: arr(&v["floor"]),
                 dest: arr(&v["dest"]),
                 ragdoll: v["ragdoll"].as_bool().expect("ragdoll"),

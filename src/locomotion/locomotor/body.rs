@@ -15,6 +15,11 @@ use crate::math::ik::{fabrik, two_bone};
 
 /// How far (m) the body's underside keeps over the ground under it.
 const UNDERSIDE_GAP: f32 = 0.01;
+/// Ground casts under the whole body (see `Locomotor::body_floor`).
+pub(super) const FLOOR_PROBES: usize = 6;
+/// A foot standing higher than this (m) below the body's underside has it probe under the
+/// whole underside, not only its middle.
+const NEAR_UNDERSIDE: f32 = 0.05;
 
 impl Locomotor {
     /// Eases the body's height and tilt toward the plane through the support points
@@ -82,7 +87,14 @@ impl Locomotor {
         let target = if def.legs.is_empty() {
             target
         } else {
-            target.max(self.body_floor(def, rot, ground))
+            // Under its whole underside where a foot stands near that height (a box's edge,
+            // a ramp it straddles); else under its middle only (a rock between the feet).
+            let top = scratch
+                .points
+                .iter()
+                .fold(f32::NEG_INFINITY, |m, p| m.max(p.y));
+            let near = top + 0.5 * def.body.size.y + NEAR_UNDERSIDE > target;
+            target.max(self.body_floor(def, rot, ground, near))
         };
         // The drawn body (lowered by the lean's sink) follows its target as a critically
         // damped spring with a bounded acceleration (a landing may brake harder): steps,
@@ -110,17 +122,19 @@ impl Locomotor {
     /// ellipsoid's underside is 0.8 of its half-height down), and under its middle where the
     /// posture looks ahead. Ground above the body's middle is not this rule's (a ceiling, a
     /// wall it walks against): only ground up to the height of the probe's own centre counts.
+    /// `all = false`: under its middle only (one cast instead of [`FLOOR_PROBES`]).
     fn body_floor<G: GroundQuery + ?Sized>(
         &self,
         def: &ValidCreatureDef,
         rot: Quat,
         ground: &G,
+        all: bool,
     ) -> f32 {
         let half = 0.5 * def.body.size;
         let (sx, sz) = (0.6 * half.x, 0.6 * half.z);
         let low = 0.8 * half.y;
         let ahead = horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
-        let probes = [
+        let probes: [(Vec3, Vec3); FLOOR_PROBES] = [
             (Vec3::new(0.0, -half.y, 0.0), Vec3::ZERO),
             (Vec3::new(sx, -low, 0.0), Vec3::ZERO),
             (Vec3::new(-sx, -low, 0.0), Vec3::ZERO),
@@ -129,7 +143,8 @@ impl Locomotor {
             (Vec3::new(0.0, -half.y, 0.0), ahead),
         ];
         let mut floor = f32::NEG_INFINITY;
-        for (under, shift) in probes {
+        let used = if all { FLOOR_PROBES } else { 1 };
+        for &(under, shift) in &probes[..used] {
             let under = rot * under;
             let at = self.position + horizontal(under) + shift;
             let reach = -under.y + CAST_BELOW_REST;

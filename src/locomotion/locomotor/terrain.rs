@@ -682,7 +682,9 @@ mod tests {
             "walked into the block: {}",
             loco.position
         );
-        let probes = def.legs.len() as f32;
+        // The legs' landing probes, and the body's floor probes (under its middle; under
+        // its whole underside would be `FLOOR_PROBES`, but no foot is up near it here).
+        let probes = def.legs.len() as f32 + 1.0;
         assert!(
             pressed < probes + 0.5,
             "{pressed:.2} casts a tick against the wall for {probes} landing probes"

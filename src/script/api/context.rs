@@ -9,7 +9,6 @@ use std::rc::Rc;
 use glam::Vec3;
 use mlua::{FromLuaMulti, Function, IntoLuaMulti, Lua, MultiValue, Table, Value};
 
-use crate::locomotion::DefError;
 use crate::script::convert::{as_vec3, type_name};
 pub(crate) use crate::script::error::{caller_location, located};
 use crate::script::shared::Shared;
@@ -88,10 +87,7 @@ pub(crate) fn ctx(lua: &Lua) -> mlua::Result<Rc<ModCtx>> {
         .ok_or_else(|| mlua::Error::runtime("skitter: no mod context"))
 }
 
-/// A definition error raised by `what`, at the calling line.
-pub(crate) fn def_err(lua: &Lua, what: &str, e: DefError) -> mlua::Error {
-    located(lua, format!("{what}: {e}"))
-}
+pub(crate) use super::def_errors::def_err;
 
 /// The error for a handle whose creature is gone.
 pub(crate) fn gone(lua: &Lua, id: crate::sim::CreatureId) -> mlua::Error {

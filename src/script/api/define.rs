@@ -1,18 +1,68 @@
 //! `creature.define` and `behaviour.define`: validate a table, register it with the world
 //! and the host, keep the table (its callbacks) in this state's registry.
 
-use mlua::{Lua, Value};
+use mlua::{Lua, Table, Value};
 
 use super::context::{caller_location, ctx, def_err, located, soft};
+use super::def_errors::more_def_errors;
 use super::registry;
 use crate::locomotion::DefError;
 use crate::script::convert::{self, type_name, Reader, CALLBACKS};
 use crate::script::shared::{LogLevel, LogLine, TypeMeta};
 
 /// `creature.define{...}` (in `skitter check`, an error is noted and the table returned).
+/// A type whose define failed is remembered, so that spawning it says why it is unknown.
 pub(super) fn creature(lua: &Lua, v: Value) -> mlua::Result<Value> {
     let fallback = v.clone();
-    soft(lua, define_creature(lua, v), fallback)
+    let name = match &v {
+        Value::Table(t) => t.raw_get::<Option<String>>("name").ok().flatten(),
+        _ => None,
+    };
+    let c = ctx(lua)?;
+    let noted = c.shared.borrow().check_errors.len();
+    let r = define_creature(lua, v);
+    if let (Err(_), Some(name)) = (&r, name) {
+        let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
+        c.defined
+            .borrow_mut()
+            .entry(failed_key(&name))
+            .or_insert(here);
+    }
+    let r = soft(lua, r, fallback);
+    // In `skitter check` the first error (noted last, by `soft`) goes before the others
+    // the define found.
+    let mut sh = c.shared.borrow_mut();
+    if sh.check_errors.len() > noted + 1 {
+        sh.check_errors[noted..].rotate_right(1);
+    }
+    r
+}
+
+/// The key under which a mod's context remembers where the define of type `name` failed.
+pub(super) fn failed_key(name: &str) -> String {
+    format!("failed:{name}")
+}
+
+/// The first definition error of a creature table; in `skitter check` every other bad
+/// field of it is noted too, each at its own line.
+fn bad_define(lua: &Lua, t: &Table, e: DefError) -> mlua::Error {
+    const WHAT: &str = "creature.define";
+    if let Ok(c) = ctx(lua) {
+        if c.shared.borrow().check_mode {
+            let more = more_def_errors(lua, WHAT, t, &e, |lua, t| {
+                let (def, _, model) = convert::creature_def(lua, t)?;
+                if model.is_some() {
+                    return Ok(()); // a model's binding fills the rest: no more to say
+                }
+                def.validate().map(|_| ())
+            });
+            let mut sh = c.shared.borrow_mut();
+            for m in more {
+                sh.check_errors.push((c.name.clone(), m));
+            }
+        }
+    }
+    def_err(lua, WHAT, e)
 }
 
 /// `behaviour.define{...}` (in `skitter check`, an error is noted and the table returned).
@@ -31,14 +81,14 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     };
     let c = ctx(lua)?;
     let (mut def, behaviour, model) =
-        convert::creature_def(lua, t.clone()).map_err(|e| def_err(lua, "creature.define", e))?;
+        convert::creature_def(lua, t.clone()).map_err(|e| bad_define(lua, &t, e))?;
     let model = match model {
         Some(spec) => Some(load_model(lua, &c, &t, &mut def, &spec)?),
         None => None,
     };
     let valid = def.validate().map_err(|e| match &model {
         Some(m) if binder_wrote(&t, &e.field) => located(lua, unwalkable(m, &e)),
-        _ => def_err(lua, "creature.define", e),
+        _ => bad_define(lua, &t, e),
     })?;
     let here = caller_location(lua).unwrap_or_else(|| c.name.clone());
     let key = format!("type:{}", def.name);

@@ -616,6 +616,7 @@ fn to_string(_: &Lua, this: Table) -> mlua::Result<String> {
 
 /// Builds the handle metatable from `methods`.
 pub(super) fn install(lua: &Lua, methods: &[super::Entry]) -> mlua::Result<()> {
+    let names: Vec<&'static str> = methods.iter().map(|(n, _, _)| *n).collect();
     let m = lua.create_table()?;
     for (name, _, make) in methods {
         m.raw_set(*name, make(lua)?)?;
@@ -626,8 +627,9 @@ pub(super) fn install(lua: &Lua, methods: &[super::Entry]) -> mlua::Result<()> {
     let (index, newindex): (Function, Function) = lua
         .load(
             r#"
-local methods, make_proxy, assign, get_muscle, set_muscle = ...
+local methods, make_proxy, assign, get_muscle, set_muscle, suggest = ...
 local cache = setmetatable({}, { __mode = "k" })
+local near = {}
 local function index(t, k)
   local m = methods[k]
   if m ~= nil then return m end
@@ -639,7 +641,16 @@ local function index(t, k)
     if p == nil then p = make_proxy(t, k) per[k] = p end
     return p
   end
-  return nil
+  -- A near miss of a method's name (a typo): a function that says so when called.
+  local s = near[k]
+  if s == nil then
+    local hint = type(k) == "string" and suggest(k) or nil
+    s = hint and function()
+      error("a creature has no method '" .. k .. "' (did you mean '" .. hint .. "'?)", 2)
+    end or false
+    near[k] = s
+  end
+  return s or nil
 end
 local function newindex(t, k, v)
   if k == "gait" or k == "lean" then return assign(t, k, v) end
@@ -656,6 +667,7 @@ return index, newindex
             lua.create_function(assign_tuning)?,
             lua.create_function(get_muscle)?,
             lua.create_function(set_muscle)?,
+            lua.create_function(move |_, k: String| Ok(near_method(&names, &k)))?,
         ))?;
     let mt = lua.create_table()?;
     mt.raw_set("__index", index)?;
@@ -664,6 +676,21 @@ return index, newindex
     mt.raw_set("__metatable", "creature")?;
     registry::set_handle_methods(lua, m)?;
     registry::set_handle_mt(lua, mt)
+}
+
+/// The method `key` is a typo of, if any: only for names long enough that a near miss is a
+/// typo rather than a field of the script's own it has not set yet (`c.pos`, `c.mood`).
+fn near_method(names: &[&'static str], key: &str) -> Option<&'static str> {
+    if key.len() < 6 {
+        return None;
+    }
+    let most = (key.len() / 5).max(1);
+    names
+        .iter()
+        .map(|n| (strsim::levenshtein(key, n), *n))
+        .filter(|(d, _)| *d <= most)
+        .min()
+        .map(|(_, n)| n)
 }
 
 /// `c.gait` / `c.lean` the first time a handle is asked for it.

@@ -5,6 +5,7 @@
 
 mod camera;
 mod context;
+mod def_errors;
 mod define;
 mod handle;
 mod links;
@@ -242,7 +243,7 @@ pub(crate) fn install(lua: &Lua, mod_ctx: Rc<ModCtx>, seed: u64) -> mlua::Result
     mt.raw_set("__call", (CURVE_CALL.2)(lua)?)?;
     curve.set_metatable(Some(mt))?;
     absent_libraries(lua, &g)?;
-    values::install_vec3(&g)?;
+    values::install_vec3(lua, &g)?;
     values::install_random(lua, &g, seed, &mod_ctx.name)?;
     handle::install(lua, HANDLE)?;
     registry::create(lua)?;

@@ -10,10 +10,28 @@ use super::context::located;
 use crate::math::Curve;
 use crate::script::convert::{self, type_name, LuaCurve};
 
-/// `vec3(x, y, z)`: Luau's native vector constructor under the contract's name.
-pub(super) fn install_vec3(g: &Table) -> mlua::Result<()> {
+/// `vec3(x, y, z)`: Luau's native vector constructor under the contract's name, taking
+/// exactly three numbers (Luau's own would make `vec3(1, 2)` a `vec3(1, 2, 0)` and say
+/// `invalid argument #2 to 'create'` for a string): anything else is an error at the
+/// script's line that names `vec3` and what it got.
+pub(super) fn install_vec3(lua: &Lua, g: &Table) -> mlua::Result<()> {
     let vector: Table = g.raw_get("vector")?;
-    g.raw_set("vec3", vector.raw_get::<Function>("create")?)
+    let create: Function = vector.raw_get("create")?;
+    let checked: Function = lua
+        .load(
+            r#"
+local create, type = ...
+return function(x, y, z)
+  if type(x) == "number" and type(y) == "number" and type(z) == "number" then
+    return create(x, y, z)
+  end
+  error("vec3(x, y, z) takes three numbers, got (" .. type(x) .. ", " .. type(y) .. ", " .. type(z) .. ")", 2)
+end
+"#,
+        )
+        .set_name(format!("={}vec3", super::INTERNAL_CHUNK))
+        .call((create, g.raw_get::<Function>("type")?))?;
+    g.raw_set("vec3", checked)
 }
 
 /// `curve.linear{{x, y}, ...}`.

@@ -9,7 +9,7 @@ use super::context::{
     WORLD_BOUND,
 };
 use super::handle::handle;
-use super::resolve::{brain_for, resolve_type};
+use super::resolve::{brain_for, resolve_type, ResolveError};
 use crate::locomotion::DefError;
 use crate::script::convert::{self, as_number, to_vector, type_name, Reader};
 use crate::script::plain::Plain;
@@ -366,8 +366,52 @@ fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String
             ))
         }
     };
-    resolve_type(&c.shared.borrow(), &c.name, &name)
-        .map_err(|e| located(lua, format!("{what}: {e}")))
+    resolve_type(&c.shared.borrow(), &c.name, &name).map_err(|e| {
+        let why = match e {
+            ResolveError::UnknownType(_) => unknown_type(c, &name),
+            other => other.to_string(),
+        };
+        located(lua, format!("{what}: {why}"))
+    })
+}
+
+/// Why creature type `name` is unknown to mod `c`, and what to do: its define failed, its
+/// mod is not among the mod's `depends`, or its mod defines no such type.
+fn unknown_type(c: &ModCtx, name: &str) -> String {
+    let (owner, bare) = name.split_once('/').unwrap_or((c.name.as_str(), name));
+    if owner == c.name {
+        if let Some(at) = c.defined.borrow().get(&super::define::failed_key(bare)) {
+            return format!(
+                "creature type \"{name}\" was not defined: its creature.define failed (at {at})"
+            );
+        }
+        return format!("unknown creature type \"{name}\"");
+    }
+    let depends = c
+        .roots
+        .get(&c.name)
+        .is_some_and(|(_, deps)| deps.contains(owner));
+    if !depends {
+        return format!(
+            "creature type \"{name}\" is from mod \"{owner}\", which mod \"{}\" does not depend on (add \"{owner}\" to depends in {}/mod.toml)",
+            c.name, c.name
+        );
+    }
+    let shared = c.shared.borrow();
+    let theirs: Vec<&str> = shared
+        .types
+        .values()
+        .filter(|m| m.mod_name == owner)
+        .map(|m| m.bare.as_str())
+        .collect();
+    format!(
+        "unknown creature type \"{name}\": mod \"{owner}\" defines {}",
+        if theirs.is_empty() {
+            "no creature types".to_string()
+        } else {
+            theirs.join(", ")
+        }
+    )
 }
 
 /// What `world.spawn`'s options table says.

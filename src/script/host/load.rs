@@ -67,7 +67,7 @@ impl ScriptHost {
         self.finish_migration();
         let (dirs, errs) = discover(paths);
         for e in errs {
-            self.report(ScriptError::in_mod("-", e));
+            self.report(ScriptError::in_mod("", e));
         }
         let mut manifests = Vec::new();
         for d in dirs {

@@ -144,15 +144,19 @@ pub enum BrainState {
     Paused,
     /// Detached after [`BRAIN_FAILURES`] errors (until its mod reloads).
     Detached,
+    /// Its mod is suspended (over a budget, out of memory): nothing of it runs until the
+    /// mod is reloaded.
+    Suspended,
 }
 
 impl BrainState {
-    /// "running", "paused" or "detached".
+    /// "running", "paused", "detached" or "suspended".
     pub fn as_str(self) -> &'static str {
         match self {
             BrainState::Running => "running",
             BrainState::Paused => "paused",
             BrainState::Detached => "detached",
+            BrainState::Suspended => "suspended",
         }
     }
 }
@@ -276,6 +280,27 @@ impl ScriptHost {
         ScriptError::from_text(mod_name, &root_message(e))
     }
 
+    /// [`ScriptHost::error_from`] for a failed call of callback `cb`: an allocation that
+    /// failed at once (Luau says no more than that) is placed at the start of the callback
+    /// that made it.
+    fn callback_error(
+        &self,
+        mod_name: &str,
+        budget: &Budget,
+        e: &mlua::Error,
+        cb: Option<&Function>,
+    ) -> ScriptError {
+        let mut err = self.error_from(mod_name, budget, e);
+        if let (None, Some(f), mlua::Error::MemoryError(_)) = (&err.location, cb, e) {
+            let info = f.info();
+            if let (Some(src), Some(line)) = (info.short_src, info.line_defined) {
+                err.location = Some(format!("{src}:{line}"));
+                err.message.push_str(" (in the callback that starts here)");
+            }
+        }
+        err
+    }
+
     /// Records an error to report, once per distinct text.
     fn report(&mut self, e: ScriptError) {
         let key = e.to_string();
@@ -383,6 +408,7 @@ impl ScriptHost {
     /// How creature `id`'s brain stands (`None`: it has none).
     pub fn brain_state(&self, id: CreatureId) -> Option<BrainState> {
         match self.brains.get(&id) {
+            Some(b) if self.mods[b.mod_idx].suspended.is_some() => Some(BrainState::Suspended),
             Some(b) if b.resume_at.is_some() => Some(BrainState::Paused),
             Some(_) => Some(BrainState::Running),
             None if self.migrating(id) => Some(BrainState::Running),

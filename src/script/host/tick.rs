@@ -343,7 +343,7 @@ impl ScriptHost {
         match r {
             Ok(v) => !matches!(v, Value::Nil | Value::Boolean(false)),
             Err(e) => {
-                self.fail(id, mod_idx, frame, &e);
+                self.fail(id, mod_idx, frame, &e, Some(f));
                 false
             }
         }
@@ -352,13 +352,21 @@ impl ScriptHost {
     /// A callback of creature `id` (mod `mod_idx`) failed with `e` at `frame`. A budget
     /// overrun suspends the mod (its creatures stop); any other error stands the creature,
     /// and its brain backs off and is detached after repeated errors.
-    pub(super) fn fail(&mut self, id: CreatureId, mod_idx: usize, frame: u64, e: &mlua::Error) {
+    pub(super) fn fail(
+        &mut self,
+        id: CreatureId,
+        mod_idx: usize,
+        frame: u64,
+        e: &mlua::Error,
+        cb: Option<&Function>,
+    ) {
         let overrun = self.mods[mod_idx].budget.overrun.get().is_some()
             || matches!(e, mlua::Error::MemoryError(_));
-        let err = self.error_from(
+        let err = self.callback_error(
             &self.mods[mod_idx].manifest.name.clone(),
             &self.mods[mod_idx].budget,
             e,
+            cb,
         );
         if overrun {
             let name = self.mods[mod_idx].manifest.name.clone();

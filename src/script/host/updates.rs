@@ -268,7 +268,8 @@ impl ScriptHost {
             let _ = batch.ctl.raw_set(1, 0);
             let failed = at.clamp(next + 1, to) - 1;
             let id = batch.ids[failed];
-            self.fail(id, m, frame, &e);
+            let cb: Option<Function> = batch.callbacks.raw_get(failed + 1).ok();
+            self.fail(id, m, frame, &e, cb.as_ref());
             next = failed + 1;
         }
     }
