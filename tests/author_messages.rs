@@ -210,3 +210,21 @@ fn the_trace_shows_live_gait_and_lean_changes_and_the_camera() {
     assert_eq!(camera[0]["look"]["at"][1], 0.3);
     assert_eq!(camera[1]["follow"], 2);
 }
+
+#[test]
+fn an_unknown_hand_names_its_field() {
+    let (log, t) = run_mod(
+        "creature.define { name = \"c\", legs = {\n\
+         \x20 { name = \"L\", hip = vec3(0.1, 0, 0), rest = vec3(0.4, -0.3, 0), segments = { 0.3, 0.3 } },\n\
+         \x20 { name = \"R\", hip = vec3(-0.1, 0, 0), rest = vec3(-0.4, -0.3, 0), segments = { 0.3, 0.3 } } },\n\
+         \x20 arms = { { name = \"A\", shoulder = vec3(0, 0, 0.1), segments = { 0.2, 0.2 }, hand = \"hoof\" } },\n\
+         }\n",
+        DEPENDS,
+        1,
+    );
+    assert!(
+        log.contains("m/main.lua:4: creature.define: field 'arms[1].hand' must be \"claw\", \"fist\" or \"none\", got \"hoof\""),
+        "{log}"
+    );
+    assert_eq!(t.errors().len(), 1);
+}

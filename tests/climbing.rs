@@ -757,6 +757,46 @@ fn a_save_keeps_a_climber_on_its_wall_and_a_bad_save_changes_nothing() {
     assert!(climbing4 && p4.y > p.y + 0.5, "it did not climb on: {p4}");
 }
 
+/// Issue 45: climbers sent over a 3 m block to the floor 2.3 m beyond its far face arrive,
+/// on flat ground and on noise ground. They came down the far wall (or the block's corner
+/// edge), turned back 1 m from the floor and climbed again for ever: the surface graph
+/// had nodes under the ground heightfield (its earth not told apart), a floor point seen
+/// from below with its way out pointing down, and an aim behind the wall's plane (round
+/// the block's corner) was read as one straight above.
+#[test]
+fn climbers_come_down_a_blocks_far_side_to_a_goal_near_its_foot_and_arrive() {
+    for ground in ["", ", noise = { amplitude = 0.3, scale = 4, seed = 7 }"] {
+        let dir = tempfile::tempdir().expect("tmp");
+        let level = format!(
+            r#"
+world.ground {{ size = vec3(30, 0, 30){ground} }}
+world.box {{ position = vec3(0, 1.5, 3), size = vec3(8, 3, 2) }}
+behaviour.define {{ name = "go", params = {{ to = vec3(0, 0, 0) }},
+  on_spawn = function(self) self:set_destination(self.params.to) end }}
+for _, x in ipairs({{ -2.5, 0, 2.5 }}) do
+  local hit = world.raycast(vec3(x, 5, 6.3), vec3(0, -1, 0), 10)
+  world.spawn("climber", {{ position = vec3(x, 0.3, -1), behaviour = "go", params = {{ to = hit.position }} }})
+end
+"#
+        );
+        let (t, _, _) = climb_run(dir.path(), "{}", &level, 1800, &[]);
+        let arrived: std::collections::BTreeSet<u64> = t
+            .events
+            .iter()
+            .filter(|e| e["event"] == "arrive")
+            .filter_map(|e| e["id"].as_u64())
+            .collect();
+        assert_eq!(arrived.len(), 3, "{ground:?}: arrived {arrived:?}");
+        for id in 1..=3u64 {
+            let end = t.of(id).last().and_then(|r| r.pos).unwrap();
+            assert!(
+                end[2] > 5.5 && end[1] < 0.8,
+                "{ground:?}: climber {id} ended at {end:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_climber_reaches_a_point_on_a_ceiling_by_a_route_up_a_wall() {
     // A slab 2 m up on a wall at its far end; the destination on the slab's underside,

@@ -32,10 +32,10 @@ creature.define {
     min_grounded = 4,
   },
   nav = { speed = 0.8, acceleration = 2, turn_rate = 180, radius = 0.35, heading = "side" },
-  -- Two claws held forward.
+  -- Two claws held forward, drawn as pincers.
   arms = {
-    { name = "clawL", shoulder = vec3(0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(0.14, -0.02, 0.35) },
-    { name = "clawR", shoulder = vec3(-0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(-0.14, -0.02, 0.35) },
+    { name = "clawL", shoulder = vec3(0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(0.14, -0.02, 0.35), hand = "claw" },
+    { name = "clawR", shoulder = vec3(-0.1, 0.02, 0.13), segments = { 0.14, 0.12 }, rest = vec3(-0.14, -0.02, 0.35), hand = "claw" },
   },
 }
 "#;

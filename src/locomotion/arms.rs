@@ -24,6 +24,20 @@ pub struct ArmDef {
     pub rest: Option<Vec3>,
     /// Which way the elbow bends, body space (`None`: down and out).
     pub pole: Option<Vec3>,
+    /// What a generated body draws at the arm's end (`hand = "claw"` or `"fist"`).
+    pub hand: Hand,
+}
+
+/// The shape a generated body draws at an arm's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Hand {
+    /// A small knob (the default).
+    #[default]
+    Plain,
+    /// A crab's or a scorpion's pincer: a palm and two fingers open in a V.
+    Claw,
+    /// A fist: a ball a little thicker than the arm.
+    Fist,
 }
 
 /// An arm reaching (`c:reach`): toward `point` (world) by `weight` (0: at rest, 1: its
@@ -220,6 +234,7 @@ mod tests {
 
     fn arm(name: &str, x: f32, segments: Vec<f32>) -> ArmDef {
         ArmDef {
+            hand: Hand::Plain,
             name: name.into(),
             shoulder: Vec3::new(x, 0.2, 0.0),
             segments,

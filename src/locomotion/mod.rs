@@ -14,7 +14,7 @@ pub(crate) mod physics;
 pub(crate) mod posture;
 pub(crate) mod tuning;
 
-pub use arms::{arm_chains, arm_points, ArmDef, ArmReach};
+pub use arms::{arm_chains, arm_points, ArmDef, ArmReach, Hand};
 pub use def::{
     default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, ValidCreatureDef,
 };

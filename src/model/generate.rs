@@ -25,6 +25,20 @@ pub struct LimbSpec {
     pub radius: f32,
     /// An arm (never on the ground).
     pub arm: bool,
+    /// What is drawn at its end.
+    pub hand: HandShape,
+}
+
+/// What a generated limb's end looks like.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HandShape {
+    /// A small ball (a foot, a plain hand).
+    #[default]
+    Knob,
+    /// A pincer: a palm and two fingers open in a V along the last segment.
+    Claw,
+    /// A ball a little thicker than the limb.
+    Fist,
 }
 
 /// What a generated model is made from (body space: +Z forward, +X left, +Y up).
@@ -279,14 +293,25 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
     }
     let last = bones[bones.len() - 1];
     let foot = limb.points[n - 1];
-    b.ellipsoid(
-        foot,
-        Vec3::splat(r0 * 0.5),
-        Quat::IDENTITY,
-        LEG,
-        last,
-        false,
-    );
+    match limb.hand {
+        HandShape::Knob => b.ellipsoid(
+            foot,
+            Vec3::splat(r0 * 0.5),
+            Quat::IDENTITY,
+            LEG,
+            last,
+            false,
+        ),
+        HandShape::Fist => b.ellipsoid(
+            foot,
+            Vec3::splat(r0 * 1.3),
+            Quat::IDENTITY,
+            KNEE,
+            last,
+            false,
+        ),
+        HandShape::Claw => claw(b, limb.points[n - 2], foot, r0, last),
+    }
     joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
     Some(LegChain {
         name: limb.name.clone(),
@@ -294,6 +319,36 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
         tip: foot,
         follower: None,
     })
+}
+
+/// A pincer at `end` of a segment from `from`: a palm swelling past the end, and two
+/// fingers, thick at the palm and pointed, opening in a V in the plane of the segment and
+/// the body's up (a crab's claw), as long as 0.6 of the segment (at least 4 limb radii).
+fn claw(b: &mut Builder, from: Vec3, end: Vec3, r: f32, joint: usize) {
+    let Some(dir) = (end - from).try_normalize() else {
+        return;
+    };
+    let len = ((end - from).length() * 0.6).max(4.0 * r);
+    let side = dir
+        .cross(Vec3::Y)
+        .try_normalize()
+        .unwrap_or(dir.any_orthonormal_vector());
+    let open = dir.cross(side);
+    let palm = end + dir * (0.3 * len);
+    let turn = Quat::from_rotation_arc(Vec3::Z, dir);
+    b.ellipsoid(
+        palm,
+        Vec3::new(2.4 * r, 1.8 * r, 0.55 * len),
+        turn,
+        KNEE,
+        joint,
+        false,
+    );
+    for s in [1.0f32, -1.0] {
+        let root = palm + dir * (0.35 * len) + open * (s * 0.6 * r);
+        let tip = palm + dir * (1.1 * len) + open * (s * 0.3 * len);
+        b.tube(root, tip, 1.3 * r, 0.2 * r, KNEE, joint);
+    }
 }
 
 /// The body plan `spec` describes (its legs as given, standing as they are).
@@ -386,5 +441,76 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         posed,
         idle: None,
         generated: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body with one two-segment arm reaching straight ahead (+Z) to (0.2, -0.1, 0.5).
+    fn with_hand(hand: HandShape) -> BoundModel {
+        generate(&GenSpec {
+            name: "t/arm".into(),
+            size: Vec3::new(0.4, 0.2, 0.4),
+            height: 0.3,
+            head: None,
+            limbs: vec![LimbSpec {
+                name: "A".into(),
+                points: vec![
+                    Vec3::new(0.1, 0.0, 0.1),
+                    Vec3::new(0.2, -0.1, 0.3),
+                    Vec3::new(0.2, -0.1, 0.5),
+                ],
+                radius: 0.02,
+                arm: true,
+                hand,
+            }],
+        })
+    }
+
+    /// The vertices skinned to the arm's last bone, as offsets from its end.
+    fn at_the_end(m: &BoundModel) -> Vec<Vec3> {
+        let last = m
+            .model
+            .joints
+            .iter()
+            .position(|j| j.name == "A.2")
+            .expect("the arm's last bone") as u16;
+        let end = Vec3::new(0.2, -0.1, 0.5);
+        m.model
+            .primitives
+            .iter()
+            .flat_map(|p| p.positions.iter().zip(&p.joints))
+            .filter(|(_, j)| j[0] == last)
+            .map(|(p, _)| Vec3::from_array(*p) - end)
+            .collect()
+    }
+
+    #[test]
+    fn a_claw_is_drawn_past_the_arms_end_open_in_a_v_and_a_fist_is_a_ball() {
+        let reach = |m: &BoundModel| at_the_end(m).iter().map(|v| v.z).fold(f32::MIN, f32::max);
+        let knob = reach(&with_hand(HandShape::Knob));
+        let fist = reach(&with_hand(HandShape::Fist));
+        let claw_model = with_hand(HandShape::Claw);
+        let claw = reach(&claw_model);
+        assert!(knob <= 0.011, "a plain end is a small knob: {knob}");
+        // (A coarse ball's vertices reach 0.75 of its radius along an axis.)
+        assert!(
+            (0.017..=0.027).contains(&fist),
+            "a fist is a ball of 1.3 radii: {fist}"
+        );
+        // Fingers 0.6 of the 0.2 m segment long, past a palm: well past the end.
+        assert!(claw >= 0.15, "the claw reaches {claw} past the end");
+        // Near their tips the two fingers are apart, one above and one below the arm's axis.
+        let tips: Vec<Vec3> = at_the_end(&claw_model)
+            .into_iter()
+            .filter(|v| v.z > 0.12)
+            .collect();
+        assert!(tips.iter().any(|v| v.y > 0.02) && tips.iter().any(|v| v.y < -0.02));
+        assert!(
+            tips.iter().all(|v| v.x.abs() < 0.03),
+            "open in the arm's vertical plane"
+        );
     }
 }

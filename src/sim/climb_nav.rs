@@ -50,8 +50,15 @@ impl World {
         let graph = match &self.surfaces {
             Some((v, g)) if *v == version => g.clone(),
             _ => {
-                let ground =
-                    crate::sim::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+                // With the ground heightfield named, so that points under it (in the earth)
+                // are told apart: they neither sample a surface nor join two (a point under
+                // the floor projects onto it with the way out pointing down).
+                let ground = crate::sim::ground::RapierGround::new(
+                    &self.physics,
+                    &self.rigs,
+                    self.ground_collider,
+                    false,
+                );
                 let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
                 for (_, c) in self.physics.colliders.iter() {
                     if c.parent()
@@ -117,12 +124,17 @@ impl World {
         let min_cos = max_angle.to_radians().cos() - 1e-4;
         let mut rng = self.rng;
         let mut unit = || unit_random(&mut rng);
-        let ground = crate::sim::ground::RapierGround::new(&self.physics, &self.rigs, None, false);
+        let ground = crate::sim::ground::RapierGround::new(
+            &self.physics,
+            &self.rigs,
+            self.ground_collider,
+            false,
+        );
         let mut found = None;
         for _ in 0..16 {
-            // A uniform point of the ball, put on the nearest surface.
+            // A uniform point of the ball (not in the earth), put on the nearest surface.
             let d = Vec3::new(2.0 * unit() - 1.0, 2.0 * unit() - 1.0, 2.0 * unit() - 1.0);
-            if d.length_squared() > 1.0 {
+            if d.length_squared() > 1.0 || ground.under_ground(near + d * radius) {
                 continue;
             }
             let Some(h) = ground.nearest(near + d * radius, radius) else {
@@ -174,6 +186,9 @@ const ON_SURFACE: f32 = 0.3;
 /// A destination off a climber's surface nearer than this (m) in level terms lies above or
 /// below it: it heads for the destination's face instead of its bearing.
 const BEARING_MIN: f32 = 1.0;
+/// Such a destination this far (m) or more to one side along the climber's surface is
+/// headed for along it.
+const ALONG_MIN: f32 = 0.3;
 
 /// The way out of the level's face at `p` (a point on or near it): of the nearest surface
 /// points to six points 10 cm around it, the one nearest `p` gives it (a point right on a
@@ -265,19 +280,26 @@ fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) {
     };
     let to = aim - feet;
     let off = to.dot(up);
+    let along = |d: Vec3| horizontal(cl.align.inverse() * d);
+    let flat = to - up * off;
     let level = if off.abs() <= ON_SURFACE {
-        horizontal(cl.align.inverse() * (to - up * off))
+        along(flat)
     } else {
         let bearing = horizontal(to);
         match face {
+            // Near it, off this surface but well to one side along it (round a block's
+            // corner onto the floor beyond its far face): toward it along this surface,
+            // whose edge or foot then takes it onto the aim's face. (Read as straight above
+            // or below, an aim behind the wall's plane sent a climber up the wall again.)
+            Some(_) if bearing.length() < BEARING_MIN && flat.length() >= ALONG_MIN => along(flat),
             // Straight above or below it (its face is a wall under the edge of the top it
             // stands on, or over the floor at its foot): over the edge toward that face's
             // outside from above, into it from below.
             Some(n) if bearing.length() < BEARING_MIN => {
                 let want = if off < 0.0 { n } else { -n };
-                let along = horizontal(cl.align.inverse() * (want - up * want.dot(up)));
-                if along.length() > 0.1 {
-                    along
+                let way = along(want - up * want.dot(up));
+                if way.length() > 0.1 {
+                    way
                 } else {
                     bearing
                 }

@@ -78,7 +78,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
 /// locomotion stands them, arms hanging) dressed by `model::generate`.
 pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) -> BoundModel {
     use crate::locomotion::{FlatGround, Locomotor};
-    use crate::model::{GenSpec, LimbSpec};
+    use crate::model::{GenSpec, HandShape, LimbSpec};
     let loco = Locomotor::spawn(def, Vec3::ZERO, 0.0, &FlatGround(0.0));
     let at = loco.body_position();
     let longest = def.legs.iter().map(|l| l.length).fold(0.0f32, f32::max);
@@ -100,6 +100,7 @@ pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) ->
                 points,
                 radius,
                 arm: false,
+                hand: HandShape::Knob,
             }
         })
         .collect();
@@ -113,6 +114,11 @@ pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) ->
             points: chain.iter().map(|p| *p - at).collect(),
             radius: radius * 0.8,
             arm: true,
+            hand: match a.hand {
+                crate::locomotion::Hand::Plain => HandShape::Knob,
+                crate::locomotion::Hand::Claw => HandShape::Claw,
+                crate::locomotion::Hand::Fist => HandShape::Fist,
+            },
         });
     }
     let head = def

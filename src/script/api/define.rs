@@ -350,6 +350,7 @@ fn load_model(
             .arms
             .iter()
             .map(|(name, shoulder, segments)| crate::locomotion::ArmDef {
+                hand: crate::locomotion::Hand::Plain,
                 name: name.clone(),
                 shoulder: *shoulder,
                 segments: segments.clone(),

@@ -3,7 +3,7 @@
 use mlua::Value;
 
 use super::{type_name, Reader};
-use crate::locomotion::{ArmDef, DefError};
+use crate::locomotion::{ArmDef, DefError, Hand};
 
 /// Reads the `arms` list (absent: none).
 pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
@@ -31,13 +31,24 @@ pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
         let ar = Reader::new(
             a,
             &format!("arms[{i}]."),
-            &["name", "shoulder", "segments", "rest", "pole"],
+            &["name", "shoulder", "segments", "rest", "pole", "hand"],
         );
         let name = ar.string("name")?.unwrap_or_else(|| format!("arm{i}"));
         let shoulder = ar.vec_req("shoulder")?;
         let segments = super::lengths(&ar, "segments")?;
         let rest = ar.vec("rest")?;
         let pole = ar.vec("pole")?;
+        let hand = match ar.string("hand")?.as_deref() {
+            None | Some("none") => Hand::Plain,
+            Some("claw") => Hand::Claw,
+            Some("fist") => Hand::Fist,
+            Some(other) => {
+                return Err(DefError::new(
+                    format!("arms[{i}].hand"),
+                    format!("must be \"claw\", \"fist\" or \"none\", got \"{other}\""),
+                ))
+            }
+        };
         ar.finish()?;
         arms.push(ArmDef {
             name,
@@ -45,6 +56,7 @@ pub(crate) fn arm_defs(r: &Reader) -> Result<Vec<ArmDef>, DefError> {
             segments,
             rest,
             pole,
+            hand,
         });
     }
     Ok(arms)

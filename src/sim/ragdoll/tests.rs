@@ -439,6 +439,7 @@ pub(crate) fn soldier() -> crate::locomotion::CreatureDef {
             .iter()
             .zip([1.0f32, -1.0])
             .map(|(n, x)| crate::locomotion::ArmDef {
+                hand: crate::locomotion::Hand::Plain,
                 name: n.to_string(),
                 shoulder: Vec3::new(0.24 * x, 0.16, 0.0),
                 segments: vec![0.3, 0.28],
