@@ -780,12 +780,7 @@ end
 "#
         );
         let (t, _, _) = climb_run(dir.path(), "{}", &level, 1800, &[]);
-        let arrived: std::collections::BTreeSet<u64> = t
-            .events
-            .iter()
-            .filter(|e| e["event"] == "arrive")
-            .filter_map(|e| e["id"].as_u64())
-            .collect();
+        let arrived = t.arrived();
         assert_eq!(arrived.len(), 3, "{ground:?}: arrived {arrived:?}");
         for id in 1..=3u64 {
             let end = t.of(id).last().and_then(|r| r.pos).unwrap();

@@ -82,12 +82,7 @@ fn thirty_crabs_cross_side_first_and_arrive() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(t.errors().is_empty(), "{:?}", t.errors());
     assert_walks_well("crabs", &t, &[("crabs/crab", 4)]);
-    let arrived: std::collections::BTreeSet<u64> = t
-        .events
-        .iter()
-        .filter(|e| e["event"] == "arrive")
-        .filter_map(|e| e["id"].as_u64())
-        .collect();
+    let arrived = t.arrived();
     assert_eq!(arrived.len(), 30, "arrived: {arrived:?}");
     let mut moving = 0usize;
     let mut sideways = 0usize;

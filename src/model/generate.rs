@@ -293,24 +293,21 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
     }
     let last = bones[bones.len() - 1];
     let foot = limb.points[n - 1];
-    match limb.hand {
-        HandShape::Knob => b.ellipsoid(
+    let ball = match limb.hand {
+        HandShape::Knob => Some((0.5, LEG)),
+        HandShape::Fist => Some((1.3, KNEE)),
+        HandShape::Claw => None,
+    };
+    match ball {
+        Some((size, color)) => b.ellipsoid(
             foot,
-            Vec3::splat(r0 * 0.5),
+            Vec3::splat(r0 * size),
             Quat::IDENTITY,
-            LEG,
+            color,
             last,
             false,
         ),
-        HandShape::Fist => b.ellipsoid(
-            foot,
-            Vec3::splat(r0 * 1.3),
-            Quat::IDENTITY,
-            KNEE,
-            last,
-            false,
-        ),
-        HandShape::Claw => claw(b, limb.points[n - 2], foot, r0, last),
+        None => claw(b, limb.points[n - 2], foot, r0, last),
     }
     joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
     Some(LegChain {

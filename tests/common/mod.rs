@@ -416,6 +416,15 @@ impl Trace {
             .filter(|e| e["event"] == "error")
             .collect()
     }
+
+    /// The creatures that arrived (at a destination, or the end of a path followed once).
+    pub fn arrived(&self) -> std::collections::BTreeSet<u64> {
+        self.events
+            .iter()
+            .filter(|e| e["event"] == "arrive")
+            .filter_map(|e| e["id"].as_u64())
+            .collect()
+    }
 }
 
 /// Locomotion quality measured from a trace (product.md, "Locomotion quality, measured").
