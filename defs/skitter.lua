@@ -163,6 +163,7 @@ function Creature:recover() end
 ---@return boolean
 function Creature:is_ragdoll() end
 
+--- Whether it walks (animated), lies limp in physics, or is getting up (recovering).
 ---@return "animated"|"limp"|"recovering"
 function Creature:ragdoll_state() end
 
