@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use semver::{Version, VersionReq};
 use serde::Deserialize;
 
+use super::convert::nearest_name;
+
 /// Why a dependency string does not parse.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum DependencyError {
@@ -208,12 +210,8 @@ impl Manifest {
             .unknown
             .keys()
             .map(|k| {
-                let near = MANIFEST_KEYS
-                    .iter()
-                    .map(|c| (strsim::levenshtein(k, c), *c))
-                    .filter(|(d, _)| *d <= 2.max(k.len() / 3))
-                    .min()
-                    .map(|(_, c)| format!("did you mean \"{c}\"? "))
+                let near = nearest_name(k, MANIFEST_KEYS, 2.max(k.len() / 3))
+                    .map(|c| format!("did you mean \"{c}\"? "))
                     .unwrap_or_default();
                 format!(
                     "unknown key \"{k}\" ({near}ignored; known: {})",

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use mlua::{Lua, Table, Value};
 
-use super::context::{caller_location, ctx, located};
+use super::context::{caller_location, ctx};
 use crate::locomotion::DefError;
+use crate::script::read_script;
 
 /// How many more bad fields `skitter check` looks for in one table after the first.
 const MORE_ERRORS: usize = 24;
@@ -15,24 +16,46 @@ const MORE_ERRORS: usize = 24;
 /// shows it (`nav = { sped = 3 }` on line 6 of a define that starts on line 1: line 6),
 /// else at the calling line.
 pub(crate) fn def_err(lua: &Lua, what: &str, e: DefError) -> mlua::Error {
-    match field_location(lua, &e.field) {
-        Some(loc) => mlua::Error::runtime(format!("{loc}: {what}: {e}")),
-        None => located(lua, format!("{what}: {e}")),
+    mlua::Error::runtime(def_err_text(lua, &Caller::of(lua), what, &e))
+}
+
+/// The text of [`def_err`] for `e`, placed by `caller`.
+fn def_err_text(lua: &Lua, caller: &Option<Caller>, what: &str, e: &DefError) -> String {
+    let place = caller.as_ref().and_then(|c| {
+        Some(format!(
+            "{}:{}",
+            c.chunk,
+            field_line(&c.text, c.line, &e.field)?
+        ))
+    });
+    match place.or_else(|| caller_location(lua)) {
+        Some(loc) => format!("{loc}: {what}: {e}"),
+        None => format!("{what}: {e}"),
     }
 }
 
-/// `mod/file.lua:LINE` of `field` (`"gait.step_height"`) in the table the calling line
-/// starts, when the calling file can be read and the field's keys are written out in it.
-fn field_location(lua: &Lua, field: &str) -> Option<String> {
-    let at = caller_location(lua)?;
-    let (chunk, line) = at.rsplit_once(':')?;
-    let line: usize = line.parse().ok()?;
-    let (mod_name, rel) = chunk.split_once('/')?;
-    let c = ctx(lua).ok()?;
-    let (root, _) = c.roots.get(mod_name)?;
-    let text = std::fs::read_to_string(root.join(Path::new(rel))).ok()?;
-    let found = field_line(&text, line, field)?;
-    Some(format!("{chunk}:{found}"))
+/// The calling script's place and text: its chunk (`mod/file.lua`), the line calling, and
+/// the file as it is on disk (read as the loader reads scripts).
+struct Caller {
+    chunk: String,
+    line: usize,
+    text: String,
+}
+
+impl Caller {
+    /// The caller of the API function running, when its file can be read.
+    fn of(lua: &Lua) -> Option<Caller> {
+        let at = caller_location(lua)?;
+        let (chunk, line) = at.rsplit_once(':')?;
+        let (mod_name, rel) = chunk.split_once('/')?;
+        let c = ctx(lua).ok()?;
+        let (root, _) = c.roots.get(mod_name)?;
+        Some(Caller {
+            chunk: chunk.to_string(),
+            line: line.parse().ok()?,
+            text: read_script(&root.join(Path::new(rel))).ok()?,
+        })
+    }
 }
 
 /// The 1-based line of `field`'s key in the table that starts on line `start` of `text`:
@@ -110,6 +133,7 @@ pub(crate) fn more_def_errors(
     let Ok(copy) = deep_copy(lua, t, 0) else {
         return out;
     };
+    let caller = Caller::of(lua);
     let mut seen = vec![first.field.clone()];
     let mut bad = first.field.clone();
     for _ in 0..MORE_ERRORS {
@@ -122,10 +146,7 @@ pub(crate) fn more_def_errors(
             Ok(()) => break,
             Err(e) if seen.contains(&e.field) => break,
             Err(e) => {
-                out.push(match def_err(lua, what, e.clone()) {
-                    mlua::Error::RuntimeError(text) => text,
-                    other => other.to_string(),
-                });
+                out.push(def_err_text(lua, &caller, what, &e));
                 seen.push(e.field.clone());
                 bad = e.field;
             }

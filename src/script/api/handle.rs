@@ -180,6 +180,8 @@ pub(super) fn face(lua: &Lua, (this, dir): (Table, Value)) -> mlua::Result<()> {
 pub(super) fn set_facing(lua: &Lua, (this, target): (Table, Value)) -> mlua::Result<()> {
     use crate::sim::Facing;
     const WHAT: &str = "c:set_facing";
+    const EXPECTS: &str =
+        "expects a direction, a creature, { point = vec3 } or { offset = degrees }";
     let facing = match &target {
         Value::Nil => None,
         Value::Vector(_) => {
@@ -203,21 +205,13 @@ pub(super) fn set_facing(lua: &Lua, (this, target): (Table, Value)) -> mlua::Res
             match (point, offset) {
                 (Some(p), None) => Some(Facing::Point(p)),
                 (None, Some(o)) if o.is_finite() => Some(Facing::Offset(o.to_radians())),
-                _ => {
-                    return Err(located(
-                        lua,
-                        "c:set_facing: expects a direction, a creature, { point = vec3 } or { offset = degrees }",
-                    ))
-                }
+                _ => return Err(located(lua, format!("{WHAT}: {EXPECTS}"))),
             }
         }
         other => {
             return Err(located(
                 lua,
-                format!(
-                    "c:set_facing: expects a direction, a creature, {{ point = vec3 }} or {{ offset = degrees }} or nil, got {}",
-                    type_name(other)
-                ),
+                format!("{WHAT}: {EXPECTS} or nil, got {}", type_name(other)),
             ))
         }
     };
@@ -684,13 +678,7 @@ fn near_method(names: &[&'static str], key: &str) -> Option<&'static str> {
     if key.len() < 6 {
         return None;
     }
-    let most = (key.len() / 5).max(1);
-    names
-        .iter()
-        .map(|n| (strsim::levenshtein(key, n), *n))
-        .filter(|(d, _)| *d <= most)
-        .min()
-        .map(|(_, n)| n)
+    crate::script::convert::nearest_name(key, names.iter().copied(), (key.len() / 5).max(1))
 }
 
 /// `c.gait` / `c.lean` the first time a handle is asked for it.

@@ -48,6 +48,21 @@ pub(crate) fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Of `among`, the name nearest `key` (edit distance, ties by name) within `most` edits:
+/// what a "did you mean" names.
+pub(crate) fn nearest_name<'a>(
+    key: &str,
+    among: impl IntoIterator<Item = &'a str>,
+    most: usize,
+) -> Option<&'a str> {
+    among
+        .into_iter()
+        .map(|c| (strsim::levenshtein(key, c), c))
+        .filter(|(d, _)| *d <= most)
+        .min()
+        .map(|(_, c)| c)
+}
+
 /// A number value as f64.
 pub(crate) fn as_number(v: &Value) -> Option<f64> {
     match v {
@@ -227,13 +242,8 @@ impl Reader {
         }
         unknown.sort();
         if let Some(k) = unknown.first() {
-            let hint = self
-                .known
-                .iter()
-                .map(|c| (strsim::levenshtein(k, c), c))
-                .filter(|(d, _)| *d <= 2)
-                .min()
-                .map(|(_, c)| format!(" (did you mean '{}{c}'?)", self.prefix))
+            let hint = nearest_name(k, self.known.iter().copied(), 2)
+                .map(|c| format!(" (did you mean '{}{c}'?)", self.prefix))
                 .unwrap_or_default();
             return Err(DefError::new(
                 format!("{}{k}", self.prefix),
