@@ -79,18 +79,49 @@ fn vec3(w: &mut impl Write, v: Vec3) -> io::Result<()> {
 pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
     let world = host.world();
     let world = &*world;
-    let frame = world.frame();
-    let t = world.time();
+    let line = TraceLine {
+        frame: world.frame(),
+        t: world.time(),
+        server_time: None,
+    };
+    write_world(w, world, line, &|id| {
+        host.brain_state(id).map(|b| b.as_str())
+    })
+}
+
+/// What a trace line says of when it is.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceLine {
+    /// The frame (a server's tick; a viewer's own frame).
+    pub frame: u64,
+    /// Its time, seconds.
+    pub t: f64,
+    /// A viewer's: the server time it shows.
+    pub server_time: Option<f64>,
+}
+
+/// Writes one trace line per creature of `world` (`brain`: each creature's brain state,
+/// `None` where there is none).
+pub fn write_world(
+    w: &mut impl Write,
+    world: &World,
+    line: TraceLine,
+    brain: &dyn Fn(crate::sim::CreatureId) -> Option<&'static str>,
+) -> io::Result<()> {
+    let TraceLine { frame, t, .. } = line;
     let mut pose = crate::sim::PoseScratch::default();
     for c in world.creatures() {
         let type_name = world
             .creature_type(c.type_id)
             .map(|t| t.name.as_str())
             .unwrap_or("?");
+        write!(w, "{{\"frame\":{frame},\"t\":{},", (t * 1e4).round() / 1e4,)?;
+        if let Some(st) = line.server_time {
+            write!(w, "\"server_time\":{},", (st * 1e5).round() / 1e5)?;
+        }
         write!(
             w,
-            "{{\"frame\":{frame},\"t\":{},\"id\":{},\"type\":{},\"pos\":",
-            (t * 1e4).round() / 1e4,
+            "\"id\":{},\"type\":{},\"pos\":",
             c.id.0,
             json_str(type_name)
         )?;
@@ -139,8 +170,8 @@ pub fn write_tick(w: &mut impl Write, host: &ScriptHost) -> io::Result<()> {
             ",\"falling\":{},\"brain\":",
             c.loco.airborne || c.loco.landing
         )?;
-        match host.brain_state(c.id) {
-            Some(b) => write!(w, "\"{}\"", b.as_str())?,
+        match brain(c.id) {
+            Some(b) => write!(w, "\"{b}\"")?,
             None => w.write_all(b"null")?,
         }
         write_ragdoll(w, c)?;

@@ -13,6 +13,7 @@ pub mod locomotion;
 pub mod math;
 pub mod model;
 pub mod nav;
+pub mod net;
 pub mod path;
 pub mod render;
 pub mod scaffold;

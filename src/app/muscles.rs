@@ -9,13 +9,9 @@ use crate::sim::{Command, CreatureId, RagdollRequest, World};
 /// Strength of the muscles while Space holds everyone down.
 pub(crate) const LOWERED: f32 = 0.05;
 
-/// Knocks `id` over along `dir` (the view): a hit of 1.5 × its type's threshold, tipped up
-/// a little so it leaves the ground.
+/// Knocks `id` over along `dir` (the view): see [`World::knock_over`].
 pub(crate) fn knock_over(world: &mut World, id: CreatureId, dir: Vec3) {
-    let Some(c) = world.creature(id) else { return };
-    let strength = c.def.physics.hit_threshold * 1.5;
-    let flat = Vec3::new(dir.x, 0.0, dir.z).normalize_or(Vec3::Z);
-    world.push(Command::Hit(id, flat + Vec3::Y * 0.3, strength));
+    world.knock_over(id, dir);
 }
 
 /// Lowers (`true`) or raises every creature's muscles: lowered, every legged creature goes

@@ -12,7 +12,7 @@ use super::locomotor::Locomotor;
 
 /// An arm as a script writes it: `arms = { { name = "LA", shoulder = vec3(0.22, 0.2, 0),
 /// segments = { 0.3, 0.28 } } }` (body space; 1 to [`MAX_ARM_SEGMENTS`] segments).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArmDef {
     /// Name, unique among the creature's legs and arms.
     pub name: String,
@@ -29,7 +29,7 @@ pub struct ArmDef {
 }
 
 /// The shape a generated body draws at an arm's end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Hand {
     /// A small knob (the default).
     #[default]

@@ -5,7 +5,7 @@ use super::def::DefError;
 
 /// Climbing (`climb = { ... }`): the creature walks on surfaces of any orientation, its
 /// body's up following them.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClimbDef {
     /// Steepest surface it stands on, degrees from level: 90 walls, 180 ceilings.
     /// Default 180.

@@ -43,7 +43,7 @@ impl fmt::Display for DefError {
 impl std::error::Error for DefError {}
 
 /// The body: an ellipsoid of `size` riding `height` above the ground.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyDef {
     /// Full extents (x = width, y = height, z = length), metres. Default (0.5, 0.2, 0.7).
     pub size: Vec3,
@@ -59,7 +59,7 @@ pub struct BodyDef {
 
 /// A head: where it sits, how big it is, and how much it keeps looking where the creature
 /// goes while the body turns and leans.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HeadDef {
     /// Centre, body space.
     pub offset: Vec3,
@@ -214,7 +214,7 @@ pub struct CreatureDef {
 }
 
 /// A validated leg with derived quantities.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ValidLeg {
     /// Name.
     pub name: String,
@@ -231,6 +231,8 @@ pub struct ValidLeg {
     /// Index of the gait group this leg belongs to.
     pub group: usize,
     /// Legs of three or more segments: their even bend, tabulated (see [`EvenBend`]).
+    /// Not sent over the network: a viewer tabulates it again ([`ValidCreatureDef::from_bytes`]).
+    #[serde(skip)]
     pub(crate) bend: Option<std::sync::Arc<EvenBend>>,
 }
 
@@ -241,7 +243,7 @@ pub fn default_knee(rest: Vec3) -> Vec3 {
 }
 
 /// A creature type the core can run: every number finite and in range, every name resolved.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ValidCreatureDef {
     /// Type name (unqualified).
     pub name: String,
@@ -265,6 +267,27 @@ pub struct ValidCreatureDef {
     pub physics: PhysicsDef,
     /// Climbing (`None`: a walker).
     pub climb: Option<ClimbDef>,
+}
+
+impl ValidCreatureDef {
+    /// The definition as bytes (postcard): what a server sends a viewer, a type as data.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    /// A definition sent as [`ValidCreatureDef::to_bytes`], with what is derived from it
+    /// (a long leg's tabulated bend) made again. `None` when the bytes are not one.
+    pub fn from_bytes(bytes: &[u8]) -> Option<ValidCreatureDef> {
+        let mut def: ValidCreatureDef = postcard::from_bytes(bytes).ok()?;
+        for leg in &mut def.legs {
+            if leg.segments.len() < 2 || leg.segments.iter().any(|s| !(*s > 0.0)) {
+                return None;
+            }
+            leg.bend =
+                (leg.segments.len() > 2).then(|| std::sync::Arc::new(EvenBend::new(&leg.segments)));
+        }
+        Some(def)
+    }
 }
 
 /// The legs of each side (x ≥ 0 is the left), each side front to back: by their hips, and

@@ -15,6 +15,8 @@ mod body;
 mod climb;
 mod jump;
 mod leg;
+mod puppet;
+pub use puppet::{swing_point, PuppetFoot, PuppetRoot};
 mod stance;
 pub use stance::BodyPose;
 mod steer;
@@ -607,21 +609,7 @@ impl Locomotor {
                 });
                 continue;
             }
-            let s = p * p * (3.0 - 2.0 * p);
-            let from = st.swing_from;
-            let rise = end.y - from.y;
-            // Climbing lifts early, descending drops late: toes clear step edges.
-            let k = if rise > 0.0 {
-                1.0 - (1.0 - p) * (1.0 - p)
-            } else {
-                p * p
-            };
-            let y = from.y + rise * k + gait.step_height * gait.step_arc.eval(p);
-            st.foot = Vec3::new(
-                from.x + (end.x - from.x) * s,
-                y,
-                from.z + (end.z - from.z) * s,
-            );
+            st.foot = puppet::swing_point(st.swing_from, end, p, gait.step_height, &gait.step_arc);
         }
     }
 }

@@ -22,6 +22,7 @@ pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
 pub use locomotor::{
-    BodyPose, Climb, Crease, Intent, Jump, JumpPhase, Locomotor, StepEvent, Surface,
+    swing_point, BodyPose, Climb, Crease, Intent, Jump, JumpPhase, Locomotor, PuppetFoot,
+    PuppetRoot, StepEvent, Surface,
 };
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};

@@ -4,7 +4,7 @@
 use super::def::{non_negative, positive, DefError};
 
 /// Navigation and steering settings. `speed`, `acceleration` and `turn_rate` also bound `c:move`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NavDef {
     /// Agent radius, m.
     pub radius: f32,
@@ -34,7 +34,7 @@ pub struct NavDef {
 }
 
 /// Which way a type's body faces as it goes (`nav.heading`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Heading {
     /// Nose first (`"forward"`, the default).
     #[default]
@@ -56,7 +56,7 @@ impl Heading {
 }
 
 /// A type's jump limits (`nav = { jump = { gap, up, down } }`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JumpLimits {
     /// Widest gap between ledges, m.
     pub gap: f32,

@@ -14,7 +14,7 @@ use super::def::{finite, non_negative, positive, DefError};
 pub(crate) const GRAVITY: f32 = crate::math::ballistic::GRAVITY;
 
 /// One joint's muscle: stiffness (N·m/rad), damping (N·m·s/rad), max torque (N·m).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Muscle {
     /// Spring stiffness at strength 1.
     pub stiffness: f32,
@@ -26,7 +26,7 @@ pub struct Muscle {
 
 /// A per-joint override: `joints = { hip = {…}, knee = {…}, ["L1.knee"] = {…} }`.
 /// Absent numbers keep the section's values.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JointOverride {
     /// `hip`, `knee`, or `LEG.hip` / `LEG.knee` (a knee override covers every joint
     /// below the hip of a leg of three or more segments).
@@ -40,7 +40,7 @@ pub struct JointOverride {
 }
 
 /// The `physics` section, as written (every field optional) and after validation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PhysicsDef {
     /// Muscle stiffness at strength 1 (N·m/rad); `None`: sized from the weight.
     pub stiffness: Option<f32>,
@@ -108,7 +108,7 @@ impl Default for PhysicsDef {
 }
 
 /// Which joint of a leg a muscle drives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JointKind {
     /// Where the leg meets the body (spherical).
     Hip,

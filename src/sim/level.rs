@@ -386,3 +386,16 @@ mod tests {
         assert!((b[2].size.y - 0.6).abs() < 1e-6);
     }
 }
+
+/// A level piece as it was described (what a viewer is sent to build the level again).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum PieceDesc {
+    /// `world.ground`.
+    Ground(GroundDesc),
+    /// `world.box`.
+    Box(BoxDesc),
+    /// `world.stairs`.
+    Stairs(StairsDesc),
+    /// `world.link`.
+    Link(crate::sim::LinkDesc),
+}

@@ -14,6 +14,7 @@ mod nav_world;
 pub(crate) mod navigation;
 mod near;
 mod paths;
+mod puppets;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
@@ -29,8 +30,9 @@ pub use level_edits::LevelPiece;
 pub use links::{jump_settings, JumpLimits, JumpRefused, LinkDesc, LinkUse};
 pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
 pub use near::NearFilter;
+pub use puppets::Drive;
 
-pub use level::{BoxDesc, GroundDesc, HeightSource, Level, StairsDesc};
+pub use level::{BoxDesc, GroundDesc, HeightSource, Level, PieceDesc, StairsDesc};
 pub use navigation::settings_of;
 pub use paths::Adopt;
 pub use ragdoll::rig::rig_chains;

@@ -57,6 +57,12 @@ pub struct LegState {
 }
 
 impl LegState {
+    /// A swinging foot's step: where it lifted from, the share of the swing done, and the
+    /// swing's length in seconds.
+    pub fn swing(&self) -> (Vec3, f32, f32) {
+        (self.swing_from, self.swing_t, self.swing_duration)
+    }
+
     /// A foot standing at `foot` (`hit`: the ground cast that found it), hip at `hip`.
     pub(super) fn planted(foot: Vec3, hit: Option<Vec3>, hip: Vec3) -> LegState {
         LegState {

@@ -228,6 +228,21 @@ impl Rigs {
 }
 
 impl World {
+    /// Knocks `id` over along `dir` (the window's `K`, a viewer's): a hit of 1.5 × its
+    /// type's threshold, tipped up a little so it leaves the ground. Queued as a command,
+    /// recorded like any. False for a creature not here.
+    pub fn knock_over(&mut self, id: CreatureId, dir: Vec3) -> bool {
+        let Some(c) = self.creature(id) else {
+            return false;
+        };
+        let strength = c.def.physics.hit_threshold * 1.5;
+        let flat = Vec3::new(dir.x, 0.0, dir.z).normalize_or(Vec3::Z);
+        self.push(super::Command::Hit(id, flat + Vec3::Y * 0.3, strength));
+        true
+    }
+}
+
+impl World {
     /// The most creatures that may be in physics at once (`--max-ragdolls`).
     pub fn set_max_ragdolls(&mut self, n: usize) {
         self.max_ragdolls = n;

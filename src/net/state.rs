@@ -1,0 +1,311 @@
+//! A creature's root state on the wire: quantised on the server, delta-coded against a
+//! state the viewer acknowledged (predicted forward by that state's own velocity and turn,
+//! so a body walking steadily costs a few bits a field), and turned back into a
+//! [`PuppetRoot`] on the viewer. Both sides quantise and predict with the same integer
+//! arithmetic, so a decoded state is the encoded one exactly.
+
+use glam::{Quat, Vec3};
+
+use super::bits::{BitReader, BitWriter, Malformed};
+use crate::locomotion::{Locomotor, PuppetRoot};
+use crate::math::frame::wrap_angle;
+
+/// Position unit: 1/512 m (2 mm).
+const POS: f32 = 512.0;
+/// Velocity unit: 1/256 m/s.
+const VEL: f32 = 256.0;
+/// Heading units in a turn.
+const YAW: f32 = 65536.0;
+/// Yaw rate unit: 1/1024 rad/s.
+const RATE: f32 = 1024.0;
+/// Unit of an up vector's or a quaternion's component: 1/16384.
+const UNIT: f32 = 16384.0;
+
+/// In the air (falling, jumping).
+pub(crate) const AIRBORNE: u32 = 1;
+/// Moving apart from its facing.
+pub(crate) const STRAFING: u32 = 2;
+/// A climber on its surface: `frame` and `align` are sent.
+pub(crate) const CLIMBING: u32 = 4;
+/// Bits of `flags` that travel.
+const FLAG_BITS: u32 = 3;
+
+/// One creature's root, quantised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RootQ {
+    pub(crate) pos: [i32; 3],
+    pub(crate) vel: [i32; 3],
+    /// Heading, 0..65536 a turn.
+    pub(crate) yaw: i32,
+    /// Yaw rate (rad/s × 1024).
+    pub(crate) rate: i32,
+    /// The support plane's up, x and z (its y is what makes it a unit vector).
+    pub(crate) up: [i32; 2],
+    pub(crate) flags: u32,
+    /// A climber's surface frame and its turns' composition (quaternions, w ≥ 0).
+    pub(crate) frame: [i32; 4],
+    pub(crate) align: [i32; 4],
+}
+
+fn q(x: f32, unit: f32) -> i32 {
+    (x * unit).round().clamp(-2.0e9, 2.0e9) as i32
+}
+
+fn quat_q(r: Quat) -> [i32; 4] {
+    let r = if r.w < 0.0 { -r } else { r };
+    [q(r.x, UNIT), q(r.y, UNIT), q(r.z, UNIT), q(r.w, UNIT)]
+}
+
+fn quat_f(v: [i32; 4]) -> Quat {
+    Quat::from_xyzw(
+        v[0] as f32 / UNIT,
+        v[1] as f32 / UNIT,
+        v[2] as f32 / UNIT,
+        v[3] as f32 / UNIT,
+    )
+    .normalize()
+}
+
+/// Heading residual wrapped to half a turn either way.
+fn wrap_yaw(d: i32) -> i32 {
+    (d as i16) as i32
+}
+
+impl RootQ {
+    /// A body's root as the server has it after a tick: `rate` is its heading's change
+    /// over the tick (rad/s).
+    pub(crate) fn of(loco: &Locomotor, rate: f32) -> RootQ {
+        let mut flags = 0;
+        if loco.airborne {
+            flags |= AIRBORNE;
+        }
+        if loco.strafing {
+            flags |= STRAFING;
+        }
+        let (frame, align) = match loco.climb.as_ref().filter(|_| !loco.airborne) {
+            Some(c) => {
+                flags |= CLIMBING;
+                (quat_q(c.frame), quat_q(c.align))
+            }
+            None => ([0; 4], [0; 4]),
+        };
+        let turn = wrap_angle(loco.yaw) / std::f32::consts::TAU;
+        RootQ {
+            pos: loco.position.to_array().map(|x| q(x, POS)),
+            vel: loco.velocity.to_array().map(|x| q(x, VEL)),
+            yaw: q(turn, YAW).rem_euclid(65536),
+            rate: q(rate, RATE),
+            up: [q(loco.up.x, UNIT), q(loco.up.z, UNIT)],
+            flags,
+            frame,
+            align,
+        }
+    }
+
+    /// The root it stands for.
+    pub(crate) fn root(&self) -> PuppetRoot {
+        let (ux, uz) = (self.up[0] as f32 / UNIT, self.up[1] as f32 / UNIT);
+        let uy = (1.0 - ux * ux - uz * uz).max(0.0).sqrt();
+        PuppetRoot {
+            position: self.position(),
+            yaw: self.yaw_radians(),
+            up: Vec3::new(ux, uy, uz).normalize_or(Vec3::Y),
+            climb: (self.flags & CLIMBING != 0).then(|| (quat_f(self.frame), quat_f(self.align))),
+            velocity: self.velocity(),
+            airborne: self.flags & AIRBORNE != 0,
+            strafing: self.flags & STRAFING != 0,
+        }
+    }
+
+    pub(crate) fn position(&self) -> Vec3 {
+        Vec3::from_array(self.pos.map(|x| x as f32 / POS))
+    }
+
+    pub(crate) fn velocity(&self) -> Vec3 {
+        Vec3::from_array(self.vel.map(|x| x as f32 / VEL))
+    }
+
+    pub(crate) fn yaw_radians(&self) -> f32 {
+        wrap_angle(self.yaw as f32 / YAW * std::f32::consts::TAU)
+    }
+
+    pub(crate) fn rate(&self) -> f32 {
+        self.rate as f32 / RATE
+    }
+
+    /// Still: no speed and no turn (a creature at rest sends nothing while it stays so).
+    pub(crate) fn still(&self) -> bool {
+        self.vel == [0; 3] && self.rate == 0
+    }
+
+    /// This state carried `ticks` ticks forward by its own velocity and turn (integers, the
+    /// same on both sides).
+    fn predict(&self, ticks: u32) -> RootQ {
+        let t = ticks as i64;
+        let mut p = *self;
+        for i in 0..3 {
+            // pos units per tick = vel × (512/256) / 60 = vel / 30.
+            p.pos[i] = (self.pos[i] as i64 + (self.vel[i] as i64 * t).div_euclid(30)) as i32;
+        }
+        // yaw units per tick = rate / 1024 / 60 × 65536 / 2π.
+        let turn = (self.rate as i64 * t * 65_536_000).div_euclid(61_440 * 6_283);
+        p.yaw = (self.yaw as i64 + turn).rem_euclid(65536) as i32;
+        p
+    }
+
+    /// Writes this state as residuals against `base` (`None`: against zero) carried
+    /// `ticks` forward.
+    pub(crate) fn write(&self, w: &mut BitWriter, base: Option<(&RootQ, u32)>) {
+        let p = base.map_or_else(RootQ::default, |(b, t)| b.predict(t));
+        let b = base.map_or_else(RootQ::default, |(b, _)| *b);
+        for i in 0..3 {
+            w.svar(self.pos[i].wrapping_sub(p.pos[i]));
+        }
+        w.svar(wrap_yaw(self.yaw.wrapping_sub(p.yaw)));
+        for i in 0..3 {
+            w.svar(self.vel[i].wrapping_sub(b.vel[i]));
+        }
+        w.svar(self.rate.wrapping_sub(b.rate));
+        for i in 0..2 {
+            w.svar(self.up[i].wrapping_sub(b.up[i]));
+        }
+        w.flag(self.flags != b.flags);
+        if self.flags != b.flags {
+            w.put(self.flags, FLAG_BITS);
+        }
+        if self.flags & CLIMBING != 0 {
+            for i in 0..4 {
+                w.svar(self.frame[i].wrapping_sub(b.frame[i]));
+                w.svar(self.align[i].wrapping_sub(b.align[i]));
+            }
+        }
+    }
+
+    /// Reads what [`RootQ::write`] wrote against the same base.
+    pub(crate) fn read(r: &mut BitReader, base: Option<(&RootQ, u32)>) -> Result<RootQ, Malformed> {
+        let p = base.map_or_else(RootQ::default, |(b, t)| b.predict(t));
+        let b = base.map_or_else(RootQ::default, |(b, _)| *b);
+        let mut s = RootQ::default();
+        for i in 0..3 {
+            s.pos[i] = p.pos[i].wrapping_add(r.svar()?);
+        }
+        s.yaw = (p.yaw.wrapping_add(r.svar()?)).rem_euclid(65536);
+        for i in 0..3 {
+            s.vel[i] = b.vel[i].wrapping_add(r.svar()?);
+        }
+        s.rate = b.rate.wrapping_add(r.svar()?);
+        for i in 0..2 {
+            s.up[i] = b.up[i].wrapping_add(r.svar()?);
+        }
+        s.flags = if r.flag()? {
+            r.get(FLAG_BITS)?
+        } else {
+            b.flags
+        };
+        if s.flags & CLIMBING != 0 {
+            for i in 0..4 {
+                s.frame[i] = b.frame[i].wrapping_add(r.svar()?);
+                s.align[i] = b.align[i].wrapping_add(r.svar()?);
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// Hermite interpolation of two roots `h` seconds apart at share `s` (0..1): position from
+/// both ends' velocities, heading from both ends' turn rates, the rest blended.
+pub(crate) fn interpolate(a: &RootQ, b: &RootQ, h: f32, s: f32) -> PuppetRoot {
+    let (ra, rb) = (a.root(), b.root());
+    let s = s.clamp(0.0, 1.0);
+    let (s2, s3) = (s * s, s * s * s);
+    let (h00, h10, h01, h11) = (
+        2.0 * s3 - 3.0 * s2 + 1.0,
+        s3 - 2.0 * s2 + s,
+        -2.0 * s3 + 3.0 * s2,
+        s3 - s2,
+    );
+    // Jumps and falls are not smooth curves at their ends: blend them straight.
+    let smooth = a.flags & AIRBORNE == 0 && b.flags & AIRBORNE == 0;
+    let position = if smooth {
+        ra.position * h00 + ra.velocity * (h10 * h) + rb.position * h01 + rb.velocity * (h11 * h)
+    } else {
+        ra.position.lerp(rb.position, s)
+    };
+    let dyaw = wrap_angle(rb.yaw - ra.yaw);
+    let yaw = wrap_angle(ra.yaw + dyaw * h01 + (a.rate() * h10 + b.rate() * h11) * h);
+    let climb = match (ra.climb, rb.climb) {
+        (Some((fa, aa)), Some((fb, ab))) => Some((fa.slerp(fb, s), aa.slerp(ab, s))),
+        (_, c) => c,
+    };
+    PuppetRoot {
+        position,
+        yaw,
+        up: ra.up.lerp(rb.up, s).normalize_or(Vec3::Y),
+        climb,
+        velocity: ra.velocity.lerp(rb.velocity, s),
+        airborne: if s < 0.5 { ra.airborne } else { rb.airborne },
+        strafing: if s < 0.5 { ra.strafing } else { rb.strafing },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walking(x: i32) -> RootQ {
+        RootQ {
+            pos: [x, 180, -x / 2],
+            vel: [300, 2, -150],
+            yaw: 65000,
+            rate: 40,
+            up: [0, 0],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_delta_decodes_to_the_state_and_a_steady_walk_is_short() {
+        let base = walking(1000);
+        // Three ticks later, moving on at the same speed and turn.
+        let mut now = base.predict(3);
+        now.pos[1] += 3;
+        now.vel[1] = -4;
+        let mut w = BitWriter::default();
+        now.write(&mut w, Some((&base, 3)));
+        let delta_bits = w.bit_len();
+        now.write(&mut w, None);
+        let bytes = w.finish();
+        let mut r = BitReader::new(&bytes);
+        assert_eq!(RootQ::read(&mut r, Some((&base, 3))), Ok(now));
+        assert_eq!(RootQ::read(&mut r, None), Ok(now));
+        assert!(delta_bits <= 40, "a steady walk's delta: {delta_bits} bits");
+        // Heading wraps through the turn's end.
+        let mut turned = now;
+        turned.yaw = 30;
+        let mut w = BitWriter::default();
+        turned.write(&mut w, Some((&now, 3)));
+        let b = w.finish();
+        assert_eq!(
+            RootQ::read(&mut BitReader::new(&b), Some((&now, 3))),
+            Ok(turned)
+        );
+    }
+
+    #[test]
+    fn quantised_roots_are_within_their_units_and_interpolation_meets_both_ends() {
+        let a = walking(0);
+        let b = a.predict(3);
+        let h = 3.0 / 60.0;
+        let (ra, rb) = (interpolate(&a, &b, h, 0.0), interpolate(&a, &b, h, 1.0));
+        assert!(ra.position.distance(a.position()) < 1e-5);
+        assert!(rb.position.distance(b.position()) < 1e-5);
+        assert!(wrap_angle(rb.yaw - b.yaw_radians()).abs() < 1e-4);
+        let mid = interpolate(&a, &b, h, 0.5);
+        let lin = a.position().lerp(b.position(), 0.5);
+        assert!(
+            mid.position.distance(lin) < 0.01,
+            "{} vs {lin}",
+            mid.position
+        );
+    }
+}

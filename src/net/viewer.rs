@@ -1,0 +1,481 @@
+//! The viewer side: a World that is shown, not simulated. It runs no mod Lua and no
+//! physics; it learns types (as data), the level, paths and creatures from the server's
+//! ordered messages, keeps each creature's roots from the snapshots and its feet from the
+//! lifts and plants, and each frame drives every creature from them at the shown time —
+//! the lean, head, IK and skinning being the same code the server runs.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use glam::Vec3;
+use renet::RenetClient;
+
+use super::clock::Clock;
+use super::feet::{self, ViewLeg};
+use super::proto::{self, channel, Baseline, FromViewer, Ordered, PROTOCOL};
+use super::snapshot;
+use super::state::{interpolate, RootQ};
+use crate::locomotion::{PuppetFoot, PuppetRoot, ValidCreatureDef};
+use crate::sim::{CreatureId, TypeId, World, TICK_DT};
+
+/// Where a viewer is with its server.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ViewerStatus {
+    /// Waiting for the server's welcome.
+    Joining,
+    /// Drawing the server's world.
+    Live,
+    /// The server said no (the reason names what differs).
+    Refused(String),
+    /// The connection ended (why).
+    Disconnected(String),
+}
+
+/// Figures a viewer measures of itself (the overlay, the tests).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ViewerFigures {
+    /// Frames drawn since the first snapshot.
+    pub frames: u64,
+    /// Creature-frames shown past a moving creature's newest state (no snapshot after
+    /// the shown time to interpolate toward).
+    pub unbracketed: u64,
+    /// Snapshot messages received.
+    pub snapshots: u64,
+    /// Messages that were malformed or missing a base (left out).
+    pub bad_snapshots: u64,
+    /// Bytes of messages received.
+    pub bytes: u64,
+    /// The buffer delay now (s).
+    pub delay: f64,
+    /// The share of snapshots that did not arrive, lately.
+    pub loss: f64,
+}
+
+/// One creature as a viewer holds it.
+#[derive(Clone, Debug)]
+struct Shown {
+    history: VecDeque<(u64, RootQ)>,
+    legs: Vec<ViewLeg>,
+    feet: Vec<PuppetFoot>,
+    despawn: Option<u64>,
+    hits: Vec<(u64, Vec3, f32)>,
+}
+
+/// A networked viewer: its connection and the World it shows.
+pub struct NetViewer {
+    renet: RenetClient,
+    world: World,
+    types: Vec<Option<TypeId>>,
+    creatures: BTreeMap<u32, Shown>,
+    clock: Clock,
+    status: ViewerStatus,
+    hello: bool,
+    got: VecDeque<(u64, u8)>,
+    fresh_acks: bool,
+    camera: Option<Vec3>,
+    figures: ViewerFigures,
+    shown: Option<f64>,
+    version: String,
+    play: bool,
+}
+
+impl Default for NetViewer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NetViewer {
+    /// A viewer not yet joined.
+    pub fn new() -> NetViewer {
+        NetViewer {
+            renet: RenetClient::new(proto::connection_config()),
+            world: World::new(0),
+            types: Vec::new(),
+            creatures: BTreeMap::new(),
+            clock: Clock::new(3),
+            status: ViewerStatus::Joining,
+            hello: false,
+            got: VecDeque::new(),
+            fresh_acks: false,
+            camera: None,
+            figures: ViewerFigures::default(),
+            shown: None,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            play: false,
+        }
+    }
+
+    /// Pretends to be another version (tests of the mismatch message).
+    pub fn set_version(&mut self, v: &str) {
+        self.version = v.to_string();
+    }
+
+    /// The connection (renet): the transports move its packets.
+    pub fn renet(&mut self) -> &mut RenetClient {
+        &mut self.renet
+    }
+
+    /// The World it shows.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Where it stands with the server.
+    pub fn status(&self) -> &ViewerStatus {
+        &self.status
+    }
+
+    /// The server time it shows (s), once it has one.
+    pub fn shown_time(&self) -> Option<f64> {
+        self.shown.map(|t| t * TICK_DT as f64)
+    }
+
+    /// Its own figures.
+    pub fn figures(&self) -> ViewerFigures {
+        ViewerFigures {
+            delay: self.clock.delay,
+            loss: self.clock.loss(),
+            ..self.figures
+        }
+    }
+
+    /// Whether the server lets it play.
+    pub fn may_play(&self) -> bool {
+        self.play
+    }
+
+    /// Where its camera looks (the server sends what is near it first).
+    pub fn set_camera(&mut self, at: Option<Vec3>) {
+        self.camera = at;
+    }
+
+    /// Asks the server to walk a creature to a point.
+    pub fn walk(&mut self, id: CreatureId, to: Vec3) {
+        let m = proto::to_bytes(&FromViewer::Walk { id: id.0, to });
+        self.renet.send_message(channel::BULK, m);
+    }
+
+    /// Asks the server to knock a creature over.
+    pub fn knock(&mut self, id: CreatureId, dir: Vec3) {
+        let m = proto::to_bytes(&FromViewer::Knock { id: id.0, dir });
+        self.renet.send_message(channel::BULK, m);
+    }
+
+    /// One frame of `dt` seconds at local time `now` (s): reads what arrived, answers, and
+    /// shows the world at the shown time.
+    pub fn frame(&mut self, dt: f64, now: f64) {
+        self.renet.update(std::time::Duration::from_secs_f64(dt));
+        if let Some(r) = self.renet.disconnect_reason() {
+            if !matches!(self.status, ViewerStatus::Refused(_)) {
+                self.status = ViewerStatus::Disconnected(r.to_string());
+            }
+        }
+        if !self.hello && self.renet.is_connected() {
+            let m = proto::to_bytes(&FromViewer::Hello {
+                protocol: PROTOCOL,
+                version: self.version.clone(),
+            });
+            self.renet.send_message(channel::ORDERED, m);
+            self.hello = true;
+        }
+        while let Some(b) = self.renet.receive_message(channel::ORDERED) {
+            self.figures.bytes += b.len() as u64;
+            match proto::from_bytes::<Ordered>(&b) {
+                Some(m) => self.ordered(m),
+                None => self.figures.bad_snapshots += 1,
+            }
+        }
+        while let Some(b) = self.renet.receive_message(channel::SNAPSHOT) {
+            self.figures.bytes += b.len() as u64;
+            self.snapshot(&b, now);
+        }
+        if self.fresh_acks {
+            let got: Vec<(u64, u8)> = self.got.iter().copied().collect();
+            let m = proto::to_bytes(&FromViewer::Ack {
+                got,
+                camera: self.camera,
+            });
+            self.renet.send_message(channel::SNAPSHOT, m);
+            self.fresh_acks = false;
+        }
+        if let Some(t) = self.clock.advance(dt, now) {
+            let tick = t / TICK_DT as f64;
+            self.shown = Some(tick);
+            self.figures.frames += 1;
+            self.show(tick, dt as f32);
+        }
+    }
+
+    fn snapshot(&mut self, bytes: &[u8], now: f64) {
+        self.figures.snapshots += 1;
+        let creatures = &self.creatures;
+        let decoded = snapshot::decode(bytes, |id, t| {
+            creatures
+                .get(&id)?
+                .history
+                .iter()
+                .find(|(k, _)| *k == t)
+                .map(|(_, s)| *s)
+        });
+        let Ok(d) = decoded else {
+            self.figures.bad_snapshots += 1;
+            return;
+        };
+        if d.missing > 0 {
+            self.figures.bad_snapshots += 1;
+        }
+        if self.got.contains(&(d.tick, d.chunk)) {
+            return; // a duplicate
+        }
+        self.got.push_back((d.tick, d.chunk));
+        if self.got.len() > 24 {
+            self.got.pop_front();
+        }
+        self.fresh_acks = true;
+        self.clock.sample(d.tick, now);
+        let every = (self.clock.interval / TICK_DT as f64).round() as u64;
+        for (id, st) in d.items {
+            if let Some(c) = self.creatures.get_mut(&id) {
+                insert_sample(&mut c.history, d.tick, st, every);
+            }
+        }
+    }
+
+    fn ordered(&mut self, m: Ordered) {
+        match m {
+            Ordered::Welcome {
+                version: _,
+                seed,
+                tick: _,
+                snapshot_every,
+                play,
+                your_id: _,
+            } => {
+                self.world = World::new(seed);
+                self.types.clear();
+                self.creatures.clear();
+                self.clock = Clock::new(snapshot_every);
+                self.play = play;
+                self.status = ViewerStatus::Live;
+            }
+            Ordered::Refused { reason } => self.status = ViewerStatus::Refused(reason),
+            Ordered::Types(types) => self.set_types(types),
+            Ordered::Level(pieces) => {
+                if self.world.replace_level(pieces).is_err() {
+                    self.figures.bad_snapshots += 1;
+                }
+            }
+            Ordered::Paths(paths) => {
+                for (k, p) in paths {
+                    self.world.set_path(&k, std::sync::Arc::new(p), None);
+                }
+            }
+            Ordered::Spawn(list) => list.into_iter().for_each(|b| self.spawn(b)),
+            Ordered::Despawn { tick, ids } => {
+                for id in ids {
+                    if let Some(c) = self.creatures.get_mut(&id) {
+                        c.despawn = Some(tick);
+                    }
+                }
+            }
+            Ordered::Looks(looks) => {
+                for (id, tint, team) in looks {
+                    self.world.set_tint(CreatureId(id), tint);
+                    self.world.set_team(CreatureId(id), team);
+                }
+            }
+            Ordered::Feet(batch) => self.feet(&batch),
+            Ordered::Hits(hits) => {
+                for (tick, id, dir, strength) in hits {
+                    if let Some(c) = self.creatures.get_mut(&id) {
+                        c.hits.push((tick, dir, strength));
+                    }
+                }
+            }
+        }
+    }
+
+    fn set_types(&mut self, types: Vec<proto::TypeMsg>) {
+        self.types = types
+            .iter()
+            .map(|t| {
+                let def = ValidCreatureDef::from_bytes(&t.def)?;
+                Some(self.world.register_type(&t.name, def))
+            })
+            .collect();
+        self.world.retype();
+    }
+
+    fn spawn(&mut self, b: Baseline) {
+        let Some(Some(type_id)) = self.types.get(b.type_index as usize).copied() else {
+            return;
+        };
+        let id = CreatureId(b.id);
+        if self.world.creature(id).is_none() {
+            self.world.spawn_as(id, type_id, b.position, b.yaw);
+        }
+        let Some(c) = self.world.creature(id) else {
+            return;
+        };
+        let legs: Vec<ViewLeg> = if b.legs.len() == c.loco.legs.len() {
+            b.legs.iter().map(ViewLeg::new).collect()
+        } else {
+            c.loco
+                .legs
+                .iter()
+                .map(|l| {
+                    ViewLeg::new(&proto::LegBase {
+                        at: feet::foot_q(l.foot),
+                        swing: None,
+                    })
+                })
+                .collect()
+        };
+        self.world.set_tint(id, b.tint);
+        self.world.set_team(id, b.team);
+        let history = self
+            .creatures
+            .remove(&b.id)
+            .map(|c| c.history)
+            .unwrap_or_default();
+        self.creatures.insert(
+            b.id,
+            Shown {
+                history,
+                feet: Vec::with_capacity(legs.len()),
+                legs,
+                despawn: None,
+                hits: Vec::new(),
+            },
+        );
+    }
+
+    fn feet(&mut self, batch: &[u8]) {
+        let shown = self.shown.unwrap_or(0.0);
+        let creatures = std::cell::RefCell::new(&mut self.creatures);
+        let ok = feet::decode(
+            batch,
+            |id, leg| {
+                let c = creatures.borrow();
+                c.get(&id)?.legs.get(leg as usize).map(|l| l.at)
+            },
+            |e| {
+                let (id, leg) = match e {
+                    feet::Decoded::Lift { id, leg, .. } | feet::Decoded::Plant { id, leg, .. } => {
+                        (id, leg)
+                    }
+                };
+                if let Some(l) = creatures
+                    .borrow_mut()
+                    .get_mut(&id)
+                    .and_then(|c| c.legs.get_mut(leg as usize))
+                {
+                    l.learn(&e, shown);
+                }
+            },
+        );
+        if ok.is_err() {
+            self.figures.bad_snapshots += 1;
+        }
+    }
+
+    /// Drives every creature at shown tick `t`.
+    fn show(&mut self, t: f64, dt: f32) {
+        let gone: Vec<u32> = self
+            .creatures
+            .iter()
+            .filter(|(_, c)| c.despawn.is_some_and(|d| d as f64 <= t))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in gone {
+            self.creatures.remove(&id);
+            self.world.remove_now(CreatureId(id));
+        }
+        let mut unbracketed = 0;
+        for (id, c) in self.creatures.iter_mut() {
+            c.history
+                .retain(|(k, _)| *k as f64 + snapshot::MAX_BASE_AGE as f64 + 30.0 >= t);
+            let Some(w) = self.world.creature(CreatureId(*id)) else {
+                continue;
+            };
+            let arc = &w.def.gait.step_arc;
+            c.feet.clear();
+            for l in &mut c.legs {
+                c.feet.push(l.foot(t, arc));
+            }
+            unbracketed += u64::from(root_at(&c.history, t).1);
+        }
+        self.figures.unbracketed += unbracketed;
+        let kicks: Vec<(u32, Vec3, f32)> = self
+            .creatures
+            .iter_mut()
+            .flat_map(|(id, c)| {
+                let due: Vec<_> = c
+                    .hits
+                    .iter()
+                    .filter(|h| h.0 as f64 <= t)
+                    .map(|h| (*id, h.1, h.2))
+                    .collect();
+                c.hits.retain(|h| h.0 as f64 > t);
+                due
+            })
+            .collect();
+        for (id, dir, s) in kicks {
+            self.world.kick_lean(CreatureId(id), dir, s);
+        }
+        let creatures = &self.creatures;
+        self.world
+            .drive(t.floor().max(0.0) as u64, t * TICK_DT as f64, dt, |c| {
+                let s = creatures.get(&c.id.0)?;
+                let (root, _) = root_at(&s.history, t);
+                Some((root?, s.feet.as_slice()))
+            });
+    }
+}
+
+/// Adds a snapshot's state to a creature's history (in tick order; a creature that was
+/// still and left out of the snapshots since gets its still state again just before).
+fn insert_sample(h: &mut VecDeque<(u64, RootQ)>, tick: u64, st: RootQ, every: u64) {
+    if h.iter().any(|(k, _)| *k == tick) {
+        return;
+    }
+    let i = h.iter().position(|(k, _)| *k > tick).unwrap_or(h.len());
+    if i > 0 {
+        let (k, prev) = h[i - 1];
+        if prev.still() && tick > k + every {
+            h.insert(i, (tick - every, prev));
+            h.insert(i + 1, (tick, st));
+            return;
+        }
+    }
+    h.insert(i, (tick, st));
+}
+
+/// Most ticks a moving creature is carried on past its newest state.
+const EXTRAPOLATE: f64 = 6.0;
+
+/// The root at shown tick `t`, and whether it had no state after `t` while moving.
+fn root_at(h: &VecDeque<(u64, RootQ)>, t: f64) -> (Option<PuppetRoot>, bool) {
+    let i = h.iter().position(|(k, _)| *k as f64 > t);
+    match i {
+        Some(0) => (h.front().map(|(_, s)| s.root()), false),
+        Some(i) => {
+            let (ka, a) = &h[i - 1];
+            let (kb, b) = &h[i];
+            let span = (*kb - *ka) as f64;
+            let s = ((t - *ka as f64) / span) as f32;
+            (Some(interpolate(a, b, span as f32 * TICK_DT, s)), false)
+        }
+        None => match h.back() {
+            None => (None, false),
+            Some((_, s)) if s.still() => (Some(s.root()), false),
+            Some((k, s)) => {
+                let ahead = (t - *k as f64).min(EXTRAPOLATE) as f32 * TICK_DT;
+                let mut r = s.root();
+                r.position += r.velocity * ahead;
+                r.yaw += s.rate() * ahead;
+                (Some(r), true)
+            }
+        },
+    }
+}
