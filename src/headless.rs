@@ -641,9 +641,34 @@ fn summary(
     )
 }
 
+/// What a run does around each tick besides the trace (a network server's part).
+pub trait TickHook {
+    /// Before the tick (inputs that arrived go into the World here).
+    fn before_tick(&mut self, host: &mut ScriptHost);
+    /// After the tick, with its events.
+    fn after_tick(&mut self, host: &ScriptHost, events: &[WorldEvent]);
+}
+
+/// No hook.
+struct NoHook;
+
+impl TickHook for NoHook {
+    fn before_tick(&mut self, _: &mut ScriptHost) {}
+    fn after_tick(&mut self, _: &ScriptHost, _: &[WorldEvent]) {}
+}
+
 /// Loads the mods and runs. Console lines (errors, logs, summaries) go to `console`.
 /// With `realtime`, the mod folders are watched and saves reload (hot reload).
 pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport> {
+    run_with(opts, console, &mut NoHook)
+}
+
+/// [`run`], with `hook` called around every tick.
+pub fn run_with(
+    opts: &RunOptions,
+    console: &mut impl Write,
+    hook: &mut dyn TickHook,
+) -> io::Result<RunReport> {
     let (mut host, mut tape) = start(opts, console)?;
     let mut trace: TraceOut = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
@@ -669,9 +694,11 @@ pub fn run(opts: &RunOptions, console: &mut impl Write) -> io::Result<RunReport>
             host.poll_reloads();
             flush(&mut host, &mut trace, console, &mut report)?;
         }
+        hook.before_tick(&mut host);
         let t0 = Instant::now();
         let events = host.tick();
         tape.after_tick(&mut host)?;
+        hook.after_tick(&host, &events);
         if let Some(t) = trace.as_mut() {
             write_arrivals(t, host.world().frame(), &events)?;
         }

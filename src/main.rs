@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 use skitter::headless::{self, RunOptions};
 use skitter::script::HostOptions;
 
+mod cmd_net;
+
 #[derive(Parser)]
 #[command(
     name = "skitter",
@@ -21,7 +23,7 @@ struct Cli {
 }
 
 #[derive(clap::Args, Clone)]
-struct Limits {
+pub(crate) struct Limits {
     /// Seed for the world and every mod's math.random.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -68,7 +70,7 @@ struct Limits {
 }
 
 impl Limits {
-    fn host(&self) -> anyhow::Result<HostOptions> {
+    pub(crate) fn host(&self) -> anyhow::Result<HostOptions> {
         anyhow::ensure!(
             self.cpu_budget_ms.is_finite() && self.cpu_budget_ms > 0.0,
             "--cpu-budget-ms must be > 0"
@@ -179,7 +181,7 @@ struct RunArgs {
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
     /// Debug layers to draw, a comma list: targets, casts, contacts, plane, paths, lean, nav,
-    /// ragdoll, bones, sticks, surface, or all (every overlay; sticks replaces the models, so
+    /// ragdoll, bones, sticks, surface, net, or all (every overlay; sticks replaces the models, so
     /// it is asked for by name). The README lists what each draws.
     #[arg(long, default_value = "")]
     debug: String,
@@ -232,6 +234,11 @@ enum Cmd {
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
         mods: Vec<PathBuf>,
     },
+    /// Serve the mods' world to viewers over UDP (`skitter join` watches and plays).
+    Serve(cmd_net::ServeArgs),
+    /// Join a server: a viewer that runs no mod and no physics, rebuilding every creature
+    /// from the server's snapshots and foot plants.
+    Join(cmd_net::JoinArgs),
     /// Load and validate mods; print every error as file:line; exit 1 on error.
     Check {
         #[command(flatten)]
@@ -287,7 +294,7 @@ fn windowed_or_headless(
     Ok(())
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
+pub(crate) fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
     let (w, h): (u32, u32) = parse_pair(s, &['x', 'X'], "WIDTHxHEIGHT", ["width", "height"])?;
     if !(1..=8192).contains(&w) || !(1..=8192).contains(&h) {
         return Err(ArgError::Size(s.to_string()));
@@ -295,7 +302,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), ArgError> {
     Ok((w, h))
 }
 
-fn default_mods(mods: Vec<PathBuf>) -> Vec<PathBuf> {
+pub(crate) fn default_mods(mods: Vec<PathBuf>) -> Vec<PathBuf> {
     if !mods.is_empty() {
         return mods;
     }
@@ -346,6 +353,8 @@ fn real_main() -> anyhow::Result<ExitCode> {
         }
         Some(Cmd::Run(args)) => run_cmd(args, &mut stdout),
         Some(Cmd::New { path }) => new_cmd(&path),
+        Some(Cmd::Serve(args)) => cmd_net::serve_cmd(args, &mut stdout),
+        Some(Cmd::Join(args)) => cmd_net::join_cmd(args, &mut stdout),
         Some(Cmd::Check {
             limits,
             picture,

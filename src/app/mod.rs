@@ -2,6 +2,7 @@
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
 mod clock;
+mod join;
 pub(crate) mod muscles;
 mod path_edit;
 pub(crate) mod screenshot;
@@ -10,6 +11,7 @@ pub(crate) mod ui;
 pub(crate) mod view;
 pub(crate) mod window;
 
+pub use join::shoot_viewer;
 pub use screenshot::{shoot, ShotOptions, ShotReport};
 pub use shader_watch::{ShaderWatch, ShaderWatchError};
 pub use window::{display_available, run as run_window, WindowOptions};

@@ -175,6 +175,21 @@ impl View {
     /// Builds this frame's instances at `alpha` (0..1) between the last two ticks; moves a
     /// following camera along (eased by `dt` seconds of wall time).
     pub(crate) fn prepare_frame(&mut self, alpha: f32, dt: f32, host: &ScriptHost) {
+        self.prepare_world(alpha, dt, &host.world(), &host.destinations());
+        for (a, b, color) in self.edit.lines(host) {
+            self.frame.add_lines([(a, b)], color);
+        }
+    }
+
+    /// [`View::prepare_frame`] of a World with no host (a network viewer's): the
+    /// destinations given, no path editor.
+    pub(crate) fn prepare_world(
+        &mut self,
+        alpha: f32,
+        dt: f32,
+        world: &World,
+        destinations: &[(crate::sim::CreatureId, Vec3)],
+    ) {
         self.motion.frame(alpha, &mut self.draw);
         if let Some(id) = self.follow {
             match self.draw.creatures.iter().find(|c| c.id == id) {
@@ -208,31 +223,22 @@ impl View {
             }
         }
         let paths = if self.debug.paths || self.edit.on {
-            self.path_views(host)
+            self.path_views(world)
         } else {
             Vec::new()
         };
         let mut debug = self.debug;
         // Edit mode shows the paths it edits.
         debug.paths |= self.edit.on;
-        self.frame.build(
-            &self.draw,
-            self.selected,
-            debug,
-            &host.destinations(),
-            &paths,
-        );
+        self.frame
+            .build(&self.draw, self.selected, debug, destinations, &paths);
         if self.debug.nav {
-            self.add_nav_lines(host);
-        }
-        for (a, b, color) in self.edit.lines(host) {
-            self.frame.add_lines([(a, b)], color);
+            self.add_nav_lines(world);
         }
     }
 
     /// The navmeshes (polygon edges, lifted a little) and each agent's remaining path.
-    fn add_nav_lines(&mut self, host: &ScriptHost) {
-        let w = host.world();
+    fn add_nav_lines(&mut self, w: &World) {
         let lift = Vec3::Y * 0.04;
         for (mesh, _) in w.nav_meshes() {
             let mut segs = Vec::new();
@@ -283,12 +289,11 @@ impl View {
     }
 
     /// Paths to draw: the named ones, those creatures follow, and the camera's.
-    fn path_views(&self, host: &ScriptHost) -> Vec<PathView> {
+    fn path_views(&self, w: &World) -> Vec<PathView> {
         let mut out = Vec::new();
         if let Some(f) = &self.flight {
             out.push(PathView::of(&f.path, 0.0));
         }
-        let w = host.world();
         // Named paths (path files) where they are, followed or not.
         for (_, p) in w.paths() {
             out.push(PathView::of(p, 0.0));

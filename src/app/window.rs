@@ -553,6 +553,7 @@ impl App {
                 "9" => self.view.debug.bones ^= true,
                 "0" => self.view.debug.sticks ^= true,
                 "u" | "U" => self.view.debug.surface ^= true,
+                "n" | "N" => self.view.debug.net ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

@@ -52,9 +52,11 @@ impl FromStr for LinkSim {
                     })?;
                     l.burst = Some(((num(a)? / 100.0).min(1.0), (num(b)? / 100.0).min(1.0)));
                 }
-                other => return Err(format!(
+                other => {
+                    return Err(format!(
                     "--net-sim: unknown key '{other}' (latency, jitter, loss, dup, reorder, burst)"
-                )),
+                ))
+                }
             }
         }
         Ok(l)

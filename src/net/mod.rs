@@ -12,6 +12,7 @@ mod conditioner;
 mod feet;
 mod loopback;
 mod proto;
+mod run;
 mod server;
 mod snapshot;
 mod state;
@@ -20,7 +21,8 @@ mod viewer;
 
 pub use conditioner::{Conditioner, LinkSim};
 pub use loopback::{Link, Loopback};
-pub use proto::{DEFAULT_PORT, PROTOCOL};
+pub use proto::{channel, DEFAULT_PORT, PROTOCOL};
+pub use run::{join_headless, serve, JoinOptions};
 pub use server::{Dropped, NetServer, ServerOptions, ViewerMode, ViewerStats};
 pub use udp::{UdpServer, UdpViewer};
 pub use viewer::{NetViewer, ViewerFigures, ViewerStatus};

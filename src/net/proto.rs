@@ -19,13 +19,13 @@ pub const DEFAULT_PORT: u16 = 27_960;
 pub(crate) const MAX_MESSAGE: usize = 1_100;
 
 /// Channels, server to viewer and viewer to server alike.
-pub(crate) mod channel {
+pub mod channel {
     /// World state in order: types, level, spawns, despawns, foot events.
-    pub(crate) const ORDERED: u8 = 0;
+    pub const ORDERED: u8 = 0;
     /// Asset bytes (server to viewer), asset requests and inputs (viewer to server).
-    pub(crate) const BULK: u8 = 1;
+    pub const BULK: u8 = 1;
     /// Snapshots (server to viewer) and acknowledgements (viewer to server).
-    pub(crate) const SNAPSHOT: u8 = 2;
+    pub const SNAPSHOT: u8 = 2;
 }
 
 /// renet's channels for skitter: ordered state, bulk and snapshots, with the memory each

@@ -14,7 +14,7 @@ use renet::{ClientId, RenetServer, ServerEvent};
 use super::feet::FootLog;
 use super::proto::{self, channel, Baseline, FromViewer, Ordered, TypeMsg};
 use super::snapshot::Outbox;
-use super::state::RootQ;
+use super::state::{RigQ, RootQ, StateQ};
 use crate::math::frame::wrap_angle;
 use crate::sim::{Command, CreatureId, LevelPiece, PieceDesc as Piece, World, WorldEvent, TICK_DT};
 
@@ -104,7 +104,7 @@ pub struct NetServer {
     opts: ServerOptions,
     viewers: BTreeMap<ClientId, Viewer>,
     feet: FootLog,
-    roots: BTreeMap<u32, RootQ>,
+    roots: BTreeMap<u32, StateQ>,
     known: BTreeMap<u32, Known>,
     /// Ordered messages waiting for the next snapshot tick.
     outgoing: Vec<Ordered>,
@@ -264,9 +264,11 @@ impl NetServer {
                     yaw: c.loco.yaw,
                 },
             );
-            if !rag {
-                self.roots.insert(id, RootQ::of(&c.loco, rate));
-            }
+            let state = match &c.rag {
+                Some(r) => StateQ::Rig(RigQ::of(r)),
+                None => StateQ::Root(RootQ::of(&c.loco, rate)),
+            };
+            self.roots.insert(id, state);
         }
         let gone: Vec<u32> = self
             .known

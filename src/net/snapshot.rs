@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use super::bits::{BitReader, BitWriter, Malformed};
 use super::proto::MAX_MESSAGE;
-use super::state::RootQ;
+use super::state::StateQ;
 
 /// A base older than this many ticks is not used (the viewer keeps about this much).
 pub(crate) const MAX_BASE_AGE: u64 = 150;
@@ -22,14 +22,14 @@ const HEADER: usize = 11;
 struct Sent {
     tick: u64,
     chunk: u8,
-    items: Vec<(u32, RootQ)>,
+    items: Vec<(u32, StateQ)>,
 }
 
 /// A viewer's snapshot state on the server.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Outbox {
     /// Per creature, the newest state the viewer acknowledged and its tick.
-    acked: HashMap<u32, (u64, RootQ)>,
+    acked: HashMap<u32, (u64, StateQ)>,
     sent: VecDeque<Sent>,
     priority: HashMap<u32, f32>,
     /// Bytes of snapshots sent.
@@ -53,9 +53,12 @@ impl Outbox {
         };
         let s = self.sent.remove(i).unwrap_or_else(|| unreachable!());
         for (id, st) in s.items {
-            let e = self.acked.entry(id).or_insert((0, st));
-            if tick >= e.0 {
-                *e = (tick, st);
+            match self.acked.get_mut(&id) {
+                Some(e) if tick < e.0 => {}
+                Some(e) => *e = (tick, st),
+                None => {
+                    self.acked.insert(id, (tick, st));
+                }
             }
         }
         true
@@ -72,7 +75,7 @@ impl Outbox {
     pub(crate) fn snapshot(
         &mut self,
         tick: u64,
-        roots: &BTreeMap<u32, RootQ>,
+        roots: &BTreeMap<u32, StateQ>,
         camera: Option<Vec3>,
         budget: usize,
     ) -> Vec<Vec<u8>> {
@@ -121,7 +124,7 @@ impl Outbox {
             let mut last = 0u32;
             while i < chosen.len() {
                 let id = chosen[i];
-                let st = roots[&id];
+                let st = roots[&id].clone();
                 let mark = body.bit_len();
                 self.write_one(&mut body, tick, id, last, &st);
                 if HEADER + body.byte_len() > MAX_MESSAGE && !items.is_empty() {
@@ -158,7 +161,7 @@ impl Outbox {
         out
     }
 
-    fn write_one(&mut self, w: &mut BitWriter, tick: u64, id: u32, last: u32, st: &RootQ) {
+    fn write_one(&mut self, w: &mut BitWriter, tick: u64, id: u32, last: u32, st: &StateQ) {
         w.uvar(id - last);
         match self
             .acked
@@ -184,7 +187,7 @@ impl Outbox {
 pub(crate) struct Decoded {
     pub(crate) tick: u64,
     pub(crate) chunk: u8,
-    pub(crate) items: Vec<(u32, RootQ)>,
+    pub(crate) items: Vec<(u32, StateQ)>,
     /// Records whose base the viewer no longer holds (left out).
     pub(crate) missing: u32,
 }
@@ -192,7 +195,7 @@ pub(crate) struct Decoded {
 /// Decodes a snapshot message against the viewer's history (`base(id, tick)`).
 pub(crate) fn decode(
     bytes: &[u8],
-    base: impl Fn(u32, u64) -> Option<RootQ>,
+    base: impl Fn(u32, u64) -> Option<StateQ>,
 ) -> Result<Decoded, Malformed> {
     if bytes.len() < HEADER {
         return Err(Malformed);
@@ -208,12 +211,12 @@ pub(crate) fn decode(
         id = id.checked_add(r.uvar()?).ok_or(Malformed)?;
         let back = r.uvar()?;
         if back == 0 {
-            items.push((id, RootQ::read(&mut r, None)?));
+            items.push((id, StateQ::read(&mut r, None)?));
             continue;
         }
         let t = tick.checked_sub(back as u64).ok_or(Malformed)?;
         match base(id, t) {
-            Some(b) => items.push((id, RootQ::read(&mut r, Some((&b, back)))?)),
+            Some(b) => items.push((id, StateQ::read(&mut r, Some((&b, back)))?)),
             None => {
                 // The rest of the message cannot be read past a record without its base.
                 missing += 1;
@@ -235,14 +238,15 @@ pub(crate) fn decode(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::state::RootQ;
 
-    fn root(x: i32, vx: i32) -> RootQ {
-        RootQ {
+    fn root(x: i32, vx: i32) -> StateQ {
+        StateQ::Root(RootQ {
             pos: [x, 200, 0],
             vel: [vx, 0, 0],
             yaw: 100,
             ..Default::default()
-        }
+        })
     }
 
     #[test]
@@ -254,7 +258,7 @@ mod tests {
         }
         let first = out.snapshot(3, &roots, None, 100_000);
         assert!(first.len() > 1 && first.iter().all(|m| m.len() <= MAX_MESSAGE));
-        let history: HashMap<(u32, u64), RootQ> = first
+        let history: HashMap<(u32, u64), StateQ> = first
             .iter()
             .flat_map(|m| decode(m, |_, _| None).expect("absolute").items)
             .map(|(id, st)| ((id, 3), st))
@@ -265,15 +269,15 @@ mod tests {
         }
         // Three ticks on: the movers moved, the others rest.
         for (id, st) in roots.iter_mut() {
-            if id % 2 == 0 {
-                st.pos[0] += 26;
+            if let (0, StateQ::Root(r)) = (id % 2, st) {
+                r.pos[0] += 26;
             }
         }
         let next = out.snapshot(6, &roots, None, 100_000);
-        let got: Vec<(u32, RootQ)> = next
+        let got: Vec<(u32, StateQ)> = next
             .iter()
             .flat_map(|m| {
-                decode(m, |id, t| history.get(&(id, t)).copied())
+                decode(m, |id, t| history.get(&(id, t)).cloned())
                     .expect("decodes")
                     .items
             })

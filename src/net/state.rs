@@ -309,3 +309,177 @@ mod tests {
         );
     }
 }
+
+/// Rig rotations' unit: 1/4096 of a quaternion component.
+const RIG: f32 = 4096.0;
+
+/// A ragdoll's state: its body part's pose, each limb segment's rotation relative to the
+/// body's (a viewer hangs each segment from the one above it), and its phase.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RigQ {
+    pub(crate) pos: [i32; 3],
+    pub(crate) rot: [i32; 4],
+    pub(crate) rels: Vec<[i32; 4]>,
+    pub(crate) recovering: bool,
+}
+
+fn quat_with(r: Quat, unit: f32) -> [i32; 4] {
+    let r = if r.w < 0.0 { -r } else { r };
+    [q(r.x, unit), q(r.y, unit), q(r.z, unit), q(r.w, unit)]
+}
+
+fn quat_from(v: [i32; 4], unit: f32) -> Quat {
+    Quat::from_xyzw(
+        v[0] as f32 / unit,
+        v[1] as f32 / unit,
+        v[2] as f32 / unit,
+        v[3] as f32 / unit,
+    )
+    .normalize()
+}
+
+/// Most limb segments a rig record carries.
+const MAX_SEGMENTS: u32 = 256;
+
+impl RigQ {
+    pub(crate) fn of(rag: &crate::sim::Ragdoll) -> RigQ {
+        let body = rag.parts[0];
+        let inv = body.rotation.inverse();
+        RigQ {
+            pos: body.position.to_array().map(|x| q(x, POS)),
+            rot: quat_q(body.rotation),
+            rels: rag.parts[1..]
+                .iter()
+                .map(|p| quat_with(inv * p.rotation, RIG))
+                .collect(),
+            recovering: rag.phase == crate::sim::RagdollPhase::Recovering,
+        }
+    }
+
+    /// The body's pose and every segment's world rotation.
+    pub(crate) fn pose(&self) -> (Vec3, Quat, Vec<Quat>) {
+        let rot = quat_f(self.rot);
+        let pos = Vec3::from_array(self.pos.map(|x| x as f32 / POS));
+        let segs = self.rels.iter().map(|r| rot * quat_from(*r, RIG)).collect();
+        (pos, rot, segs)
+    }
+
+    fn write(&self, w: &mut BitWriter, base: Option<&RigQ>) {
+        let b = base.cloned().unwrap_or_default();
+        for i in 0..3 {
+            w.svar(self.pos[i].wrapping_sub(b.pos[i]));
+        }
+        for i in 0..4 {
+            w.svar(self.rot[i].wrapping_sub(b.rot[i]));
+        }
+        w.uvar(self.rels.len() as u32);
+        for (k, r) in self.rels.iter().enumerate() {
+            let br = b.rels.get(k).copied().unwrap_or_default();
+            for i in 0..4 {
+                w.svar(r[i].wrapping_sub(br[i]));
+            }
+        }
+        w.flag(self.recovering);
+    }
+
+    fn read(r: &mut BitReader, base: Option<&RigQ>) -> Result<RigQ, Malformed> {
+        let b = base.cloned().unwrap_or_default();
+        let mut s = RigQ::default();
+        for i in 0..3 {
+            s.pos[i] = b.pos[i].wrapping_add(r.svar()?);
+        }
+        for i in 0..4 {
+            s.rot[i] = b.rot[i].wrapping_add(r.svar()?);
+        }
+        let n = r.uvar()?;
+        if n > MAX_SEGMENTS {
+            return Err(Malformed);
+        }
+        for k in 0..n as usize {
+            let br = b.rels.get(k).copied().unwrap_or_default();
+            let mut q = [0; 4];
+            for i in 0..4 {
+                q[i] = br[i].wrapping_add(r.svar()?);
+            }
+            s.rels.push(q);
+        }
+        s.recovering = r.flag()?;
+        Ok(s)
+    }
+}
+
+/// A creature's state in a snapshot: animated (its root) or in physics (its rig).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StateQ {
+    Root(RootQ),
+    Rig(RigQ),
+}
+
+impl StateQ {
+    /// Nothing to carry it on by: at rest, or a rig (shown as last sent until the next).
+    pub(crate) fn still(&self) -> bool {
+        match self {
+            StateQ::Root(r) => r.still(),
+            StateQ::Rig(_) => true,
+        }
+    }
+
+    pub(crate) fn position(&self) -> Vec3 {
+        match self {
+            StateQ::Root(r) => r.position(),
+            StateQ::Rig(g) => Vec3::from_array(g.pos.map(|x| x as f32 / POS)),
+        }
+    }
+
+    /// Writes a kind bit, then the state against `base` when it is of the same kind.
+    pub(crate) fn write(&self, w: &mut BitWriter, base: Option<(&StateQ, u32)>) {
+        match self {
+            StateQ::Root(s) => {
+                w.flag(false);
+                let b = match base {
+                    Some((StateQ::Root(b), t)) => Some((b, t)),
+                    _ => None,
+                };
+                s.write(w, b);
+            }
+            StateQ::Rig(s) => {
+                w.flag(true);
+                let b = match base {
+                    Some((StateQ::Rig(b), _)) => Some(b),
+                    _ => None,
+                };
+                s.write(w, b);
+            }
+        }
+    }
+
+    pub(crate) fn read(
+        r: &mut BitReader,
+        base: Option<(&StateQ, u32)>,
+    ) -> Result<StateQ, Malformed> {
+        if r.flag()? {
+            let b = match base {
+                Some((StateQ::Rig(b), _)) => Some(b),
+                _ => None,
+            };
+            Ok(StateQ::Rig(RigQ::read(r, b)?))
+        } else {
+            let b = match base {
+                Some((StateQ::Root(b), t)) => Some((b, t)),
+                _ => None,
+            };
+            Ok(StateQ::Root(RootQ::read(r, b)?))
+        }
+    }
+}
+
+/// A rig between two states: positions blended, rotations slerped.
+pub(crate) fn interpolate_rig(a: &RigQ, b: &RigQ, s: f32) -> (Vec3, Quat, Vec<Quat>) {
+    let (pa, ra, sa) = a.pose();
+    let (pb, rb, sb) = b.pose();
+    if sa.len() != sb.len() {
+        return if s < 0.5 { (pa, ra, sa) } else { (pb, rb, sb) };
+    }
+    let segs = sa.iter().zip(&sb).map(|(x, y)| x.slerp(*y, s)).collect();
+    (pa.lerp(pb, s), ra.slerp(rb, s), segs)
+}

@@ -7,11 +7,12 @@ use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use renet_netcode::{
-    ClientAuthentication, ConnectToken, NetcodeClientTransport, NetcodeServerTransport,
-    ServerAuthentication, ServerConfig,
+    ClientAuthentication, ConnectToken, NetcodeServerTransport, ServerAuthentication, ServerConfig,
 };
+use renetcode::{NetcodeClient, NETCODE_MAX_PACKET_BYTES};
 use sha2::{Digest, Sha256};
 
+use super::conditioner::{Conditioner, LinkSim};
 use super::proto::NETCODE_PROTOCOL_ID;
 use super::server::NetServer;
 use super::viewer::NetViewer;
@@ -83,21 +84,33 @@ impl UdpServer {
     }
 }
 
-/// A viewer's UDP socket and netcode.
+/// A viewer's UDP socket and netcode (renetcode's sans-IO client, so a link conditioner
+/// can sit between it and the socket: `skitter join --net-sim`).
 pub struct UdpViewer {
-    transport: NetcodeClientTransport,
+    socket: UdpSocket,
+    netcode: NetcodeClient,
+    server: SocketAddr,
+    buffer: Vec<u8>,
+    /// The simulated link, both ways (`None`: the real one only).
+    sim: Option<(Conditioner, Conditioner)>,
     start: std::time::Instant,
 }
 
 impl UdpViewer {
-    /// Connects to `server` (with the server's `secret`, if it has one).
-    pub fn connect(server: SocketAddr, secret: Option<&str>) -> anyhow::Result<UdpViewer> {
+    /// Connects to `server` (with the server's `secret`, if it has one), through a
+    /// simulated link when `sim` is given.
+    pub fn connect(
+        server: SocketAddr,
+        secret: Option<&str>,
+        sim: Option<LinkSim>,
+    ) -> anyhow::Result<UdpViewer> {
         let bind: SocketAddr = if server.is_ipv6() {
             "[::]:0".parse()?
         } else {
             "0.0.0.0:0".parse()?
         };
         let socket = UdpSocket::bind(bind)?;
+        socket.set_nonblocking(true)?;
         let t = now();
         let client_id = t.as_nanos() as u64 ^ (std::process::id() as u64) << 32;
         let authentication = match secret {
@@ -120,18 +133,77 @@ impl UdpViewer {
                 user_data: None,
             },
         };
-        let transport = NetcodeClientTransport::new(t, authentication, socket)?;
+        let netcode = NetcodeClient::new(t, authentication)?;
         Ok(UdpViewer {
-            transport,
+            socket,
+            netcode,
+            server,
+            buffer: vec![0; NETCODE_MAX_PACKET_BYTES],
+            sim: sim.map(|l| (Conditioner::new(l, 1), Conditioner::new(l, 2))),
             start: std::time::Instant::now(),
         })
     }
 
+    fn send(&mut self, packet: Vec<u8>, now: f64) -> std::io::Result<()> {
+        match self.sim.as_mut() {
+            Some((up, _)) => up.send(now, packet),
+            None => {
+                self.socket.send_to(&packet, self.server)?;
+            }
+        }
+        Ok(())
+    }
+
     /// One frame: receive, the viewer's frame, send. An error is the connection's end.
     pub fn frame(&mut self, viewer: &mut NetViewer, dt: Duration) -> anyhow::Result<()> {
-        self.transport.update(dt, viewer.renet())?;
-        viewer.frame(dt.as_secs_f64(), self.start.elapsed().as_secs_f64());
-        self.transport.send_packets(viewer.renet())?;
+        let now = self.start.elapsed().as_secs_f64();
+        if let Some(reason) = self.netcode.disconnect_reason() {
+            viewer.renet().disconnect_due_to_transport();
+            anyhow::bail!("disconnected: {reason}");
+        }
+        if self.netcode.is_connected() {
+            viewer.renet().set_connected();
+        } else if self.netcode.is_connecting() {
+            viewer.renet().set_connecting();
+        }
+        let mut arrived = Vec::new();
+        loop {
+            match self.socket.recv_from(&mut self.buffer) {
+                Ok((len, from)) if from == self.server => arrived.push(self.buffer[..len].to_vec()),
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => break,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        if let Some((_, down)) = self.sim.as_mut() {
+            for p in arrived.drain(..) {
+                down.send(now, p);
+            }
+            arrived = down.receive(now);
+        }
+        for mut p in arrived {
+            if let Some(payload) = self.netcode.process_packet(&mut p) {
+                viewer.renet().process_packet(payload);
+            }
+        }
+        if let Some((packet, _)) = self.netcode.update(dt) {
+            let packet = packet.to_vec();
+            self.send(packet, now)?;
+        }
+        viewer.frame(dt.as_secs_f64(), now);
+        if self.netcode.is_connected() {
+            for packet in viewer.renet().get_packets_to_send() {
+                let (_, payload) = self.netcode.generate_payload_packet(&packet)?;
+                let payload = payload.to_vec();
+                self.send(payload, now)?;
+            }
+        }
+        if let Some((up, _)) = self.sim.as_mut() {
+            for p in up.receive(now) {
+                self.socket.send_to(&p, self.server)?;
+            }
+        }
         Ok(())
     }
 }

@@ -13,7 +13,7 @@ use super::clock::Clock;
 use super::feet::{self, ViewLeg};
 use super::proto::{self, channel, Baseline, FromViewer, Ordered, PROTOCOL};
 use super::snapshot;
-use super::state::{interpolate, RootQ};
+use super::state::{interpolate, interpolate_rig, StateQ};
 use crate::locomotion::{PuppetFoot, PuppetRoot, ValidCreatureDef};
 use crate::sim::{CreatureId, TypeId, World, TICK_DT};
 
@@ -53,11 +53,13 @@ pub struct ViewerFigures {
 /// One creature as a viewer holds it.
 #[derive(Clone, Debug)]
 struct Shown {
-    history: VecDeque<(u64, RootQ)>,
+    history: VecDeque<(u64, StateQ)>,
     legs: Vec<ViewLeg>,
     feet: Vec<PuppetFoot>,
     despawn: Option<u64>,
     hits: Vec<(u64, Vec3, f32)>,
+    /// Its pose at the shown time.
+    pose: Option<Pose>,
 }
 
 /// A networked viewer: its connection and the World it shows.
@@ -139,6 +141,15 @@ impl NetViewer {
         }
     }
 
+    /// Each creature's newest state from the server (its body's reference point): what the
+    /// `net` debug layer draws beside the buffered one.
+    pub fn latest_positions(&self) -> Vec<(CreatureId, Vec3)> {
+        self.creatures
+            .iter()
+            .filter_map(|(id, c)| Some((CreatureId(*id), c.history.back()?.1.position())))
+            .collect()
+    }
+
     /// Whether the server lets it play.
     pub fn may_play(&self) -> bool {
         self.play
@@ -215,7 +226,7 @@ impl NetViewer {
                 .history
                 .iter()
                 .find(|(k, _)| *k == t)
-                .map(|(_, s)| *s)
+                .map(|(_, s)| s.clone())
         });
         let Ok(d) = decoded else {
             self.figures.bad_snapshots += 1;
@@ -346,6 +357,7 @@ impl NetViewer {
                 legs,
                 despawn: None,
                 hits: Vec::new(),
+                pose: None,
             },
         );
     }
@@ -403,7 +415,9 @@ impl NetViewer {
             for l in &mut c.legs {
                 c.feet.push(l.foot(t, arc));
             }
-            unbracketed += u64::from(root_at(&c.history, t).1);
+            let (pose, out) = pose_at(&c.history, t);
+            unbracketed += u64::from(out);
+            c.pose = pose;
         }
         self.figures.unbracketed += unbracketed;
         let kicks: Vec<(u32, Vec3, f32)> = self
@@ -423,25 +437,44 @@ impl NetViewer {
         for (id, dir, s) in kicks {
             self.world.kick_lean(CreatureId(id), dir, s);
         }
+        for (id, c) in &self.creatures {
+            let id = CreatureId(*id);
+            match &c.pose {
+                Some(Pose::Rig(p, r, segs, recovering)) => {
+                    let Some(w) = self.world.creature(id) else {
+                        continue;
+                    };
+                    let parts = crate::sim::parts_from(&w.def, (*p, *r), segs);
+                    self.world.show_rig(id, parts, *recovering);
+                }
+                _ => {
+                    if self.world.creature(id).is_some_and(|w| w.rag.is_some()) {
+                        self.world.end_rig(id);
+                    }
+                }
+            }
+        }
         let creatures = &self.creatures;
         self.world
             .drive(t.floor().max(0.0) as u64, t * TICK_DT as f64, dt, |c| {
                 let s = creatures.get(&c.id.0)?;
-                let (root, _) = root_at(&s.history, t);
-                Some((root?, s.feet.as_slice()))
+                match &s.pose {
+                    Some(Pose::Root(root)) => Some((*root, s.feet.as_slice())),
+                    _ => None,
+                }
             });
     }
 }
 
 /// Adds a snapshot's state to a creature's history (in tick order; a creature that was
 /// still and left out of the snapshots since gets its still state again just before).
-fn insert_sample(h: &mut VecDeque<(u64, RootQ)>, tick: u64, st: RootQ, every: u64) {
+fn insert_sample(h: &mut VecDeque<(u64, StateQ)>, tick: u64, st: StateQ, every: u64) {
     if h.iter().any(|(k, _)| *k == tick) {
         return;
     }
     let i = h.iter().position(|(k, _)| *k > tick).unwrap_or(h.len());
     if i > 0 {
-        let (k, prev) = h[i - 1];
+        let (k, prev) = h[i - 1].clone();
         if prev.still() && tick > k + every {
             h.insert(i, (tick - every, prev));
             h.insert(i + 1, (tick, st));
@@ -454,27 +487,62 @@ fn insert_sample(h: &mut VecDeque<(u64, RootQ)>, tick: u64, st: RootQ, every: u6
 /// Most ticks a moving creature is carried on past its newest state.
 const EXTRAPOLATE: f64 = 6.0;
 
-/// The root at shown tick `t`, and whether it had no state after `t` while moving.
-fn root_at(h: &VecDeque<(u64, RootQ)>, t: f64) -> (Option<PuppetRoot>, bool) {
+/// A creature's pose at a shown tick.
+#[derive(Clone, Debug)]
+enum Pose {
+    /// Animated: its root.
+    Root(PuppetRoot),
+    /// In physics: its body's pose, its segments' rotations, recovering.
+    Rig(Vec3, glam::Quat, Vec<glam::Quat>, bool),
+}
+
+/// The pose at shown tick `t`, and whether it had no state after `t` while moving.
+fn pose_at(h: &VecDeque<(u64, StateQ)>, t: f64) -> (Option<Pose>, bool) {
+    let one = |s: &StateQ| match s {
+        StateQ::Root(r) => Pose::Root(r.root()),
+        StateQ::Rig(g) => {
+            let (p, r, segs) = g.pose();
+            Pose::Rig(p, r, segs, g.recovering)
+        }
+    };
     let i = h.iter().position(|(k, _)| *k as f64 > t);
     match i {
-        Some(0) => (h.front().map(|(_, s)| s.root()), false),
+        Some(0) => (h.front().map(|(_, s)| one(s)), false),
         Some(i) => {
             let (ka, a) = &h[i - 1];
             let (kb, b) = &h[i];
             let span = (*kb - *ka) as f64;
             let s = ((t - *ka as f64) / span) as f32;
-            (Some(interpolate(a, b, span as f32 * TICK_DT, s)), false)
+            let pose = match (a, b) {
+                (StateQ::Root(a), StateQ::Root(b)) => {
+                    Pose::Root(interpolate(a, b, span as f32 * TICK_DT, s))
+                }
+                (StateQ::Rig(a), StateQ::Rig(b)) => {
+                    let (p, r, segs) = interpolate_rig(a, b, s);
+                    Pose::Rig(
+                        p,
+                        r,
+                        segs,
+                        if s < 0.5 { a.recovering } else { b.recovering },
+                    )
+                }
+                // Into or out of physics: the state it is in by then.
+                _ => one(if s < 1.0 { a } else { b }),
+            };
+            (Some(pose), false)
         }
         None => match h.back() {
             None => (None, false),
-            Some((_, s)) if s.still() => (Some(s.root()), false),
+            Some((_, s)) if s.still() => (Some(one(s)), false),
             Some((k, s)) => {
+                let StateQ::Root(s) = s else {
+                    return (Some(one(s)), false);
+                };
                 let ahead = (t - *k as f64).min(EXTRAPOLATE) as f32 * TICK_DT;
                 let mut r = s.root();
                 r.position += r.velocity * ahead;
                 r.yaw += s.rate() * ahead;
-                (Some(r), true)
+                (Some(Pose::Root(r)), true)
             }
         },
     }

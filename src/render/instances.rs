@@ -67,12 +67,15 @@ pub struct DebugFlags {
     /// (magenta concave, orange convex), and each foot's surface normal (yellow, planted;
     /// grey, the target of a lifted foot).
     pub surface: bool,
+    /// A network viewer: the server's latest snapshot of each body (a yellow cross and a
+    /// line to it from what is drawn), to see the buffer's delay.
+    pub net: bool,
 }
 
 /// Every debug layer: its `--debug` name, the window's key for it, and what it draws. The
 /// one list: the help, the unknown-layer error, the README and the docs are checked
 /// against it (`tests/docs.rs`).
-pub const DEBUG_LAYERS: [(&str, &str, &str); 11] = [
+pub const DEBUG_LAYERS: [(&str, &str, &str); 12] = [
     ("targets", "1", "foot targets (crosses) and the line from each foot to its target"),
     ("casts", "2", "the ground casts from above the body down to each target"),
     ("contacts", "3", "planted feet green, swinging feet orange"),
@@ -84,6 +87,7 @@ pub const DEBUG_LAYERS: [(&str, &str, &str); 11] = [
     ("bones", "9", "model creatures' skeletons over their meshes"),
     ("sticks", "0", "every creature as the locomotion sees it (body, head, a capsule per leg segment) instead of its model"),
     ("surface", "U", "climbers' surfaces: the body's up, creases crossed, each foot's normal"),
+    ("net", "N", "a network viewer: the server's latest snapshot of each body beside what is drawn"),
 ];
 
 /// A debug layer name `DebugFlags::parse` does not know.
@@ -121,6 +125,7 @@ impl DebugFlags {
                 "bones" => f.bones = true,
                 "sticks" => f.sticks = true,
                 "surface" => f.surface = true,
+                "net" => f.net = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -135,6 +140,7 @@ impl DebugFlags {
                         // `all` draws every overlay; the stick view replaces the models.
                         sticks: false,
                         surface: true,
+                        net: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),

@@ -37,8 +37,8 @@ pub use navigation::settings_of;
 pub use paths::Adopt;
 pub use ragdoll::rig::rig_chains;
 pub use ragdoll::{
-    Part, PhysicsGroups, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest, RigJointView,
-    DEFAULT_MAX_RAGDOLLS, FOREVER,
+    parts_from, Part, PhysicsGroups, Ragdoll, RagdollCause, RagdollPhase, RagdollRequest,
+    RigJointView, DEFAULT_MAX_RAGDOLLS, FOREVER,
 };
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{Crease, CreatureView, LegPose, Motion, Snapshot};

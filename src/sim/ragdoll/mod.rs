@@ -21,7 +21,9 @@ mod anchor;
 mod groups;
 pub(crate) mod rig;
 pub(crate) mod righting;
+mod shown;
 mod step;
+pub use shown::parts_from;
 
 use std::collections::BTreeMap;
 

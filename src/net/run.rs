@@ -1,0 +1,127 @@
+//! `skitter serve --headless` and `skitter join --headless`: the run loops around a
+//! server and a viewer on UDP.
+
+use std::io::{self, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::server::{NetServer, ServerOptions};
+use super::udp::{UdpServer, UdpViewer};
+use super::viewer::{NetViewer, ViewerStatus};
+use crate::headless::{self, RunOptions, RunReport, TickHook, TraceLine};
+use crate::script::ScriptHost;
+use crate::sim::{WorldEvent, TICK_DT};
+
+/// The server's part of a run: network in before each tick, out after it.
+struct Serving {
+    server: NetServer,
+    udp: UdpServer,
+    last: Instant,
+}
+
+impl TickHook for Serving {
+    fn before_tick(&mut self, host: &mut ScriptHost) {
+        let dt = self.last.elapsed();
+        self.last = Instant::now();
+        self.udp.receive(&mut self.server, dt, &host.world());
+        for cmd in self.server.take_inputs() {
+            host.world_mut().push(cmd);
+        }
+    }
+
+    fn after_tick(&mut self, host: &ScriptHost, events: &[WorldEvent]) {
+        self.server.after_tick(&host.world(), events);
+        self.udp.send(&mut self.server);
+    }
+}
+
+/// Serves `run`'s world on `addr` (paced to the wall clock) until its frames are done.
+/// Prints the address it listens on first.
+pub fn serve(
+    run: &RunOptions,
+    addr: SocketAddr,
+    secret: Option<&str>,
+    opts: ServerOptions,
+    console: &mut impl Write,
+) -> io::Result<RunReport> {
+    let udp = UdpServer::bind(addr, secret)?;
+    writeln!(console, "serving on {}", udp.addr())?;
+    console.flush()?;
+    let mut hook = Serving {
+        server: NetServer::new(opts),
+        udp,
+        last: Instant::now(),
+    };
+    let run = RunOptions {
+        realtime: true,
+        ..run.clone()
+    };
+    headless::run_with(&run, console, &mut hook)
+}
+
+/// What a headless viewer run does.
+#[derive(Clone, Debug)]
+pub struct JoinOptions {
+    /// The server.
+    pub addr: SocketAddr,
+    /// The server's shared secret, if it has one.
+    pub secret: Option<String>,
+    /// Frames (60 a second) to run.
+    pub frames: u64,
+    /// Trace file: the same lines as a run's, each with the server time it shows.
+    pub trace: Option<PathBuf>,
+    /// Give up if not live within this long.
+    pub join_timeout: Duration,
+    /// A simulated link in front of the viewer.
+    pub sim: Option<super::LinkSim>,
+}
+
+/// Joins a server without a window: runs `frames` frames at 60 Hz, writing the trace.
+/// Returns the viewer at the end (its world, its figures).
+pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Result<NetViewer> {
+    let mut udp = UdpViewer::connect(opts.addr, opts.secret.as_deref(), opts.sim)?;
+    let mut viewer = NetViewer::new();
+    let mut trace = match &opts.trace {
+        Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
+        None => None,
+    };
+    let start = Instant::now();
+    let dt = Duration::from_secs_f64(TICK_DT as f64);
+    let mut said_live = false;
+    for frame in 0..opts.frames {
+        udp.frame(&mut viewer, dt)?;
+        match viewer.status() {
+            ViewerStatus::Refused(why) => anyhow::bail!("the server refused: {why}"),
+            ViewerStatus::Disconnected(why) => anyhow::bail!("disconnected: {why}"),
+            ViewerStatus::Joining if start.elapsed() > opts.join_timeout => {
+                anyhow::bail!(
+                    "no answer from {} within {:.0?} (is `skitter serve` running there?)",
+                    opts.addr,
+                    opts.join_timeout
+                )
+            }
+            ViewerStatus::Live if !said_live => {
+                writeln!(console, "joined {}", opts.addr)?;
+                said_live = true;
+            }
+            _ => {}
+        }
+        if let (Some(t), Some(st)) = (trace.as_mut(), viewer.shown_time()) {
+            let line = TraceLine {
+                frame,
+                t: frame as f64 * TICK_DT as f64,
+                server_time: Some(st),
+            };
+            headless::write_world(t, viewer.world(), line, &|_| None)?;
+        }
+        let due = start + dt * (frame as u32 + 1);
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
+        }
+    }
+    if let Some(t) = trace.as_mut() {
+        t.flush()?;
+    }
+    Ok(viewer)
+}
