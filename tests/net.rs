@@ -231,3 +231,350 @@ fn a_viewer_on_a_bad_link_draws_what_the_server_had() {
     );
     assert!(fig.delay < 0.25, "{fig:?}");
 }
+
+#[test]
+fn the_servers_trace_is_the_same_with_no_viewer_and_with_eight_at_any_thread_count() {
+    let link: LinkSim = "latency=30,jitter=10,loss=3,dup=1,reorder=2"
+        .parse()
+        .expect("sim");
+    let alone = serve(&demo(), &[], 240, 1, |_, _, _| {}).server;
+    let eight = serve(&demo(), &[link; 8], 240, 1, |_, _, _| {});
+    let two = serve(&demo(), &[link; 8], 240, 2, |_, _, _| {}).server;
+    assert!(alone.lines().count() > 240 * 8);
+    assert!(
+        alone == eight.server,
+        "eight viewers changed the server's trace"
+    );
+    assert!(
+        alone == two,
+        "two threads with viewers changed the server's trace"
+    );
+    // And the eight did see the world.
+    for l in &eight.net.links {
+        assert_eq!(l.viewer.world().creatures().len(), 8);
+    }
+}
+
+/// Seconds during which some body the viewer draws is more than `bar` from where the
+/// server had it at the time shown, after `from`.
+fn off_seconds(server: &Trace, viewer: &Trace, from: f64, bar: f64) -> Vec<f64> {
+    let s = by_creature(server);
+    let mut out = Vec::new();
+    for r in &viewer.recs {
+        let st = r.server_time.expect("server_time");
+        if st < from {
+            continue;
+        }
+        let Some((a, b, k)) = s.get(&r.id).and_then(|recs| at(recs, st)) else {
+            continue;
+        };
+        let want = lerp3(a.pos.unwrap(), b.pos.unwrap(), k);
+        if dist(want, r.pos.unwrap()) > bar {
+            out.push(r.t_local());
+        }
+    }
+    out
+}
+
+trait Local {
+    fn t_local(&self) -> f64;
+}
+
+impl Local for Rec {
+    /// The viewer's own time of a line (its frame at 60 Hz).
+    fn t_local(&self) -> f64 {
+        self.frame as f64 * DT
+    }
+}
+
+#[test]
+fn five_percent_loss_leaves_no_frame_unbracketed_and_a_blackout_heals_fast() {
+    let link: LinkSim = "latency=100,jitter=20,loss=5".parse().expect("sim");
+    // A minute of it, the last 20 s after a 1 s blackout (both ways) at 40 s.
+    let mut unbracketed = None;
+    let run = serve(&demo(), &[link], 3600, 1, |tick, net, _| {
+        if tick == 10 {
+            let l = &mut net.links[0];
+            l.down.blackout(40.0, 41.0);
+            l.up.blackout(40.0, 41.0);
+        }
+        if tick == 40 * 60 {
+            unbracketed = Some(net.links[0].viewer.figures().unbracketed);
+        }
+    });
+    // No frame in the 40 s before the blackout showed a moving body past its newest state.
+    assert_eq!(
+        unbracketed,
+        Some(0),
+        "creature-frames without a bracketing snapshot"
+    );
+    let fig = run.net.links[0].viewer.figures();
+    eprintln!("{fig:?}");
+    let server = Trace::parse(&run.server);
+    let viewer = Trace::parse(&run.viewers[0]);
+    // The frames of the first 39 s: none without a snapshot after the time shown.
+    let before: Vec<&Rec> = viewer.recs.iter().filter(|r| r.t_local() < 39.0).collect();
+    assert!(before.len() > 30 * 60 * 8);
+    let f = fidelity(
+        &server,
+        &Trace {
+            recs: before.into_iter().cloned().collect(),
+            events: Vec::new(),
+        },
+        3.0,
+    );
+    assert!(f.worst_body < 0.05 && f.worst_slide < 1e-4, "{f:?}");
+    // Unbracketed creature-frames: only around the blackout.
+    let off = off_seconds(&server, &viewer, 3.0, 0.05);
+    let outside: Vec<&f64> = off.iter().filter(|t| !(40.0..44.0).contains(*t)).collect();
+    assert!(
+        outside.is_empty(),
+        "bodies off the server's outside the blackout at {outside:?}"
+    );
+    // Back on the server's state within two buffer delays of the link's return.
+    let healed = off.iter().copied().fold(0.0f64, f64::max);
+    let back = 41.0 + link.latency + 2.0 * fig.delay;
+    assert!(
+        healed <= back,
+        "still off at {healed:.2} s (the link came back at 41 s; bar {back:.2})"
+    );
+    assert!(
+        fig.loss > 0.0 && fig.loss < 0.15,
+        "the viewer measures the loss: {fig:?}"
+    );
+}
+
+/// Three spiders standing still in the arena (no brain moves them), for clicks.
+fn still_spiders(dir: &std::path::Path) -> Vec<PathBuf> {
+    let m = common::temp_mod(
+        dir,
+        "still",
+        &[
+            (
+                "mod.toml",
+                "name = \"still\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"arena\"]\n",
+            ),
+            (
+                "main.lua",
+                "behaviour.define { name = \"idle\" }\n\
+                 for i = -1, 1 do\n\
+                   world.spawn(\"spider/spider\", { position = vec3(i * 3, 0, -4), behaviour = \"idle\" })\n\
+                 end\n",
+            ),
+        ],
+    );
+    vec![bundled("arena"), bundled("spider"), m]
+}
+
+#[test]
+fn a_viewers_clicks_walk_a_creature_and_knock_one_over_on_the_server_and_every_viewer() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = still_spiders(dir.path());
+    let link: LinkSim = "latency=50,jitter=10,loss=1".parse().expect("sim");
+    let to = glam::Vec3::new(-3.0, 0.0, 2.0);
+    let run = serve(&mods, &[link, link], 600, 1, |tick, net, host| {
+        let ids: Vec<_> = host.world().creatures().iter().map(|c| c.id).collect();
+        if tick == 60 {
+            net.links[0].viewer.walk(ids[0], to);
+        }
+        if tick == 120 {
+            net.links[0].viewer.knock(ids[2], glam::Vec3::X);
+        }
+    });
+    let server = Trace::parse(&run.server);
+    let ids = server.ids();
+    let walker = server.of(ids[0]);
+    let end = walker.last().expect("recs").pos.unwrap();
+    assert!(
+        dist([end[0], 0.0, end[2]], [to.x as f64, 0.0, to.z as f64]) < 0.8,
+        "the clicked spider ended at {end:?}, not near {to}"
+    );
+    assert!(
+        server.of(ids[2]).iter().any(|r| r.ragdoll),
+        "K did not knock it over on the server"
+    );
+    assert!(server.of(ids[1]).iter().all(|r| !r.ragdoll));
+    for v in &run.viewers {
+        let v = Trace::parse(v);
+        let fell = v.of(ids[2]);
+        assert!(
+            fell.iter().any(|r| r.ragdoll),
+            "a viewer never showed the fall"
+        );
+        // Its parts where the server had them at the time shown.
+        let srv = server.of(ids[2]);
+        let mut worst = [0.0f64; 2];
+        for r in fell.iter().filter(|r| r.ragdoll) {
+            let Some((a, b, k)) = at(&srv, r.server_time.unwrap()) else {
+                continue;
+            };
+            if !(a.ragdoll && b.ragdoll) || a.parts.len() != r.parts.len() {
+                continue;
+            }
+            for (i, p) in r.parts.iter().enumerate() {
+                let want = lerp3(a.parts[i].0, b.parts[i].0, k);
+                let w = &mut worst[usize::from(i > 0)];
+                *w = w.max(dist(want, p.0));
+            }
+        }
+        eprintln!(
+            "ragdoll parts off by: body {:.3} m, limbs {:.3} m",
+            worst[0], worst[1]
+        );
+        assert!(worst[0] < 0.03 && worst[1] < 0.05, "{worst:?}");
+        let last = v.of(ids[0]).last().expect("recs").pos.unwrap();
+        assert!(
+            dist(last, end) < 0.3,
+            "a viewer shows the walker at {last:?}, the server at {end:?}"
+        );
+    }
+    assert_eq!(run.net.server.dropped().invalid, 0);
+}
+
+#[test]
+fn a_watch_only_server_drops_inputs_and_counts_them() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = still_spiders(dir.path());
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&mods);
+    let opts = ServerOptions {
+        mode: skitter::net::ViewerMode::Watch,
+        ..ServerOptions::default()
+    };
+    let mut net = Loopback::new(NetServer::new(opts));
+    net.connect(NetViewer::new(), LinkSim::default(), 1);
+    for tick in 0..120 {
+        if tick == 30 {
+            let id = host.world().creatures()[0].id;
+            net.links[0].viewer.walk(id, glam::Vec3::new(5.0, 0.0, 5.0));
+        }
+        for cmd in net.server.take_inputs() {
+            host.world_mut().push(cmd);
+        }
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        net.pump(DT, &host.world());
+    }
+    assert!(!net.links[0].viewer.may_play());
+    assert_eq!(net.server.dropped().not_allowed, 1);
+    let w = host.world();
+    assert!(
+        w.creatures()[0].nav.is_none(),
+        "a watcher's click moved a creature"
+    );
+}
+
+/// A good viewer and a hostile one on the demo; `bad` acts on the hostile link each tick.
+/// Returns the loopback at the end and the good viewer's fidelity.
+fn hostile(
+    mut bad: impl FnMut(u64, &mut skitter::net::Link, &ScriptHost),
+) -> (Loopback, Fidelity, usize) {
+    let link: LinkSim = "latency=40,jitter=5".parse().expect("sim");
+    let run = serve(&demo(), &[link, link], 300, 1, |tick, net, host| {
+        if (60..240).contains(&tick) {
+            bad(tick, &mut net.links[1], host);
+        }
+    });
+    let server = Trace::parse(&run.server);
+    let good = Trace::parse(&run.viewers[0]);
+    let f = fidelity(&server, &good, 2.0);
+    assert!(
+        f.samples > 1000 && f.worst_body < 0.05,
+        "the good viewer suffered: {f:?}"
+    );
+    let frames = server.recs.iter().map(|r| r.frame).max().unwrap_or(0);
+    assert_eq!(frames, 300, "the server's world stopped");
+    let viewers = run.net.server.viewers();
+    (run.net, f, viewers)
+}
+
+#[test]
+fn hostile_garbage_packets_cut_their_sender_off_and_nobody_else() {
+    let (net, _, viewers) = hostile(|tick, l, _| {
+        l.inject
+            .push((0..200).map(|i| (i * 37 + tick) as u8).collect());
+    });
+    assert_eq!(viewers, 1, "the sender of garbage is still connected");
+    assert_eq!(net.server.dropped().broken, 1);
+    assert!(matches!(
+        net.links[1].viewer.status(),
+        skitter::net::ViewerStatus::Disconnected(_)
+    ));
+}
+
+#[test]
+fn hostile_oversized_packets_cut_their_sender_off() {
+    let (_, _, viewers) = hostile(|_, l, _| l.inject.push(vec![0xAB; 64 * 1024]));
+    assert_eq!(viewers, 1);
+}
+
+#[test]
+fn hostile_replayed_packets_change_nothing() {
+    let mut taped = false;
+    let (net, _, viewers) = hostile(|tick, l, host| {
+        if tick == 60 {
+            l.tap = Some(Vec::new());
+            let id = host.world().creatures()[0].id;
+            l.viewer.walk(id, glam::Vec3::new(1.0, 0.0, 1.0));
+        }
+        if tick > 70 {
+            if let Some(t) = l.tap.take() {
+                taped = !t.is_empty();
+                for _ in 0..20 {
+                    l.inject.extend(t.iter().cloned());
+                }
+            }
+        }
+    });
+    assert!(taped);
+    assert_eq!(viewers, 2, "replays got a viewer cut off");
+    assert_eq!(
+        net.server.dropped().flooded,
+        0,
+        "a replayed input counted again"
+    );
+}
+
+#[test]
+fn hostile_floods_of_inputs_are_dropped_then_cut_off() {
+    let (net, _, viewers) = hostile(|_, l, host| {
+        let id = host.world().creatures()[0].id;
+        for _ in 0..40 {
+            l.viewer.walk(id, glam::Vec3::new(2.0, 0.0, 2.0));
+        }
+    });
+    let d = net.server.dropped();
+    assert!(d.flooded > 64, "{d:?}");
+    assert_eq!(d.disconnected, 1, "{d:?}");
+    assert_eq!(viewers, 1);
+}
+
+#[test]
+fn hostile_malformed_messages_and_inputs_for_nobody_are_counted_and_cut_off() {
+    let (net, _, viewers) = hostile(|tick, l, _| {
+        if tick % 2 == 0 {
+            l.viewer
+                .renet()
+                .send_message(skitter::net::channel::BULK, vec![0xFF, 0x13, 0x37]);
+        } else {
+            l.viewer
+                .walk(skitter::sim::CreatureId(9999), glam::Vec3::ZERO);
+        }
+    });
+    let d = net.server.dropped();
+    assert!(d.malformed > 0 && d.invalid > 0, "{d:?}");
+    assert_eq!(d.disconnected, 1, "{d:?}");
+    assert_eq!(viewers, 1);
+}
+
+#[test]
+fn inputs_with_values_out_of_range_are_refused() {
+    let (net, _, _) = hostile(|tick, l, host| {
+        if tick == 100 {
+            let id = host.world().creatures()[0].id;
+            l.viewer.walk(id, glam::Vec3::new(f32::NAN, 0.0, 1.0));
+            l.viewer.knock(id, glam::Vec3::new(1e30, 0.0, 0.0));
+        }
+    });
+    assert_eq!(net.server.dropped().invalid, 2);
+}

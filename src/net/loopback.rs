@@ -20,6 +20,8 @@ pub struct Link {
     id: ClientId,
     /// Packets to hand the server as if this viewer sent them (a hostile client's).
     pub inject: Vec<Vec<u8>>,
+    /// Every packet the viewer sent, when set (to replay them).
+    pub tap: Option<Vec<Vec<u8>>>,
 }
 
 /// A server and its in-memory viewers.
@@ -60,6 +62,7 @@ impl Loopback {
             up: Conditioner::new(sim, seed.wrapping_mul(2).wrapping_add(2)),
             id,
             inject: Vec::new(),
+            tap: None,
         });
         self.links.len() - 1
     }
@@ -85,6 +88,9 @@ impl Loopback {
             }
             l.viewer.frame(dt, now);
             for p in l.viewer.renet().get_packets_to_send() {
+                if let Some(t) = l.tap.as_mut() {
+                    t.push(p.clone());
+                }
                 l.up.send(now, p);
             }
             let mut arrived = l.up.receive(now);
@@ -95,5 +101,13 @@ impl Loopback {
         }
         self.server
             .update(std::time::Duration::from_secs_f64(dt), world);
+        // What the UDP transport does: a connection renet ended is taken out, and its
+        // viewer learns it.
+        for id in self.server.renet().disconnections_id() {
+            self.server.renet().remove_connection(id);
+            if let Some(l) = self.links.iter_mut().find(|l| l.id == id) {
+                l.viewer.renet().disconnect_due_to_transport();
+            }
+        }
     }
 }

@@ -72,6 +72,8 @@ pub struct Dropped {
     pub bad_acks: u64,
     /// Viewers let go for persisting.
     pub disconnected: u64,
+    /// Viewers whose connection broke on a packet the transport could not read.
+    pub broken: u64,
 }
 
 /// One viewer on the server.
@@ -397,6 +399,13 @@ impl NetServer {
                 ServerEvent::ClientDisconnected { client_id, .. } => {
                     self.viewers.remove(&client_id);
                 }
+            }
+        }
+        // A connection renet ended (a packet it could not read, a broken channel): the
+        // viewer goes; the transport takes the connection out.
+        for id in self.renet.disconnections_id() {
+            if self.viewers.remove(&id).is_some() {
+                self.dropped.broken += 1;
             }
         }
         let ids: Vec<ClientId> = self.viewers.keys().copied().collect();

@@ -475,7 +475,13 @@ fn insert_sample(h: &mut VecDeque<(u64, StateQ)>, tick: u64, st: StateQ, every: 
     let i = h.iter().position(|(k, _)| *k > tick).unwrap_or(h.len());
     if i > 0 {
         let (k, prev) = h[i - 1].clone();
-        if prev.still() && tick > k + every {
+        // Still: a root with no speed or turn, or a rig the same in its last two states
+        // (a rig's state carries no velocity: a gap in a moving one is a lost snapshot).
+        let still = match &prev {
+            StateQ::Root(r) => r.still(),
+            StateQ::Rig(_) => i > 1 && h[i - 2].1 == prev,
+        };
+        if still && tick > k + every {
             h.insert(i, (tick - every, prev));
             h.insert(i + 1, (tick, st));
             return;
