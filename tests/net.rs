@@ -578,3 +578,205 @@ fn inputs_with_values_out_of_range_are_refused() {
     });
     assert_eq!(net.server.dropped().invalid, 2);
 }
+
+/// A thousand wandering spiders in the arena.
+fn thousand(dir: &std::path::Path) -> Vec<PathBuf> {
+    let m = common::temp_mod(
+        dir,
+        "crowd",
+        &[
+            (
+                "mod.toml",
+                "name = \"crowd\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"arena\"]\n",
+            ),
+            (
+                "main.lua",
+                "for i = 0, 999 do\n\
+                   local x, z = (i % 40) - 19.5, math.floor(i / 40) - 12\n\
+                   world.spawn(\"spider/spider\", { position = vec3(x * 0.95, 0, z * 1.5), params = { radius = 4 } })\n\
+                 end\n",
+            ),
+        ],
+    );
+    vec![bundled("arena"), bundled("spider"), m]
+}
+
+#[test]
+fn a_viewer_joining_a_running_world_of_a_thousand_draws_them_within_a_second() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = thousand(dir.path());
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&mods);
+    assert!(host.take_errors().is_empty());
+    let mut net = Loopback::new(NetServer::new(ServerOptions::default()));
+    let mut joined_at = None;
+    let mut drawn_at = None;
+    for tick in 0..150u64 {
+        if tick == 60 {
+            net.connect(NetViewer::new(), LinkSim::default(), 1);
+            joined_at = Some(net.now());
+        }
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        net.pump(DT, &host.world());
+        if let (Some(_), None) = (joined_at, drawn_at) {
+            let v = &net.links[0].viewer;
+            let drawn = v.world().creatures().len();
+            if drawn == 1000 && v.shown_time().is_some() {
+                drawn_at = Some(net.now());
+            }
+        }
+    }
+    let took = drawn_at.expect("never drew the thousand") - joined_at.expect("joined");
+    eprintln!("a late join drew 1000 creatures {took:.3} s after connecting");
+    assert!(took <= 1.0, "{took:.3} s");
+    // And every one of them is where the server has it, within a buffer delay's walk.
+    let v = &net.links[0].viewer;
+    let w = host.world();
+    let far = v
+        .world()
+        .creatures()
+        .iter()
+        .filter(|c| {
+            let s = w.creature(c.id).expect("on the server");
+            s.loco.position.distance(c.loco.position) > 0.5
+        })
+        .count();
+    assert_eq!(
+        far,
+        0,
+        "{far} creatures far from the server's: {:?} {:?}",
+        v.figures(),
+        net.server.snapshot_stats()
+    );
+}
+
+#[test]
+fn a_viewer_of_another_version_is_told_what_differs() {
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&demo());
+    let mut server = NetServer::new(ServerOptions::default());
+    server.set_version("9.9.9");
+    let mut net = Loopback::new(server);
+    net.connect(NetViewer::new(), LinkSim::default(), 1);
+    for _ in 0..30 {
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        net.pump(DT, &host.world());
+    }
+    match net.links[0].viewer.status() {
+        skitter::net::ViewerStatus::Refused(why) => {
+            assert!(
+                why.contains("9.9.9") && why.contains(env!("CARGO_PKG_VERSION")),
+                "{why}"
+            );
+            assert!(why.starts_with("version differs"), "{why}");
+        }
+        s => panic!("not refused: {s:?}"),
+    }
+    assert!(net.links[0].viewer.world().creatures().is_empty());
+}
+
+/// `skitter serve` and `skitter join` as two processes on 127.0.0.1 over real UDP, each
+/// bounded in frames and stopping by itself.
+#[test]
+fn serve_and_join_as_two_processes_over_udp_on_loopback() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut args: Vec<String> = [
+        "serve",
+        "--headless",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--frames",
+        "600",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(demo().iter().map(|m| m.display().to_string()));
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args(&args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve runs");
+    let mut lines = std::io::BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let addr = loop {
+        let l = lines
+            .next()
+            .expect("serve said where it listens")
+            .expect("line");
+        if let Some(a) = l.strip_prefix("serving on ") {
+            break a.trim().to_string();
+        }
+    };
+    // Keep reading the server's output so it never blocks on a full pipe.
+    let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    let trace = dir.path().join("view.jsonl");
+    let t = trace.display().to_string();
+    let o = common::skitter_within(
+        &[
+            "join",
+            &addr,
+            "--headless",
+            "--frames",
+            "150",
+            "--trace",
+            &t,
+        ],
+        std::time::Duration::from_secs(60),
+        "join hung",
+    );
+    let out = common::text(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("joined"), "{out}");
+    let viewer = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
+    assert!(viewer.ids().len() == 8, "{:?}", viewer.ids());
+    assert!(viewer.recs.iter().all(|r| r.server_time.is_some()));
+    let moved = viewer
+        .recs
+        .iter()
+        .filter(|r| r.vel.is_some_and(|v| v[0].abs() + v[2].abs() > 0.1))
+        .count();
+    assert!(moved > 100, "nobody walked on the viewer: {moved}");
+    // A second join, drawing what it shows.
+    let png = dir.path().join("join.png");
+    let p = png.display().to_string();
+    let o = common::skitter_within(
+        &[
+            "join",
+            &addr,
+            "--screenshot",
+            &p,
+            "--frames",
+            "90",
+            "--size",
+            "320x180",
+        ],
+        std::time::Duration::from_secs(60),
+        "join --screenshot hung",
+    );
+    let out = common::text(&o);
+    if !o.status.success() && out.contains("no GPU adapter") {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+        assert!(!ci, "CI=true but no GPU adapter:\n{out}");
+        eprintln!(
+            "\n!!!!! SKIPPED the join screenshot: no GPU adapter on this machine !!!!!\n{out}"
+        );
+    } else {
+        assert!(o.status.success(), "{out}");
+        assert!(out.contains("8 creatures"), "{out}");
+        assert!(std::fs::metadata(&png).expect("png").len() > 1000);
+    }
+    let status = server.wait().expect("serve ends by itself");
+    let rest = rest.join().expect("reader");
+    let err = server.stderr.take().map(|mut e| {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut e, &mut s).ok();
+        s
+    });
+    assert!(status.success(), "{rest:?} {err:?}");
+}
