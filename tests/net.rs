@@ -52,9 +52,7 @@ fn serve(
     let mut viewers = vec![Vec::new(); links.len()];
     write_tick(&mut server, &host).expect("trace");
     for tick in 0..ticks {
-        for cmd in net.server.take_inputs() {
-            host.world_mut().push(cmd);
-        }
+        net.server.apply_inputs(&mut host);
         let events = host.tick();
         net.server.after_tick(&host.world(), &events);
         write_tick(&mut server, &host).expect("trace");
@@ -448,9 +446,7 @@ fn a_watch_only_server_drops_inputs_and_counts_them() {
             let id = host.world().creatures()[0].id;
             net.links[0].viewer.walk(id, glam::Vec3::new(5.0, 0.0, 5.0));
         }
-        for cmd in net.server.take_inputs() {
-            host.world_mut().push(cmd);
-        }
+        net.server.apply_inputs(&mut host);
         let events = host.tick();
         net.server.after_tick(&host.world(), &events);
         net.pump(DT, &host.world());
@@ -779,4 +775,133 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
         s
     });
     assert!(status.success(), "{rest:?} {err:?}");
+}
+
+/// A mod with the shared fox model (copied into a temporary folder, never the repository)
+/// and two foxes wandering the arena.
+fn foxes(dir: &std::path::Path) -> Vec<PathBuf> {
+    let m = dir.join("foxes");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    std::fs::copy(
+        common::assets().join("fox/fox.glb"),
+        m.join("assets/fox.glb"),
+    )
+    .expect("fox");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"foxes\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"arena\"]\n",
+    )
+    .expect("toml");
+    std::fs::write(
+        m.join("main.lua"),
+        "creature.define { name = \"fox\", model = { file = \"assets/fox.glb\", scale = 0.01 }, behaviour = \"spider/wander\" }\n\
+         world.spawn(\"fox\", { position = vec3(2, 0, 0) })\n\
+         world.spawn(\"fox\", { position = vec3(-2, 0, 0) })\n",
+    )
+    .expect("lua");
+    vec![bundled("arena"), bundled("spider"), m]
+}
+
+/// Runs `mods` with one viewer on a cache folder until it draws every model type with its
+/// own model; returns the viewer's figures and the server's asset bytes.
+fn join_with_cache(
+    mods: &[PathBuf],
+    cache: &std::path::Path,
+) -> (skitter::net::ViewerFigures, u64, Vec<String>) {
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(mods);
+    let errors: Vec<String> = host.take_errors().iter().map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut net = Loopback::new(NetServer::new(ServerOptions::default()));
+    net.connect(
+        NetViewer::with_cache(cache.to_path_buf()),
+        LinkSim::default(),
+        1,
+    );
+    for _ in 0..90 {
+        net.server.sync_mods(&host);
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        net.pump(DT, &host.world());
+    }
+    let v = &net.links[0].viewer;
+    let drawn: Vec<String> = v
+        .world()
+        .types()
+        .iter()
+        .filter(|t| t.model.as_ref().is_some_and(|m| !m.generated))
+        .map(|t| t.name.clone())
+        .collect();
+    (v.figures(), net.server.asset_bytes(), drawn)
+}
+
+#[test]
+fn assets_reach_viewers_by_hash_once_and_a_missing_one_is_fetched_again() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = foxes(dir.path());
+    let cache = dir.path().join("cache");
+    let size = std::fs::metadata(dir.path().join("foxes/assets/fox.glb"))
+        .expect("fox")
+        .len();
+    let (first, sent, drawn) = join_with_cache(&mods, &cache);
+    assert_eq!(drawn, ["foxes/fox"], "{first:?}");
+    assert_eq!(first.asset_bytes, size, "{first:?}");
+    assert_eq!(sent, size);
+    // A second join with the same cache moves no asset bytes, and still draws the fox.
+    let (second, sent, drawn) = join_with_cache(&mods, &cache);
+    assert_eq!(drawn, ["foxes/fox"]);
+    assert_eq!((second.asset_bytes, sent), (0, 0), "{second:?}");
+    // One file gone from the cache: fetched again by its hash, and only it.
+    let files: Vec<_> = std::fs::read_dir(cache.join("assets"))
+        .expect("cache")
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 1);
+    std::fs::remove_file(files[0].path()).expect("rm");
+    let (third, sent, drawn) = join_with_cache(&mods, &cache);
+    assert_eq!(drawn, ["foxes/fox"]);
+    assert_eq!((third.asset_bytes, sent), (size, size));
+}
+
+#[test]
+fn hostile_asset_requests_for_what_the_manifest_does_not_hold_are_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = foxes(dir.path());
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&mods);
+    let mut net = Loopback::new(NetServer::new(ServerOptions::default()));
+    net.connect(
+        NetViewer::with_cache(dir.path().join("c1")),
+        LinkSim::default(),
+        1,
+    );
+    net.connect(
+        NetViewer::with_cache(dir.path().join("c2")),
+        LinkSim::default(),
+        2,
+    );
+    for tick in 0..200 {
+        net.server.sync_mods(&host);
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        net.pump(DT, &host.world());
+        if tick > 30 {
+            // Hashes of files no manifest lists: the mod's own script, /etc/passwd's.
+            for f in ["foxes/main.lua", "/etc/passwd"] {
+                let bytes =
+                    std::fs::read(dir.path().join(f)).unwrap_or_else(|_| f.as_bytes().to_vec());
+                let hash: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(&bytes).into();
+                net.links[1].viewer.request_asset(hash);
+            }
+        }
+    }
+    let d = net.server.dropped();
+    assert!(d.unknown_asset > 0, "{d:?}");
+    assert_eq!(d.disconnected, 1, "{d:?}");
+    assert_eq!(net.server.viewers(), 1);
+    assert_eq!(
+        net.links[0].viewer.figures().models,
+        1,
+        "the good viewer lost its fox"
+    );
 }

@@ -12,7 +12,7 @@ use super::Model;
 use super::{flyer, plan};
 
 /// What a define's `model.bind` names (everything optional: what is absent is found).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BindSpec {
     /// The body bone.
     pub body: Option<String>,

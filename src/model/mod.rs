@@ -319,3 +319,48 @@ impl BoundModel {
         s
     }
 }
+
+/// How a type's model was loaded and bound, as plain data: what a network viewer needs to
+/// load and bind the same file from its own copy of the mod's assets.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ModelSource {
+    /// The mod whose folder holds it.
+    pub mod_name: String,
+    /// The file, relative to the mod's folder.
+    pub file: String,
+    /// An image beside it for the base colour.
+    pub texture: Option<String>,
+    /// Mesh nodes left out.
+    pub hide: Vec<String>,
+    /// The binding asked for (its `fly` as the define resolved it).
+    pub bind: BindSpec,
+    /// The clip looped on unbound bones.
+    pub idle: Option<String>,
+    /// The define's own leg names, in its order (`BoundModel::ordered_as`), when it gave legs.
+    pub order: Option<Vec<String>>,
+}
+
+impl ModelSource {
+    /// Loads and binds the model from the mod's folder `root`, as the define did.
+    pub fn load(&self, root: &std::path::Path, limits: &LoadLimits) -> Result<BoundModel, String> {
+        let loaded = load(
+            &Source {
+                root,
+                mod_name: &self.mod_name,
+                file: &self.file,
+                texture: self.texture.as_deref(),
+                hide: &self.hide,
+            },
+            limits,
+        )
+        .map_err(|e| e.to_string())?;
+        let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &self.bind, self.idle.clone())
+            .map_err(|e| format!("{}: {e}", self.file))?;
+        if let Some(names) = &self.order {
+            bound
+                .ordered_as(names)
+                .map_err(|e| format!("{}: {e}", self.file))?;
+        }
+        Ok(bound)
+    }
+}

@@ -6,6 +6,7 @@
 //! (`clock.rs`). `loopback.rs` carries packets in memory through a link conditioner
 //! (`conditioner.rs`) for tests; `udp.rs` is the real transport.
 
+mod assets;
 mod bits;
 mod clock;
 mod conditioner;

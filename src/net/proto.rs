@@ -68,6 +68,8 @@ pub(crate) struct TypeMsg {
     pub(crate) name: String,
     /// `ValidCreatureDef::to_bytes`.
     pub(crate) def: Vec<u8>,
+    /// The model file it brings and how it was bound (its files are in the manifest).
+    pub(crate) model: Option<crate::model::ModelSource>,
 }
 
 /// One leg of a creature's baseline: where its foot stands (or is headed, swinging).
@@ -108,6 +110,8 @@ pub(crate) enum Ordered {
     },
     /// The version or protocol differs (what, both sides): the viewer is let go.
     Refused { reason: String },
+    /// The files the mods' models use, by content hash (again whole when it changes).
+    Manifest(Vec<super::assets::AssetEntry>),
     /// Every creature type (sent again whole when one changes: a hot reload).
     Types(Vec<TypeMsg>),
     /// The whole level, piece by piece with its owner (again whole when it changes).
@@ -126,6 +130,18 @@ pub(crate) enum Ordered {
     Hits(Vec<(u64, u32, Vec3, f32)>),
 }
 
+/// Server to viewer, on the bulk channel: an asset's bytes, a piece at a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Chunk {
+    pub(crate) hash: [u8; 32],
+    pub(crate) offset: u64,
+    pub(crate) total: u64,
+    pub(crate) data: Vec<u8>,
+}
+
+/// Bytes of an asset chunk.
+pub(crate) const CHUNK: usize = 32 * 1024;
+
 /// Viewer to server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum FromViewer {
@@ -141,6 +157,8 @@ pub(crate) enum FromViewer {
     Walk { id: u32, to: Vec3 },
     /// Knock a creature over along a direction.
     Knock { id: u32, dir: Vec3 },
+    /// Send the asset of this hash (one the manifest lists).
+    Asset { hash: [u8; 32] },
 }
 
 /// Encodes a message.

@@ -24,10 +24,9 @@ impl TickHook for Serving {
     fn before_tick(&mut self, host: &mut ScriptHost) {
         let dt = self.last.elapsed();
         self.last = Instant::now();
+        self.server.sync_mods(host);
         self.udp.receive(&mut self.server, dt, &host.world());
-        for cmd in self.server.take_inputs() {
-            host.world_mut().push(cmd);
-        }
+        self.server.apply_inputs(host);
     }
 
     fn after_tick(&mut self, host: &ScriptHost, events: &[WorldEvent]) {

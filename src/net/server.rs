@@ -11,12 +11,20 @@ use std::time::Duration;
 use glam::Vec3;
 use renet::{ClientId, RenetServer, ServerEvent};
 
+use super::assets::{self, AssetEntry};
 use super::feet::FootLog;
 use super::proto::{self, channel, Baseline, FromViewer, Ordered, TypeMsg};
 use super::snapshot::Outbox;
 use super::state::{RigQ, RootQ, StateQ};
 use crate::math::frame::wrap_angle;
-use crate::sim::{Command, CreatureId, LevelPiece, PieceDesc as Piece, World, WorldEvent, TICK_DT};
+use crate::sim::{CreatureId, LevelPiece, PieceDesc as Piece, World, WorldEvent, TICK_DT};
+
+/// A viewer's input, checked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Input {
+    Walk(CreatureId, Vec3),
+    Knock(CreatureId, Vec3),
+}
 
 /// What viewers may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -41,6 +49,8 @@ pub struct ServerOptions {
     pub inputs_per_second: u32,
     /// Bad messages after which a viewer is let go.
     pub max_bad: u32,
+    /// Largest asset file served, bytes.
+    pub max_asset_bytes: u64,
 }
 
 impl Default for ServerOptions {
@@ -51,6 +61,7 @@ impl Default for ServerOptions {
             mode: ViewerMode::Play,
             inputs_per_second: 30,
             max_bad: 64,
+            max_asset_bytes: crate::model::DEFAULT_MAX_ASSET_MB << 20,
         }
     }
 }
@@ -74,6 +85,10 @@ pub struct Dropped {
     pub disconnected: u64,
     /// Viewers whose connection broke on a packet the transport could not read.
     pub broken: u64,
+    /// Asset requests for hashes the manifest does not hold.
+    pub unknown_asset: u64,
+    /// Asset requests for an asset already sent to that viewer.
+    pub repeated_asset: u64,
 }
 
 /// One viewer on the server.
@@ -88,6 +103,8 @@ struct Viewer {
     bad: u32,
     /// Input tokens (refilled each tick up to a second's worth).
     tokens: f32,
+    /// Assets sent to it.
+    served: std::collections::BTreeSet<[u8; 32]>,
 }
 
 /// What the server remembers of each creature it has told viewers about.
@@ -113,11 +130,18 @@ pub struct NetServer {
     types: Vec<(String, usize)>,
     level_version: u64,
     paths: Vec<(String, usize)>,
-    inputs: Vec<Command>,
+    inputs: Vec<Input>,
     dropped: Dropped,
     tick: u64,
     seed: u64,
     version: String,
+    /// The mods served (name, folder), and the manifest of their assets.
+    mods: Vec<(String, std::path::PathBuf)>,
+    manifest: Vec<AssetEntry>,
+    asset_files: BTreeMap<[u8; 32], std::path::PathBuf>,
+    manifest_dirty: bool,
+    /// Asset bytes sent, all viewers.
+    asset_bytes: u64,
 }
 
 impl NetServer {
@@ -139,7 +163,34 @@ impl NetServer {
             tick: 0,
             seed: 0,
             version: env!("CARGO_PKG_VERSION").to_string(),
+            mods: Vec::new(),
+            manifest: Vec::new(),
+            asset_files: BTreeMap::new(),
+            manifest_dirty: false,
+            asset_bytes: 0,
         }
+    }
+
+    /// Follows the host's loaded mods (call before each tick; cheap when they are the
+    /// same): their folders are where the manifest's assets come from.
+    pub fn sync_mods(&mut self, host: &crate::script::ScriptHost) {
+        let mods: Vec<(String, std::path::PathBuf)> = host
+            .loaded_mods()
+            .into_iter()
+            .filter_map(|m| {
+                let dir = host.mod_dir(&m)?.to_path_buf();
+                Some((m, dir))
+            })
+            .collect();
+        if mods != self.mods {
+            self.mods = mods;
+            self.manifest_dirty = true;
+        }
+    }
+
+    /// Asset bytes sent to viewers so far.
+    pub fn asset_bytes(&self) -> u64 {
+        self.asset_bytes
     }
 
     /// Pretends to be another version (tests of the mismatch message).
@@ -170,10 +221,19 @@ impl NetServer {
         })
     }
 
-    /// The viewers' inputs since the last call, as commands for the next tick (push them
-    /// into the World: they are recorded like any input).
-    pub fn take_inputs(&mut self) -> Vec<Command> {
-        std::mem::take(&mut self.inputs)
+    /// Applies the viewers' inputs since the last call, before the next tick, as the
+    /// window applies its clicks: a walk pauses the creature's brain until it arrives
+    /// (`ScriptHost::send_to`), a knock is a hit (`World::knock_over`). Both reach the
+    /// World as commands, recorded like any input.
+    pub fn apply_inputs(&mut self, host: &mut crate::script::ScriptHost) {
+        for input in std::mem::take(&mut self.inputs) {
+            match input {
+                Input::Walk(id, to) => host.send_to(id, Some(to)),
+                Input::Knock(id, dir) => {
+                    host.world_mut().knock_over(id, dir);
+                }
+            }
+        }
     }
 
     /// Captures the tick the World just stepped (`events`: the tick's events) and, on
@@ -203,13 +263,22 @@ impl NetServer {
         }
     }
 
-    /// Types, level and paths: sent whole again when any changes (a hot reload).
+    /// Manifest, types, level and paths: sent whole again when any changes (a hot reload).
     fn capture_world(&mut self, world: &World) {
         let types: Vec<(String, usize)> = world
             .types()
             .iter()
             .map(|t| (t.name.clone(), Arc::as_ptr(&t.def) as usize))
             .collect();
+        if self.manifest_dirty || types != self.types {
+            self.manifest_dirty = false;
+            let (entries, files) = assets::manifest(&self.mods, self.opts.max_asset_bytes);
+            self.asset_files = files;
+            if entries != self.manifest {
+                self.manifest = entries;
+                self.outgoing.push(Ordered::Manifest(self.manifest.clone()));
+            }
+        }
         if types != self.types {
             self.types = types;
             self.outgoing.push(types_msg(world));
@@ -362,6 +431,7 @@ impl NetServer {
             .collect();
         let mut msgs = vec![
             welcome,
+            Ordered::Manifest(self.manifest.clone()),
             types_msg(world),
             level_msg(world),
             paths_msg(world),
@@ -393,6 +463,7 @@ impl NetServer {
                             outbox: Outbox::default(),
                             bad: 0,
                             tokens: self.opts.inputs_per_second as f32,
+                            served: Default::default(),
                         },
                     );
                 }
@@ -481,6 +552,7 @@ impl NetServer {
                 }
                 ok
             }
+            FromViewer::Asset { hash } => self.send_asset(id, hash),
             FromViewer::Walk { id: cid, to } => self.input(id, world, cid, to, false),
             FromViewer::Knock { id: cid, dir } => self.input(id, world, cid, dir, true),
         }
@@ -508,13 +580,9 @@ impl NetServer {
             return false;
         }
         self.inputs.push(if knock {
-            let strength = world
-                .creature(id)
-                .map_or(1.0, |c| c.def.physics.hit_threshold * 1.5);
-            let flat = Vec3::new(v.x, 0.0, v.z).normalize_or(Vec3::Z);
-            Command::Hit(id, flat + Vec3::Y * 0.3, strength)
+            Input::Knock(id, v)
         } else {
-            Command::SetDestination(id, v)
+            Input::Walk(id, v)
         });
         true
     }
@@ -528,9 +596,60 @@ fn types_msg(world: &World) -> Ordered {
             .map(|t| TypeMsg {
                 name: t.name.clone(),
                 def: t.def.to_bytes(),
+                model: t.source.as_deref().cloned(),
             })
             .collect(),
     )
+}
+
+impl NetServer {
+    /// Sends a viewer the asset of `hash`, in chunks on the bulk channel: only a file the
+    /// manifest lists (read from where the manifest found it, never a path a viewer
+    /// names), once per viewer.
+    fn send_asset(&mut self, id: ClientId, hash: [u8; 32]) -> bool {
+        let Some(file) = self.asset_files.get(&hash) else {
+            self.dropped.unknown_asset += 1;
+            return false;
+        };
+        let Some(v) = self.viewers.get_mut(&id) else {
+            return true;
+        };
+        if !v.served.insert(hash) {
+            self.dropped.repeated_asset += 1;
+            return false;
+        }
+        let bytes = match std::fs::read(file) {
+            Ok(b) if assets::sha256(&b) == hash => b,
+            // Changed on disk since the manifest: the next tick lists it anew.
+            _ => {
+                self.manifest_dirty = true;
+                return true;
+            }
+        };
+        let total = bytes.len() as u64;
+        for (k, piece) in bytes.chunks(proto::CHUNK).enumerate() {
+            let chunk = proto::Chunk {
+                hash,
+                offset: (k * proto::CHUNK) as u64,
+                total,
+                data: piece.to_vec(),
+            };
+            self.renet
+                .send_message(id, channel::BULK, proto::to_bytes(&chunk));
+        }
+        if bytes.is_empty() {
+            let chunk = proto::Chunk {
+                hash,
+                offset: 0,
+                total: 0,
+                data: Vec::new(),
+            };
+            self.renet
+                .send_message(id, channel::BULK, proto::to_bytes(&chunk));
+        }
+        self.asset_bytes += total;
+        true
+    }
 }
 
 fn level_msg(world: &World) -> Ordered {

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use glam::Vec3;
 use renet::RenetClient;
 
+use super::assets::AssetEntry;
 use super::clock::Clock;
 use super::feet::{self, ViewLeg};
 use super::proto::{self, channel, Baseline, FromViewer, Ordered, PROTOCOL};
@@ -44,6 +45,12 @@ pub struct ViewerFigures {
     pub bad_snapshots: u64,
     /// Bytes of messages received.
     pub bytes: u64,
+    /// Asset bytes received (files its cache lacked).
+    pub asset_bytes: u64,
+    /// Assets fetched into the cache.
+    pub assets: u64,
+    /// Model types drawn with the model they bring (its files all here).
+    pub models: u64,
     /// The buffer delay now (s).
     pub delay: f64,
     /// The share of snapshots that did not arrive, lately.
@@ -78,6 +85,18 @@ pub struct NetViewer {
     shown: Option<f64>,
     version: String,
     play: bool,
+    assets: Assets,
+}
+
+/// A viewer's side of the assets: its cache, the server's manifest, what is on its way,
+/// and the model types waiting for their files.
+#[derive(Debug)]
+struct Assets {
+    cache: super::assets::Cache,
+    manifest: Vec<AssetEntry>,
+    partial: std::collections::HashMap<[u8; 32], Vec<u8>>,
+    requested: std::collections::HashSet<[u8; 32]>,
+    waiting: Vec<(TypeId, crate::model::ModelSource)>,
 }
 
 impl Default for NetViewer {
@@ -104,7 +123,21 @@ impl NetViewer {
             shown: None,
             version: env!("CARGO_PKG_VERSION").to_string(),
             play: false,
+            assets: Assets {
+                cache: super::assets::Cache::new(super::assets::Cache::default_dir()),
+                manifest: Vec::new(),
+                partial: Default::default(),
+                requested: Default::default(),
+                waiting: Vec::new(),
+            },
         }
+    }
+
+    /// A viewer whose asset cache is the folder `dir` (files named by content hash).
+    pub fn with_cache(dir: std::path::PathBuf) -> NetViewer {
+        let mut v = NetViewer::new();
+        v.assets.cache = super::assets::Cache::new(dir);
+        v
     }
 
     /// Pretends to be another version (tests of the mismatch message).
@@ -166,6 +199,13 @@ impl NetViewer {
         self.renet.send_message(channel::BULK, m);
     }
 
+    /// Asks the server for an asset by its hash (what a viewer does for each manifest file
+    /// its cache lacks; the server sends only files its manifest lists).
+    pub fn request_asset(&mut self, hash: [u8; 32]) {
+        let m = proto::to_bytes(&FromViewer::Asset { hash });
+        self.renet.send_message(channel::BULK, m);
+    }
+
     /// Asks the server to knock a creature over.
     pub fn knock(&mut self, id: CreatureId, dir: Vec3) {
         let m = proto::to_bytes(&FromViewer::Knock { id: id.0, dir });
@@ -193,6 +233,13 @@ impl NetViewer {
             self.figures.bytes += b.len() as u64;
             match proto::from_bytes::<Ordered>(&b) {
                 Some(m) => self.ordered(m),
+                None => self.figures.bad_snapshots += 1,
+            }
+        }
+        while let Some(b) = self.renet.receive_message(channel::BULK) {
+            self.figures.bytes += b.len() as u64;
+            match proto::from_bytes::<proto::Chunk>(&b) {
+                Some(c) => self.chunk(c),
                 None => self.figures.bad_snapshots += 1,
             }
         }
@@ -270,6 +317,11 @@ impl NetViewer {
                 self.status = ViewerStatus::Live;
             }
             Ordered::Refused { reason } => self.status = ViewerStatus::Refused(reason),
+            Ordered::Manifest(entries) => {
+                self.assets.manifest = entries;
+                self.request_assets();
+                self.attach_models();
+            }
             Ordered::Types(types) => self.set_types(types),
             Ordered::Level(pieces) => {
                 if self.world.replace_level(pieces).is_err() {
@@ -307,14 +359,85 @@ impl NetViewer {
     }
 
     fn set_types(&mut self, types: Vec<proto::TypeMsg>) {
+        self.assets.waiting.clear();
         self.types = types
-            .iter()
+            .into_iter()
             .map(|t| {
                 let def = ValidCreatureDef::from_bytes(&t.def)?;
-                Some(self.world.register_type(&t.name, def))
+                let id = self.world.register_type(&t.name, def);
+                if let Some(src) = t.model {
+                    self.assets.waiting.push((id, src));
+                }
+                Some(id)
             })
             .collect();
         self.world.retype();
+        self.attach_models();
+    }
+
+    /// Asks for every manifest file the cache lacks (once each).
+    fn request_assets(&mut self) {
+        let a = &mut self.assets;
+        for e in &a.manifest {
+            if !a.cache.has(e) && a.requested.insert(e.hash) {
+                let m = proto::to_bytes(&FromViewer::Asset { hash: e.hash });
+                self.renet.send_message(channel::BULK, m);
+            }
+        }
+    }
+
+    /// A piece of an asset: kept until the whole is here, then checked against its hash
+    /// and stored in the cache.
+    fn chunk(&mut self, c: proto::Chunk) {
+        let a = &mut self.assets;
+        let Some(e) = a.manifest.iter().find(|e| e.hash == c.hash) else {
+            self.figures.bad_snapshots += 1;
+            return;
+        };
+        let buf = a.partial.entry(c.hash).or_default();
+        if c.total != e.size
+            || c.offset != buf.len() as u64
+            || buf.len() + c.data.len() > e.size as usize
+        {
+            a.partial.remove(&c.hash);
+            self.figures.bad_snapshots += 1;
+            return;
+        }
+        buf.extend_from_slice(&c.data);
+        self.figures.asset_bytes += c.data.len() as u64;
+        if buf.len() as u64 == e.size {
+            let bytes = a.partial.remove(&c.hash).unwrap_or_default();
+            if a.cache.put(&c.hash, &bytes).is_ok() {
+                self.figures.assets += 1;
+            } else {
+                self.figures.bad_snapshots += 1;
+            }
+            self.attach_models();
+        }
+    }
+
+    /// Gives each waiting model type its model once all its mod's files are in the cache
+    /// (loaded and bound as the server did, from the cache's copy of the mod's folder).
+    fn attach_models(&mut self) {
+        let a = &mut self.assets;
+        let mut still = Vec::new();
+        for (id, src) in a.waiting.drain(..) {
+            let dir = match a.cache.mod_folder(&src.mod_name, &a.manifest) {
+                Ok(Some(d)) => d,
+                Ok(None) => {
+                    still.push((id, src));
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            if let Ok(m) = src.load(&dir, &crate::model::LoadLimits::default()) {
+                self.world.set_type_model(id, Some(std::sync::Arc::new(m)));
+                self.world
+                    .set_type_source(id, Some(std::sync::Arc::new(src)));
+                self.figures.models += 1;
+            }
+        }
+        a.waiting = still;
     }
 
     fn spawn(&mut self, b: Baseline) {

@@ -15,6 +15,9 @@ pub struct CreatureType {
     pub def: Arc<ValidCreatureDef>,
     /// Its model, when the type has one (drawn skinned; the trace gains each foot's `tip`).
     pub model: Option<Arc<crate::model::BoundModel>>,
+    /// Where a model it brings came from and how it was bound (`None`: made from its
+    /// definition): what a network viewer loads it again from.
+    pub source: Option<Arc<crate::model::ModelSource>>,
 }
 
 impl World {
@@ -26,12 +29,14 @@ impl World {
         if let Some(i) = self.types.iter().position(|t| t.name == name) {
             self.types[i].def = def;
             self.types[i].model = model;
+            self.types[i].source = None;
             return TypeId(i as u32);
         }
         self.types.push(CreatureType {
             name: name.to_string(),
             def,
             model,
+            source: None,
         });
         TypeId(self.types.len() as u32 - 1)
     }
@@ -40,6 +45,13 @@ impl World {
     pub fn set_type_model(&mut self, id: TypeId, model: Option<Arc<crate::model::BoundModel>>) {
         if let Some(t) = self.types.get_mut(id.0 as usize) {
             t.model = model;
+        }
+    }
+
+    /// Records where type `id`'s model came from (see [`CreatureType::source`]).
+    pub fn set_type_source(&mut self, id: TypeId, source: Option<Arc<crate::model::ModelSource>>) {
+        if let Some(t) = self.types.get_mut(id.0 as usize) {
+            t.source = source;
         }
     }
 

@@ -82,9 +82,12 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
     let c = ctx(lua)?;
     let (mut def, behaviour, model) =
         convert::creature_def(lua, t.clone()).map_err(|e| bad_define(lua, &t, e))?;
-    let model = match model {
-        Some(spec) => Some(load_model(lua, &c, &t, &mut def, &spec)?),
-        None => None,
+    let (model, source) = match model {
+        Some(spec) => {
+            let (m, src) = load_model(lua, &c, &t, &mut def, &spec)?;
+            (Some(m), Some(std::sync::Arc::new(src)))
+        }
+        None => (None, None),
     };
     let valid = def.validate().map_err(|e| match &model {
         Some(m) if binder_wrote(&t, &e.field) => located(lua, unwalkable(m, &e)),
@@ -145,6 +148,7 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
         if model.is_some() {
             w.set_type_model(id, model);
         }
+        w.set_type_source(id, source);
     }
     c.shared.borrow_mut().types.insert(
         qualified.clone(),
@@ -256,7 +260,10 @@ fn load_model(
     t: &mlua::Table,
     def: &mut crate::locomotion::CreatureDef,
     spec: &convert::model::ModelSpec,
-) -> mlua::Result<std::sync::Arc<crate::model::BoundModel>> {
+) -> mlua::Result<(
+    std::sync::Arc<crate::model::BoundModel>,
+    crate::model::ModelSource,
+)> {
     use crate::model::{self, BoundModel, LoadLimits, Source};
     let fail = |e: String| located(lua, format!("creature.define: {e}"));
     let root = c
@@ -299,6 +306,15 @@ fn load_model(
     };
     let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &bind, spec.idle.clone())
         .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
+    let source = crate::model::ModelSource {
+        mod_name: c.name.clone(),
+        file: spec.file.clone(),
+        texture: spec.texture.clone(),
+        hide: spec.hide.clone(),
+        bind,
+        idle: spec.idle.clone(),
+        order: (!def.legs.is_empty()).then(|| def.legs.iter().map(|l| l.name.clone()).collect()),
+    };
     let plan = bound.plan.clone();
     if def.legs.is_empty() {
         def.legs = plan
@@ -359,7 +375,7 @@ fn load_model(
             })
             .collect();
     }
-    Ok(std::sync::Arc::new(bound))
+    Ok((std::sync::Arc::new(bound), source))
 }
 
 /// `behaviour.define`.
