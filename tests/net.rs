@@ -905,3 +905,46 @@ fn hostile_asset_requests_for_what_the_manifest_does_not_hold_are_refused() {
         "the good viewer lost its fox"
     );
 }
+
+#[test]
+fn a_hot_reload_on_the_server_reaches_its_viewers() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut live = common::Live::default();
+    let m = common::live_mod(dir.path(), &live);
+    let link: LinkSim = "latency=60,jitter=10,loss=2".parse().expect("sim");
+    let run = serve(&[m.clone()], &[link], 300, 1, |tick, _, host| {
+        if tick == 100 {
+            live.step = 0.2;
+            live.ground_y = 0.3;
+            live.spawns = 3;
+            std::fs::write(m.join("main.lua"), live.source()).expect("save");
+            let changed = BTreeMap::from([("live".to_string(), vec![PathBuf::from("main.lua")])]);
+            let r = host.reload(&changed);
+            assert!(r.len() == 1 && r[0].ok, "{r:?}");
+        }
+    });
+    let v = &run.net.links[0].viewer;
+    let w = v.world();
+    let bug = w
+        .types()
+        .iter()
+        .find(|t| t.name == "live/bug")
+        .expect("the type");
+    assert!(
+        (bug.def.gait.step_height - 0.2).abs() < 1e-6,
+        "{}",
+        bug.def.gait.step_height
+    );
+    assert_eq!(w.creatures().len(), 3);
+    let g = w.level().ground.as_ref().expect("ground");
+    assert!(
+        (g.origin.y - 0.3).abs() < 1e-4,
+        "the viewer's ground at {}",
+        g.origin.y
+    );
+    // And its bugs stand on the new ground, where the server's do.
+    let server = Trace::parse(&run.server);
+    let viewer = Trace::parse(&run.viewers[0]);
+    let f = fidelity(&server, &viewer, 2.5);
+    assert!(f.worst_body < 0.05 && f.worst_plant < 0.01, "{f:?}");
+}
