@@ -21,11 +21,12 @@ pub(crate) struct ServeArgs {
     /// Serve without a window of the server's own.
     #[arg(long)]
     headless: bool,
-    /// Ticks (60 per second) to serve; serves until stopped when absent.
+    /// Ticks (60 per second) to serve (a window: frames drawn); serves until stopped when
+    /// absent.
     #[arg(long)]
     frames: Option<u64>,
     /// Write the server's trace here (the same as `skitter run --headless`'s).
-    #[arg(long)]
+    #[arg(long, requires = "headless")]
     trace: Option<PathBuf>,
     /// Record what the world receives (scripts' commands and viewers' inputs) here.
     #[arg(long, value_name = "FILE")]
@@ -56,7 +57,8 @@ pub(crate) struct JoinArgs {
     /// Join without a window.
     #[arg(long)]
     headless: bool,
-    /// Frames (60 per second) to run (headless and --screenshot runs).
+    /// Frames (60 per second) to run; a window closes after them (default: open until
+    /// closed), a headless or --screenshot run defaults to 120.
     #[arg(long)]
     frames: Option<u64>,
     /// Write the viewer's trace here (each line also carrying `server_time`).
@@ -79,9 +81,20 @@ pub(crate) struct JoinArgs {
     /// (milliseconds, percent; also dup, reorder, burst=START/END).
     #[arg(long, value_name = "SPEC")]
     net_sim: Option<LinkSim>,
+    /// The asset cache folder (files by content hash; default $SKITTER_CACHE, else
+    /// $XDG_CACHE_HOME/skitter, else ~/.cache/skitter).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
     /// Seconds to wait for the server before giving up.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+}
+
+impl JoinArgs {
+    /// Draws offscreen (a picture), never in a window.
+    pub(crate) fn offscreen(&self) -> bool {
+        self.screenshot.is_some()
+    }
 }
 
 fn resolve(addr: &str) -> anyhow::Result<SocketAddr> {
@@ -109,10 +122,6 @@ pub(crate) fn serve_cmd(
         "--snapshot-rate must divide 60 (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60), got {}",
         args.snapshot_rate
     );
-    anyhow::ensure!(
-        args.headless,
-        "skitter serve shows no window of its own yet: add --headless, and watch with `skitter join`"
-    );
     let run = RunOptions {
         host: args.limits.host()?,
         mods: crate::default_mods(args.mods),
@@ -134,6 +143,30 @@ pub(crate) fn serve_cmd(
         ..ServerOptions::default()
     };
     let addr = SocketAddr::new(args.bind, args.port);
+    if !args.headless && skitter::app::display_available() {
+        let serving = skitter::net::Serving::bind(addr, args.secret.as_deref(), opts.clone())
+            .with_context(|| format!("serving on {addr}"))?;
+        writeln!(stdout, "serving on {}", serving.addr())?;
+        let window = skitter::app::WindowOptions {
+            mods: run.mods.clone(),
+            // The window counts drawn frames (a server's window closes after them).
+            frames: run.frames,
+            host: run.host.clone(),
+            debug: skitter::render::DebugFlags::default(),
+            record: run.record.clone(),
+            replay: None,
+            edit_paths: false,
+            frame_log: None,
+        };
+        match skitter::app::run_window_with(window, Some(Box::new(serving))) {
+            Ok(()) => return Ok(ExitCode::SUCCESS),
+            Err(e) => {
+                eprintln!("skitter: cannot open the server's window ({e:#}); serving headless")
+            }
+        }
+    } else if !args.headless {
+        eprintln!("skitter: no display (DISPLAY and WAYLAND_DISPLAY are unset); serving headless");
+    }
     let report = skitter::net::serve(&run, addr, args.secret.as_deref(), opts, stdout)
         .with_context(|| format!("serving on {addr}"))?;
     eprintln!(
@@ -156,10 +189,21 @@ pub(crate) fn join_cmd(
         args.timeout.is_finite() && args.timeout > 0.0,
         "--timeout must be > 0"
     );
-    anyhow::ensure!(
-        args.headless || args.screenshot.is_some(),
-        "skitter join opens no window yet: use --headless (with --trace) or --screenshot"
-    );
+    if !args.headless && args.screenshot.is_none() {
+        anyhow::ensure!(
+            skitter::app::display_available(),
+            "no display (DISPLAY and WAYLAND_DISPLAY are unset): join with --headless (and --trace), or --screenshot"
+        );
+        skitter::app::run_join_window(skitter::app::JoinWindowOptions {
+            addr,
+            secret: args.secret,
+            sim: args.net_sim,
+            debug,
+            frames: args.frames,
+            cache: args.cache,
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let opts = JoinOptions {
         addr,
         secret: args.secret,
@@ -167,6 +211,7 @@ pub(crate) fn join_cmd(
         trace: args.trace,
         join_timeout: Duration::from_secs_f64(args.timeout),
         sim: args.net_sim,
+        cache: args.cache,
     };
     let viewer = skitter::net::join_headless(&opts, stdout)?;
     let f = viewer.figures();

@@ -647,6 +647,10 @@ pub trait TickHook {
     fn before_tick(&mut self, host: &mut ScriptHost);
     /// After the tick, with its events.
     fn after_tick(&mut self, host: &ScriptHost, events: &[WorldEvent]);
+    /// A line for the window's overlay (a server's address and viewers).
+    fn status(&self) -> Option<String> {
+        None
+    }
 }
 
 /// No hook.

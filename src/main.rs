@@ -325,7 +325,8 @@ fn main() -> ExitCode {
 
 fn real_main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    let offscreen = matches!(&cli.command, Some(Cmd::Run(r)) if r.screenshot.is_some());
+    let offscreen = matches!(&cli.command, Some(Cmd::Run(r)) if r.screenshot.is_some())
+        || matches!(&cli.command, Some(Cmd::Join(j)) if j.offscreen());
     quiet_vulkan_device_select(offscreen);
     let mut stdout = std::io::stdout().lock();
     match cli.command {

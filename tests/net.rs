@@ -948,3 +948,108 @@ fn a_hot_reload_on_the_server_reaches_its_viewers() {
     let f = fidelity(&server, &viewer, 2.5);
     assert!(f.worst_body < 0.05 && f.worst_plant < 0.01, "{f:?}");
 }
+
+/// The server in its window and a viewer in another, under Xvfb (as a user at a desk
+/// would run them); a headless viewer's trace in between shows the world travelled.
+#[test]
+fn a_server_window_and_a_viewer_window_under_xvfb() {
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    if std::process::Command::new("Xvfb")
+        .arg("-help")
+        .output()
+        .is_err()
+    {
+        assert!(!ci, "CI=true but Xvfb is not installed");
+        eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
+        return;
+    }
+    let display = format!(":{}", 250 + std::process::id() % 100);
+    let mut xvfb = std::process::Command::new("Xvfb")
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    use std::io::BufRead;
+    let mut args: Vec<String> = [
+        "serve",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--frames",
+        "200",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(demo().iter().map(|m| m.display().to_string()));
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args(&args)
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve runs");
+    let mut lines = std::io::BufReader::new(server.stdout.take().expect("stdout")).lines();
+    let addr = loop {
+        let l = lines
+            .next()
+            .expect("serve said where it listens")
+            .expect("line");
+        if let Some(a) = l.strip_prefix("serving on ") {
+            break a.trim().to_string();
+        }
+    };
+    let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    let dir = tempfile::tempdir().expect("tmp");
+    let trace = dir.path().join("v.jsonl");
+    let t = trace.display().to_string();
+    let o = common::skitter_within(
+        &["join", &addr, "--headless", "--frames", "90", "--trace", &t],
+        std::time::Duration::from_secs(60),
+        "join hung",
+    );
+    assert!(o.status.success(), "{}", common::text(&o));
+    let viewer = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
+    assert_eq!(viewer.ids().len(), 8);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .args(["join", &addr, "--frames", "40"])
+        .env("DISPLAY", &display)
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("join runs");
+    let out = common::text(&o);
+    let status = server.wait().expect("serve ends by itself");
+    let _ = xvfb.kill();
+    let _ = xvfb.wait();
+    let mut err = String::new();
+    if let Some(mut e) = server.stderr.take() {
+        std::io::Read::read_to_string(&mut e, &mut err).ok();
+    }
+    let rest = rest.join().expect("reader");
+    if out.contains("no GPU adapter") || err.contains("no GPU adapter") {
+        assert!(
+            !ci,
+            "CI=true but no GPU adapter for the windows:\n{out}\n{err}"
+        );
+        eprintln!("\n!!!!! SKIPPED the windows: no GPU adapter !!!!!\n{out}\n{err}");
+        return;
+    }
+    assert!(o.status.success() && out.contains("joined"), "{out}");
+    assert!(!out.contains("panicked"), "{out}");
+    assert!(status.success(), "{rest:?}\n{err}");
+    assert!(
+        !err.contains("serving headless"),
+        "the server's window did not open:\n{err}"
+    );
+}

@@ -3,6 +3,7 @@
 
 mod clock;
 mod join;
+mod join_window;
 pub(crate) mod muscles;
 mod path_edit;
 pub(crate) mod screenshot;
@@ -12,9 +13,12 @@ pub(crate) mod view;
 pub(crate) mod window;
 
 pub use join::shoot_viewer;
+pub use join_window::{run_join_window, JoinWindowOptions};
 pub use screenshot::{shoot, ShotOptions, ShotReport};
 pub use shader_watch::{ShaderWatch, ShaderWatchError};
-pub use window::{display_available, run as run_window, WindowOptions};
+pub use window::{
+    display_available, run as run_window, run_with as run_window_with, WindowOptions,
+};
 
 /// Where the WGSL lives on disk (for hot reload): `./shaders`, else the source tree's.
 pub fn shader_dir() -> std::path::PathBuf {

@@ -142,6 +142,8 @@ pub(crate) struct Readouts<'a> {
     pub(crate) draw: FrameStats,
     /// The GPU adapter's name.
     pub(crate) adapter: &'a str,
+    /// A network server's line (where it listens, its viewers and their links).
+    pub(crate) net: Option<&'a str>,
 }
 
 /// Draws the overlay; what the user changed comes back in `actions`.
@@ -268,9 +270,13 @@ fn status_panel(
         speed,
         draw,
         adapter,
+        net,
     } = *readouts;
     let world = host.world();
     ui.label(format!("frame {frame_ms:5.1} ms   tick {tick_ms:5.2} ms"));
+    if let Some(n) = net {
+        ui.label(n);
+    }
     if speed < 0.97 {
         ui.colored_label(
             egui::Color32::from_rgb(240, 190, 60),

@@ -49,6 +49,14 @@ pub fn display_available() -> bool {
 
 /// Opens the window and runs until it is closed (or `frames` are drawn).
 pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
+    run_with(opts, None)
+}
+
+/// [`run`], with `hook` around every tick (a network server: `skitter serve`).
+pub fn run_with(
+    opts: WindowOptions,
+    hook: Option<Box<dyn crate::headless::TickHook>>,
+) -> anyhow::Result<()> {
     let (tape, host) = Tape::open(opts.record.clone(), opts.replay.clone(), &opts.host)?;
     let opts = WindowOptions { host, ..opts };
     let event_loop = EventLoop::new().context("cannot open the window system")?;
@@ -59,6 +67,7 @@ pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
         .transpose()?;
     let mut app = App::new(opts, tape, event_loop.owned_display_handle());
     app.frame_log = frame_log;
+    app.hook = hook;
     event_loop.run_app(&mut app).context("window event loop")?;
     app.tape.finish().context("writing the record")?;
     match app.failure.take() {
@@ -67,14 +76,37 @@ pub fn run(opts: WindowOptions) -> anyhow::Result<()> {
     }
 }
 
-struct Gfx {
-    window: Arc<Window>,
+/// A window's drawing state: its surface, renderer and overlay.
+pub(crate) struct Gfx {
+    pub(crate) window: Arc<Window>,
     surface: wgpu::Surface<'static>,
-    config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
-    adapter: String,
-    egui_state: egui_winit::State,
+    pub(crate) config: wgpu::SurfaceConfiguration,
+    pub(crate) renderer: Renderer,
+    pub(crate) adapter: String,
+    pub(crate) egui_state: egui_winit::State,
     egui_renderer: egui_wgpu::Renderer,
+}
+
+impl Gfx {
+    /// Resizes the surface.
+    pub(crate) fn resize(&mut self, w: u32, h: u32) {
+        self.config.width = w.max(1);
+        self.config.height = h.max(1);
+        self.surface.configure(self.renderer.device(), &self.config);
+    }
+
+    /// The frame's texture, or `None` (the surface was reconfigured, or is not ready).
+    pub(crate) fn texture(&mut self) -> Option<wgpu::SurfaceTexture> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => Some(t),
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(self.renderer.device(), &self.config);
+                None
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -180,6 +212,8 @@ struct App {
     /// Space lowered every muscle (everyone limp) until pressed again.
     muscles_lowered: bool,
     frame_log: Option<FrameLog>,
+    /// Around each tick (a network server's part).
+    hook: Option<Box<dyn crate::headless::TickHook>>,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -227,65 +261,13 @@ impl App {
             toasts: Vec::new(),
             muscles_lowered: false,
             frame_log: None,
+            hook: None,
         }
     }
 
     fn fail(&mut self, event_loop: &ActiveEventLoop, e: anyhow::Error) {
         self.failure = Some(e);
         event_loop.exit();
-    }
-
-    fn open(&mut self, event_loop: &ActiveEventLoop) -> anyhow::Result<Gfx> {
-        let attrs = Window::default_attributes()
-            .with_title("skitter")
-            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
-        let window = Arc::new(
-            event_loop
-                .create_window(attrs)
-                .context("cannot create the window")?,
-        );
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
-                Box::new(self.display.clone()),
-            ));
-        let surface = instance
-            .create_surface(window.clone())
-            .context("cannot create a drawing surface")?;
-        let (adapter, device, queue) = open_device(&instance, Some(&surface))?;
-        let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
-            .context("the adapter cannot present to this window")?;
-        let caps = surface.get_capabilities(&adapter);
-        if let Some(f) = caps.formats.iter().find(|f| f.is_srgb()) {
-            config.format = *f;
-        }
-        config.present_mode = wgpu::PresentMode::AutoVsync;
-        surface.configure(&device, &config);
-        let egui_renderer = egui_wgpu::Renderer::new(
-            &device,
-            config.format,
-            egui_wgpu::RendererOptions::default(),
-        );
-        let renderer = Renderer::new(device, queue, config.format, &super::scene_shader());
-        let egui_state = egui_winit::State::new(
-            self.egui.clone(),
-            egui::ViewportId::ROOT,
-            &window,
-            Some(window.scale_factor() as f32),
-            None,
-            None,
-        );
-        let adapter = adapter.get_info().name;
-        Ok(Gfx {
-            window,
-            surface,
-            config,
-            renderer,
-            adapter,
-            egui_state,
-            egui_renderer,
-        })
     }
 
     fn watch_shaders(&mut self) {
@@ -356,11 +338,12 @@ impl App {
         let dt = (now - self.last).as_secs_f64();
         self.last = now;
         let t0 = Instant::now();
-        let (tape, host, errors, view) = (
+        let (tape, host, errors, view, hook) = (
             &mut self.tape,
             &mut self.host,
             &mut self.errors,
             &mut self.view,
+            &mut self.hook,
         );
         let ticks = self.clock.frame(dt, || {
             let started = Instant::now();
@@ -368,9 +351,15 @@ impl App {
                 errors.push(format!("replay: {e}"));
                 *tape = Tape::default();
             }
-            host.tick();
+            if let Some(h) = hook.as_mut() {
+                h.before_tick(host);
+            }
+            let events = host.tick();
             if let Err(e) = tape.after_tick(host) {
                 errors.push(format!("record: {e}"));
+            }
+            if let Some(h) = hook.as_mut() {
+                h.after_tick(host, &events);
             }
             view.after_tick(&host.world());
             started.elapsed().as_secs_f64()
@@ -407,14 +396,8 @@ impl App {
                 w.time() as f32,
             );
         }
-        let texture = match gfx.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                gfx.surface.configure(gfx.renderer.device(), &gfx.config);
-                return;
-            }
-            _ => return,
+        let Some(texture) = gfx.texture() else {
+            return;
         };
         let target = texture.texture.create_view(&Default::default());
         let mut encoder = gfx
@@ -434,6 +417,7 @@ impl App {
             let show_help = &mut self.show_help;
             let toasts = &self.toasts;
             let draw = gfx.renderer.stats;
+            let net = self.hook.as_ref().and_then(|h| h.status());
             let shader_error = gfx.renderer.shader_error.clone();
             let adapter = gfx.adapter.clone();
             self.egui.run_pass(input, |ctx| {
@@ -443,6 +427,7 @@ impl App {
                     speed: self.clock.speed(),
                     draw,
                     adapter: &adapter,
+                    net: net.as_deref(),
                 };
                 super::ui::overlay(
                     ctx,
@@ -572,7 +557,7 @@ impl ApplicationHandler for App {
         if self.gfx.is_some() {
             return;
         }
-        match self.open(event_loop) {
+        match open_gfx(event_loop, &self.display, &self.egui, "skitter") {
             Ok(g) => {
                 g.window.request_redraw();
                 self.gfx = Some(g);
@@ -593,9 +578,7 @@ impl ApplicationHandler for App {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => {
                 if let Some(g) = self.gfx.as_mut() {
-                    g.config.width = size.width.max(1);
-                    g.config.height = size.height.max(1);
-                    g.surface.configure(g.renderer.device(), &g.config);
+                    g.resize(size.width, size.height);
                 }
             }
             WindowEvent::RedrawRequested => self.redraw(event_loop),
@@ -684,6 +667,64 @@ impl ApplicationHandler for App {
     }
 }
 
+/// Opens a window titled `title` with its surface, renderer and overlay.
+pub(crate) fn open_gfx(
+    event_loop: &ActiveEventLoop,
+    display: &OwnedDisplayHandle,
+    egui: &egui::Context,
+    title: &str,
+) -> anyhow::Result<Gfx> {
+    let attrs = Window::default_attributes()
+        .with_title(title)
+        .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+    let window = Arc::new(
+        event_loop
+            .create_window(attrs)
+            .context("cannot create the window")?,
+    );
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
+        Box::new(display.clone()),
+    ));
+    let surface = instance
+        .create_surface(window.clone())
+        .context("cannot create a drawing surface")?;
+    let (adapter, device, queue) = open_device(&instance, Some(&surface))?;
+    let size = window.inner_size();
+    let mut config = surface
+        .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+        .context("the adapter cannot present to this window")?;
+    let caps = surface.get_capabilities(&adapter);
+    if let Some(f) = caps.formats.iter().find(|f| f.is_srgb()) {
+        config.format = *f;
+    }
+    config.present_mode = wgpu::PresentMode::AutoVsync;
+    surface.configure(&device, &config);
+    let egui_renderer = egui_wgpu::Renderer::new(
+        &device,
+        config.format,
+        egui_wgpu::RendererOptions::default(),
+    );
+    let renderer = Renderer::new(device, queue, config.format, &super::scene_shader());
+    let egui_state = egui_winit::State::new(
+        egui.clone(),
+        egui::ViewportId::ROOT,
+        &window,
+        Some(window.scale_factor() as f32),
+        None,
+        None,
+    );
+    let adapter = adapter.get_info().name;
+    Ok(Gfx {
+        window,
+        surface,
+        config,
+        renderer,
+        adapter,
+        egui_state,
+        egui_renderer,
+    })
+}
+
 /// Stops a creature the user sent somewhere (used by the inspector).
 pub(crate) fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
     host.send_to(id, None);
@@ -692,7 +733,7 @@ pub(crate) fn stop(host: &mut ScriptHost, id: crate::sim::CreatureId) {
 }
 
 /// Draws the egui overlay over the frame in `encoder`, submits and presents it.
-fn present(
+pub(crate) fn present(
     egui: &egui::Context,
     gfx: &mut Gfx,
     output: egui::FullOutput,

@@ -23,7 +23,7 @@ mod viewer;
 pub use conditioner::{Conditioner, LinkSim};
 pub use loopback::{Link, Loopback};
 pub use proto::{channel, DEFAULT_PORT, PROTOCOL};
-pub use run::{join_headless, serve, JoinOptions};
+pub use run::{join_headless, serve, JoinOptions, Serving};
 pub use server::{Dropped, NetServer, ServerOptions, ViewerMode, ViewerStats};
 pub use udp::{UdpServer, UdpViewer};
 pub use viewer::{NetViewer, ViewerFigures, ViewerStatus};

@@ -13,11 +13,32 @@ use crate::headless::{self, RunOptions, RunReport, TickHook, TraceLine};
 use crate::script::ScriptHost;
 use crate::sim::{WorldEvent, TICK_DT};
 
-/// The server's part of a run: network in before each tick, out after it.
-struct Serving {
+/// The server's part of a run (headless or in the window): network in before each
+/// tick, out after it.
+pub struct Serving {
     server: NetServer,
     udp: UdpServer,
     last: Instant,
+}
+
+impl Serving {
+    /// Listens on `addr` (with `secret`, only viewers that know it join).
+    pub fn bind(
+        addr: SocketAddr,
+        secret: Option<&str>,
+        opts: ServerOptions,
+    ) -> io::Result<Serving> {
+        Ok(Serving {
+            server: NetServer::new(opts),
+            udp: UdpServer::bind(addr, secret)?,
+            last: Instant::now(),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.udp.addr()
+    }
 }
 
 impl TickHook for Serving {
@@ -33,6 +54,20 @@ impl TickHook for Serving {
         self.server.after_tick(&host.world(), events);
         self.udp.send(&mut self.server);
     }
+
+    fn status(&self) -> Option<String> {
+        let stats = self.server.viewer_stats();
+        let mut line = format!("serving on {}: {} viewer(s)", self.udp.addr(), stats.len());
+        for s in stats.values() {
+            line += &format!(
+                "\n  ping {:.0} ms, loss {:.1} %, {:.1} kB/s",
+                s.rtt * 1e3,
+                s.loss * 100.0,
+                s.bytes_per_sec / 1e3
+            );
+        }
+        Some(line)
+    }
 }
 
 /// Serves `run`'s world on `addr` (paced to the wall clock) until its frames are done.
@@ -44,14 +79,9 @@ pub fn serve(
     opts: ServerOptions,
     console: &mut impl Write,
 ) -> io::Result<RunReport> {
-    let udp = UdpServer::bind(addr, secret)?;
-    writeln!(console, "serving on {}", udp.addr())?;
+    let mut hook = Serving::bind(addr, secret, opts)?;
+    writeln!(console, "serving on {}", hook.addr())?;
     console.flush()?;
-    let mut hook = Serving {
-        server: NetServer::new(opts),
-        udp,
-        last: Instant::now(),
-    };
     let run = RunOptions {
         realtime: true,
         ..run.clone()
@@ -74,13 +104,18 @@ pub struct JoinOptions {
     pub join_timeout: Duration,
     /// A simulated link in front of the viewer.
     pub sim: Option<super::LinkSim>,
+    /// The asset cache folder (`None`: the default).
+    pub cache: Option<PathBuf>,
 }
 
 /// Joins a server without a window: runs `frames` frames at 60 Hz, writing the trace.
 /// Returns the viewer at the end (its world, its figures).
 pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Result<NetViewer> {
     let mut udp = UdpViewer::connect(opts.addr, opts.secret.as_deref(), opts.sim)?;
-    let mut viewer = NetViewer::new();
+    let mut viewer = match &opts.cache {
+        Some(dir) => NetViewer::with_cache(dir.clone()),
+        None => NetViewer::new(),
+    };
     let mut trace = match &opts.trace {
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,

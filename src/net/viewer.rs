@@ -183,6 +183,21 @@ impl NetViewer {
             .collect()
     }
 
+    /// The link as renet measures it: round trip (s), packet loss share, bytes received a
+    /// second.
+    pub fn link(&self) -> (f64, f64, f64) {
+        (
+            self.renet.rtt(),
+            self.renet.packet_loss(),
+            self.renet.bytes_received_per_sec(),
+        )
+    }
+
+    /// Where a ray from `origin` along `dir` meets the level (a click's ground point).
+    pub fn raycast(&mut self, origin: Vec3, dir: Vec3) -> Option<Vec3> {
+        self.world.raycast(origin, dir, 500.0).map(|h| h.position)
+    }
+
     /// Whether the server lets it play.
     pub fn may_play(&self) -> bool {
         self.play
