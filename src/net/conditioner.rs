@@ -77,6 +77,8 @@ pub struct Conditioner {
     pub sent: u64,
     /// Packets lost.
     pub lost: u64,
+    /// Bytes of the packets sent.
+    pub bytes: u64,
 }
 
 impl Conditioner {
@@ -91,6 +93,7 @@ impl Conditioner {
             blackout: None,
             sent: 0,
             lost: 0,
+            bytes: 0,
         }
     }
 
@@ -112,6 +115,7 @@ impl Conditioner {
     /// A packet sent at `now`.
     pub fn send(&mut self, now: f64, packet: Vec<u8>) {
         self.sent += 1;
+        self.bytes += packet.len() as u64;
         if let Some((enter, leave)) = self.sim.burst {
             let u = self.uniform();
             self.in_burst = if self.in_burst { u >= leave } else { u < enter };
