@@ -74,6 +74,7 @@ fn step(host: &mut ScriptHost, net: &mut Loopback) {
 fn wire_figures() {
     let (_d, mut host, mut net) = served(1000, 1);
     let (b0, r0) = net.server.snapshot_stats();
+    let f0 = net.server.feet_stats();
     let link0 = net.links[0].down.bytes;
     let ticks = 600;
     let mut walking = 0usize;
@@ -89,6 +90,7 @@ fn wire_figures() {
         }
     }
     let (b1, r1) = net.server.snapshot_stats();
+    let f1 = net.server.feet_stats();
     let snaps = ticks / 3;
     let per_walker = (b1 - b0) as f64 / walking.max(1) as f64;
     let link = (net.links[0].down.bytes - link0) as f64;
@@ -101,6 +103,12 @@ fn wire_figures() {
         link * 8.0 / secs / 1e6,
         100.0 * (1.0 - (b1 - b0) as f64 / link)
     );
+    let (lifts, plants, bytes) = (f1.0 - f0.0, f1.1 - f0.1, f1.2 - f0.2);
+    println!(
+        "net/wire/1000 feet: {lifts} lifts, {plants} plants, {:.2} B an event, {:.2} Mbit/s",
+        bytes as f64 / (lifts + plants).max(1) as f64,
+        bytes as f64 * 8.0 / secs / 1e6
+    );
 }
 
 /// A ragdolled soldier's bytes per snapshot: 40 soldiers standing (sending nothing),
@@ -111,8 +119,11 @@ fn ragdoll_figures() {
     let ids: Vec<_> = (0..40)
         .filter_map(|i| {
             let ty = host.world().type_by_name("bench/soldier")?;
-            host.world_mut()
-                .spawn(ty, glam::Vec3::new((i % 8) as f32 * 3.0 - 12.0, 0.0, (i / 8) as f32 * 3.0), 0.0)
+            host.world_mut().spawn(
+                ty,
+                glam::Vec3::new((i % 8) as f32 * 3.0 - 12.0, 0.0, (i / 8) as f32 * 3.0),
+                0.0,
+            )
         })
         .collect();
     assert_eq!(ids.len(), 40, "soldiers spawned");
@@ -129,7 +140,12 @@ fn ragdoll_figures() {
     for t in 0..120 {
         step(&mut host, &mut net);
         if t % 3 == 2 {
-            rig_records += host.world().creatures().iter().filter(|c| c.rag.is_some()).count();
+            rig_records += host
+                .world()
+                .creatures()
+                .iter()
+                .filter(|c| c.rag.is_some())
+                .count();
         }
     }
     let (b1, r1) = net.server.snapshot_stats();

@@ -12,17 +12,21 @@ pub(crate) struct BitWriter {
 }
 
 impl BitWriter {
-    /// Appends the low `n` bits of `v` (n ≤ 32).
+    /// Appends the low `n` bits of `v` (n ≤ 32), a byte's worth at a time.
     pub(crate) fn put(&mut self, v: u32, n: u32) {
-        for i in 0..n {
-            if self.bits.is_multiple_of(8) {
+        let mut v = v as u64 & ((1u64 << n) - 1);
+        let mut n = n;
+        while n > 0 {
+            let off = self.bits % 8;
+            if off == 0 {
                 self.bytes.push(0);
             }
-            if (v >> i) & 1 != 0 {
-                let last = self.bytes.len() - 1;
-                self.bytes[last] |= 1 << (self.bits % 8);
-            }
-            self.bits += 1;
+            let take = (8 - off).min(n);
+            let last = self.bytes.len() - 1;
+            self.bytes[last] |= ((v & ((1 << take) - 1)) as u8) << off;
+            v >>= take;
+            n -= take;
+            self.bits += take;
         }
     }
 
@@ -50,6 +54,27 @@ impl BitWriter {
     /// A signed number (zigzag, then [`BitWriter::uvar`]).
     pub(crate) fn svar(&mut self, v: i32) {
         self.uvar(((v << 1) ^ (v >> 31)) as u32);
+    }
+
+    /// A small unsigned number, Exp-Golomb coded: 0 is one bit, 1–2 three, 3–6 five,
+    /// 7–14 seven… (shorter than [`BitWriter::uvar`] for the small ones that dominate).
+    pub(crate) fn gvar(&mut self, v: u32) {
+        let x = v as u64 + 1;
+        let n = 63 - x.leading_zeros();
+        self.put(0, n);
+        self.put(1, 1);
+        let rest = x & ((1u64 << n) - 1);
+        if n > 32 {
+            self.put(rest as u32, 32);
+            self.put((rest >> 32) as u32, n - 32);
+        } else {
+            self.put(rest as u32, n);
+        }
+    }
+
+    /// A small signed number (zigzag, then [`BitWriter::gvar`]).
+    pub(crate) fn sgvar(&mut self, v: i32) {
+        self.gvar(((v << 1) ^ (v >> 31)) as u32);
     }
 
     /// Bits written so far.
@@ -99,15 +124,17 @@ impl<'a> BitReader<'a> {
         if self.bit + n as usize > self.bytes.len() * 8 {
             return Err(Malformed);
         }
-        let mut v = 0u32;
-        for i in 0..n {
-            let b = self.bit + i as usize;
-            if (self.bytes[b / 8] >> (b % 8)) & 1 != 0 {
-                v |= 1 << i;
-            }
+        let mut v = 0u64;
+        let mut got = 0u32;
+        while got < n {
+            let off = (self.bit % 8) as u32;
+            let take = (8 - off).min(n - got);
+            let byte = (self.bytes[self.bit / 8] >> off) as u64 & ((1 << take) - 1);
+            v |= byte << got;
+            got += take;
+            self.bit += take as usize;
         }
-        self.bit += n as usize;
-        Ok(v)
+        Ok(v as u32)
     }
 
     pub(crate) fn flag(&mut self) -> Result<bool, Malformed> {
@@ -125,6 +152,30 @@ impl<'a> BitReader<'a> {
 
     pub(crate) fn svar(&mut self) -> Result<i32, Malformed> {
         let z = self.uvar()?;
+        Ok(((z >> 1) as i32) ^ -((z & 1) as i32))
+    }
+
+    pub(crate) fn gvar(&mut self) -> Result<u32, Malformed> {
+        let mut n = 0u32;
+        while !self.flag()? {
+            n += 1;
+            if n > 32 {
+                return Err(Malformed);
+            }
+        }
+        let rest = if n > 32 {
+            return Err(Malformed);
+        } else if n == 32 {
+            self.get(32)? as u64
+        } else {
+            self.get(n)? as u64
+        };
+        let x = (1u64 << n) | rest;
+        u32::try_from(x - 1).map_err(|_| Malformed)
+    }
+
+    pub(crate) fn sgvar(&mut self) -> Result<i32, Malformed> {
+        let z = self.gvar()?;
         Ok(((z >> 1) as i32) ^ -((z & 1) as i32))
     }
 
@@ -167,6 +218,21 @@ mod tests {
         assert_eq!(r.uvar(), Ok(u32::MAX));
         assert_eq!(r.get(3), Ok(0b101));
         assert!(r.get(9).is_err(), "a read past the end is an error");
+        let mut w = BitWriter::default();
+        for v in values {
+            w.sgvar(v);
+        }
+        w.gvar(u32::MAX);
+        let b = w.finish();
+        let mut r = BitReader::new(&b);
+        for v in values {
+            assert_eq!(r.sgvar(), Ok(v));
+        }
+        assert_eq!(r.gvar(), Ok(u32::MAX));
+        let mut w = BitWriter::default();
+        w.sgvar(0);
+        w.sgvar(-1);
+        assert_eq!(w.bit_len(), 1 + 3, "0 one bit, ±1 three");
         let mut w = BitWriter::default();
         w.svar(0);
         assert_eq!(w.bit_len(), 1, "an unchanged field costs one bit");

@@ -40,9 +40,10 @@ pub(crate) struct Clock {
 impl Clock {
     pub(crate) fn new(snapshot_every: u32) -> Clock {
         let interval = snapshot_every.max(1) as f64 * TICK_DT as f64;
+        // Until the link is measured, a cautious buffer (it shrinks as fast as it grows).
         Clock {
             interval,
-            delay: 2.0 * interval + TICK_DT as f64,
+            delay: 3.0 * interval + 2.0 * TICK_DT as f64,
             ..Default::default()
         }
     }

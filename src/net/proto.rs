@@ -72,14 +72,19 @@ pub(crate) struct TypeMsg {
     pub(crate) model: Option<crate::model::ModelSource>,
 }
 
-/// One leg of a creature's baseline: where its foot stands (or is headed, swinging).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One leg of a creature's baseline: where its foot last stood, its last step, and the
+/// swing it is in (foot units, see `feet.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct LegBase {
-    /// The foot's last event position (a plant, or the target of the swing it is in), in
-    /// foot units (see `feet.rs`).
+    /// Where the foot last stood (a swing starts there).
     pub(crate) at: [i32; 3],
-    /// Swinging: lift tick, duration in ticks, step height (mm), and where it lifted from.
-    pub(crate) swing: Option<(u64, u32, u32, [i32; 3])>,
+    /// Its last step (plant to plant): the next plant is coded against `at + step`.
+    pub(crate) step: [i32; 3],
+    /// Its last swing's length (ticks) and height (mm): a lift says only when they change.
+    pub(crate) dur: u32,
+    pub(crate) height: u32,
+    /// Swinging: lift tick, duration (ticks), height (mm).
+    pub(crate) swing: Option<(u64, u32, u32)>,
 }
 
 /// A creature as a viewer first learns it (a spawn, a late join, a ragdoll's recovery).

@@ -188,6 +188,12 @@ impl NetServer {
         }
     }
 
+    /// Foot events batched so far: lifts, plants, their bytes (one viewer's share: every
+    /// live viewer gets the same batches).
+    pub fn feet_stats(&self) -> (u64, u64, u64) {
+        self.feet.stats
+    }
+
     /// Asset bytes sent to viewers so far.
     pub fn asset_bytes(&self) -> u64 {
         self.asset_bytes

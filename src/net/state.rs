@@ -212,9 +212,16 @@ impl RootQ {
     }
 }
 
-/// Hermite interpolation of two roots `h` seconds apart at share `s` (0..1): position from
-/// both ends' velocities, heading from both ends' turn rates, the rest blended.
-pub(crate) fn interpolate(a: &RootQ, b: &RootQ, h: f32, s: f32) -> PuppetRoot {
+/// Hermite interpolation of two roots `h` seconds apart at share `s` (0..1): position with
+/// the tangents given (`None`: each end's own velocity), heading from both ends' turn rates,
+/// the rest blended.
+pub(crate) fn interpolate(
+    a: &RootQ,
+    b: &RootQ,
+    h: f32,
+    s: f32,
+    tangents: (Option<Vec3>, Option<Vec3>),
+) -> PuppetRoot {
     let (ra, rb) = (a.root(), b.root());
     let s = s.clamp(0.0, 1.0);
     let (s2, s3) = (s * s, s * s * s);
@@ -224,13 +231,11 @@ pub(crate) fn interpolate(a: &RootQ, b: &RootQ, h: f32, s: f32) -> PuppetRoot {
         -2.0 * s3 + 3.0 * s2,
         s3 - s2,
     );
-    // Jumps and falls are not smooth curves at their ends: blend them straight.
-    let smooth = a.flags & AIRBORNE == 0 && b.flags & AIRBORNE == 0;
-    let position = if smooth {
-        ra.position * h00 + ra.velocity * (h10 * h) + rb.position * h01 + rb.velocity * (h11 * h)
-    } else {
-        ra.position.lerp(rb.position, s)
-    };
+    let (ta, tb) = (
+        tangents.0.unwrap_or(ra.velocity),
+        tangents.1.unwrap_or(rb.velocity),
+    );
+    let position = ra.position * h00 + ta * (h10 * h) + rb.position * h01 + tb * (h11 * h);
     let dyaw = wrap_angle(rb.yaw - ra.yaw);
     let yaw = wrap_angle(ra.yaw + dyaw * h01 + (a.rate() * h10 + b.rate() * h11) * h);
     let climb = match (ra.climb, rb.climb) {
@@ -296,11 +301,14 @@ mod tests {
         let a = walking(0);
         let b = a.predict(3);
         let h = 3.0 / 60.0;
-        let (ra, rb) = (interpolate(&a, &b, h, 0.0), interpolate(&a, &b, h, 1.0));
+        let (ra, rb) = (
+            interpolate(&a, &b, h, 0.0, (None, None)),
+            interpolate(&a, &b, h, 1.0, (None, None)),
+        );
         assert!(ra.position.distance(a.position()) < 1e-5);
         assert!(rb.position.distance(b.position()) < 1e-5);
         assert!(wrap_angle(rb.yaw - b.yaw_radians()).abs() < 1e-4);
-        let mid = interpolate(&a, &b, h, 0.5);
+        let mid = interpolate(&a, &b, h, 0.5, (None, None));
         let lin = a.position().lerp(b.position(), 0.5);
         assert!(
             mid.position.distance(lin) < 0.01,

@@ -75,6 +75,8 @@ pub struct NetViewer {
     world: World,
     types: Vec<Option<TypeId>>,
     creatures: BTreeMap<u32, Shown>,
+    /// States of creatures whose spawn has not arrived yet.
+    orphans: BTreeMap<u32, VecDeque<(u64, StateQ)>>,
     clock: Clock,
     status: ViewerStatus,
     hello: bool,
@@ -113,6 +115,7 @@ impl NetViewer {
             world: World::new(0),
             types: Vec::new(),
             creatures: BTreeMap::new(),
+            orphans: BTreeMap::new(),
             clock: Clock::new(3),
             status: ViewerStatus::Joining,
             hello: false,
@@ -281,11 +284,12 @@ impl NetViewer {
 
     fn snapshot(&mut self, bytes: &[u8], now: f64) {
         self.figures.snapshots += 1;
-        let creatures = &self.creatures;
+        let (creatures, orphans) = (&self.creatures, &self.orphans);
         let decoded = snapshot::decode(bytes, |id, t| {
             creatures
-                .get(&id)?
-                .history
+                .get(&id)
+                .map(|c| &c.history)
+                .or_else(|| orphans.get(&id))?
                 .iter()
                 .find(|(k, _)| *k == t)
                 .map(|(_, s)| s.clone())
@@ -300,17 +304,25 @@ impl NetViewer {
         if self.got.contains(&(d.tick, d.chunk)) {
             return; // a duplicate
         }
-        self.got.push_back((d.tick, d.chunk));
-        if self.got.len() > 24 {
-            self.got.pop_front();
+        // Acknowledged only when every record of it is held: the server codes the next
+        // states against what a viewer acknowledged.
+        if d.missing == 0 {
+            self.got.push_back((d.tick, d.chunk));
+            if self.got.len() > 24 {
+                self.got.pop_front();
+            }
+            self.fresh_acks = true;
         }
-        self.fresh_acks = true;
         self.clock.sample(d.tick, now);
         let every = (self.clock.interval / TICK_DT as f64).round() as u64;
         for (id, st) in d.items {
-            if let Some(c) = self.creatures.get_mut(&id) {
-                insert_sample(&mut c.history, d.tick, st, every);
-            }
+            // A creature whose spawn has not arrived yet (the ordered channel resending
+            // it) keeps its states aside until it does.
+            let h = match self.creatures.get_mut(&id) {
+                Some(c) => &mut c.history,
+                None => self.orphans.entry(id).or_default(),
+            };
+            insert_sample(h, d.tick, st, every);
         }
     }
 
@@ -327,6 +339,7 @@ impl NetViewer {
                 self.world = World::new(seed);
                 self.types.clear();
                 self.creatures.clear();
+                self.orphans.clear();
                 self.clock = Clock::new(snapshot_every);
                 self.play = play;
                 self.status = ViewerStatus::Live;
@@ -475,7 +488,7 @@ impl NetViewer {
                 .map(|l| {
                     ViewLeg::new(&proto::LegBase {
                         at: feet::foot_q(l.foot),
-                        swing: None,
+                        ..Default::default()
                     })
                 })
                 .collect()
@@ -486,6 +499,7 @@ impl NetViewer {
             .creatures
             .remove(&b.id)
             .map(|c| c.history)
+            .or_else(|| self.orphans.remove(&b.id))
             .unwrap_or_default();
         self.creatures.insert(
             b.id,
@@ -502,28 +516,18 @@ impl NetViewer {
 
     fn feet(&mut self, batch: &[u8]) {
         let shown = self.shown.unwrap_or(0.0);
-        let creatures = std::cell::RefCell::new(&mut self.creatures);
-        let ok = feet::decode(
-            batch,
-            |id, leg| {
-                let c = creatures.borrow();
-                c.get(&id)?.legs.get(leg as usize).map(|l| l.at)
-            },
-            |e| {
-                let (id, leg) = match e {
-                    feet::Decoded::Lift { id, leg, .. } | feet::Decoded::Plant { id, leg, .. } => {
-                        (id, leg)
-                    }
-                };
-                if let Some(l) = creatures
-                    .borrow_mut()
-                    .get_mut(&id)
-                    .and_then(|c| c.legs.get_mut(leg as usize))
-                {
-                    l.learn(&e, shown);
-                }
-            },
-        );
+        let creatures = &mut self.creatures;
+        let ok = feet::decode(batch, |e| {
+            let (id, leg) = e.who();
+            // Events of a creature this viewer has not been given yet are passed over: its
+            // baseline, when it comes, holds them.
+            if let Some(l) = creatures
+                .get_mut(&id)
+                .and_then(|c| c.legs.get_mut(leg as usize))
+            {
+                l.learn(&e, shown);
+            }
+        });
         if ok.is_err() {
             self.figures.bad_snapshots += 1;
         }
@@ -531,6 +535,9 @@ impl NetViewer {
 
     /// Drives every creature at shown tick `t`.
     fn show(&mut self, t: f64, dt: f32) {
+        let keep = snapshot::MAX_BASE_AGE as f64 + 30.0;
+        self.orphans
+            .retain(|_, h| h.back().is_some_and(|(k, _)| *k as f64 + keep >= t));
         let gone: Vec<u32> = self
             .creatures
             .iter()
@@ -640,6 +647,26 @@ enum Pose {
     Rig(Vec3, glam::Quat, Vec<glam::Quat>, bool),
 }
 
+/// Most ticks between neighbouring states that still give an end's tangent.
+const TANGENT_SPAN: u64 = 8;
+
+/// The tangents (m/s) at states `a` and `b` (consecutive in `h`): each from its neighbours'
+/// positions (Catmull-Rom: robust whatever the velocity sent meant, in a jump's push as in
+/// a walk), or `None` where a neighbour is missing, far, or not a root.
+fn tangents(h: &VecDeque<(u64, StateQ)>, a: usize, b: usize) -> (Option<Vec3>, Option<Vec3>) {
+    let root = |i: usize| match h.get(i) {
+        Some((k, StateQ::Root(r))) => Some((*k, r.position())),
+        _ => None,
+    };
+    let slope = |lo: usize, hi: usize| {
+        let ((k0, p0), (k1, p1)) = (root(lo)?, root(hi)?);
+        (k1 > k0 && k1 - k0 <= 2 * TANGENT_SPAN).then(|| (p1 - p0) / ((k1 - k0) as f32 * TICK_DT))
+    };
+    let ta = a.checked_sub(1).and_then(|p| slope(p, b));
+    let tb = slope(a, b + 1);
+    (ta, tb)
+}
+
 /// The pose at shown tick `t`, and whether it had no state after `t` while moving.
 fn pose_at(h: &VecDeque<(u64, StateQ)>, t: f64) -> (Option<Pose>, bool) {
     let one = |s: &StateQ| match s {
@@ -659,7 +686,8 @@ fn pose_at(h: &VecDeque<(u64, StateQ)>, t: f64) -> (Option<Pose>, bool) {
             let s = ((t - *ka as f64) / span) as f32;
             let pose = match (a, b) {
                 (StateQ::Root(a), StateQ::Root(b)) => {
-                    Pose::Root(interpolate(a, b, span as f32 * TICK_DT, s))
+                    let t = tangents(h, i - 1, i);
+                    Pose::Root(interpolate(a, b, span as f32 * TICK_DT, s, t))
                 }
                 (StateQ::Rig(a), StateQ::Rig(b)) => {
                     let (p, r, segs) = interpolate_rig(a, b, s);
