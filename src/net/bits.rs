@@ -51,11 +51,6 @@ impl BitWriter {
         self.put(x, CLASSES[c]);
     }
 
-    /// A signed number (zigzag, then [`BitWriter::uvar`]).
-    pub(crate) fn svar(&mut self, v: i32) {
-        self.uvar(((v << 1) ^ (v >> 31)) as u32);
-    }
-
     /// A small unsigned number, Exp-Golomb coded: 0 is one bit, 1–2 three, 3–6 five,
     /// 7–14 seven… (shorter than [`BitWriter::uvar`] for the small ones that dominate).
     pub(crate) fn gvar(&mut self, v: u32) {
@@ -150,11 +145,6 @@ impl<'a> BitReader<'a> {
         x.checked_add(1).ok_or(Malformed)
     }
 
-    pub(crate) fn svar(&mut self) -> Result<i32, Malformed> {
-        let z = self.uvar()?;
-        Ok(((z >> 1) as i32) ^ -((z & 1) as i32))
-    }
-
     pub(crate) fn gvar(&mut self) -> Result<u32, Malformed> {
         let mut n = 0u32;
         while !self.flag()? {
@@ -206,42 +196,31 @@ mod tests {
         ];
         let mut w = BitWriter::default();
         for v in values {
-            w.svar(v);
+            w.sgvar(v);
+            w.uvar(v.unsigned_abs());
         }
+        w.gvar(u32::MAX);
         w.uvar(u32::MAX);
         w.put(0b101, 3);
         let bytes = w.finish();
         let mut r = BitReader::new(&bytes);
         for v in values {
-            assert_eq!(r.svar(), Ok(v));
+            assert_eq!(r.sgvar(), Ok(v));
+            assert_eq!(r.uvar(), Ok(v.unsigned_abs()));
         }
+        assert_eq!(r.gvar(), Ok(u32::MAX));
         assert_eq!(r.uvar(), Ok(u32::MAX));
         assert_eq!(r.get(3), Ok(0b101));
         assert!(r.get(9).is_err(), "a read past the end is an error");
         let mut w = BitWriter::default();
-        for v in values {
-            w.sgvar(v);
-        }
-        w.gvar(u32::MAX);
-        let b = w.finish();
-        let mut r = BitReader::new(&b);
-        for v in values {
-            assert_eq!(r.sgvar(), Ok(v));
-        }
-        assert_eq!(r.gvar(), Ok(u32::MAX));
-        let mut w = BitWriter::default();
         w.sgvar(0);
-        w.sgvar(-1);
-        assert_eq!(w.bit_len(), 1 + 3, "0 one bit, ±1 three");
-        let mut w = BitWriter::default();
-        w.svar(0);
         assert_eq!(w.bit_len(), 1, "an unchanged field costs one bit");
-        w.svar(-2);
-        assert_eq!(w.bit_len(), 1 + 1 + 3 + 2);
+        w.sgvar(-1);
+        assert_eq!(w.bit_len(), 1 + 3, "±1 three");
         w.truncate(1);
-        w.svar(5);
+        w.sgvar(5);
         let b = w.finish();
         let mut r = BitReader::new(&b);
-        assert_eq!((r.svar(), r.svar()), (Ok(0), Ok(5)));
+        assert_eq!((r.sgvar(), r.sgvar()), (Ok(0), Ok(5)));
     }
 }

@@ -466,7 +466,7 @@ impl NetServer {
                             hello: false,
                             live: false,
                             camera: None,
-                            outbox: Outbox::default(),
+                            outbox: Outbox::new(self.opts.snapshot_every),
                             bad: 0,
                             tokens: self.opts.inputs_per_second as f32,
                             served: Default::default(),

@@ -14,8 +14,8 @@ use super::state::StateQ;
 
 /// A base older than this many ticks is not used (the viewer keeps about this much).
 pub(crate) const MAX_BASE_AGE: u64 = 150;
-/// Bytes of a snapshot message's fixed header (tick, chunk, count).
-const HEADER: usize = 11;
+/// Bytes of a snapshot message's fixed header (tick, chunk, count, snapshot interval).
+const HEADER: usize = 12;
 
 /// What one message of a snapshot held, kept until the viewer acknowledges it.
 #[derive(Clone, Debug)]
@@ -39,9 +39,19 @@ pub(crate) struct Outbox {
     pub(crate) deltas: u64,
     /// Moving creatures left out for the budget (their priority grows).
     pub(crate) deferred: u64,
+    /// Ticks between snapshots (bases are whole intervals back).
+    pub(crate) every: u32,
 }
 
 impl Outbox {
+    /// A viewer's outbox for snapshots every `every` ticks.
+    pub(crate) fn new(every: u32) -> Outbox {
+        Outbox {
+            every: every.max(1),
+            ..Outbox::default()
+        }
+    }
+
     /// The viewer got message `chunk` of the snapshot of `tick`.
     pub(crate) fn ack(&mut self, tick: u64, chunk: u8) -> bool {
         let Some(i) = self
@@ -142,6 +152,7 @@ impl Outbox {
             msg.extend_from_slice(&tick.to_le_bytes());
             msg.push(chunk);
             msg.extend_from_slice(&(items.len() as u16).to_le_bytes());
+            msg.push(self.every.min(255) as u8);
             msg.extend(body.finish());
             self.bytes += msg.len() as u64;
             self.records += items.len() as u64;
@@ -154,28 +165,32 @@ impl Outbox {
         if out.is_empty() {
             // Nothing moved: a bare header still marks the tick (the viewer's clock).
             let mut msg = tick.to_le_bytes().to_vec();
-            msg.extend_from_slice(&[0, 0, 0]);
+            msg.extend_from_slice(&[0, 0, 0, self.every.min(255) as u8]);
             self.bytes += msg.len() as u64;
             out.push(msg);
         }
         out
     }
 
+    /// One record: the id's gap from the last, its base (how many snapshot intervals back,
+    /// or none), its state against it.
     fn write_one(&mut self, w: &mut BitWriter, tick: u64, id: u32, last: u32, st: &StateQ) {
-        w.uvar(id - last);
+        w.gvar(id - last);
+        let every = u64::from(self.every.max(1));
         match self
             .acked
             .get(&id)
-            .filter(|(t, _)| *t < tick && tick - *t <= MAX_BASE_AGE)
+            .filter(|(t, _)| *t < tick && tick - *t <= MAX_BASE_AGE && (tick - *t) % every == 0)
         {
             Some((t, base)) => {
                 let back = (tick - t) as u32;
-                w.uvar(back);
+                w.flag(true);
+                w.gvar(back / every as u32 - 1);
                 st.write(w, Some((base, back)));
                 self.deltas += 1;
             }
             None => {
-                w.uvar(0);
+                w.flag(false);
                 st.write(w, None);
             }
         }
@@ -203,17 +218,22 @@ pub(crate) fn decode(
     let tick = u64::from_le_bytes(bytes[0..8].try_into().map_err(|_| Malformed)?);
     let chunk = bytes[8];
     let count = u16::from_le_bytes([bytes[9], bytes[10]]) as usize;
+    let every = u32::from(bytes[11].max(1));
     let mut r = BitReader::new(&bytes[HEADER..]);
     let mut items = Vec::with_capacity(count.min(1024));
     let mut id = 0u32;
     let mut missing = 0;
     for _ in 0..count {
-        id = id.checked_add(r.uvar()?).ok_or(Malformed)?;
-        let back = r.uvar()?;
-        if back == 0 {
+        id = id.checked_add(r.gvar()?).ok_or(Malformed)?;
+        if !r.flag()? {
             items.push((id, StateQ::read(&mut r, None)?));
             continue;
         }
+        let back = r
+            .gvar()?
+            .checked_add(1)
+            .and_then(|b| b.checked_mul(every))
+            .ok_or(Malformed)?;
         let t = tick.checked_sub(back as u64).ok_or(Malformed)?;
         match base(id, t) {
             Some(b) => items.push((id, StateQ::read(&mut r, Some((&b, back)))?)),
@@ -251,7 +271,10 @@ mod tests {
 
     #[test]
     fn rest_costs_nothing_and_moving_creatures_are_deltas_after_an_ack() {
-        let mut out = Outbox::default();
+        let mut out = Outbox {
+            every: 3,
+            ..Outbox::default()
+        };
         let mut roots = BTreeMap::new();
         for id in 0..300u32 {
             roots.insert(id, root(id as i32 * 100, if id % 2 == 0 { 256 } else { 0 }));

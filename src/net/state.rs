@@ -12,12 +12,12 @@ use crate::math::frame::wrap_angle;
 
 /// Position unit: 1/512 m (2 mm).
 const POS: f32 = 512.0;
-/// Velocity unit: 1/256 m/s.
-const VEL: f32 = 256.0;
-/// Heading units in a turn.
-const YAW: f32 = 65536.0;
-/// Yaw rate unit: 1/1024 rad/s.
-const RATE: f32 = 1024.0;
+/// Velocity unit: 1/64 m/s (what the lean reads, and tangents where no neighbour is).
+const VEL: f32 = 64.0;
+/// Heading units in a turn (0.022°).
+const YAW: f32 = 16384.0;
+/// Yaw rate unit: 1/128 rad/s (0.45°/s).
+const RATE: f32 = 128.0;
 /// Unit of an up vector's or a quaternion's component: 1/16384.
 const UNIT: f32 = 16384.0;
 
@@ -35,7 +35,7 @@ const FLAG_BITS: u32 = 3;
 pub(crate) struct RootQ {
     pub(crate) pos: [i32; 3],
     pub(crate) vel: [i32; 3],
-    /// Heading, 0..65536 a turn.
+    /// Heading, 0..16384 a turn.
     pub(crate) yaw: i32,
     /// Yaw rate (rad/s × 1024).
     pub(crate) rate: i32,
@@ -68,7 +68,7 @@ fn quat_f(v: [i32; 4]) -> Quat {
 
 /// Heading residual wrapped to half a turn either way.
 fn wrap_yaw(d: i32) -> i32 {
-    (d as i16) as i32
+    (d + 8192).rem_euclid(16384) - 8192
 }
 
 impl RootQ {
@@ -93,7 +93,7 @@ impl RootQ {
         RootQ {
             pos: loco.position.to_array().map(|x| q(x, POS)),
             vel: loco.velocity.to_array().map(|x| q(x, VEL)),
-            yaw: q(turn, YAW).rem_euclid(65536),
+            yaw: q(turn, YAW).rem_euclid(16384),
             rate: q(rate, RATE),
             up: [q(loco.up.x, UNIT), q(loco.up.z, UNIT)],
             flags,
@@ -144,12 +144,12 @@ impl RootQ {
         let t = ticks as i64;
         let mut p = *self;
         for i in 0..3 {
-            // pos units per tick = vel × (512/256) / 60 = vel / 30.
-            p.pos[i] = (self.pos[i] as i64 + (self.vel[i] as i64 * t).div_euclid(30)) as i32;
+            // pos units per tick = vel × (512/64) / 60 = vel × 2 / 15.
+            p.pos[i] = (self.pos[i] as i64 + (self.vel[i] as i64 * t * 2).div_euclid(15)) as i32;
         }
-        // yaw units per tick = rate / 1024 / 60 × 65536 / 2π.
-        let turn = (self.rate as i64 * t * 65_536_000).div_euclid(61_440 * 6_283);
-        p.yaw = (self.yaw as i64 + turn).rem_euclid(65536) as i32;
+        // yaw units per tick = rate / 128 / 60 × 16384 / 2π.
+        let turn = (self.rate as i64 * t * 16_384_000).div_euclid(7_680 * 6_283);
+        p.yaw = (self.yaw as i64 + turn).rem_euclid(16384) as i32;
         p
     }
 
@@ -159,15 +159,15 @@ impl RootQ {
         let p = base.map_or_else(RootQ::default, |(b, t)| b.predict(t));
         let b = base.map_or_else(RootQ::default, |(b, _)| *b);
         for i in 0..3 {
-            w.svar(self.pos[i].wrapping_sub(p.pos[i]));
+            w.sgvar(self.pos[i].wrapping_sub(p.pos[i]));
         }
-        w.svar(wrap_yaw(self.yaw.wrapping_sub(p.yaw)));
+        w.sgvar(wrap_yaw(self.yaw.wrapping_sub(p.yaw)));
         for i in 0..3 {
-            w.svar(self.vel[i].wrapping_sub(b.vel[i]));
+            w.sgvar(self.vel[i].wrapping_sub(b.vel[i]));
         }
-        w.svar(self.rate.wrapping_sub(b.rate));
+        w.sgvar(self.rate.wrapping_sub(b.rate));
         for i in 0..2 {
-            w.svar(self.up[i].wrapping_sub(b.up[i]));
+            w.sgvar(self.up[i].wrapping_sub(b.up[i]));
         }
         w.flag(self.flags != b.flags);
         if self.flags != b.flags {
@@ -175,8 +175,8 @@ impl RootQ {
         }
         if self.flags & CLIMBING != 0 {
             for i in 0..4 {
-                w.svar(self.frame[i].wrapping_sub(b.frame[i]));
-                w.svar(self.align[i].wrapping_sub(b.align[i]));
+                w.sgvar(self.frame[i].wrapping_sub(b.frame[i]));
+                w.sgvar(self.align[i].wrapping_sub(b.align[i]));
             }
         }
     }
@@ -187,15 +187,15 @@ impl RootQ {
         let b = base.map_or_else(RootQ::default, |(b, _)| *b);
         let mut s = RootQ::default();
         for i in 0..3 {
-            s.pos[i] = p.pos[i].wrapping_add(r.svar()?);
+            s.pos[i] = p.pos[i].wrapping_add(r.sgvar()?);
         }
-        s.yaw = (p.yaw.wrapping_add(r.svar()?)).rem_euclid(65536);
+        s.yaw = (p.yaw.wrapping_add(r.sgvar()?)).rem_euclid(16384);
         for i in 0..3 {
-            s.vel[i] = b.vel[i].wrapping_add(r.svar()?);
+            s.vel[i] = b.vel[i].wrapping_add(r.sgvar()?);
         }
-        s.rate = b.rate.wrapping_add(r.svar()?);
+        s.rate = b.rate.wrapping_add(r.sgvar()?);
         for i in 0..2 {
-            s.up[i] = b.up[i].wrapping_add(r.svar()?);
+            s.up[i] = b.up[i].wrapping_add(r.sgvar()?);
         }
         s.flags = if r.flag()? {
             r.get(FLAG_BITS)?
@@ -204,8 +204,8 @@ impl RootQ {
         };
         if s.flags & CLIMBING != 0 {
             for i in 0..4 {
-                s.frame[i] = b.frame[i].wrapping_add(r.svar()?);
-                s.align[i] = b.align[i].wrapping_add(r.svar()?);
+                s.frame[i] = b.frame[i].wrapping_add(r.sgvar()?);
+                s.align[i] = b.align[i].wrapping_add(r.sgvar()?);
             }
         }
         Ok(s)
@@ -260,9 +260,9 @@ mod tests {
     fn walking(x: i32) -> RootQ {
         RootQ {
             pos: [x, 180, -x / 2],
-            vel: [300, 2, -150],
-            yaw: 65000,
-            rate: 40,
+            vel: [75, 1, -37],
+            yaw: 16300,
+            rate: 5,
             up: [0, 0],
             ..Default::default()
         }
@@ -297,6 +297,30 @@ mod tests {
     }
 
     #[test]
+    fn a_rigs_rotations_travel_as_their_smallest_three_within_a_tenth_of_a_degree() {
+        let mut w = BitWriter::default();
+        let turns: Vec<Quat> = (0..40)
+            .map(|k| {
+                let a = k as f32 * 0.37;
+                Quat::from_euler(glam::EulerRot::YXZ, a, a * 1.7 - 2.0, (a * 3.1).sin() * 3.0)
+            })
+            .collect();
+        let q3: Vec<Q3> = turns.iter().map(|r| Q3::of(*r)).collect();
+        for (k, q) in q3.iter().enumerate() {
+            q.write(&mut w, k.checked_sub(1).map(|p| &q3[p]));
+        }
+        let b = w.finish();
+        let mut r = BitReader::new(&b);
+        let mut prev: Option<Q3> = None;
+        for (k, t) in turns.iter().enumerate() {
+            let got = Q3::read(&mut r, prev.as_ref()).expect("reads");
+            assert_eq!(got, q3[k]);
+            assert!(got.quat().angle_between(*t).to_degrees() < 0.1, "{k}");
+            prev = Some(got);
+        }
+    }
+
+    #[test]
     fn quantised_roots_are_within_their_units_and_interpolation_meets_both_ends() {
         let a = walking(0);
         let b = a.predict(3);
@@ -318,32 +342,98 @@ mod tests {
     }
 }
 
-/// Rig rotations' unit: 1/4096 of a quaternion component.
-const RIG: f32 = 4096.0;
+/// Rig rotations' unit: 1/2048 of a quaternion component (smallest three: a segment's
+/// end within a millimetre).
+const RIG: f32 = 2048.0;
+
+/// A rotation as its smallest three components (the largest's index and sign dropped:
+/// made positive), quantised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Q3 {
+    pub(crate) largest: u8,
+    pub(crate) rest: [i32; 3],
+}
+
+impl Q3 {
+    fn of(r: Quat) -> Q3 {
+        let c = r.to_array();
+        let largest = (0..4)
+            .max_by(|a, b| c[*a].abs().total_cmp(&c[*b].abs()))
+            .unwrap_or(3);
+        let sign = if c[largest] < 0.0 { -1.0 } else { 1.0 };
+        let mut rest = [0; 3];
+        let mut k = 0;
+        for (i, x) in c.iter().enumerate() {
+            if i != largest {
+                rest[k] = q(x * sign, RIG);
+                k += 1;
+            }
+        }
+        Q3 {
+            largest: largest as u8,
+            rest,
+        }
+    }
+
+    fn quat(&self) -> Quat {
+        let rest = self.rest.map(|x| x as f32 / RIG);
+        let big = (1.0 - rest.iter().map(|x| x * x).sum::<f32>())
+            .max(0.0)
+            .sqrt();
+        let mut c = [0.0f32; 4];
+        let mut k = 0;
+        for (i, v) in c.iter_mut().enumerate() {
+            if i == self.largest as usize % 4 {
+                *v = big;
+            } else {
+                *v = rest[k];
+                k += 1;
+            }
+        }
+        Quat::from_array(c).normalize()
+    }
+
+    /// Against `base`: its components' changes when the same one is largest, else whole.
+    fn write(&self, w: &mut BitWriter, base: Option<&Q3>) {
+        let b = base.filter(|b| b.largest == self.largest);
+        w.flag(b.is_some());
+        if b.is_none() {
+            w.put(u32::from(self.largest), 2);
+        }
+        let b = b.copied().unwrap_or_default();
+        for i in 0..3 {
+            w.sgvar(self.rest[i].wrapping_sub(b.rest[i]));
+        }
+    }
+
+    fn read(r: &mut BitReader, base: Option<&Q3>) -> Result<Q3, Malformed> {
+        let b = if r.flag()? {
+            *base.ok_or(Malformed)?
+        } else {
+            Q3 {
+                largest: r.get(2)? as u8,
+                rest: [0; 3],
+            }
+        };
+        let mut s = Q3 {
+            largest: b.largest,
+            rest: [0; 3],
+        };
+        for i in 0..3 {
+            s.rest[i] = b.rest[i].wrapping_add(r.sgvar()?);
+        }
+        Ok(s)
+    }
+}
 
 /// A ragdoll's state: its body part's pose, each limb segment's rotation relative to the
 /// body's (a viewer hangs each segment from the one above it), and its phase.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RigQ {
     pub(crate) pos: [i32; 3],
-    pub(crate) rot: [i32; 4],
-    pub(crate) rels: Vec<[i32; 4]>,
+    pub(crate) rot: Q3,
+    pub(crate) rels: Vec<Q3>,
     pub(crate) recovering: bool,
-}
-
-fn quat_with(r: Quat, unit: f32) -> [i32; 4] {
-    let r = if r.w < 0.0 { -r } else { r };
-    [q(r.x, unit), q(r.y, unit), q(r.z, unit), q(r.w, unit)]
-}
-
-fn quat_from(v: [i32; 4], unit: f32) -> Quat {
-    Quat::from_xyzw(
-        v[0] as f32 / unit,
-        v[1] as f32 / unit,
-        v[2] as f32 / unit,
-        v[3] as f32 / unit,
-    )
-    .normalize()
 }
 
 /// Most limb segments a rig record carries.
@@ -355,10 +445,10 @@ impl RigQ {
         let inv = body.rotation.inverse();
         RigQ {
             pos: body.position.to_array().map(|x| q(x, POS)),
-            rot: quat_q(body.rotation),
+            rot: Q3::of(body.rotation),
             rels: rag.parts[1..]
                 .iter()
-                .map(|p| quat_with(inv * p.rotation, RIG))
+                .map(|p| Q3::of(inv * p.rotation))
                 .collect(),
             recovering: rag.phase == crate::sim::RagdollPhase::Recovering,
         }
@@ -366,26 +456,21 @@ impl RigQ {
 
     /// The body's pose and every segment's world rotation.
     pub(crate) fn pose(&self) -> (Vec3, Quat, Vec<Quat>) {
-        let rot = quat_f(self.rot);
+        let rot = self.rot.quat();
         let pos = Vec3::from_array(self.pos.map(|x| x as f32 / POS));
-        let segs = self.rels.iter().map(|r| rot * quat_from(*r, RIG)).collect();
+        let segs = self.rels.iter().map(|r| rot * r.quat()).collect();
         (pos, rot, segs)
     }
 
     fn write(&self, w: &mut BitWriter, base: Option<&RigQ>) {
         let b = base.cloned().unwrap_or_default();
         for i in 0..3 {
-            w.svar(self.pos[i].wrapping_sub(b.pos[i]));
+            w.sgvar(self.pos[i].wrapping_sub(b.pos[i]));
         }
-        for i in 0..4 {
-            w.svar(self.rot[i].wrapping_sub(b.rot[i]));
-        }
+        self.rot.write(w, base.map(|b| &b.rot));
         w.uvar(self.rels.len() as u32);
         for (k, r) in self.rels.iter().enumerate() {
-            let br = b.rels.get(k).copied().unwrap_or_default();
-            for i in 0..4 {
-                w.svar(r[i].wrapping_sub(br[i]));
-            }
+            r.write(w, base.and_then(|b| b.rels.get(k)));
         }
         w.flag(self.recovering);
     }
@@ -394,22 +479,15 @@ impl RigQ {
         let b = base.cloned().unwrap_or_default();
         let mut s = RigQ::default();
         for i in 0..3 {
-            s.pos[i] = b.pos[i].wrapping_add(r.svar()?);
+            s.pos[i] = b.pos[i].wrapping_add(r.sgvar()?);
         }
-        for i in 0..4 {
-            s.rot[i] = b.rot[i].wrapping_add(r.svar()?);
-        }
+        s.rot = Q3::read(r, base.map(|b| &b.rot))?;
         let n = r.uvar()?;
         if n > MAX_SEGMENTS {
             return Err(Malformed);
         }
         for k in 0..n as usize {
-            let br = b.rels.get(k).copied().unwrap_or_default();
-            let mut q = [0; 4];
-            for i in 0..4 {
-                q[i] = br[i].wrapping_add(r.svar()?);
-            }
-            s.rels.push(q);
+            s.rels.push(Q3::read(r, base.and_then(|b| b.rels.get(k)))?);
         }
         s.recovering = r.flag()?;
         Ok(s)
