@@ -123,8 +123,10 @@ pub struct NetServer {
     opts: ServerOptions,
     viewers: BTreeMap<ClientId, Viewer>,
     feet: FootLog,
-    roots: BTreeMap<u32, StateQ>,
-    known: BTreeMap<u32, Known>,
+    /// Each creature's state after the last tick, in id order.
+    roots: Vec<(u32, StateQ)>,
+    /// What viewers were told of each creature, in id order.
+    known: Vec<(u32, Known)>,
     /// Ordered messages waiting for the next snapshot tick.
     outgoing: Vec<Ordered>,
     types: Vec<(String, usize)>,
@@ -152,8 +154,8 @@ impl NetServer {
             opts,
             viewers: BTreeMap::new(),
             feet: FootLog::default(),
-            roots: BTreeMap::new(),
-            known: BTreeMap::new(),
+            roots: Vec::new(),
+            known: Vec::new(),
             outgoing: Vec::new(),
             types: Vec::new(),
             level_version: u64::MAX,
@@ -306,32 +308,43 @@ impl NetServer {
         }
     }
 
+    /// Each creature's state, spawns, recoveries, looks and despawns: the World's
+    /// creatures walked beside the last tick's (both in id order), in one pass.
     fn capture_creatures(&mut self, world: &World) {
         let mut spawns = Vec::new();
         let mut looks = Vec::new();
-        let mut seen = std::collections::BTreeSet::new();
+        let mut gone = Vec::new();
+        let old = std::mem::take(&mut self.known);
+        let mut old = old.into_iter().peekable();
+        self.roots.clear();
         for c in world.creatures() {
             let id = c.id.0;
-            seen.insert(id);
+            while let Some((o, _)) = old.next_if(|(o, _)| *o < id) {
+                gone.push(o);
+            }
+            let known = old.next_if(|(o, _)| *o == id).map(|(_, k)| k);
             let rag = c.rag.is_some();
-            let known = self.known.get(&id).copied();
             let rate = known.map_or(0.0, |k| wrap_angle(c.loco.yaw - k.yaw) / TICK_DT);
-            if known.is_none() || known.is_some_and(|k| k.rag && !rag) {
-                if !rag {
-                    self.feet.start(id, &c.loco, c.gait.step_height, self.tick);
+            match known {
+                Some(k) if !(k.rag && !rag) => {
+                    if (k.tint, k.team) != (c.tint, c.team) {
+                        looks.push((id, c.tint, c.team));
+                    }
+                    if rag && !k.rag {
+                        self.feet.stop(id);
+                    } else if !rag {
+                        self.feet.watch(id, &c.loco, c.gait.step_height, self.tick);
+                    }
                 }
-                spawns.push(self.baseline(world, c));
-            } else if let Some(k) = known {
-                if (k.tint, k.team) != (c.tint, c.team) {
-                    looks.push((id, c.tint, c.team));
-                }
-                if rag && !k.rag {
-                    self.feet.stop(id);
-                } else if !rag {
-                    self.feet.watch(id, &c.loco, c.gait.step_height, self.tick);
+                // New, or back from physics: sent whole.
+                _ => {
+                    if !rag {
+                        self.feet.start(id, &c.loco, c.gait.step_height, self.tick);
+                    }
+                    spawns.push(self.baseline(c));
                 }
             }
-            self.known.insert(
+            self.known.push((
                 id,
                 Known {
                     type_index: c.type_id.0,
@@ -340,22 +353,15 @@ impl NetServer {
                     rag,
                     yaw: c.loco.yaw,
                 },
-            );
+            ));
             let state = match &c.rag {
                 Some(r) => StateQ::Rig(RigQ::of(r)),
                 None => StateQ::Root(RootQ::of(&c.loco, rate)),
             };
-            self.roots.insert(id, state);
+            self.roots.push((id, state));
         }
-        let gone: Vec<u32> = self
-            .known
-            .keys()
-            .filter(|id| !seen.contains(id))
-            .copied()
-            .collect();
+        gone.extend(old.map(|(o, _)| o));
         for id in &gone {
-            self.known.remove(id);
-            self.roots.remove(id);
             self.feet.stop(*id);
             for v in self.viewers.values_mut() {
                 v.outbox.forget(*id);
@@ -375,7 +381,7 @@ impl NetServer {
         }
     }
 
-    fn baseline(&self, _world: &World, c: &crate::sim::Creature) -> Baseline {
+    fn baseline(&self, c: &crate::sim::Creature) -> Baseline {
         Baseline {
             id: c.id.0,
             type_index: c.type_id.0,
@@ -391,13 +397,14 @@ impl NetServer {
     /// A snapshot tick: the ordered messages to the live viewers, the world to those that
     /// said hello since, then every live viewer's snapshot.
     fn flush(&mut self, world: &World) {
-        let mut ordered: Vec<Vec<u8>> = self
+        // Encoded once, shared by every viewer (a reference-counted buffer each).
+        let mut ordered: Vec<renet::Bytes> = self
             .outgoing
             .drain(..)
-            .map(|m| proto::to_bytes(&m))
+            .map(|m| proto::to_bytes(&m).into())
             .collect();
         for b in self.feet.take_batches() {
-            ordered.push(proto::to_bytes(&Ordered::Feet(b)));
+            ordered.push(proto::to_bytes(&Ordered::Feet(b)).into());
         }
         let budget = self.opts.budget * self.opts.snapshot_every.max(1) as usize / 60;
         let joining: Vec<ClientId> = self
@@ -430,11 +437,7 @@ impl NetServer {
             play: self.opts.mode == ViewerMode::Play,
             your_id: id,
         };
-        let spawns: Vec<Baseline> = world
-            .creatures()
-            .iter()
-            .map(|c| self.baseline(world, c))
-            .collect();
+        let spawns: Vec<Baseline> = world.creatures().iter().map(|c| self.baseline(c)).collect();
         let mut msgs = vec![
             welcome,
             Ordered::Manifest(self.manifest.clone()),

@@ -4,7 +4,7 @@
 //! bytes that each decode alone. A creature whose state is what the viewer already holds
 //! (at rest) costs nothing.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use glam::Vec3;
 
@@ -25,13 +25,26 @@ struct Sent {
     items: Vec<(u32, StateQ)>,
 }
 
-/// A viewer's snapshot state on the server.
+/// What a viewer's outbox knows of one creature.
+#[derive(Clone, Debug, Default)]
+struct Slot {
+    /// The newest state the viewer acknowledged, and its tick.
+    acked: Option<(u64, StateQ)>,
+    /// Grows by the creature's nearness each snapshot it waits; 0 once sent.
+    priority: f32,
+    /// Bits its last record took (an estimate for the budget).
+    bits: u32,
+}
+
+/// Bits a record is taken to need before one was written.
+const FIRST_GUESS_BITS: u32 = 160;
+
+/// A viewer's snapshot state on the server: a slot per creature, in id order (walked
+/// beside the creatures' states in one pass).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Outbox {
-    /// Per creature, the newest state the viewer acknowledged and its tick.
-    acked: HashMap<u32, (u64, StateQ)>,
+    slots: Vec<(u32, Slot)>,
     sent: VecDeque<Sent>,
-    priority: HashMap<u32, f32>,
     /// Bytes of snapshots sent.
     pub(crate) bytes: u64,
     /// Creature records sent, and of them coded against a base.
@@ -52,6 +65,11 @@ impl Outbox {
         }
     }
 
+    fn slot(&mut self, id: u32) -> Option<&mut Slot> {
+        let i = self.slots.binary_search_by_key(&id, |s| s.0).ok()?;
+        Some(&mut self.slots[i].1)
+    }
+
     /// The viewer got message `chunk` of the snapshot of `tick`.
     pub(crate) fn ack(&mut self, tick: u64, chunk: u8) -> bool {
         let Some(i) = self
@@ -63,11 +81,9 @@ impl Outbox {
         };
         let s = self.sent.remove(i).unwrap_or_else(|| unreachable!());
         for (id, st) in s.items {
-            match self.acked.get_mut(&id) {
-                Some(e) if tick < e.0 => {}
-                Some(e) => *e = (tick, st),
-                None => {
-                    self.acked.insert(id, (tick, st));
+            if let Some(slot) = self.slot(id) {
+                if slot.acked.as_ref().is_none_or(|(t, _)| *t <= tick) {
+                    slot.acked = Some((tick, st));
                 }
             }
         }
@@ -76,16 +92,51 @@ impl Outbox {
 
     /// Forgets a creature gone.
     pub(crate) fn forget(&mut self, id: u32) {
-        self.acked.remove(&id);
-        self.priority.remove(&id);
+        if let Ok(i) = self.slots.binary_search_by_key(&id, |s| s.0) {
+            self.slots.remove(i);
+        }
     }
 
-    /// The snapshot of `tick` for this viewer: `roots` (id order) under `budget` bytes,
+    /// Walks the creatures' states beside the slots (both in id order): slots for new
+    /// creatures made, each one's priority grown, and those whose state the viewer does
+    /// not hold returned as (index into `states`, priority, estimated bits).
+    fn wanted(&mut self, states: &[(u32, StateQ)], camera: Option<Vec3>) -> Vec<(usize, f32, u32)> {
+        let old = std::mem::take(&mut self.slots);
+        let mut old = old.into_iter().peekable();
+        let mut want = Vec::with_capacity(states.len());
+        self.slots.reserve(states.len());
+        for (i, (id, st)) in states.iter().enumerate() {
+            while old.peek().is_some_and(|(o, _)| o < id) {
+                old.next(); // a creature gone (forget may not have run yet)
+            }
+            let mut slot = match old.peek() {
+                Some((o, _)) if o == id => old.next().map(|s| s.1).unwrap_or_default(),
+                _ => Slot::default(),
+            };
+            if slot.acked.as_ref().is_some_and(|(_, b)| b == st) {
+                slot.priority = 0.0;
+            } else {
+                let near = camera.map_or(1.0, |c| 1.0 / (1.0 + st.position().distance(c) / 20.0));
+                slot.priority += near;
+                // Its last record's size and half again (a base further back costs more).
+                let bits = if slot.bits == 0 {
+                    FIRST_GUESS_BITS
+                } else {
+                    slot.bits + slot.bits / 2 + 8
+                };
+                want.push((i, slot.priority, bits));
+            }
+            self.slots.push((*id, slot));
+        }
+        want
+    }
+
+    /// The snapshot of `tick` for this viewer: `states` (id order) under `budget` bytes,
     /// nearest `camera` first. Returns the messages.
     pub(crate) fn snapshot(
         &mut self,
         tick: u64,
-        roots: &BTreeMap<u32, StateQ>,
+        states: &[(u32, StateQ)],
         camera: Option<Vec3>,
         budget: usize,
     ) -> Vec<Vec<u8>> {
@@ -96,69 +147,32 @@ impl Outbox {
         {
             self.sent.pop_front();
         }
-        // Who needs sending, by priority (ties by id: the same order every run).
-        let mut want: Vec<(f32, u32)> = Vec::new();
-        for (&id, st) in roots {
-            let base = self.acked.get(&id);
-            if base.is_some_and(|(_, b)| b == st) {
-                self.priority.remove(&id);
-                continue;
+        let mut want = self.wanted(states, camera);
+        let estimate: usize = want.iter().map(|w| w.2 as usize).sum::<usize>() / 8;
+        if estimate > budget {
+            // Over the budget: the highest priorities (ties by id: the same order every
+            // run), then back in id order.
+            want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut bits = 0usize;
+            let before = want.len();
+            want.retain(|w| {
+                bits += w.2 as usize;
+                bits / 8 <= budget
+            });
+            if want.is_empty() && before > 0 {
+                // Always something: the first in line, whatever it costs.
+                want = self.wanted(states, camera).into_iter().take(1).collect();
             }
-            let near = camera.map_or(1.0, |c| 1.0 / (1.0 + st.position().distance(c) / 20.0));
-            let p = self.priority.entry(id).or_insert(0.0);
-            *p += near;
-            want.push((*p, id));
+            self.deferred += (before - want.len()) as u64;
+            want.sort_unstable_by_key(|w| w.0);
         }
-        want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        // Estimate by bits as written; stop at the budget.
-        let mut chosen: Vec<u32> = Vec::new();
-        let mut bits = 0usize;
-        for &(_, id) in &want {
-            let st = &roots[&id];
-            let mut w = BitWriter::default();
-            self.write_one(&mut w, tick, id, 0, st);
-            bits += w.bit_len() as usize;
-            if bits / 8 > budget && !chosen.is_empty() {
-                self.deferred += 1;
-                continue;
-            }
-            chosen.push(id);
-        }
-        chosen.sort_unstable();
         let mut out = Vec::new();
-        let mut i = 0;
-        while i < chosen.len() {
-            let chunk = out.len() as u8;
-            let mut body = BitWriter::default();
-            let mut items = Vec::new();
-            let mut last = 0u32;
-            while i < chosen.len() {
-                let id = chosen[i];
-                let st = roots[&id].clone();
-                let mark = body.bit_len();
-                self.write_one(&mut body, tick, id, last, &st);
-                if HEADER + body.byte_len() > MAX_MESSAGE && !items.is_empty() {
-                    body.truncate(mark);
-                    break;
-                }
-                last = id;
-                items.push((id, st));
-                i += 1;
-            }
-            for (id, _) in &items {
-                self.priority.insert(*id, 0.0);
-            }
-            let mut msg = Vec::with_capacity(HEADER + body.byte_len());
-            msg.extend_from_slice(&tick.to_le_bytes());
-            msg.push(chunk);
-            msg.extend_from_slice(&(items.len() as u16).to_le_bytes());
-            msg.push(self.every.min(255) as u8);
-            msg.extend(body.finish());
-            self.bytes += msg.len() as u64;
-            self.records += items.len() as u64;
+        let mut next = 0;
+        while next < want.len() {
+            let (msg, used) = self.message(tick, out.len() as u8, states, &want[next..]);
             out.push(msg);
-            self.sent.push_back(Sent { tick, chunk, items });
-            if chunk == u8::MAX {
+            next += used;
+            if out.len() == 256 {
                 break;
             }
         }
@@ -172,16 +186,56 @@ impl Outbox {
         out
     }
 
+    /// One message of the snapshot: as many of `want` (id order) as fit. Returns it and how
+    /// many went in.
+    fn message(
+        &mut self,
+        tick: u64,
+        chunk: u8,
+        states: &[(u32, StateQ)],
+        want: &[(usize, f32, u32)],
+    ) -> (Vec<u8>, usize) {
+        let mut body = BitWriter::default();
+        let mut items = Vec::new();
+        let mut last = 0u32;
+        for &(i, _, _) in want {
+            let (id, st) = &states[i];
+            let mark = body.bit_len();
+            self.write_one(&mut body, tick, *id, last, st);
+            if HEADER + body.byte_len() > MAX_MESSAGE && !items.is_empty() {
+                body.truncate(mark);
+                break;
+            }
+            if let Some(slot) = self.slot(*id) {
+                slot.priority = 0.0;
+                slot.bits = body.bit_len() - mark;
+            }
+            last = *id;
+            items.push((*id, st.clone()));
+        }
+        let used = items.len();
+        let mut msg = Vec::with_capacity(HEADER + body.byte_len());
+        msg.extend_from_slice(&tick.to_le_bytes());
+        msg.push(chunk);
+        msg.extend_from_slice(&(used as u16).to_le_bytes());
+        msg.push(self.every.min(255) as u8);
+        msg.extend(body.finish());
+        self.bytes += msg.len() as u64;
+        self.records += used as u64;
+        self.sent.push_back(Sent { tick, chunk, items });
+        (msg, used)
+    }
+
     /// One record: the id's gap from the last, its base (how many snapshot intervals back,
     /// or none), its state against it.
     fn write_one(&mut self, w: &mut BitWriter, tick: u64, id: u32, last: u32, st: &StateQ) {
         w.gvar(id - last);
         let every = u64::from(self.every.max(1));
-        match self
-            .acked
-            .get(&id)
-            .filter(|(t, _)| *t < tick && tick - *t <= MAX_BASE_AGE && (tick - *t) % every == 0)
-        {
+        let base = self
+            .slot(id)
+            .and_then(|s| s.acked.as_ref())
+            .filter(|(t, _)| *t < tick && tick - *t <= MAX_BASE_AGE && (tick - *t) % every == 0);
+        match base {
             Some((t, base)) => {
                 let back = (tick - t) as u32;
                 w.flag(true);
@@ -275,13 +329,12 @@ mod tests {
             every: 3,
             ..Outbox::default()
         };
-        let mut roots = BTreeMap::new();
-        for id in 0..300u32 {
-            roots.insert(id, root(id as i32 * 100, if id % 2 == 0 { 256 } else { 0 }));
-        }
+        let mut roots: Vec<(u32, StateQ)> = (0..300u32)
+            .map(|id| (id, root(id as i32 * 100, if id % 2 == 0 { 64 } else { 0 })))
+            .collect();
         let first = out.snapshot(3, &roots, None, 100_000);
         assert!(first.len() > 1 && first.iter().all(|m| m.len() <= MAX_MESSAGE));
-        let history: HashMap<(u32, u64), StateQ> = first
+        let history: std::collections::HashMap<(u32, u64), StateQ> = first
             .iter()
             .flat_map(|m| decode(m, |_, _| None).expect("absolute").items)
             .map(|(id, st)| ((id, 3), st))
@@ -292,7 +345,7 @@ mod tests {
         }
         // Three ticks on: the movers moved, the others rest.
         for (id, st) in roots.iter_mut() {
-            if let (0, StateQ::Root(r)) = (id % 2, st) {
+            if let (0, StateQ::Root(r)) = (*id % 2, st) {
                 r.pos[0] += 26;
             }
         }
@@ -306,16 +359,18 @@ mod tests {
             })
             .collect();
         assert_eq!(got.len(), 150, "only the movers");
-        assert!(got.iter().all(|(id, st)| roots[id] == *st));
+        assert!(got.iter().all(|(id, st)| roots[*id as usize].1 == *st));
         let bytes: usize = next.iter().map(|m| m.len()).sum();
         assert!(
             bytes <= 150 * 6 + HEADER * next.len(),
             "{bytes} B for 150 walkers"
         );
         // A budget sends the highest priority and the rest catch up after.
+        let records = out.records;
         let small = out.snapshot(9, &roots, Some(Vec3::ZERO), 200);
-        assert!(small.iter().map(|m| m.len()).sum::<usize>() < 260);
-        assert!(out.deferred > 0);
+        let bytes: usize = small.iter().map(|m| m.len()).sum();
+        assert!(bytes < 200 + 2 * HEADER, "{bytes} B for a 200 B budget");
+        assert!(out.records - records < 150 && out.deferred > 0);
         assert!(decode(&[1, 2, 3], |_, _| None).is_err());
     }
 }
