@@ -2,6 +2,8 @@
 //! through seeded link conditioners on a virtual clock (and one real-UDP test between two
 //! processes). What a viewer draws is measured against the server's own trace.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests: a failure is a failed test
+
 mod common;
 
 use std::collections::BTreeMap;
@@ -188,7 +190,7 @@ fn fidelity(server: &Trace, viewer: &Trace, after: f64) -> Fidelity {
 /// The body's largest acceleration over a trace of 60 Hz records (m/s²), from second
 /// differences of position over 3 frames (the same on both sides).
 fn max_accel(recs: &[&Rec]) -> f64 {
-    let h = 3 * 1;
+    let h = 3;
     let mut worst = 0.0f64;
     for i in h..recs.len().saturating_sub(h) {
         let (a, b, c) = (
@@ -912,17 +914,24 @@ fn a_hot_reload_on_the_server_reaches_its_viewers() {
     let mut live = common::Live::default();
     let m = common::live_mod(dir.path(), &live);
     let link: LinkSim = "latency=60,jitter=10,loss=2".parse().expect("sim");
-    let run = serve(&[m.clone()], &[link], 300, 1, |tick, _, host| {
-        if tick == 100 {
-            live.step = 0.2;
-            live.ground_y = 0.3;
-            live.spawns = 3;
-            std::fs::write(m.join("main.lua"), live.source()).expect("save");
-            let changed = BTreeMap::from([("live".to_string(), vec![PathBuf::from("main.lua")])]);
-            let r = host.reload(&changed);
-            assert!(r.len() == 1 && r[0].ok, "{r:?}");
-        }
-    });
+    let run = serve(
+        std::slice::from_ref(&m),
+        &[link],
+        300,
+        1,
+        |tick, _, host| {
+            if tick == 100 {
+                live.step = 0.2;
+                live.ground_y = 0.3;
+                live.spawns = 3;
+                std::fs::write(m.join("main.lua"), live.source()).expect("save");
+                let changed =
+                    BTreeMap::from([("live".to_string(), vec![PathBuf::from("main.lua")])]);
+                let r = host.reload(&changed);
+                assert!(r.len() == 1 && r[0].ok, "{r:?}");
+            }
+        },
+    );
     let v = &run.net.links[0].viewer;
     let w = v.world();
     let bug = w

@@ -326,7 +326,7 @@ impl NetServer {
             let rag = c.rag.is_some();
             let rate = known.map_or(0.0, |k| wrap_angle(c.loco.yaw - k.yaw) / TICK_DT);
             match known {
-                Some(k) if !(k.rag && !rag) => {
+                Some(k) if !k.rag || rag => {
                     if (k.tint, k.team) != (c.tint, c.team) {
                         looks.push((id, c.tint, c.team));
                     }

@@ -234,7 +234,9 @@ impl Outbox {
         let base = self
             .slot(id)
             .and_then(|s| s.acked.as_ref())
-            .filter(|(t, _)| *t < tick && tick - *t <= MAX_BASE_AGE && (tick - *t) % every == 0);
+            .filter(|(t, _)| {
+                *t < tick && tick - *t <= MAX_BASE_AGE && (tick - *t).is_multiple_of(every)
+            });
         match base {
             Some((t, base)) => {
                 let back = (tick - t) as u32;
