@@ -7,8 +7,10 @@
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+#[path = "common/scenes.rs"]
+mod scenes;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use skitter::script::{HostOptions, ScriptHost};
@@ -18,40 +20,15 @@ use skitter::sim::Detail;
 /// centre (a camera's close view), far spiders every 3 ticks.
 const LOD_RADIUS: f32 = 20.0;
 
-fn scripts() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
-}
-
-/// `n` wandering spiders on flat ground, 1.6 m apart.
 fn crowd(dir: &std::path::Path, n: usize, detail: Option<Detail>) -> ScriptHost {
-    let side = (n as f32).sqrt().ceil() as usize;
-    let size = side as f32 * 1.6 + 20.0;
-    let m = dir.join(format!("crowd{n}"));
-    std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(
-        m.join("mod.toml"),
-        format!("name = \"crowd{n}\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n"),
+    scenes::crowd(
+        dir,
+        n,
+        HostOptions {
+            detail,
+            ..HostOptions::default()
+        },
     )
-    .expect("write");
-    std::fs::write(
-        m.join("main.lua"),
-        format!(
-            "world.ground {{ size = vec3({size}, 0, {size}) }}\n\
-             local half = {side} * 0.8\n\
-             for i = 0, {n} - 1 do\n\
-               world.spawn('spider/spider', {{ position = vec3(i % {side} * 1.6 - half, 0, math.floor(i / {side}) * 1.6 - half), yaw = i * 37 }})\n\
-             end\n"
-        ),
-    )
-    .expect("write");
-    let mut host = ScriptHost::new(HostOptions {
-        max_creatures: n + 10,
-        detail,
-        ..HostOptions::default()
-    });
-    host.load(&[scripts().join("spider"), m]);
-    assert!(host.take_errors().is_empty(), "the crowd loads");
-    host
 }
 
 /// Per spider-tick: (total, scripts, navigation, locomotion, the crowd navigation that ran

@@ -18,36 +18,15 @@ use skitter::sim::TICK_DT;
 
 const DT: f64 = TICK_DT as f64;
 
-/// `n` wandering spiders on flat ground, 1.6 m apart.
 fn crowd(dir: &std::path::Path, n: usize) -> ScriptHost {
-    let side = (n as f32).sqrt().ceil() as usize;
-    let size = side as f32 * 1.6 + 20.0;
-    let m = dir.join("crowd");
-    std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(
-        m.join("mod.toml"),
-        "name = \"crowd\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+    scenes::crowd(
+        dir,
+        n,
+        HostOptions {
+            threads: 1,
+            ..HostOptions::default()
+        },
     )
-    .expect("write");
-    std::fs::write(
-        m.join("main.lua"),
-        format!(
-            "world.ground {{ size = vec3({size}, 0, {size}) }}\n\
-             local half = {side} * 0.8\n\
-             for i = 0, {n} - 1 do\n\
-               world.spawn('spider/spider', {{ position = vec3(i % {side} * 1.6 - half, 0, math.floor(i / {side}) * 1.6 - half), yaw = i * 37 }})\n\
-             end\n"
-        ),
-    )
-    .expect("write");
-    let mut host = ScriptHost::new(HostOptions {
-        max_creatures: n + 10,
-        threads: 1,
-        ..HostOptions::default()
-    });
-    host.load(&[scenes::scripts().join("spider"), m]);
-    assert!(host.take_errors().is_empty(), "the crowd loads");
-    host
 }
 
 /// A served crowd with `viewers` clean in-memory links, warmed up.

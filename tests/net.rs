@@ -675,32 +675,33 @@ fn a_viewer_of_another_version_is_told_what_differs() {
     assert!(net.links[0].viewer.world().creatures().is_empty());
 }
 
-/// `skitter serve` and `skitter join` as two processes on 127.0.0.1 over real UDP, each
-/// bounded in frames and stopping by itself.
-#[test]
-fn serve_and_join_as_two_processes_over_udp_on_loopback() {
+/// `skitter serve` as a process on 127.0.0.1 (any free port) with `args` before the demo's
+/// mods (`display`: in a window there): the process, the address it said it serves on, and
+/// a thread reading the rest of its output (so it never blocks on a full pipe).
+fn spawn_serve(
+    args: &[&str],
+    display: Option<&str>,
+) -> (
+    std::process::Child,
+    String,
+    std::thread::JoinHandle<Vec<String>>,
+) {
     use std::io::BufRead;
-    let dir = tempfile::tempdir().expect("tmp");
-    let mut args: Vec<String> = [
-        "serve",
-        "--headless",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--frames",
-        "600",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(demo().iter().map(|m| m.display().to_string()));
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args(&args)
+    let mut all: Vec<String> = ["serve", "--bind", "127.0.0.1", "--port", "0"]
+        .iter()
+        .chain(args)
+        .map(|s| s.to_string())
+        .collect();
+    all.extend(demo().iter().map(|m| m.display().to_string()));
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"));
+    cmd.args(&all)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("serve runs");
+        .stderr(std::process::Stdio::piped());
+    match display {
+        Some(d) => cmd.env("DISPLAY", d).env_remove("WAYLAND_DISPLAY"),
+        None => cmd.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY"),
+    };
+    let mut server = cmd.spawn().expect("serve runs");
     let mut lines = std::io::BufReader::new(server.stdout.take().expect("stdout")).lines();
     let addr = loop {
         let l = lines
@@ -711,8 +712,29 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
             break a.trim().to_string();
         }
     };
-    // Keep reading the server's output so it never blocks on a full pipe.
     let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    (server, addr, rest)
+}
+
+/// Waits for a served process to end by itself: its exit, the rest of its stdout, stderr.
+fn serve_ends(
+    mut server: std::process::Child,
+    rest: std::thread::JoinHandle<Vec<String>>,
+) -> (std::process::ExitStatus, Vec<String>, String) {
+    let status = server.wait().expect("serve ends by itself");
+    let mut err = String::new();
+    if let Some(mut e) = server.stderr.take() {
+        std::io::Read::read_to_string(&mut e, &mut err).ok();
+    }
+    (status, rest.join().expect("reader"), err)
+}
+
+/// `skitter serve` and `skitter join` as two processes on 127.0.0.1 over real UDP, each
+/// bounded in frames and stopping by itself.
+#[test]
+fn serve_and_join_as_two_processes_over_udp_on_loopback() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (server, addr, rest) = spawn_serve(&["--headless", "--frames", "600"], None);
     let trace = dir.path().join("view.jsonl");
     let t = trace.display().to_string();
     let o = common::skitter_within(
@@ -759,8 +781,7 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
     );
     let out = common::text(&o);
     if !o.status.success() && out.contains("no GPU adapter") {
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-        assert!(!ci, "CI=true but no GPU adapter:\n{out}");
+        assert!(!common::ci(), "CI=true but no GPU adapter:\n{out}");
         eprintln!(
             "\n!!!!! SKIPPED the join screenshot: no GPU adapter on this machine !!!!!\n{out}"
         );
@@ -769,14 +790,8 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
         assert!(out.contains("8 creatures"), "{out}");
         assert!(std::fs::metadata(&png).expect("png").len() > 1000);
     }
-    let status = server.wait().expect("serve ends by itself");
-    let rest = rest.join().expect("reader");
-    let err = server.stderr.take().map(|mut e| {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut e, &mut s).ok();
-        s
-    });
-    assert!(status.success(), "{rest:?} {err:?}");
+    let (status, rest, err) = serve_ends(server, rest);
+    assert!(status.success(), "{rest:?} {err}");
 }
 
 /// A mod with the shared fox model (copied into a temporary folder, never the repository)
@@ -962,64 +977,10 @@ fn a_hot_reload_on_the_server_reaches_its_viewers() {
 /// would run them); a headless viewer's trace in between shows the world travelled.
 #[test]
 fn a_server_window_and_a_viewer_window_under_xvfb() {
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    if std::process::Command::new("Xvfb")
-        .arg("-help")
-        .output()
-        .is_err()
-    {
-        assert!(!ci, "CI=true but Xvfb is not installed");
-        eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
+    let Some((mut xvfb, display)) = common::xvfb(250) else {
         return;
-    }
-    let display = format!(":{}", 250 + std::process::id() % 100);
-    let mut xvfb = std::process::Command::new("Xvfb")
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "800x600x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("Xvfb starts");
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    use std::io::BufRead;
-    let mut args: Vec<String> = [
-        "serve",
-        "--bind",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--frames",
-        "200",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    args.extend(demo().iter().map(|m| m.display().to_string()));
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
-        .args(&args)
-        .env("DISPLAY", &display)
-        .env_remove("WAYLAND_DISPLAY")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("serve runs");
-    let mut lines = std::io::BufReader::new(server.stdout.take().expect("stdout")).lines();
-    let addr = loop {
-        let l = lines
-            .next()
-            .expect("serve said where it listens")
-            .expect("line");
-        if let Some(a) = l.strip_prefix("serving on ") {
-            break a.trim().to_string();
-        }
     };
-    let rest = std::thread::spawn(move || lines.map_while(Result::ok).collect::<Vec<_>>());
+    let (server, addr, rest) = spawn_serve(&["--frames", "200"], Some(&display));
     let dir = tempfile::tempdir().expect("tmp");
     let trace = dir.path().join("v.jsonl");
     let t = trace.display().to_string();
@@ -1038,17 +999,12 @@ fn a_server_window_and_a_viewer_window_under_xvfb() {
         .output()
         .expect("join runs");
     let out = common::text(&o);
-    let status = server.wait().expect("serve ends by itself");
+    let (status, rest, err) = serve_ends(server, rest);
     let _ = xvfb.kill();
     let _ = xvfb.wait();
-    let mut err = String::new();
-    if let Some(mut e) = server.stderr.take() {
-        std::io::Read::read_to_string(&mut e, &mut err).ok();
-    }
-    let rest = rest.join().expect("reader");
     if out.contains("no GPU adapter") || err.contains("no GPU adapter") {
         assert!(
-            !ci,
+            !common::ci(),
             "CI=true but no GPU adapter for the windows:\n{out}\n{err}"
         );
         eprintln!("\n!!!!! SKIPPED the windows: no GPU adapter !!!!!\n{out}\n{err}");
@@ -1060,5 +1016,96 @@ fn a_server_window_and_a_viewer_window_under_xvfb() {
     assert!(
         !err.contains("serving headless"),
         "the server's window did not open:\n{err}"
+    );
+}
+
+/// The server's `--record` keeps a viewer's clicks as it keeps a window's: `skitter run
+/// --replay` of it gives the served run's trace, line for line.
+#[test]
+fn a_served_session_with_a_viewers_clicks_replays_from_the_servers_record() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = still_spiders(dir.path());
+    let record = dir.path().join("session.jsonl");
+    let (mut tape, opts) =
+        skitter::headless::Tape::open(Some(record.clone()), None, &HostOptions::default())
+            .expect("tape");
+    let mut host = ScriptHost::new(opts);
+    host.load(&mods);
+    tape.start(&mut host, &mut std::io::sink()).expect("record");
+    let mut net = Loopback::new(NetServer::new(ServerOptions::default()));
+    net.connect(
+        NetViewer::new(),
+        "latency=40,jitter=5".parse().expect("sim"),
+        1,
+    );
+    let mut served = Vec::new();
+    write_tick(&mut served, &host).expect("trace");
+    let ticks = 400;
+    for tick in 0..ticks {
+        let ids: Vec<_> = host.world().creatures().iter().map(|c| c.id).collect();
+        if tick == 30 {
+            net.links[0]
+                .viewer
+                .walk(ids[1], glam::Vec3::new(2.0, 0.0, 1.0));
+        }
+        if tick == 90 {
+            net.links[0].viewer.knock(ids[0], glam::Vec3::Z);
+        }
+        tape.before_tick(&mut host).expect("tape");
+        net.server.apply_inputs(&mut host);
+        let events = host.tick();
+        tape.after_tick(&mut host).expect("tape");
+        net.server.after_tick(&host.world(), &events);
+        write_tick(&mut served, &host).expect("trace");
+        net.pump(DT, &host.world());
+    }
+    tape.finish().expect("flush");
+    let served = String::from_utf8(served).expect("utf8");
+    let trace = dir.path().join("replay.jsonl");
+    let mut args: Vec<String> = [
+        "run",
+        "--headless",
+        "--frames",
+        &ticks.to_string(),
+        "--replay",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(record.display().to_string());
+    args.push("--trace".into());
+    args.push(trace.display().to_string());
+    args.extend(mods.iter().map(|m| m.display().to_string()));
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = common::skitter_within(&refs, std::time::Duration::from_secs(120), "replay hung");
+    assert!(o.status.success(), "{}", common::text(&o));
+    // Creature lines, without the brain's state (a replay runs no brain).
+    let creatures = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| !l.contains("\"event\""))
+            .map(|l| match l.find(",\"brain\":") {
+                Some(i) => {
+                    let rest = &l[i + 1..];
+                    let end = rest.find(",\"").map_or(l.len(), |j| i + 1 + j);
+                    format!("{}{}", &l[..i], &l[end..])
+                }
+                None => l.to_string(),
+            })
+            .collect()
+    };
+    let replayed = std::fs::read_to_string(&trace).expect("trace");
+    let (a, b) = (creatures(&served), creatures(&replayed));
+    let srv = Trace::parse(&served);
+    assert!(
+        srv.recs.iter().any(|r| r.ragdoll),
+        "the knock never happened"
+    );
+    assert_eq!(a.len(), b.len());
+    let first = a.iter().zip(&b).position(|(x, y)| x != y);
+    assert!(
+        first.is_none(),
+        "the replay parts at line {first:?}:\n{}\n{}",
+        a[first.unwrap_or(0)],
+        b[first.unwrap_or(0)]
     );
 }

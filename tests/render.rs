@@ -10,10 +10,6 @@ use glam::{Vec3, Vec4Swizzles};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
-}
-
 /// Runs a screenshot; `None` (after a loud message) when no adapter exists outside CI.
 fn shot(
     out: &Path,
@@ -305,30 +301,9 @@ fn a_missing_adapter_is_a_clear_message_not_a_panic() {
 
 #[test]
 fn a_real_window_opens_renders_and_closes_under_xvfb() {
-    if std::process::Command::new("Xvfb")
-        .arg("-help")
-        .output()
-        .is_err()
-    {
-        assert!(!ci(), "CI=true but Xvfb is not installed");
-        eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
+    let Some((mut xvfb, display)) = common::xvfb(150) else {
         return;
-    }
-    let display = format!(":{}", 150 + std::process::id() % 100);
-    let mut xvfb = std::process::Command::new("Xvfb")
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "800x600x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("Xvfb starts");
-    std::thread::sleep(std::time::Duration::from_millis(800));
+    };
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
         .args([
             "run",

@@ -127,3 +127,35 @@ pub fn battle_host(dir: &std::path::Path, per_army: usize, threads: usize) -> Sc
     }
     host
 }
+
+/// `n` wandering spiders (the bundled spider and its brain) on flat ground, 1.6 m apart,
+/// loaded with `opts` (its creature cap raised to fit).
+pub fn crowd(dir: &std::path::Path, n: usize, opts: HostOptions) -> ScriptHost {
+    let side = (n as f32).sqrt().ceil() as usize;
+    let size = side as f32 * 1.6 + 20.0;
+    let m = dir.join(format!("crowd{n}"));
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        format!("name = \"crowd{n}\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n"),
+    )
+    .expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        format!(
+            "world.ground {{ size = vec3({size}, 0, {size}) }}\n\
+             local half = {side} * 0.8\n\
+             for i = 0, {n} - 1 do\n\
+               world.spawn('spider/spider', {{ position = vec3(i % {side} * 1.6 - half, 0, math.floor(i / {side}) * 1.6 - half), yaw = i * 37 }})\n\
+             end\n"
+        ),
+    )
+    .expect("write");
+    let mut host = ScriptHost::new(HostOptions {
+        max_creatures: n + 10,
+        ..opts
+    });
+    host.load(&[scripts().join("spider"), m]);
+    assert!(host.take_errors().is_empty(), "the crowd loads");
+    host
+}

@@ -424,21 +424,7 @@ impl Locomotor {
         if on_surface.is_none() {
             self.velocity.y = (self.position.y - y_before) / dt;
         }
-        // A climber's lean reads its motion in the level frame its surface was turned from.
-        let (velocity, ground_up) = match &on_surface {
-            Some(c) => (c.align.inverse() * self.velocity, Vec3::Y),
-            None => (self.velocity, self.up),
-        };
-        self.lean.update(
-            lean,
-            LeanInput {
-                yaw: self.yaw,
-                velocity,
-                ground_up,
-                dt,
-                strafe: self.strafing,
-            },
-        );
+        self.update_lean(lean, on_surface.as_ref(), dt);
         let (posed, sink) = if self.airborne {
             // In the air nothing stands on the feet: the sink holds, the fall stays a fall.
             (rot * self.lean.rotation(), self.sink)
@@ -461,6 +447,25 @@ impl Locomotor {
         let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha);
         self.solve_ik(def, self.body_position(), posed, scratch);
+    }
+
+    /// The lean's tick from the body's motion (a climber's read in the level frame its
+    /// surface was turned from, `on_surface`).
+    fn update_lean(&mut self, lean: &LeanDef, on_surface: Option<&Climb>, dt: f32) {
+        let (velocity, ground_up) = match on_surface {
+            Some(c) => (c.align.inverse() * self.velocity, Vec3::Y),
+            None => (self.velocity, self.up),
+        };
+        self.lean.update(
+            lean,
+            LeanInput {
+                yaw: self.yaw,
+                velocity,
+                ground_up,
+                dt,
+                strafe: self.strafing,
+            },
+        );
     }
 
     /// The stepper's part of a walker's tick, after steering: every leg's target cast,

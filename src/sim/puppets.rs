@@ -29,26 +29,8 @@ impl World {
         let ground = self.ground_query();
         let loco = Locomotor::spawn(&def, position, yaw, &ground);
         self.next_id = self.next_id.max(id.0 + 1);
-        self.creatures.insert(
-            i,
-            Creature {
-                id,
-                type_id,
-                gait: def.gait.clone(),
-                lean: def.lean.clone(),
-                def,
-                loco,
-                nav: None,
-                rag: None,
-                behind: 0,
-                due: true,
-                far: false,
-                team: None,
-                tint: None,
-                facing: None,
-                reach_to: Vec::new(),
-            },
-        );
+        self.creatures
+            .insert(i, Creature::fresh(id, type_id, def, loco));
         Some(id)
     }
 

@@ -76,6 +76,32 @@ pub struct Creature {
 }
 
 impl Creature {
+    /// A creature just spawned: its type's gait and lean, no brain's requests yet.
+    pub(super) fn fresh(
+        id: CreatureId,
+        type_id: TypeId,
+        def: Arc<ValidCreatureDef>,
+        loco: Locomotor,
+    ) -> Creature {
+        Creature {
+            id,
+            type_id,
+            gait: def.gait.clone(),
+            lean: def.lean.clone(),
+            def,
+            loco,
+            nav: None,
+            rag: None,
+            behind: 0,
+            due: true,
+            far: false,
+            team: None,
+            tint: None,
+            facing: None,
+            reach_to: Vec::new(),
+        }
+    }
+
     /// The time its locomotion and steering advance by this tick: `dt` for every tick it
     /// has not run.
     pub fn step_dt(&self, dt: f32) -> f32 {
@@ -442,23 +468,7 @@ impl World {
                 },
             });
         }
-        self.creatures.push(Creature {
-            id,
-            type_id,
-            gait: def.gait.clone(),
-            lean: def.lean.clone(),
-            def,
-            loco,
-            nav: None,
-            rag: None,
-            behind: 0,
-            due: true,
-            far: false,
-            team: None,
-            tint: None,
-            facing: None,
-            reach_to: Vec::new(),
-        });
+        self.creatures.push(Creature::fresh(id, type_id, def, loco));
         Some(id)
     }
 

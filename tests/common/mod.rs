@@ -1100,3 +1100,35 @@ pub fn assert_tips_on_feet(t: &Trace, text: &str) {
     }
     assert!(n > 1000 && n == t.recs.iter().map(|r| r.feet.len()).sum::<usize>());
 }
+
+/// Under `CI=true` (where a missing tool fails a test instead of skipping it).
+pub fn ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// A virtual X display on a number of its own (`base` + this process's id's last two
+/// digits): the server process and its `DISPLAY` name. `None` (after a loud message) when
+/// Xvfb is not installed, outside CI; under CI a missing Xvfb fails.
+pub fn xvfb(base: u32) -> Option<(std::process::Child, String)> {
+    if Command::new("Xvfb").arg("-help").output().is_err() {
+        assert!(!ci(), "CI=true but Xvfb is not installed");
+        eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
+        return None;
+    }
+    let display = format!(":{}", base + std::process::id() % 100);
+    let child = Command::new("Xvfb")
+        .args([
+            display.as_str(),
+            "-screen",
+            "0",
+            "800x600x24",
+            "-nolisten",
+            "tcp",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("Xvfb starts");
+    std::thread::sleep(Duration::from_millis(800));
+    Some((child, display))
+}

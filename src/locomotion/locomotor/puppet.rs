@@ -8,7 +8,6 @@ use glam::{Quat, Vec3};
 
 use super::{Climb, Locomotor, Scratch};
 use crate::locomotion::def::{LeanDef, ValidCreatureDef};
-use crate::locomotion::lean::LeanInput;
 
 /// Where the body is, as the server had it (interpolated to the time shown).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -94,20 +93,7 @@ impl Locomotor {
             return;
         }
         let on_surface = self.climb.filter(|_| !self.airborne);
-        let (velocity, ground_up) = match &on_surface {
-            Some(c) => (c.align.inverse() * self.velocity, Vec3::Y),
-            None => (self.velocity, self.up),
-        };
-        self.lean.update(
-            lean,
-            LeanInput {
-                yaw: self.yaw,
-                velocity,
-                ground_up,
-                dt,
-                strafe: self.strafing,
-            },
-        );
+        self.update_lean(lean, on_surface.as_ref(), dt);
         let rot = self.base_rotation();
         let posed = rot * self.lean.rotation();
         self.sink = if self.airborne {

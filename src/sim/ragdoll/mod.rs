@@ -137,6 +137,28 @@ pub struct Ragdoll {
 }
 
 impl Ragdoll {
+    /// Just gone limp with these parts, its muscles held at `hold`.
+    pub(crate) fn limp(parts: Vec<Part>, hold: f32) -> Ragdoll {
+        let body = (parts[0].position, parts[0].rotation);
+        Ragdoll {
+            phase: RagdollPhase::Limp,
+            muscle: hold,
+            hold,
+            time: 0.0,
+            duration: None,
+            tries: 0,
+            gave_up: false,
+            slow: 0.0,
+            still: 0.0,
+            rest: Vec::new(),
+            parts,
+            from: body,
+            goal: body,
+            righting: None,
+            gains: [1.0, 1.0],
+        }
+    }
+
     /// The body part.
     pub fn body(&self) -> &Part {
         &self.parts[0]
@@ -402,26 +424,12 @@ impl World {
         let tumble = Vec3::Y.cross(Vec3::new(dv.x, 0.0, dv.z)) * TUMBLE;
         parts[0].angvel = (spin + tumble).clamp_length_max(rig::MAX_SPIN);
         let hold = req.muscle.unwrap_or(def.physics.limp_strength);
-        let body = (parts[0].position, parts[0].rotation);
         let Some(c) = self.creature_mut(id) else {
             return;
         };
         c.rag = Some(Box::new(Ragdoll {
-            phase: RagdollPhase::Limp,
-            muscle: hold,
-            hold,
-            time: 0.0,
             duration: req.duration,
-            tries: 0,
-            gave_up: false,
-            slow: 0.0,
-            still: 0.0,
-            rest: Vec::new(),
-            parts,
-            from: body,
-            goal: body,
-            righting: None,
-            gains: [1.0, 1.0],
+            ..Ragdoll::limp(parts, hold)
         }));
         self.drop_agent(id);
         self.events.push(WorldEvent::Ragdoll { id, cause });

@@ -51,23 +51,9 @@ impl World {
                 r.phase = phase;
             }
             None => {
-                let body = (parts[0].position, parts[0].rotation);
                 c.rag = Some(Box::new(Ragdoll {
                     phase,
-                    muscle: 0.0,
-                    hold: 0.0,
-                    time: 0.0,
-                    duration: None,
-                    tries: 0,
-                    gave_up: false,
-                    slow: 0.0,
-                    still: 0.0,
-                    rest: Vec::new(),
-                    parts,
-                    from: body,
-                    goal: body,
-                    righting: None,
-                    gains: [1.0, 1.0],
+                    ..Ragdoll::limp(parts, 0.0)
                 }))
             }
         }
