@@ -977,7 +977,7 @@ fn a_hot_reload_on_the_server_reaches_its_viewers() {
 /// would run them); a headless viewer's trace in between shows the world travelled.
 #[test]
 fn a_server_window_and_a_viewer_window_under_xvfb() {
-    let Some((mut xvfb, display)) = common::xvfb(250) else {
+    let Some((mut xvfb, display)) = common::xvfb(350) else {
         return;
     };
     let (server, addr, rest) = spawn_serve(&["--frames", "200"], Some(&display));
