@@ -734,7 +734,7 @@ fn serve_ends(
 #[test]
 fn serve_and_join_as_two_processes_over_udp_on_loopback() {
     let dir = tempfile::tempdir().expect("tmp");
-    let (server, addr, rest) = spawn_serve(&["--headless", "--frames", "600"], None);
+    let (server, addr, rest) = spawn_serve(&["--headless", "--frames", "900"], None);
     let trace = dir.path().join("view.jsonl");
     let t = trace.display().to_string();
     let o = common::skitter_within(
@@ -788,10 +788,48 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
     } else {
         assert!(o.status.success(), "{out}");
         assert!(out.contains("8 creatures"), "{out}");
-        assert!(std::fs::metadata(&png).expect("png").len() > 1000);
+        // The `net` layer draws each body's latest snapshot in yellow beside it.
+        let net_png = dir.path().join("join_net.png");
+        let q = net_png.display().to_string();
+        let o = common::skitter_within(
+            &[
+                "join",
+                &addr,
+                "--screenshot",
+                &q,
+                "--frames",
+                "90",
+                "--size",
+                "320x180",
+                "--debug",
+                "net",
+            ],
+            std::time::Duration::from_secs(60),
+            "join --screenshot hung",
+        );
+        assert!(o.status.success(), "{}", common::text(&o));
+        let (plain, net) = (yellow_pixels(&png), yellow_pixels(&net_png));
+        assert!(
+            net > plain + 20,
+            "the net layer drew nothing: {plain} then {net} yellow pixels"
+        );
     }
     let (status, rest, err) = serve_ends(server, rest);
     assert!(status.success(), "{rest:?} {err}");
+}
+
+/// Pixels of the `net` layer's yellow in a PNG.
+fn yellow_pixels(p: &std::path::Path) -> usize {
+    let dec = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(p).expect("png"),
+    ));
+    let mut r = dec.read_info().expect("png header");
+    let mut px = vec![0; r.output_buffer_size().expect("size")];
+    let info = r.next_frame(&mut px).expect("png data");
+    px[..info.buffer_size()]
+        .chunks(4)
+        .filter(|c| c[0] > 200 && c[1] > 170 && c[2] < 90)
+        .count()
 }
 
 /// A mod with the shared fox model (copied into a temporary folder, never the repository)
