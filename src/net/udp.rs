@@ -104,10 +104,13 @@ impl UdpViewer {
         secret: Option<&str>,
         sim: Option<LinkSim>,
     ) -> anyhow::Result<UdpViewer> {
-        let bind: SocketAddr = if server.is_ipv6() {
-            "[::]:0".parse()?
-        } else {
-            "0.0.0.0:0".parse()?
+        // A server on this machine is reached from a loopback socket (nothing else is
+        // listened on).
+        let bind: SocketAddr = match (server.is_ipv6(), server.ip().is_loopback()) {
+            (true, true) => "[::1]:0".parse()?,
+            (true, false) => "[::]:0".parse()?,
+            (false, true) => "127.0.0.1:0".parse()?,
+            (false, false) => "0.0.0.0:0".parse()?,
         };
         let socket = UdpSocket::bind(bind)?;
         socket.set_nonblocking(true)?;
