@@ -217,6 +217,11 @@ fn a_viewer_on_a_bad_link_draws_what_the_server_had() {
     let fig = run.net.links[0].viewer.figures();
     let f = fidelity(&server, &viewer, 3.0);
     eprintln!("{f:?}\n{fig:?}");
+    // No packet over renet's own: snapshots are cut to 1 100 B, so their packets stay within
+    // 1 200; a reliable message longer than that (a join's types and spawns) goes as renet's
+    // slices, 1 200 B of message and an 8 B header.
+    let largest = run.net.links[0].down.largest;
+    assert!(largest <= 1208, "a {largest} B packet");
     assert!(f.samples > 1000, "{f:?}");
     assert!(f.worst_body < 0.05, "a body 5 cm off: {f:?}");
     assert!(

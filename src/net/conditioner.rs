@@ -79,6 +79,8 @@ pub struct Conditioner {
     pub lost: u64,
     /// Bytes of the packets sent.
     pub bytes: u64,
+    /// The largest packet sent, bytes.
+    pub largest: usize,
 }
 
 impl Conditioner {
@@ -94,6 +96,7 @@ impl Conditioner {
             sent: 0,
             lost: 0,
             bytes: 0,
+            largest: 0,
         }
     }
 
@@ -116,6 +119,7 @@ impl Conditioner {
     pub fn send(&mut self, now: f64, packet: Vec<u8>) {
         self.sent += 1;
         self.bytes += packet.len() as u64;
+        self.largest = self.largest.max(packet.len());
         if let Some((enter, leave)) = self.sim.burst {
             let u = self.uniform();
             self.in_burst = if self.in_burst { u >= leave } else { u < enter };
@@ -174,12 +178,15 @@ mod tests {
         let lost = c.lost as f64 / 2000.0;
         assert!((0.07..0.13).contains(&lost), "loss {lost}");
         assert!(got > 2000 - c.lost as usize, "duplicates arrive: {got}");
-        let mut c = Conditioner::new(sim, 7);
+        // On a link that loses nothing: nothing before latency − jitter, all by latency + jitter.
+        let sure = LinkSim { loss: 0.0, ..sim };
+        let mut c = Conditioner::new(sure, 7);
         c.send(0.0, vec![1]);
         assert!(
             c.receive(0.079).is_empty(),
             "nothing before latency − jitter"
         );
+        assert!(!c.receive(0.121).is_empty(), "arrived by latency + jitter");
         assert!("loss=x".parse::<LinkSim>().is_err());
         assert!("speed=3"
             .parse::<LinkSim>()

@@ -110,7 +110,6 @@ struct Viewer {
 /// What the server remembers of each creature it has told viewers about.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Known {
-    type_index: u32,
     tint: Option<Vec3>,
     team: Option<u32>,
     rag: bool,
@@ -273,12 +272,15 @@ impl NetServer {
 
     /// Manifest, types, level and paths: sent whole again when any changes (a hot reload).
     fn capture_world(&mut self, world: &World) {
-        let types: Vec<(String, usize)> = world
-            .types()
-            .iter()
-            .map(|t| (t.name.clone(), Arc::as_ptr(&t.def) as usize))
-            .collect();
-        if self.manifest_dirty || types != self.types {
+        // Compared in place each tick; the lists are made again only on a change.
+        let types = || {
+            world
+                .types()
+                .iter()
+                .map(|t| (t.name.as_str(), Arc::as_ptr(&t.def) as usize))
+        };
+        let types_changed = !same(&self.types, types());
+        if self.manifest_dirty || types_changed {
             self.manifest_dirty = false;
             let (entries, files) = assets::manifest(&self.mods, self.opts.max_asset_bytes);
             self.asset_files = files;
@@ -287,8 +289,8 @@ impl NetServer {
                 self.outgoing.push(Ordered::Manifest(self.manifest.clone()));
             }
         }
-        if types != self.types {
-            self.types = types;
+        if types_changed {
+            self.types = types().map(|(n, p)| (n.to_string(), p)).collect();
             self.outgoing.push(types_msg(world));
             // Definitions changed (a reload): every creature is sent whole again, its legs
             // as the new definition has them.
@@ -298,12 +300,9 @@ impl NetServer {
             self.level_version = world.level_version();
             self.outgoing.push(level_msg(world));
         }
-        let paths: Vec<(String, usize)> = world
-            .paths()
-            .map(|(k, p)| (k.to_string(), Arc::as_ptr(p) as usize))
-            .collect();
-        if paths != self.paths {
-            self.paths = paths;
+        let paths = || world.paths().map(|(k, p)| (k, Arc::as_ptr(p) as usize));
+        if !same(&self.paths, paths()) {
+            self.paths = paths().map(|(k, p)| (k.to_string(), p)).collect();
             self.outgoing.push(paths_msg(world));
         }
     }
@@ -347,7 +346,6 @@ impl NetServer {
             self.known.push((
                 id,
                 Known {
-                    type_index: c.type_id.0,
                     tint: c.tint,
                     team: c.team,
                     rag,
@@ -594,6 +592,18 @@ impl NetServer {
             Input::Walk(id, v)
         });
         true
+    }
+}
+
+/// Whether a remembered (name, pointer) list is the one `now` lists.
+fn same<'a>(kept: &[(String, usize)], mut now: impl Iterator<Item = (&'a str, usize)>) -> bool {
+    let mut kept = kept.iter();
+    loop {
+        match (kept.next(), now.next()) {
+            (None, None) => return true,
+            (Some((a, p)), Some((b, q))) if a == b && *p == q => {}
+            _ => return false,
+        }
     }
 }
 

@@ -72,14 +72,15 @@ impl Outbox {
 
     /// The viewer got message `chunk` of the snapshot of `tick`.
     pub(crate) fn ack(&mut self, tick: u64, chunk: u8) -> bool {
-        let Some(i) = self
+        // `sent` is in (tick, message) order: pushed so, and only ever shortened.
+        let Some(s) = self
             .sent
-            .iter()
-            .position(|s| s.tick == tick && s.chunk == chunk)
+            .binary_search_by(|s| (s.tick, s.chunk).cmp(&(tick, chunk)))
+            .ok()
+            .and_then(|i| self.sent.remove(i))
         else {
             return false;
         };
-        let s = self.sent.remove(i).unwrap_or_else(|| unreachable!());
         for (id, st) in s.items {
             if let Some(slot) = self.slot(id) {
                 if slot.acked.as_ref().is_none_or(|(t, _)| *t <= tick) {
@@ -153,16 +154,17 @@ impl Outbox {
             // Over the budget: the highest priorities (ties by id: the same order every
             // run), then back in id order.
             want.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let mut bits = 0usize;
             let before = want.len();
-            want.retain(|w| {
-                bits += w.2 as usize;
-                bits / 8 <= budget
-            });
-            if want.is_empty() && before > 0 {
-                // Always something: the first in line, whatever it costs.
-                want = self.wanted(states, camera).into_iter().take(1).collect();
-            }
+            // Always the first in line, whatever it costs; then while the budget lasts.
+            let mut bits = want[0].2 as usize;
+            let fit = 1 + want[1..]
+                .iter()
+                .take_while(|w| {
+                    bits += w.2 as usize;
+                    bits / 8 <= budget
+                })
+                .count();
+            want.truncate(fit);
             self.deferred += (before - want.len()) as u64;
             want.sort_unstable_by_key(|w| w.0);
         }
@@ -373,6 +375,19 @@ mod tests {
         let bytes: usize = small.iter().map(|m| m.len()).sum();
         assert!(bytes < 200 + 2 * HEADER, "{bytes} B for a 200 B budget");
         assert!(out.records - records < 150 && out.deferred > 0);
+        // ...and the nearest the camera first: the movers closest to the origin.
+        let sent: Vec<u32> = small
+            .iter()
+            .flat_map(|m| {
+                decode(m, |id, t| history.get(&(id, t)).cloned())
+                    .expect("decodes")
+                    .items
+            })
+            .map(|(id, _)| id)
+            .collect();
+        let nearest: Vec<u32> = (0..300).step_by(2).take(sent.len()).collect();
+        assert!(!sent.is_empty());
+        assert_eq!(sent, nearest);
         assert!(decode(&[1, 2, 3], |_, _| None).is_err());
     }
 }

@@ -42,7 +42,7 @@ pub struct ViewerFigures {
     /// Snapshot messages received.
     pub snapshots: u64,
     /// Messages that were malformed or missing a base (left out).
-    pub bad_snapshots: u64,
+    pub bad_messages: u64,
     /// Bytes of messages received.
     pub bytes: u64,
     /// Asset bytes received (files its cache lacked).
@@ -251,14 +251,14 @@ impl NetViewer {
             self.figures.bytes += b.len() as u64;
             match proto::from_bytes::<Ordered>(&b) {
                 Some(m) => self.ordered(m),
-                None => self.figures.bad_snapshots += 1,
+                None => self.figures.bad_messages += 1,
             }
         }
         while let Some(b) = self.renet.receive_message(channel::BULK) {
             self.figures.bytes += b.len() as u64;
             match proto::from_bytes::<proto::Chunk>(&b) {
                 Some(c) => self.chunk(c),
-                None => self.figures.bad_snapshots += 1,
+                None => self.figures.bad_messages += 1,
             }
         }
         while let Some(b) = self.renet.receive_message(channel::SNAPSHOT) {
@@ -295,11 +295,11 @@ impl NetViewer {
                 .map(|(_, s)| s.clone())
         });
         let Ok(d) = decoded else {
-            self.figures.bad_snapshots += 1;
+            self.figures.bad_messages += 1;
             return;
         };
         if d.missing > 0 {
-            self.figures.bad_snapshots += 1;
+            self.figures.bad_messages += 1;
         }
         if self.got.contains(&(d.tick, d.chunk)) {
             return; // a duplicate
@@ -353,7 +353,7 @@ impl NetViewer {
             Ordered::Types(types) => self.set_types(types),
             Ordered::Level(pieces) => {
                 if self.world.replace_level(pieces).is_err() {
-                    self.figures.bad_snapshots += 1;
+                    self.figures.bad_messages += 1;
                 }
             }
             Ordered::Paths(paths) => {
@@ -419,7 +419,7 @@ impl NetViewer {
     fn chunk(&mut self, c: proto::Chunk) {
         let a = &mut self.assets;
         let Some(e) = a.manifest.iter().find(|e| e.hash == c.hash) else {
-            self.figures.bad_snapshots += 1;
+            self.figures.bad_messages += 1;
             return;
         };
         let buf = a.partial.entry(c.hash).or_default();
@@ -428,7 +428,7 @@ impl NetViewer {
             || buf.len() + c.data.len() > e.size as usize
         {
             a.partial.remove(&c.hash);
-            self.figures.bad_snapshots += 1;
+            self.figures.bad_messages += 1;
             return;
         }
         buf.extend_from_slice(&c.data);
@@ -438,7 +438,7 @@ impl NetViewer {
             if a.cache.put(&c.hash, &bytes).is_ok() {
                 self.figures.assets += 1;
             } else {
-                self.figures.bad_snapshots += 1;
+                self.figures.bad_messages += 1;
             }
             self.attach_models();
         }
@@ -529,15 +529,15 @@ impl NetViewer {
             }
         });
         if ok.is_err() {
-            self.figures.bad_snapshots += 1;
+            self.figures.bad_messages += 1;
         }
     }
 
     /// Drives every creature at shown tick `t`.
     fn show(&mut self, t: f64, dt: f32) {
-        let keep = snapshot::MAX_BASE_AGE as f64 + 30.0;
+        let keep_orphans = snapshot::MAX_BASE_AGE as f64 + 30.0;
         self.orphans
-            .retain(|_, h| h.back().is_some_and(|(k, _)| *k as f64 + keep >= t));
+            .retain(|_, h| h.back().is_some_and(|(k, _)| *k as f64 + keep_orphans >= t));
         let gone: Vec<u32> = self
             .creatures
             .iter()
@@ -549,56 +549,36 @@ impl NetViewer {
             self.world.remove_now(CreatureId(id));
         }
         let mut unbracketed = 0;
+        let keep = snapshot::MAX_BASE_AGE as f64 + 30.0;
         for (id, c) in self.creatures.iter_mut() {
-            c.history
-                .retain(|(k, _)| *k as f64 + snapshot::MAX_BASE_AGE as f64 + 30.0 >= t);
-            let Some(w) = self.world.creature(CreatureId(*id)) else {
-                continue;
-            };
-            let arc = &w.def.gait.step_arc;
-            c.feet.clear();
-            for l in &mut c.legs {
-                c.feet.push(l.foot(t, arc));
-            }
+            let id = CreatureId(*id);
+            c.history.retain(|(k, _)| *k as f64 + keep >= t);
             let (pose, out) = pose_at(&c.history, t);
             unbracketed += u64::from(out);
+            // Hits shown by now kick the lean (the body's push is in the roots already).
+            for (_, dir, s) in c.hits.extract_if(.., |h| h.0 as f64 <= t) {
+                self.world.kick_lean(id, dir, s);
+            }
+            let Some(w) = self.world.creature(id) else {
+                continue;
+            };
+            let def = std::sync::Arc::clone(&w.def);
+            let in_rig = w.rag.is_some();
+            c.feet.clear();
+            for l in &mut c.legs {
+                c.feet.push(l.foot(t, &def.gait.step_arc));
+            }
+            match &pose {
+                Some(Pose::Rig(p, r, segs, recovering)) => {
+                    let parts = crate::sim::parts_from(&def, (*p, *r), segs);
+                    self.world.show_rig(id, parts, *recovering);
+                }
+                _ if in_rig => self.world.end_rig(id),
+                _ => {}
+            }
             c.pose = pose;
         }
         self.figures.unbracketed += unbracketed;
-        let kicks: Vec<(u32, Vec3, f32)> = self
-            .creatures
-            .iter_mut()
-            .flat_map(|(id, c)| {
-                let due: Vec<_> = c
-                    .hits
-                    .iter()
-                    .filter(|h| h.0 as f64 <= t)
-                    .map(|h| (*id, h.1, h.2))
-                    .collect();
-                c.hits.retain(|h| h.0 as f64 > t);
-                due
-            })
-            .collect();
-        for (id, dir, s) in kicks {
-            self.world.kick_lean(CreatureId(id), dir, s);
-        }
-        for (id, c) in &self.creatures {
-            let id = CreatureId(*id);
-            match &c.pose {
-                Some(Pose::Rig(p, r, segs, recovering)) => {
-                    let Some(w) = self.world.creature(id) else {
-                        continue;
-                    };
-                    let parts = crate::sim::parts_from(&w.def, (*p, *r), segs);
-                    self.world.show_rig(id, parts, *recovering);
-                }
-                _ => {
-                    if self.world.creature(id).is_some_and(|w| w.rag.is_some()) {
-                        self.world.end_rig(id);
-                    }
-                }
-            }
-        }
         let creatures = &self.creatures;
         self.world
             .drive(t.floor().max(0.0) as u64, t * TICK_DT as f64, dt, |c| {

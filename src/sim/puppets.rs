@@ -66,8 +66,10 @@ impl World {
             let Some((root, feet)) = drive(c) else {
                 continue;
             };
-            let def = c.def.clone();
-            c.loco.puppet(&def, &c.lean, &root, feet, dt, &mut scratch);
+            let Creature {
+                def, lean, loco, ..
+            } = c;
+            loco.puppet(def, lean, &root, feet, dt, &mut scratch);
         }
         self.scratch = scratch;
     }
