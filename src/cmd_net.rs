@@ -216,12 +216,13 @@ pub(crate) fn join_cmd(
     let viewer = skitter::net::join_headless(&opts, stdout)?;
     let f = viewer.figures();
     eprintln!(
-        "skitter: viewed {} frames; {} creatures; buffer {:.0} ms; loss {:.1} %; {} bytes received",
+        "skitter: viewed {} frames; {} creatures; buffer {:.0} ms; loss {:.1} %; {} bytes received; largest datagram {} B",
         f.frames,
         viewer.world().creatures().len(),
         f.delay * 1e3,
         f.loss * 100.0,
-        f.bytes
+        f.bytes,
+        f.largest_packet
     );
     if let Some(out) = &args.screenshot {
         let r = skitter::app::shoot_viewer(&viewer, args.size, debug, out)?;

@@ -14,8 +14,9 @@ pub const PROTOCOL: u32 = 1;
 pub(crate) const NETCODE_PROTOCOL_ID: u64 = 0x736b_6974_0000_0000 | PROTOCOL as u64;
 /// The server's default port.
 pub const DEFAULT_PORT: u16 = 27_960;
-/// The largest message a snapshot or a foot batch is cut to (bytes): with renet's and
-/// netcode's headers a packet stays within 1 200 bytes, and each is decodable alone.
+/// The largest message a snapshot or a foot batch is cut to (bytes): below renet's (patched)
+/// slice of 1 136 bytes, so it travels whole and decodes alone; every datagram, headers
+/// included, stays within 1 200 bytes (docs/multiplayer.md).
 pub(crate) const MAX_MESSAGE: usize = 1_100;
 
 /// Channels, server to viewer and viewer to server alike.

@@ -186,6 +186,7 @@ impl UdpViewer {
             arrived = down.receive(now);
         }
         for mut p in arrived {
+            viewer.saw_packet(p.len());
             if let Some(payload) = self.netcode.process_packet(&mut p) {
                 viewer.renet().process_packet(payload);
             }

@@ -55,6 +55,9 @@ pub struct ViewerFigures {
     pub delay: f64,
     /// The share of snapshots that did not arrive, lately.
     pub loss: f64,
+    /// The largest packet the transport received (bytes, its headers included: a UDP
+    /// datagram's payload), where the transport reports it.
+    pub largest_packet: usize,
 }
 
 /// One creature as a viewer holds it.
@@ -151,6 +154,11 @@ impl NetViewer {
     /// The connection (renet): the transports move its packets.
     pub fn renet(&mut self) -> &mut RenetClient {
         &mut self.renet
+    }
+
+    /// The transport saw a packet of `len` bytes arrive (for the figures).
+    pub fn saw_packet(&mut self, len: usize) {
+        self.figures.largest_packet = self.figures.largest_packet.max(len);
     }
 
     /// The World it shows.
