@@ -42,25 +42,8 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         } else {
-            // A foot hanging over no ground (see `swing`) holds nothing up.
-            scratch.points.clear();
-            for st in &self.legs {
-                if st.grounded {
-                    scratch.points.push(st.foot);
-                } else if st.target_hit {
-                    scratch.points.push(st.target);
-                }
-            }
-            // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
-            // the height spring on an even slope, and a head start on a step.
-            let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
-            match fit_plane(&scratch.points, Vec3::new(ahead.x, 0.0, ahead.z)) {
-                Some(plane) => (
-                    plane.height + def.body.height,
-                    clamp_tilt(plane.normal, MAX_TILT),
-                ),
-                None => (self.position.y, Vec3::Y),
-            }
+            self.support(def, scratch)
+                .unwrap_or((self.position.y, Vec3::Y))
         };
         // A posture a brain asked for: raised or lowered, tilted on the feet.
         self.stance.advance(dt);
@@ -69,7 +52,7 @@ impl Locomotor {
         let height = if posed { height + raise } else { height };
         self.ride_y = height;
         let [b, _] = scratch.alphas(dt);
-        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
+        self.ease_up(normal, b);
         let rot = Quat::from_rotation_arc(Vec3::Y, self.up) * yaw;
         let rot = if posed { rot * tilt } else { rot };
         if dt == 0.0 {
@@ -114,6 +97,38 @@ impl Locomotor {
             self.landing = false;
         }
         rot
+    }
+
+    /// The plane through the support points (planted feet, and the landing spots of
+    /// swinging ones that have ground to land on): the ride height it gives the body and its
+    /// tilt-limited normal. `None` with no support point. Left in `scratch.points`.
+    pub(super) fn support(
+        &self,
+        def: &ValidCreatureDef,
+        scratch: &mut Scratch,
+    ) -> Option<(f32, Vec3)> {
+        // A foot hanging over no ground (see `swing`) holds nothing up.
+        scratch.points.clear();
+        for st in &self.legs {
+            if st.grounded {
+                scratch.points.push(st.foot);
+            } else if st.target_hit {
+                scratch.points.push(st.target);
+            }
+        }
+        // The plane's height a little ahead (2τ of the body's motion): exactly the lag of
+        // the height spring on an even slope, and a head start on a step.
+        let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
+        let plane = fit_plane(&scratch.points, Vec3::new(ahead.x, 0.0, ahead.z))?;
+        Some((
+            plane.height + def.body.height,
+            clamp_tilt(plane.normal, MAX_TILT),
+        ))
+    }
+
+    /// Eases the body's up toward `normal` by the spring's fraction `b` this tick.
+    pub(super) fn ease_up(&mut self, normal: Vec3, b: f32) {
+        self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
     }
 
     /// The lowest the body's centre may ride so that its underside (the ellipsoid of

@@ -1,8 +1,9 @@
 //! A body driven from outside: a network viewer's creature. Its root (where the body is, its
 //! heading and tilt, its velocity) comes from the server's interpolated snapshots and its
 //! feet from the server's lifts and plants; the rest — the lean (from the velocity and the
-//! heading's turn, seed 002 §7.4), the sink that keeps the hips down under it, the head's
-//! counter-yaw, the leg IK — is this tick's own work, the same code a simulated body runs.
+//! heading's turn, seed 002 §7.4), the body's tilt on the feet it shows (the support plane's
+//! fit and spring), the sink that keeps the hips down under it, the head's counter-yaw, the
+//! leg IK — is this tick's own work, the same code a simulated body runs.
 
 use glam::{Quat, Vec3};
 
@@ -73,7 +74,6 @@ impl Locomotor {
     ) {
         self.position = root.position;
         self.yaw = root.yaw;
-        self.up = root.up;
         self.velocity = root.velocity;
         self.airborne = root.airborne;
         self.strafing = root.strafing;
@@ -87,10 +87,24 @@ impl Locomotor {
             st.foot = f.position;
             st.grounded = f.grounded;
             st.target = f.target;
+            // A swing's end is where its plant is (or will be): ground to stand on.
+            st.target_hit = true;
         }
+        // The tilt of a legged walker on the ground is this body's own posture, from the
+        // feet it shows (the same plane fit and spring as `fit_body`); in the air, on a
+        // climbing surface or legless, the server's up.
+        let own = !root.airborne && root.climb.is_none() && !def.legs.is_empty();
         if !(dt > 0.0) {
+            self.up = root.up;
             self.solve_ik(def, self.body_position(), self.rotation(), scratch);
             return;
+        }
+        match self.support(def, scratch).filter(|_| own) {
+            Some((_, normal)) => {
+                let [b, _] = scratch.alphas(dt);
+                self.ease_up(normal, b);
+            }
+            None => self.up = root.up,
         }
         let on_surface = self.climb.filter(|_| !self.airborne);
         self.update_lean(lean, on_surface.as_ref(), dt);
