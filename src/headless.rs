@@ -181,6 +181,9 @@ pub fn write_world(
             .creature_type(c.type_id)
             .and_then(|t| t.model.clone())
             .filter(|m| !m.generated);
+        if let Some(m) = model.as_deref() {
+            write_springs(w, c, m)?;
+        }
         let tips = model.as_deref().map(|m| {
             crate::sim::pose_creature(c, m, t as f32, &mut pose);
             (m, &pose.world)
@@ -195,6 +198,28 @@ pub fn write_world(
         w.write_all(b"}\n")?;
     }
     Ok(())
+}
+
+/// A model's spring chains (`"springs"`, only when it has some): each chain's name (its first
+/// bone's) and its tip where it swings now.
+fn write_springs(
+    w: &mut impl Write,
+    c: &crate::sim::Creature,
+    m: &crate::model::BoundModel,
+) -> io::Result<()> {
+    if m.springs.is_empty() || c.springs.len() != m.springs.len() {
+        return Ok(());
+    }
+    w.write_all(b",\"springs\":[")?;
+    for (i, (chain, s)) in m.springs.iter().zip(&c.springs).enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write!(w, "{{\"name\":{},\"tip\":", json_str(&chain.name))?;
+        vec3(w, s.points.last().copied().unwrap_or_default())?;
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"]")
 }
 
 /// A creature with arms (and a flyer, whose dangling legs hang as arms): `"hands"`, each

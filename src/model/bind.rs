@@ -34,6 +34,9 @@ pub struct BindSpec {
     /// from the body as arms do, and none walks. `Some(false)`: it walks (its define gives
     /// legs). `None`: a flyer when its legs dangle.
     pub fly: Option<bool>,
+    /// `model.springs`: its spring chains tuned or stopped.
+    #[serde(default)]
+    pub springs: super::SpringSpec,
 }
 
 /// A leg or an arm bound to its bones.

@@ -438,6 +438,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         posed,
         idle: None,
         generated: true,
+        springs: Vec::new(),
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) mod plan;
 pub(crate) mod pose;
 pub(crate) mod record;
 pub(crate) mod sides;
+pub(crate) mod springs;
 
 use glam::{Mat4, Vec3};
 
@@ -31,6 +32,7 @@ pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use picture::picture;
 pub use pose::{PoseInput, Posed};
 pub use record::{LimbRecord, PlanRecord};
+pub use springs::{find_springs, rest_points, SpringBones, SpringSpec};
 
 /// The most joints a skin may have (the skinning shader's limit per creature).
 pub const MAX_JOINTS: usize = 256;
@@ -196,6 +198,8 @@ pub struct BoundModel {
     pub idle: Option<String>,
     /// Made from the type's definition (it brought no model): traces give no `tip`.
     pub generated: bool,
+    /// The bones it swings on springs (see [`springs`]).
+    pub springs: Vec<SpringBones>,
 }
 
 impl BoundModel {
@@ -218,7 +222,9 @@ impl BoundModel {
             }
         }
         let (binding, plan) = bind(&model, spec).map_err(|e| e.to_string())?;
+        let springs = find_springs(&model, &binding, &spec.springs)?;
         let mut posed = Posed::new(&model, &binding);
+        posed.set_springs(&model, &springs);
         if let Some(c) = &idle {
             posed.set_idle(&model, model.clips.iter().position(|n| n == c));
         }
@@ -229,6 +235,7 @@ impl BoundModel {
             posed,
             idle,
             generated: false,
+            springs,
         })
     }
 
@@ -255,6 +262,11 @@ impl BoundModel {
         self.binding.legs = legs;
         self.plan.legs = plans;
         self.posed = Posed::new(&self.model, &self.binding);
+        self.posed.set_springs(&self.model, &self.springs);
+        if let Some(c) = &self.idle {
+            let clip = self.model.clips.iter().position(|n| n == c);
+            self.posed.set_idle(&self.model, clip);
+        }
         Ok(())
     }
 
@@ -314,6 +326,21 @@ impl BoundModel {
             s += &format!("\n  {} arms:", self.binding.arms.len());
             for (c, a) in self.binding.arms.iter().zip(&self.plan.arms) {
                 s += &format!("\n    {}", chain(c, &a.2));
+            }
+        }
+        if !self.springs.is_empty() {
+            s += &format!("\n  spring chains ({}):", self.springs.len());
+            for c in &self.springs {
+                s += &format!(
+                    "\n    {} ({} bones{})",
+                    c.joints
+                        .iter()
+                        .map(|b| m.joints[*b].name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" > "),
+                    c.joints.len(),
+                    if c.on_head { ", on the head" } else { "" }
+                );
             }
         }
         s

@@ -25,6 +25,9 @@ pub struct PoseInput<'a> {
     pub points: &'a [Vec3],
     /// How many points each leg (then each arm) has in `points`.
     pub chain_lens: &'a [usize],
+    /// The spring chains' simulated points, world space, chain after chain in the model's
+    /// order (each its joints' heads and its tip); empty: they ride along rigidly.
+    pub springs: &'a [Vec3],
 }
 
 /// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
@@ -40,6 +43,8 @@ enum Role {
     Chain { chain: usize, k: usize },
     /// Follows chain `c`'s last bone rigidly (a foot joint hung elsewhere).
     Follows { chain: usize },
+    /// Joint `k` of spring chain `chain`: runs from its simulated point toward the next.
+    Spring { chain: usize, k: usize },
 }
 
 /// A bound skeleton prepared for posing (built once per model and binding).
@@ -83,6 +88,8 @@ pub struct Posed {
     /// `idle`'s entry per joint (`usize::MAX`: not animated).
     animated: Vec<usize>,
     body: usize,
+    /// Where each spring chain's points start in [`PoseInput::springs`], and how many.
+    spring_at: Vec<(usize, usize)>,
 }
 
 impl Posed {
@@ -182,6 +189,29 @@ impl Posed {
             idle: None,
             animated: vec![usize::MAX; n],
             body: binding.body,
+            spring_at: Vec::new(),
+        }
+    }
+
+    /// Swings `chains`' joints from their simulated points (see [`PoseInput::springs`]).
+    pub fn set_springs(&mut self, model: &Model, chains: &[super::SpringBones]) {
+        self.spring_at.clear();
+        let mut at = 0;
+        for (c, chain) in chains.iter().enumerate() {
+            for (k, j) in chain.joints.iter().enumerate() {
+                if self.role[*j] != Role::Rides {
+                    continue;
+                }
+                self.role[*j] = Role::Spring { chain: c, k };
+                let joint = &model.joints[*j];
+                self.dir[*j] = joint
+                    .bind
+                    .inverse()
+                    .transform_vector3(chain.rest[k + 1] - joint.head())
+                    .normalize_or(Vec3::Y);
+            }
+            self.spring_at.push((at, chain.rest.len()));
+            at += chain.rest.len();
         }
     }
 
@@ -253,6 +283,8 @@ impl Posed {
             };
             Some((*pts.get(k)?, *to.or(pts.last())?))
         };
+        // Each spring chain's shift: its simulated root onto where its root rides now.
+        let mut shifts = [Vec3::ZERO; 64];
         for j in 0..n {
             let local = match (&self.idle, self.animated[j]) {
                 (Some((clip, entries)), k) if k != usize::MAX => {
@@ -267,6 +299,9 @@ impl Posed {
             };
             match self.role[j] {
                 Role::Rides | Role::Follows { .. } => {}
+                Role::Spring { chain, k } => {
+                    m = self.swing(m, j, chain, k, input.springs, &mut shifts);
+                }
                 Role::Chain { chain, k } => {
                     if let Some((from, to)) = chain_point(chain, k) {
                         m = match (bends.get(chain).copied().flatten(), self.frame[j]) {
@@ -309,6 +344,30 @@ impl Posed {
                 .zip(&self.inverse_bind)
                 .map(|(w, ib)| Mat4::from(*w * *ib)),
         );
+    }
+
+    /// Joint `j`, bone `k` of spring chain `chain`, riding at `m`: turned from its
+    /// simulated point toward the next (the chain shifted so its root is where it rides:
+    /// `shifts`, set at its root).
+    fn swing(
+        &self,
+        m: Affine3A,
+        j: usize,
+        chain: usize,
+        k: usize,
+        springs: &[Vec3],
+        shifts: &mut [Vec3; 64],
+    ) -> Affine3A {
+        let Some(&(s, len)) = self.spring_at.get(chain) else {
+            return m;
+        };
+        let (Some(pts), Some(shift)) = (springs.get(s..s + len), shifts.get_mut(chain)) else {
+            return m;
+        };
+        if k == 0 {
+            *shift = Vec3::from(m.translation) - pts[0];
+        }
+        aim(m, self.dir[j], pts[k] + *shift, pts[k + 1] + *shift)
     }
 
     /// Chain `c`'s end as drawn with the joints posed at `world`.

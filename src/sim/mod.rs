@@ -18,6 +18,7 @@ mod puppets;
 pub(crate) mod ragdoll;
 pub(crate) mod record;
 pub(crate) mod snapshot;
+pub(crate) mod springs;
 pub(crate) mod surfaces;
 mod types;
 pub(crate) mod world;

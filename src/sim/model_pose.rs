@@ -18,6 +18,8 @@ pub struct PoseScratch {
     pub world: Vec<Affine3A>,
     /// Each joint's skinning matrix (bind-pose scene space to the world).
     pub skin: Vec<Mat4>,
+    /// The spring chains' points.
+    pub springs: Vec<Vec3>,
 }
 
 /// Every limb's points of `c`, hip (or shoulder) to foot (or hand): legs, then arms.
@@ -52,6 +54,7 @@ pub fn limb_points(c: &Creature, points: &mut Vec<Vec3>, lens: &mut Vec<usize>) 
 /// world and skinning matrices).
 pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseScratch) {
     limb_points(c, &mut s.points, &mut s.lens);
+    super::springs::spring_points(c, &mut s.springs);
     let (position, rotation) = c.body_pose();
     let counter = c.def.body.head.as_ref().map_or(0.0, |h| h.counter_yaw);
     let head = if c.rag.is_some() {
@@ -68,6 +71,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
             time: time + (c.id.0 as f32 * 0.618_034).fract() * 10.0,
             points: &s.points,
             chain_lens: &s.lens,
+            springs: &s.springs,
         },
         &mut s.world,
         &mut s.skin,

@@ -50,7 +50,7 @@ impl World {
     /// Shows the world at `frame`/`time` (the server's, as the viewer shows it): each
     /// creature `drive` answers for is put where its root and feet say, then leans, turns
     /// its head and solves its legs over `dt` seconds ([`Locomotor::puppet`]). The others
-    /// stay as they were.
+    /// stay as they were. Every creature's spring chains then swing over `dt`.
     pub fn drive<'a>(
         &mut self,
         frame: u64,
@@ -72,6 +72,10 @@ impl World {
             loco.puppet(def, lean, &root, feet, dt, &mut scratch);
         }
         self.scratch = scratch;
+        // Tails and the like swing on the bodies as shown (every creature: a rig too).
+        if dt > 0.0 {
+            self.step_springs(dt);
+        }
     }
 
     /// Replaces the whole level with these pieces, each with its owner (a viewer's copy of

@@ -73,6 +73,8 @@ pub struct Creature {
     pub facing: Option<super::Facing>,
     /// Arms reaching for creatures (`c:reach(arm, creature)`): arm, whom.
     pub reach_to: Vec<(usize, CreatureId)>,
+    /// Its model's spring chains as they swing now (see `sim::springs`).
+    pub(crate) springs: Vec<crate::math::spring_chain::SpringChain>,
 }
 
 impl Creature {
@@ -99,6 +101,7 @@ impl Creature {
             tint: None,
             facing: None,
             reach_to: Vec::new(),
+            springs: Vec::new(),
         }
     }
 
@@ -675,6 +678,7 @@ impl World {
         let t2 = std::time::Instant::now();
         self.step_times.rapier = std::time::Duration::ZERO;
         self.step_ragdolls(dt);
+        self.step_springs(dt);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
         self.step_times = StepTimes {
             navigation: t1 - t0,

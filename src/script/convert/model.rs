@@ -1,6 +1,7 @@
 //! `creature.define{ model = { file =, texture =, scale =, height =, rotation =, idle =, hide =, bind = { body =,
-//! head =, legs = { NAME = { "Bone", … } }, arms = { … } } } }`: what a type's model is and how
-//! its bones bind (read here; loaded and bound by `script::api::define`).
+//! head =, legs = { NAME = { "Bone", … } }, arms = { … } }, springs = { … } } }`: what a type's
+//! model is, how its bones bind and how its free chains swing (read here; loaded and bound by
+//! `script::api::define`).
 
 use mlua::{Table, Value};
 
@@ -42,7 +43,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     let m = r.sub(
         "model",
         &[
-            "file", "texture", "scale", "height", "rotation", "idle", "bind", "hide",
+            "file", "texture", "scale", "height", "rotation", "idle", "bind", "hide", "springs",
         ],
         lua,
     )?;
@@ -99,6 +100,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             height,
             rotation,
             fly: None,
+            springs: springs_spec(&m)?,
         },
         idle: m.string("idle")?,
         hide: match m.table("hide")? {
@@ -109,6 +111,91 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     b.finish()?;
     m.finish()?;
     Ok(Some(spec))
+}
+
+/// `model.springs = { all = { … }, off = { "Bone", … }, BONE = { stiffness =, damping =,
+/// gravity =, drag = }, … }`: every chain's settings, chains stopped, a chain's own settings
+/// (by a bone in it: checked when the model is bound).
+fn springs_spec(m: &Reader) -> Result<crate::model::SpringSpec, DefError> {
+    let mut spec = crate::model::SpringSpec::default();
+    let Some(t) = m.table("springs")? else {
+        return Ok(spec);
+    };
+    // `all` first: each chain's own settings go over it.
+    if let Some(v) = t.raw_get::<Option<Table>>("all").ok().flatten() {
+        spec.all = Some(spring_params(v, "model.springs.all", Default::default())?);
+    }
+    let base = spec.all.unwrap_or_default();
+    for pair in t.pairs::<Value, Value>() {
+        let (k, v) = pair.map_err(|e| DefError::new("model.springs", e.to_string()))?;
+        let Value::String(name) = k else {
+            return Err(DefError::new(
+                "model.springs",
+                "must map bone names to settings ({ Tail1 = { stiffness = 120 } }), with `all` and `off`",
+            ));
+        };
+        let name = name.to_string_lossy();
+        let field = format!("model.springs.{name}");
+        match (name.as_str(), v) {
+            ("off", Value::Table(list)) => spec.off = name_list(&list, &field, "bone")?,
+            ("all", Value::Table(_)) => {}
+            (_, Value::Table(settings)) => {
+                let params = spring_params(settings, &field, base)?;
+                spec.tune.push((name, params));
+            }
+            (_, other) => {
+                return Err(DefError::new(
+                    field,
+                    format!("must be a table, got {}", type_name(&other)),
+                ))
+            }
+        }
+    }
+    spec.tune.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(spec)
+}
+
+/// One chain's `{ stiffness =, damping =, gravity =, drag = }` over `base`.
+fn spring_params(
+    t: Table,
+    field: &str,
+    base: crate::math::SpringParams,
+) -> Result<crate::math::SpringParams, DefError> {
+    let r = Reader::new(
+        t,
+        &format!("{field}."),
+        &["stiffness", "damping", "gravity", "drag"],
+    );
+    let p = crate::math::SpringParams {
+        stiffness: r.num_or("stiffness", base.stiffness)?,
+        damping: r.num_or("damping", base.damping)?,
+        gravity: r.num_or("gravity", base.gravity)?,
+        drag: r.num_or("drag", base.drag)?,
+    };
+    let bad = |key: &str, want: &str, got: f32| {
+        DefError::new(
+            format!("{field}.{key}"),
+            format!("must be {want}, got {got}"),
+        )
+    };
+    if !(p.stiffness > 0.0 && p.stiffness <= 10_000.0) {
+        return Err(bad("stiffness", "> 0 and ≤ 10000 (1/s²)", p.stiffness));
+    }
+    if !(p.damping >= 0.0 && p.damping <= 1_000.0) {
+        return Err(bad("damping", "≥ 0 and ≤ 1000 (1/s)", p.damping));
+    }
+    if !(p.gravity.abs() <= 10.0) {
+        return Err(bad(
+            "gravity",
+            "between -10 and 10 (shares of g)",
+            p.gravity,
+        ));
+    }
+    if !(p.drag >= 0.0 && p.drag <= 1_000.0) {
+        return Err(bad("drag", "≥ 0 and ≤ 1000 (1/s)", p.drag));
+    }
+    r.finish()?;
+    Ok(p)
 }
 
 /// `model.scale` (default 1) and `model.height` (a height to fit the model to, instead).

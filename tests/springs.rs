@@ -1,0 +1,245 @@
+//! Issue 47, spring chains: the bones a model's binding leaves free (the fox's tail, the
+//! spiders' abdomens and jaws) swing on springs, found in the skeleton by themselves, tuned or
+//! stopped by `model.springs`, written to the trace as `springs`.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests: a failure is a failed test
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{assets, run_trace, temp_mod, text, v3};
+use serde_json::Value;
+
+/// A mod with the shared fox (copied into a temporary folder, never the repository) that
+/// trots a circle for 3 s, stops dead, then at 6 s is thrown into physics for a second and
+/// gets up. `springs`: its `model.springs` table.
+fn fox_mod(dir: &Path, springs: &str) -> PathBuf {
+    let m = dir.join("foxtail");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    std::fs::copy(assets().join("fox/fox.glb"), m.join("assets/fox.glb")).expect("fox");
+    let main = format!(
+        r#"
+behaviour.define {{
+  name = "circle",
+  on_spawn = function(self) self.state.t = 0 end,
+  on_update = function(self, dt)
+    self.state.t += dt
+    local t = self.state.t
+    if t < 3 then
+      self:move(vec3(math.sin(t * 1.2), 0, math.cos(t * 1.2)), 1.4)
+    elseif t < 3.1 then
+      self:move(vec3(0, 0, 1), 0)
+    elseif t > 6 and not self.state.thrown then
+      self.state.thrown = true
+      self:ragdoll({{ duration = 1 }})
+    end
+  end,
+}}
+world.ground {{ size = vec3(40, 0, 40) }}
+creature.define {{ name = "fox", model = {{ file = "assets/fox.glb", scale = 0.01, springs = {springs} }}, behaviour = "circle" }}
+world.spawn("fox", {{ position = vec3(0, 0, 0) }})
+"#
+    );
+    temp_mod(
+        dir,
+        "foxtail",
+        &[
+            ("mod.toml", "name = \"foxtail\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    );
+    m
+}
+
+/// One trace line of the fox: frame, body position, body rotation, tail tip.
+type Line = (u64, [f64; 3], [f64; 4], Option<[f64; 3]>);
+
+/// Each trace line of creature 1.
+fn tail(text: &str) -> Vec<Line> {
+    common::by_id(text)
+        .remove(&1)
+        .expect("the fox")
+        .iter()
+        .map(|v: &Value| {
+            let r = v["rot"].as_array().expect("rot");
+            let rot = [0, 1, 2, 3].map(|i| r[i].as_f64().expect("rot"));
+            let tip = v["springs"].as_array().map(|s| {
+                assert_eq!(s.len(), 1, "{s:?}");
+                assert_eq!(s[0]["name"], "b_Tail01_012");
+                v3(&s[0]["tip"])
+            });
+            (v["frame"].as_u64().expect("frame"), v3(&v["pos"]), rot, tip)
+        })
+        .collect()
+}
+
+/// `p` in the body's frame (`rot` as x, y, z, w).
+fn local(p: [f64; 3], pos: [f64; 3], rot: [f64; 4]) -> [f64; 3] {
+    let d = [p[0] - pos[0], p[1] - pos[1], p[2] - pos[2]];
+    let [x, y, z, w] = rot;
+    // The inverse rotation: the conjugate.
+    let (x, y, z) = (-x, -y, -z);
+    let t = [
+        2.0 * (y * d[2] - z * d[1]),
+        2.0 * (z * d[0] - x * d[2]),
+        2.0 * (x * d[1] - y * d[0]),
+    ];
+    [
+        d[0] + w * t[0] + (y * t[2] - z * t[1]),
+        d[1] + w * t[1] + (z * t[0] - x * t[2]),
+        d[2] + w * t[2] + (x * t[1] - y * t[0]),
+    ]
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn the_foxs_tail_swings_in_a_turn_settles_when_it_stops_and_survives_a_ragdoll() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = fox_mod(dir.path(), "{}");
+    let (out, _) = run_trace(dir.path(), 600, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let recs = tail(&common::trace_text(dir.path()));
+    // (The spawn's line comes before the first tick.)
+    let bare: Vec<u64> = recs.iter().filter(|r| r.3.is_none()).map(|r| r.0).collect();
+    assert!(
+        bare.iter().all(|f| *f == 0),
+        "lines without springs at frames {bare:?}"
+    );
+    let recs = &recs[recs.len() - 600..];
+    let tip = |i: usize| local(recs[i].3.expect("tip"), recs[i].1, recs[i].2);
+    // Standing still from 3 s: where the tail rests on the body (5.5–6 s).
+    let settled = tip(355);
+    // Trotting the circle (1–3 s), the tip moves on the body by more than 5 cm.
+    let swing = (60..180).map(|i| dist(tip(i), settled)).fold(0.0, f64::max);
+    assert!(
+        swing > 0.05,
+        "the tail swung {swing:.3} m on the body in the turn"
+    );
+    // Stopped, it settles: within 5 mm of its rest from 5 s to 6 s.
+    let late = (300..360)
+        .map(|i| dist(tip(i), settled))
+        .fold(0.0, f64::max);
+    assert!(
+        late < 0.005,
+        "the tail still moves {late:.4} m 2 s after the stop"
+    );
+    // Never through the ground (flat at 0), and in reach of the body through the ragdoll
+    // and the get-up (6–8 s) and after.
+    for (f, pos, _, t) in recs {
+        let t = t.expect("tip");
+        assert!(
+            t[1] >= -1e-3,
+            "frame {f}: the tail's tip under the ground: {t:?}"
+        );
+        assert!(
+            dist(t, *pos) < 1.5,
+            "frame {f}: the tail's tip {t:?} off its body {pos:?}"
+        );
+    }
+    eprintln!("swing {swing:.3} m, settled to {late:.4} m");
+}
+
+#[test]
+fn model_springs_tunes_and_stops_chains_and_a_wrong_bone_is_named() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Stopped: the tip rides on the body as drawn in the bind pose (rigid: it never moves
+    // on the body).
+    let m = fox_mod(dir.path(), "{ off = { \"b_Tail02_013\" } }");
+    let (out, _) = run_trace(dir.path(), 150, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let recs = tail(&common::trace_text(dir.path()));
+    assert!(
+        recs.iter().all(|r| r.3.is_none()),
+        "a stopped chain in the trace"
+    );
+    // A bone no chain holds: one clear message naming the chains there are.
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = fox_mod(dir.path(), "{ Tial1 = { stiffness = 50 } }");
+    let out = common::skitter(&["check", &m.display().to_string()]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("no spring chain holds a bone \"Tial1\" (its chains: b_Tail01_012)"),
+        "{said}"
+    );
+    // Out of range.
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = fox_mod(dir.path(), "{ b_Tail01_012 = { stiffness = -3 } }");
+    let out = common::skitter(&["check", &m.display().to_string()]);
+    let said = text(&out);
+    assert!(
+        said.contains("foxtail/main.lua:19")
+            && said.contains("field 'model.springs.b_Tail01_012.stiffness' must be > 0"),
+        "{said}"
+    );
+    // Stiffer swings less (same turn).
+    let swing = |springs: &str| {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = fox_mod(dir.path(), springs);
+        let (out, _) = run_trace(dir.path(), 200, &[m], &[]);
+        assert!(out.status.success(), "{}", text(&out));
+        let recs = tail(&common::trace_text(dir.path()));
+        let tip = |i: usize| local(recs[i].3.expect("tip"), recs[i].1, recs[i].2);
+        let start = tip(1);
+        (60..180).map(|i| dist(tip(i), start)).fold(0.0, f64::max)
+    };
+    let (soft, stiff) = (
+        swing("{ all = { stiffness = 60 } }"),
+        swing("{ b_Tail01_012 = { stiffness = 2000, damping = 60 } }"),
+    );
+    assert!(
+        soft > 2.0 * stiff,
+        "soft {soft:.3} m against stiff {stiff:.3} m"
+    );
+}
+
+#[test]
+fn every_shared_model_finds_its_free_chains() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("four");
+    std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+    for (from, to) in [
+        ("spider/spider.gltf", "spider.gltf"),
+        ("fox/fox.glb", "fox.glb"),
+        ("knight/knight.glb", "knight.glb"),
+        ("spider_quaternius/spider.glb", "qspider.glb"),
+    ] {
+        std::fs::copy(assets().join(from), m.join("assets").join(to)).expect("copy");
+    }
+    temp_mod(
+        dir.path(),
+        "four",
+        &[
+            ("mod.toml", "name = \"four\"\nversion = \"0.1.0\"\n"),
+            (
+                "main.lua",
+                r#"
+creature.define { name = "spider", model = { file = "assets/spider.gltf", scale = 0.25 } }
+creature.define { name = "fox", model = { file = "assets/fox.glb", scale = 0.01 } }
+creature.define { name = "knight", model = { file = "assets/knight.glb" } }
+creature.define { name = "qspider", model = { file = "assets/qspider.glb" } }
+"#,
+            ),
+        ],
+    );
+    let out = common::skitter(&["check", &m.display().to_string()]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    // The spider's abdomen and its two jaws (on the head); the fox's tail; the other
+    // spider's abdomen; the knight has none (its cape is a rigid node, its IK and roll
+    // controllers carry no vertex, its toes and hand slots are its limbs').
+    for want in [
+        "Body.001 > Body.002 (2 bones)",
+        "JawBase.L > Pincer.L (2 bones, on the head)",
+        "JawBase.R > Pincer.R (2 bones, on the head)",
+        "b_Tail01_012 > b_Tail02_013 > b_Tail03_014 (3 bones)",
+        "Abdomen (1 bones)",
+    ] {
+        assert!(said.contains(want), "no {want:?} in\n{said}");
+    }
+    assert_eq!(said.matches("spring chains (").count(), 3, "{said}");
+}
