@@ -95,6 +95,14 @@ function Creature:face(direction) end
 ---@param target? vector|Creature|{ point: vector?, offset: number? }
 function Creature:set_facing(target) end
 
+--- Turn the head (and only the head) to look at `target`: a point (vector) or a creature
+--- (its head, while it lives), within `body.head.look`'s limits (`max_yaw`, `max_pitch`
+--- degrees, `speed` degrees a second: 70, 35, 240 by default), eased; past them it turns as
+--- far as it may and no farther. nil: the head looks where it goes again (its counter-yaw).
+--- A creature without a head ignores it.
+---@param target? vector|Creature
+function Creature:look_at(target) end
+
 --- Ease the body to a posture on its planted feet over `time` seconds (0.3): ride height
 --- × `height` (0.3..2), `pitch` degrees (negative rears up, on the rear hips), `roll`
 --- degrees (positive leans right). No argument: back to the defined posture.

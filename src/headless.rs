@@ -158,13 +158,7 @@ pub fn write_world(
             Some(g) => vec3(w, g)?,
             None => w.write_all(b"null")?,
         }
-        // Jumps and links, only while there is one (a crowd's lines stay short).
-        if let Some(j) = c.loco.jump.as_ref().filter(|_| c.rag.is_none()) {
-            write!(w, ",\"jump\":\"{}\"", j.phase_name())?;
-        }
-        if let Some(l) = c.nav.as_ref().and_then(|g| g.link.as_ref()) {
-            write!(w, ",\"link\":{}", json_str(&l.kind))?;
-        }
+        write_while(w, c)?;
         write!(
             w,
             ",\"falling\":{},\"brain\":",
@@ -196,6 +190,26 @@ pub fn write_world(
         write_feet(w, world, c, tips)?;
         write_hands(w, c)?;
         w.write_all(b"}\n")?;
+    }
+    Ok(())
+}
+
+/// What a creature does only now and then, only while it does (a crowd's lines stay
+/// short): a jump's phase, a link it crosses, what its head looks at (`c:look_at`: where
+/// the head faces, and the point).
+fn write_while(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
+    if let Some(j) = c.loco.jump.as_ref().filter(|_| c.rag.is_none()) {
+        write!(w, ",\"jump\":\"{}\"", j.phase_name())?;
+    }
+    if let Some(l) = c.nav.as_ref().and_then(|g| g.link.as_ref()) {
+        write!(w, ",\"link\":{}", json_str(&l.kind))?;
+    }
+    if let (Some(h), Some(at), None) = (c.def.body.head.as_ref(), c.loco.look_at, &c.rag) {
+        w.write_all(b",\"look\":{\"head\":")?;
+        vec3(w, c.loco.head_forward(h.counter_yaw))?;
+        w.write_all(b",\"at\":")?;
+        vec3(w, at)?;
+        w.write_all(b"}")?;
     }
     Ok(())
 }

@@ -19,6 +19,11 @@ return behaviour.define {
       type = self.params.foes ~= "any" and self.params.foes or nil,
       not_team = self.params.team, animated = true, limit = 1,
     })[1]
+    -- The head on the foe (told once a foe, not every tick).
+    if self.state.looking ~= (foe and foe.id) then
+      self:look_at(foe)
+      self.state.looking = foe and foe.id
+    end
     if foe == nil then
       self:move(vec3(0, 0, 0), 0)
       return

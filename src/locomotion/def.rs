@@ -67,6 +67,30 @@ pub struct HeadDef {
     pub size: Vec3,
     /// 0..1: share of the turn ahead and of the body's lean the head cancels.
     pub counter_yaw: f32,
+    /// How it turns to look at something (`c:look_at`).
+    #[serde(default)]
+    pub look: LookDef,
+}
+
+/// `body.head.look`: how far and how fast a head turns to look at a target (`c:look_at`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LookDef {
+    /// Most the head turns left or right of the body, radians.
+    pub max_yaw: f32,
+    /// Most it looks up or down, radians.
+    pub max_pitch: f32,
+    /// Fastest it turns, radians a second.
+    pub speed: f32,
+}
+
+impl Default for LookDef {
+    fn default() -> LookDef {
+        LookDef {
+            max_yaw: 70f32.to_radians(),
+            max_pitch: 35f32.to_radians(),
+            speed: 240f32.to_radians(),
+        }
+    }
 }
 
 impl Default for BodyDef {
@@ -499,6 +523,26 @@ impl CreatureDef {
                 return Err(DefError::new(
                     "body.head.counter_yaw",
                     format!("must be between 0 and 1, got {}", h.counter_yaw),
+                ));
+            }
+            let l = &h.look;
+            let deg = |r: f32| r.to_degrees().round();
+            if !(0.0..=std::f32::consts::PI + 1e-4).contains(&l.max_yaw) {
+                return Err(DefError::new(
+                    "body.head.look.max_yaw",
+                    format!("must be between 0 and 180 degrees, got {}", deg(l.max_yaw)),
+                ));
+            }
+            if !(0.0..=std::f32::consts::FRAC_PI_2 + 1e-4).contains(&l.max_pitch) {
+                return Err(DefError::new(
+                    "body.head.look.max_pitch",
+                    format!("must be between 0 and 90 degrees, got {}", deg(l.max_pitch)),
+                ));
+            }
+            if !(l.speed > 0.0 && l.speed.is_finite()) {
+                return Err(DefError::new(
+                    "body.head.look.speed",
+                    format!("must be > 0 degrees a second, got {}", deg(l.speed)),
                 ));
             }
         }

@@ -8,11 +8,12 @@ use super::def::{LeanDef, ValidCreatureDef};
 use super::gait::{choose_steps, GaitParams, LegView};
 use super::ground::GroundQuery;
 use super::lean::{LeanInput, LeanState, PUSH_TAU};
-use crate::math::frame::{horizontal, smoothing_alpha, wrap_angle, yaw_of, yaw_rotation};
+use crate::math::frame::{horizontal, smoothing_alpha, yaw_rotation};
 use crate::path::PathFollower;
 
 mod body;
 mod climb;
+mod head;
 mod jump;
 mod leg;
 mod puppet;
@@ -173,8 +174,12 @@ pub struct Locomotor {
     pub sink: f32,
     /// The last tick's change of `sink` (kept out of the body's measured vertical speed).
     sink_change: f32,
-    /// Head yaw relative to the body (counter-yaw), radians.
+    /// Head yaw relative to the body (counter-yaw, or looking), radians.
     pub head_yaw: f32,
+    /// Head pitch relative to the body (looking up: positive), radians.
+    pub head_pitch: f32,
+    /// What the head looks at this tick, world space (`c:look_at`; the sim sets it).
+    pub look_at: Option<Vec3>,
     /// What is left of a hit's push, m/s (decays with `lean::PUSH_TAU`).
     pub push: Vec3,
     /// Vertical speed of the body's height spring, m/s (its own state: `velocity.y` is
@@ -239,6 +244,8 @@ impl Locomotor {
             sink: 0.0,
             sink_change: 0.0,
             head_yaw: 0.0,
+            head_pitch: 0.0,
+            look_at: None,
             push: Vec3::ZERO,
             rise: 0.0,
             airborne: false,
@@ -357,16 +364,6 @@ impl Locomotor {
         }
     }
 
-    /// The head's world rotation: the body's, turned by the counter-yaw and with `counter`
-    /// (0..1) of the lean taken back out so it stays level.
-    pub fn head_rotation(&self, counter: f32) -> Quat {
-        let lean = Quat::IDENTITY.slerp(self.lean.rotation(), 1.0 - counter.clamp(0.0, 1.0));
-        if let Some(c) = self.climb.as_ref().filter(|_| !self.airborne) {
-            return c.frame * yaw_rotation(self.head_yaw) * lean;
-        }
-        Quat::from_rotation_arc(Vec3::Y, self.up) * yaw_rotation(self.yaw + self.head_yaw) * lean
-    }
-
     /// A hit: the lean kicks away from the blow and the body is pushed along it.
     pub fn hit(&mut self, lean: &LeanDef, dir: Vec3, strength: f32) {
         let push = self.lean.hit(lean, self.yaw, dir, strength);
@@ -445,7 +442,7 @@ impl Locomotor {
         self.sink = sink;
         scratch.path_end = path_end;
         let head_alpha = scratch.alphas(dt)[1];
-        self.aim_head(def, head_alpha);
+        self.aim_head(def, head_alpha, dt);
         self.solve_ik(def, self.body_position(), posed, scratch);
     }
 
@@ -504,30 +501,6 @@ impl Locomotor {
                 .map(|l| (mp * l.hip - mb * l.hip).dot(up))
                 .fold(0.0f32, f32::max)
         }
-    }
-
-    /// Turns the head toward where the creature is going (its heading goal, plus the turn
-    /// it is in, looked 0.25 s ahead), by the head's `counter_yaw` share.
-    fn aim_head(&mut self, def: &ValidCreatureDef, alpha: f32) {
-        let Some(head) = def.body.head.as_ref().filter(|h| h.counter_yaw > 0.0) else {
-            self.head_yaw = 0.0;
-            return;
-        };
-        let goal = match (&self.follow, self.intent) {
-            (Some(f), _) => yaw_of(f.direction()),
-            (None, Intent::Move { dir, speed, .. }) if speed > 0.0 => yaw_of(dir),
-            (None, Intent::Face { dir }) => yaw_of(dir),
-            _ => None,
-        }
-        .or_else(|| {
-            (self.speed() > 0.05)
-                .then(|| yaw_of(self.velocity))
-                .flatten()
-        })
-        .unwrap_or(self.yaw);
-        let ahead = wrap_angle(goal - self.yaw) + self.lean.yaw_rate.to_radians() * 0.25;
-        let want = head.counter_yaw * ahead.clamp(-1.05, 1.05);
-        self.head_yaw += (want - self.head_yaw) * alpha;
     }
 
     /// Starts the steps the gait scheduler picks.
@@ -731,6 +704,7 @@ mod tests {
             offset: Vec3::new(0.0, 0.0, 0.4),
             size: Vec3::splat(0.15),
             counter_yaw: 1.0,
+            look: Default::default(),
         });
         let ground = FlatGround(0.0);
         let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &ground);
@@ -784,7 +758,7 @@ mod tests {
         for _ in 0..120 {
             tick(&mut loco, &def, &mut scratch);
         }
-        assert!((wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
+        assert!((crate::math::frame::wrap_angle(loco.yaw - std::f32::consts::PI)).abs() < 1e-3);
         assert!(
             scratch.events.len() >= 8,
             "turning in place must trigger steps: {}",

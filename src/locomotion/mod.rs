@@ -16,7 +16,8 @@ pub(crate) mod tuning;
 
 pub use arms::{arm_chains, arm_points, ArmDef, ArmReach, Hand};
 pub use def::{
-    default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, ValidCreatureDef,
+    default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, LookDef,
+    ValidCreatureDef,
 };
 pub use gait::GaitParams;
 pub use ground::{FlatGround, GroundHit, GroundQuery};

@@ -25,7 +25,7 @@ pub enum Facing {
     Offset(f32),
 }
 
-/// What an arm reaches for (`c:reach`).
+/// What an arm reaches for (`c:reach`), or a head looks at (`c:look_at`).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ReachTo {
     /// A point, world space.
@@ -71,7 +71,7 @@ impl World {
         if !self
             .creatures
             .iter()
-            .any(|c| c.facing.is_some() || !c.reach_to.is_empty())
+            .any(|c| c.facing.is_some() || !c.reach_to.is_empty() || c.look.is_some())
         {
             return;
         }
@@ -112,6 +112,27 @@ impl World {
                     .collect()
             })
             .collect();
+        // Heads looking: at a point, or at another creature's head (its body without one);
+        // one gone, the head looks where it goes again.
+        let looks: Vec<Option<Vec3>> = self
+            .creatures
+            .iter()
+            .map(|c| match c.look? {
+                ReachTo::Point(p) => Some(p),
+                ReachTo::Creature(id) => self.creature(id).map(|o| {
+                    let (at, rot) = o.body_pose();
+                    at + o
+                        .def
+                        .body
+                        .head
+                        .as_ref()
+                        .map_or(Vec3::ZERO, |h| rot * h.offset)
+                }),
+            })
+            .collect();
+        for (c, l) in self.creatures.iter_mut().zip(looks) {
+            c.loco.look_at = l;
+        }
         for (c, ts) in self.creatures.iter_mut().zip(targets) {
             for (arm, p) in ts {
                 if let Some(r) = c.loco.arm_reach.get_mut(arm) {

@@ -73,6 +73,8 @@ pub struct Creature {
     pub facing: Option<super::Facing>,
     /// Arms reaching for creatures (`c:reach(arm, creature)`): arm, whom.
     pub reach_to: Vec<(usize, CreatureId)>,
+    /// What its head looks at (`c:look_at`), resolved to a point each tick.
+    pub look: Option<super::ReachTo>,
     /// Its model's spring chains as they swing now (see `sim::springs`).
     pub(crate) springs: Vec<crate::math::spring_chain::SpringChain>,
 }
@@ -101,6 +103,7 @@ impl Creature {
             tint: None,
             facing: None,
             reach_to: Vec::new(),
+            look: None,
             springs: Vec::new(),
         }
     }
@@ -150,6 +153,8 @@ pub enum Command {
     SetIntent(CreatureId, Intent),
     /// What a creature's body faces while it moves (`None`: where it goes).
     SetFacing(CreatureId, Option<super::Facing>),
+    /// What a creature's head looks at (`c:look_at`; `None`: where it goes).
+    LookAt(CreatureId, Option<super::ReachTo>),
     /// Ease a creature's posture to this over so many seconds (`c:pose`).
     SetPose(CreatureId, crate::locomotion::BodyPose, f32),
     /// Reach arm `usize` toward a target (`None`: back to rest) by a weight at a speed
@@ -558,6 +563,12 @@ impl World {
                     }
                 }
             }
+            Command::LookAt(id, t) => {
+                if let Some(c) = self.creature_mut(*id) {
+                    c.look = *t;
+                    c.loco.look_at = None;
+                }
+            }
             _ => {}
         }
     }
@@ -574,7 +585,10 @@ impl World {
                         c.nav = None;
                     }
                 }
-                Command::Reach(..) | Command::SetPose(..) | Command::SetFacing(..) => {
+                Command::Reach(..)
+                | Command::SetPose(..)
+                | Command::SetFacing(..)
+                | Command::LookAt(..) => {
                     self.apply_posture(cmd);
                 }
                 Command::FollowPath(id, f) => {

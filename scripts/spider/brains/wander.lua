@@ -32,6 +32,7 @@ return behaviour.define {
     local goal = world.random_nav_point(s.home, self.params.radius)
     if goal then
       self:set_destination(goal)
+      self:look_at(goal + vec3(0, 0.15, 0))   -- the head on where it is going
       s.walking, s.walked = true, 0
     else
       s.wait = 1
@@ -39,6 +40,7 @@ return behaviour.define {
   end,
 
   on_arrive = function(self)
+    self:look_at(nil)
     self.state.walking = false
     self.state.wait = self.params.pause * (0.5 + math.random())
   end,
@@ -46,6 +48,7 @@ return behaviour.define {
   -- Knocked (c:hit, or K in the window): stand still a moment, then pick a new goal.
   on_hit = function(self, dir, strength)
     self:clear_destination()
+    self:look_at(nil)
     self.state.walking = false
     self.state.wait = 0.3 + 0.4 * strength
   end,

@@ -119,7 +119,7 @@ impl Locomotor {
             0.0
         };
         let head_alpha = scratch.alphas(dt)[1];
-        self.aim_head(def, head_alpha);
+        self.aim_head(def, head_alpha, dt);
         self.solve_ik(def, self.body_position(), posed, scratch);
     }
 }

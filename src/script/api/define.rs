@@ -353,6 +353,7 @@ fn load_model(
                 offset,
                 size,
                 counter_yaw: 0.0,
+                look: Default::default(),
             });
         }
     }

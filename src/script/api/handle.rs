@@ -173,6 +173,29 @@ pub(super) fn face(lua: &Lua, (this, dir): (Table, Value)) -> mlua::Result<()> {
     })
 }
 
+/// `c:look_at(target)`: the head turns to look at a point (vector) or a creature (its
+/// head, while it lives), within `body.head.look`'s limits; `nil` looks where it goes again.
+pub(super) fn look_at(lua: &Lua, (this, target): (Table, Value)) -> mlua::Result<()> {
+    use crate::sim::ReachTo;
+    let to = match &target {
+        Value::Nil => None,
+        Value::Vector(_) => Some(ReachTo::Point(arg_vec(lua, "c:look_at: point", &target)?)),
+        Value::Table(t) if !matches!(t.raw_get::<Value>("id")?, Value::Nil) => {
+            Some(ReachTo::Creature(live_id(lua, t)?))
+        }
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "c:look_at: expects a point (vector), a creature or nil, got {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    command(lua, &this, |id| Command::LookAt(id, to))
+}
+
 /// `c:set_facing(target)`: the body faces `target` while the creature goes where its
 /// intent, destination or path takes it — a direction (vector), a creature (handle),
 /// `{ point = vec3 }`, or `{ offset = degrees }` (turned that far from where it goes:

@@ -165,6 +165,9 @@ const HANDLE: &[Entry] = &[
     ("set_facing", "target?", |l| {
         api_fn(l, "c:set_facing", handle::set_facing)
     }),
+    ("look_at", "target?", |l| {
+        api_fn(l, "c:look_at", handle::look_at)
+    }),
     ("feet", "", |l| api_fn(l, "c:feet", handle::feet)),
     ("set_behaviour", "name, params?", |l| {
         api_fn(l, "c:set_behaviour", handle::set_behaviour)

@@ -373,7 +373,7 @@ fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
     let head = match b.table("head")? {
         None => None,
         Some(_) => {
-            let h = b.sub("head", &["offset", "size", "counter_yaw"], lua)?;
+            let h = b.sub("head", &["offset", "size", "counter_yaw", "look"], lua)?;
             // Default: the small sphere drawn at the front when there is no head table.
             let r = size.x.min(size.y) * 0.32;
             let head_size = match h.get_value("size")? {
@@ -398,6 +398,7 @@ fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
                     .unwrap_or(Vec3::new(0.0, 0.0, size.z * 0.5 + r * 0.4)),
                 size: head_size,
                 counter_yaw: h.num_or("counter_yaw", 0.0)?,
+                look: look_def(&h, lua)?,
             };
             h.finish()?;
             Some(head)
@@ -665,6 +666,22 @@ pub(crate) fn lengths(r: &Reader, key: &str) -> Result<Vec<f32>, DefError> {
         out.push(n as f32);
     }
     Ok(out)
+}
+
+/// `body.head.look = { max_yaw =, max_pitch = (degrees), speed = (degrees a second) }`.
+fn look_def(h: &Reader, lua: &mlua::Lua) -> Result<crate::locomotion::LookDef, DefError> {
+    let d = crate::locomotion::LookDef::default();
+    let l = h.sub("look", &["max_yaw", "max_pitch", "speed"], lua)?;
+    let deg = |key: &str, default: f32| -> Result<f32, DefError> {
+        Ok(l.num(key)?.map_or(default, f32::to_radians))
+    };
+    let look = crate::locomotion::LookDef {
+        max_yaw: deg("max_yaw", d.max_yaw)?,
+        max_pitch: deg("max_pitch", d.max_pitch)?,
+        speed: deg("speed", d.speed)?,
+    };
+    l.finish()?;
+    Ok(look)
 }
 
 #[cfg(test)]
