@@ -170,14 +170,12 @@ pub fn write_world(
         }
         write_ragdoll(w, c)?;
         write_climb(w, world, c)?;
-        // Loaded models' drawn tips (a generated one's are its feet by construction).
-        let model = world
-            .creature_type(c.type_id)
-            .and_then(|t| t.model.clone())
-            .filter(|m| !m.generated);
+        let model = world.creature_type(c.type_id).and_then(|t| t.model.clone());
         if let Some(m) = model.as_deref() {
             write_springs(w, c, m)?;
         }
+        // Loaded models' drawn tips (a generated one's are its feet by construction).
+        let model = model.filter(|m| !m.generated);
         let tips = model.as_deref().map(|m| {
             crate::sim::pose_creature(c, m, t as f32, &mut pose);
             (m, &pose.world)

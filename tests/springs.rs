@@ -243,3 +243,199 @@ creature.define { name = "qspider", model = { file = "assets/qspider.glb" } }
     }
     assert_eq!(said.matches("spring chains (").count(), 3, "{said}");
 }
+
+/// A hound-like walker drawn from its definition with `tail` and `antennae` (`extra`: more
+/// fields of its define), trotting a circle for 3 s, then standing.
+fn tailed_mod(dir: &Path, extra: &str) -> PathBuf {
+    let main = format!(
+        r#"
+world.ground {{ size = vec3(40, 0, 40) }}
+behaviour.define {{
+  name = "circle",
+  on_spawn = function(self) self.state.t = 0 end,
+  on_update = function(self, dt)
+    self.state.t += dt
+    local t = self.state.t
+    if t < 3 then
+      self:move(vec3(math.sin(t * 1.2), 0, math.cos(t * 1.2)), 1.4)
+    else
+      self:move(vec3(0, 0, 1), 0)
+    end
+  end,
+}}
+creature.define {{
+  name = "dog",
+  body = {{ size = vec3(0.4, 0.3, 0.9), height = 0.5,
+           head = {{ offset = vec3(0, 0.14, 0.5), size = vec3(0.16, 0.16, 0.24), counter_yaw = 0.8 }} }},
+  tail = {{ segments = 5, length = 0.6, rise = 25 }},
+  antennae = true,
+  legs = {{
+    {{ name = "FL", hip = vec3( 0.18, 0,  0.35), rest = vec3( 0.22, -0.5,  0.4), segments = {{ 0.32, 0.32 }}, knee = vec3(0, 0, -1) }},
+    {{ name = "FR", hip = vec3(-0.18, 0,  0.35), rest = vec3(-0.22, -0.5,  0.4), segments = {{ 0.32, 0.32 }}, knee = vec3(0, 0, -1) }},
+    {{ name = "BL", hip = vec3( 0.18, 0, -0.35), rest = vec3( 0.22, -0.5, -0.4), segments = {{ 0.32, 0.32 }}, knee = vec3(0, 0, 1) }},
+    {{ name = "BR", hip = vec3(-0.18, 0, -0.35), rest = vec3(-0.22, -0.5, -0.4), segments = {{ 0.32, 0.32 }}, knee = vec3(0, 0, 1) }},
+  }},
+  gait = {{ groups = {{ {{ "FL", "BR" }}, {{ "FR", "BL" }} }} }},
+  behaviour = "circle",
+  {extra}
+}}
+world.spawn("dog", {{ position = vec3(0, 0, 0) }})
+"#
+    );
+    temp_mod(
+        dir,
+        "tails",
+        &[
+            ("mod.toml", "name = \"tails\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", &main),
+        ],
+    )
+}
+
+/// Each chain's tip in one trace line, by name.
+fn tips(v: &Value) -> Vec<(String, [f64; 3])> {
+    v["springs"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), v3(&c["tip"])))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_creature_made_from_its_definition_grows_a_tail_and_antennae_that_swing() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = tailed_mod(dir.path(), "");
+    let (out, _) = run_trace(dir.path(), 360, &[m], &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let lines = common::by_id(&common::trace_text(dir.path()))
+        .remove(&1)
+        .expect("dog");
+    let names: Vec<String> = tips(&lines[10]).into_iter().map(|t| t.0).collect();
+    assert_eq!(names, ["tail1", "antenna.L.1", "antenna.R.1"]);
+    let local_tip = |v: &Value, k: usize| {
+        let r = v["rot"].as_array().expect("rot");
+        let rot = [0, 1, 2, 3].map(|i| r[i].as_f64().expect("rot"));
+        local(tips(v)[k].1, v3(&v["pos"]), rot)
+    };
+    for (k, what, least) in [(0, "tail", 0.05), (1, "left antenna", 0.01)] {
+        let settled = local_tip(&lines[359], k);
+        let swing = (60..180)
+            .map(|i| dist(local_tip(&lines[i], k), settled))
+            .fold(0.0, f64::max);
+        assert!(swing > least, "the {what} swung {swing:.3} m on the body");
+        let late = (300..360)
+            .map(|i| dist(local_tip(&lines[i], k), settled))
+            .fold(0.0, f64::max);
+        assert!(
+            late < 0.005,
+            "the {what} still moves {late:.4} m 2 s after the stop"
+        );
+    }
+    for v in &lines {
+        for (name, t) in tips(v) {
+            assert!(
+                t[1] >= -1e-3,
+                "frame {}: {name}'s tip under the ground",
+                v["frame"]
+            );
+        }
+    }
+}
+
+#[test]
+fn tail_and_antennae_in_a_definition_are_checked() {
+    for (extra, want) in [
+        (
+            "tail = { segments = 0 },",
+            "field 'tail.segments' must be a whole number from 1 to 12, got 0",
+        ),
+        (
+            "antennae = { spread = 120 },",
+            "field 'antennae.spread' must be between 0 and 90 degrees, got 120",
+        ),
+        (
+            "antennae = { damping = -1 },",
+            "field 'antennae.damping' must be ≥ 0 and ≤ 1000 (1/s), got -1",
+        ),
+        ("tail = 3,", "field 'tail' must be a table"),
+    ] {
+        let dir = tempfile::tempdir().expect("tmp");
+        // (Given twice, the later wins: the mod's own `tail`/`antennae` are replaced.)
+        let m = tailed_mod(dir.path(), "");
+        let main = m.join("main.lua");
+        let src = std::fs::read_to_string(&main).expect("main");
+        let key = extra.split(' ').next().unwrap_or("");
+        let src: String = src
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with(&format!("{key} =")) {
+                    format!("  {extra}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&main, src).expect("write");
+        let out = common::skitter(&["check", &m.display().to_string()]);
+        let said = text(&out);
+        assert!(!out.status.success(), "{extra}: {said}");
+        assert!(
+            said.contains("tails/main.lua:") && said.contains(want),
+            "{extra}: {said}"
+        );
+    }
+}
+
+#[test]
+fn a_hot_reload_keeps_the_tail_swinging_where_it_was() {
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = tailed_mod(dir.path(), "");
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(std::slice::from_ref(&m));
+    assert!(host.take_errors().is_empty());
+    let line = |host: &ScriptHost| -> Value {
+        let mut buf = Vec::new();
+        let l = skitter::headless::TraceLine {
+            frame: 0,
+            t: 0.0,
+            server_time: None,
+        };
+        skitter::headless::write_world(&mut buf, &host.world(), l, &|_| None).expect("trace");
+        serde_json::from_slice(&buf).expect("json")
+    };
+    for _ in 0..100 {
+        host.tick();
+    }
+    let before = tips(&line(&host))[0].1;
+    host.tick();
+    let moving = dist(tips(&line(&host))[0].1, before);
+    assert!(moving > 1e-3, "the tail is not moving ({moving})");
+    // The tail made stiffer, saved while it swings: it goes on from where it was.
+    let at = tips(&line(&host))[0].1;
+    let main = m.join("main.lua");
+    let src = std::fs::read_to_string(&main).expect("main");
+    std::fs::write(
+        &main,
+        src.replace("rise = 25 }", "rise = 25, stiffness = 300 }"),
+    )
+    .expect("write");
+    let changed =
+        std::collections::BTreeMap::from([("tails".to_string(), vec![PathBuf::from("main.lua")])]);
+    let r = host.reload(&changed);
+    assert!(r.iter().all(|r| r.ok), "{r:?}");
+    host.tick();
+    let after = tips(&line(&host))[0].1;
+    // The tick across the reload moves the tip about as far as the tick before it did (a
+    // chain put back at rest would jump).
+    assert!(
+        dist(after, at) < 2.0 * moving + 0.002,
+        "the tail jumped {:.4} m on the reload (it moved {moving:.4} m a tick before)",
+        dist(after, at)
+    );
+    assert!(host.take_errors().is_empty());
+}

@@ -21,6 +21,7 @@ return creature.define {
     size = vec3(0.2, 0.1, 2.0), height = 0.18, mass = 0.5,
     head = { offset = vec3(0, 0.02, 1.05), size = vec3(0.16, 0.09, 0.14), counter_yaw = 0.4 },
   },
+  antennae = { length = 0.35, rise = 30, spread = 35 },
   legs = legs,
   gait = { pattern = "wave", step_trigger = 0.12, step_duration = 0.12, step_height = 0.05 },
   lean = { turn = { gain = 0.05, max = 8 } },

@@ -55,6 +55,12 @@ pub struct BodyDef {
     pub hover: Option<f32>,
     /// An explicit head (default: a small sphere at the front).
     pub head: Option<HeadDef>,
+    /// A tail its generated model draws and swings (`tail = { … }`).
+    #[serde(default)]
+    pub tail: Option<super::ChainDef>,
+    /// Antennae its generated model draws and swings (`antennae = { … }`).
+    #[serde(default)]
+    pub antennae: Option<super::ChainDef>,
 }
 
 /// A head: where it sits, how big it is, and how much it keeps looking where the creature
@@ -101,6 +107,8 @@ impl Default for BodyDef {
             mass: 2.0,
             hover: None,
             head: None,
+            tail: None,
+            antennae: None,
         }
     }
 }
@@ -547,6 +555,12 @@ impl CreatureDef {
             }
         }
 
+        if let Some(t) = &self.body.tail {
+            t.check("tail")?;
+        }
+        if let Some(a) = &self.body.antennae {
+            a.check("antennae")?;
+        }
         Ok(())
     }
 

@@ -2,6 +2,7 @@
 //! scheduler, foot placement and stepping, leg IK and body posture. Asks the ground through
 //! [`GroundQuery`]; knows nothing of physics engines, scripts or rendering.
 
+pub(crate) mod appendage;
 pub(crate) mod arms;
 pub(crate) mod climb_def;
 pub(crate) mod def;
@@ -14,6 +15,7 @@ pub(crate) mod physics;
 pub(crate) mod posture;
 pub(crate) mod tuning;
 
+pub use appendage::ChainDef;
 pub use arms::{arm_chains, arm_points, ArmDef, ArmReach, Hand};
 pub use def::{
     default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, LookDef,

@@ -54,6 +54,24 @@ pub struct GenSpec {
     pub head: Option<(Vec3, Vec3)>,
     /// Legs, then arms, in the definition's order.
     pub limbs: Vec<LimbSpec>,
+    /// Tails and antennae: chains of bones that swing on springs.
+    pub chains: Vec<ChainSpec>,
+}
+
+/// A tail or an antenna: its points at rest (body space, root first), its thickness at the
+/// root, whether it hangs on the head, how it swings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainSpec {
+    /// Its name (its first bone's).
+    pub name: String,
+    /// Root, each joint, tip.
+    pub points: Vec<Vec3>,
+    /// Thickness at the root (m; a third of it at the tip).
+    pub radius: f32,
+    /// On the head (it turns with it).
+    pub on_head: bool,
+    /// How it swings.
+    pub params: crate::math::SpringParams,
 }
 
 const BODY: [f32; 4] = [0.46, 0.16, 0.09, 1.0];
@@ -318,6 +336,45 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
     })
 }
 
+/// A tail's or an antenna's bones (one a segment, on `parent`) and its tapered mesh: a
+/// tube a segment with a ball at each joint, thinning from `radius` to a third of it.
+fn swinging_chain(
+    b: &mut Builder,
+    joints: &mut Vec<Joint>,
+    c: &ChainSpec,
+    parent: usize,
+) -> Option<super::SpringBones> {
+    let n = c.points.len();
+    if n < 2 {
+        return None;
+    }
+    let mut bones = Vec::new();
+    let radius = |k: usize| c.radius * (1.0 - 0.67 * k as f32 / (n - 1) as f32);
+    for k in 0..n - 1 {
+        let on = bones.last().copied().unwrap_or(parent);
+        joints.push(bone(format!("{}{}", c.name, k + 1), Some(on), c.points[k]));
+        let j = joints.len() - 1;
+        bones.push(j);
+        let (r0, r1) = (radius(k), radius(k + 1));
+        b.tube(c.points[k], c.points[k + 1], r0, r1, BODY, j);
+        b.ellipsoid(
+            c.points[k + 1],
+            Vec3::splat(r1),
+            Quat::IDENTITY,
+            BODY,
+            j,
+            false,
+        );
+    }
+    Some(super::SpringBones {
+        name: joints[bones[0]].name.clone(),
+        joints: bones,
+        rest: c.points.clone(),
+        on_head: c.on_head,
+        params: c.params,
+    })
+}
+
 /// A pincer at `end` of a segment from `from`: a palm swelling past the end, and two
 /// fingers, thick at the palm and pointed, opening in a V in the plane of the segment and
 /// the body's up (a crab's claw), as long as 0.6 of the segment (at least 4 limb radii).
@@ -398,6 +455,13 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
             None => {}
         }
     }
+    let mut springs = Vec::new();
+    for c in &spec.chains {
+        let parent = if c.on_head { head.unwrap_or(0) } else { 0 };
+        if let Some(s) = swinging_chain(&mut b, &mut joints, c, parent) {
+            springs.push(s);
+        }
+    }
     for j in 0..joints.len() {
         if let Some(p) = joints[j].parent {
             joints[p].children.push(j);
@@ -430,7 +494,8 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         arms,
         fix: Mat4::IDENTITY,
     };
-    let posed = Posed::new(&model, &binding);
+    let mut posed = Posed::new(&model, &binding);
+    posed.set_springs(&model, &springs);
     BoundModel {
         model,
         binding,
@@ -438,7 +503,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         posed,
         idle: None,
         generated: true,
-        springs: Vec::new(),
+        springs,
     }
 }
 
@@ -464,6 +529,7 @@ mod tests {
                 arm: true,
                 hand,
             }],
+            chains: Vec::new(),
         })
     }
 

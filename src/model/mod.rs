@@ -27,7 +27,7 @@ pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
 pub use bind_error::{BindError, ChainError, LegsError, NoLegs, NoSuchBone};
 pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
-pub use generate::{generate, GenSpec, HandShape, LimbSpec};
+pub use generate::{generate, ChainSpec, GenSpec, HandShape, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use picture::picture;
 pub use pose::{PoseInput, Posed};

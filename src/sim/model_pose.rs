@@ -138,13 +138,58 @@ pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) ->
                 Vec3::splat(2.0 * r),
             ))
         });
+    let chains = appendages(def, head);
     crate::model::generate(&GenSpec {
         name: name.to_string(),
         size: def.body.size,
         height: def.body.height,
         head,
         limbs,
+        chains,
     })
+}
+
+/// The tail and antennae `def` asks for, where the generated body and head (`head`: its
+/// centre and size) put them.
+fn appendages(
+    def: &crate::locomotion::ValidCreatureDef,
+    head: Option<(Vec3, Vec3)>,
+) -> Vec<crate::model::ChainSpec> {
+    use crate::model::ChainSpec;
+    let mut out = Vec::new();
+    let body = &def.body;
+    if let Some(t) = &body.tail {
+        out.push(ChainSpec {
+            name: "tail".into(),
+            points: t.tail_points(body),
+            radius: t.radius,
+            on_head: false,
+            params: t.springs,
+        });
+    }
+    if let Some(a) = &body.antennae {
+        // On the head the model draws (a default one when the definition gives none).
+        let mut with_head = body.clone();
+        if let (None, Some((offset, size))) = (&with_head.head, head) {
+            with_head.head = Some(crate::locomotion::HeadDef {
+                offset,
+                size,
+                counter_yaw: 0.0,
+                look: Default::default(),
+            });
+        }
+        let (sides, on_head) = a.antenna_points(&with_head);
+        for (points, side) in sides.into_iter().zip(["L", "R"]) {
+            out.push(ChainSpec {
+                name: format!("antenna.{side}."),
+                points,
+                radius: a.radius,
+                on_head,
+                params: a.springs,
+            });
+        }
+    }
+    out
 }
 
 /// The body plan `skitter export` records for type `t` (its definition's figures, the

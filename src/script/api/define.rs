@@ -266,6 +266,16 @@ fn load_model(
 )> {
     use crate::model::{self, BoundModel, LoadLimits, Source};
     let fail = |e: String| located(lua, format!("creature.define: {e}"));
+    for (key, given) in [
+        ("tail", def.body.tail.is_some()),
+        ("antennae", def.body.antennae.is_some()),
+    ] {
+        if given {
+            return Err(fail(format!(
+                "field '{key}' draws a {key} on a creature made from its definition; a model swings its own free bones (model.springs tunes them)"
+            )));
+        }
+    }
     let root = c
         .roots
         .get(&c.name)

@@ -8,10 +8,11 @@ use crate::locomotion::def::{
     BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, JumpLimits, LeanDef, LegDef,
     NavDef,
 };
-use crate::locomotion::DefError;
 use crate::locomotion::{tuning, GaitParams};
+use crate::locomotion::{ChainDef, DefError};
 use crate::math::Curve;
 
+mod appendage;
 mod arms;
 mod curve;
 mod level;
@@ -267,6 +268,8 @@ const CREATURE_KEYS: &[&str] = &[
     "physics",
     "climb",
     "behaviour",
+    "tail",
+    "antennae",
     // Its brain's `on_update` follows the level of detail (see `BRAIN_LOD`).
     "lod",
 ];
@@ -404,14 +407,18 @@ fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
             Some(head)
         }
     };
-    let body = BodyDef {
+    let mut body = BodyDef {
         size,
         height: b.num_or("height", d.height)?,
         mass: b.num_or("mass", d.mass)?,
         hover: b.num("hover")?,
         head,
+        tail: None,
+        antennae: None,
     };
     b.finish()?;
+    body.tail = appendage::chain_def(r, "tail", ChainDef::tail(&body), lua)?;
+    body.antennae = appendage::chain_def(r, "antennae", ChainDef::antennae(&body), lua)?;
 
     Ok(body)
 }

@@ -172,6 +172,13 @@ fn spring_params(
         gravity: r.num_or("gravity", base.gravity)?,
         drag: r.num_or("drag", base.drag)?,
     };
+    check_springs(&p, field)?;
+    r.finish()?;
+    Ok(p)
+}
+
+/// A chain's spring settings in range (`field`: where they were given).
+pub(super) fn check_springs(p: &crate::math::SpringParams, field: &str) -> Result<(), DefError> {
     let bad = |key: &str, want: &str, got: f32| {
         DefError::new(
             format!("{field}.{key}"),
@@ -194,8 +201,7 @@ fn spring_params(
     if !(p.drag >= 0.0 && p.drag <= 1_000.0) {
         return Err(bad("drag", "≥ 0 and ≤ 1000 (1/s)", p.drag));
     }
-    r.finish()?;
-    Ok(p)
+    Ok(())
 }
 
 /// `model.scale` (default 1) and `model.height` (a height to fit the model to, instead).
