@@ -3,7 +3,8 @@
 //! frame: 1 000 wandering spiders ticked and captured for drawing (the capture is where
 //! model creatures are posed), as the bundled capsule spider and as the model spider; and
 //! the two crowds ticked in turn (`tick_added_by_models`), so that the machine's load falls
-//! on both alike.
+//! on both alike; and what the model's spring chains add to its crowd's tick
+//! (`tick_added_by_springs`, issue 47: the same crowd with them stopped, in turn).
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -23,7 +24,21 @@ fn root() -> PathBuf {
 /// `N` wandering spiders on flat ground 1.6 m apart: the bundled spider, or (`model`) a type
 /// drawn with the shared spider model and the same wander brain.
 fn crowd(dir: &Path, model: bool) -> ScriptHost {
-    let name = if model { "models" } else { "capsules" };
+    crowd_with(dir, model, true)
+}
+
+/// [`crowd`], the model's spring chains (its abdomen and two jaws) swinging or stopped.
+fn crowd_with(dir: &Path, model: bool, springs: bool) -> ScriptHost {
+    let name = match (model, springs) {
+        (false, _) => "capsules",
+        (true, true) => "models",
+        (true, false) => "stiff",
+    };
+    let off = if springs {
+        ""
+    } else {
+        ", springs = { off = { \"Body.001\", \"JawBase.L\", \"JawBase.R\" } }"
+    };
     let m = dir.join(name);
     std::fs::create_dir_all(m.join("assets")).expect("mkdir");
     for f in ["spider.gltf", "gltf_spider.png"] {
@@ -44,7 +59,7 @@ fn crowd(dir: &Path, model: bool) -> ScriptHost {
     std::fs::write(
         m.join("main.lua"),
         format!(
-            "creature.define {{ name = \"ms\", model = {{ file = \"assets/spider.gltf\", texture = \"assets/gltf_spider.png\", scale = 0.25 }}, behaviour = \"spider/wander\" }}\n\
+            "creature.define {{ name = \"ms\", model = {{ file = \"assets/spider.gltf\", texture = \"assets/gltf_spider.png\", scale = 0.25{off} }}, behaviour = \"spider/wander\" }}\n\
              world.ground {{ size = vec3({size}, 0, {size}) }}\n\
              local half = {side} * 0.8\n\
              for i = 0, {N} - 1 do\n\
@@ -155,6 +170,30 @@ fn models(c: &mut Criterion) {
             m.saturating_sub(c)
         })
     });
+    // What the spring chains add (issue 47): the model crowd with its three chains a spider
+    // swinging, and with them stopped, ticked in turn.
+    let mut stiff = crowd_with(dir.path(), true, false);
+    let (mut all_s, mut all_w) = (Duration::ZERO, Duration::ZERO);
+    group.bench_function(BenchmarkId::new("tick_added_by_springs", N), |b| {
+        b.iter_custom(|iters| {
+            let (mut s, mut w) = (Duration::ZERO, Duration::ZERO);
+            for _ in 0..iters {
+                let t0 = Instant::now();
+                stiff.tick();
+                let t1 = Instant::now();
+                spiders.tick();
+                s += t1 - t0;
+                w += t1.elapsed();
+            }
+            all_s += s;
+            all_w += w;
+            w.saturating_sub(s)
+        })
+    });
+    eprintln!(
+        "model/tick_added_by_springs: with springs / without, interleaved = {:.3}",
+        all_w.as_secs_f64() / all_s.as_secs_f64().max(1e-12),
+    );
     group.finish();
     eprintln!(
         "model/tick_added_by_models: model spiders' ticks / capsule spiders' ticks, interleaved = {:.3} ({:.3} ms vs {:.3} ms a tick)",

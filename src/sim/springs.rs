@@ -1,8 +1,8 @@
 //! Each tick, every creature's spring chains (a model's tail, abdomen, antennae: see
 //! `model::springs`) chase where its body carries them now: the rest shape from the body's
 //! frame (the ragdoll's body part while in physics) and, for chains on the head, the head's
-//! turn; the ground under each point stops it. State per creature, in id order: the same
-//! trace at any thread count.
+//! turn; the ground under it — the plane of its planted feet, else the ground under its
+//! body — stops it. Each creature's own state: the same trace at any thread count.
 
 use glam::{Affine3A, Vec3};
 
@@ -19,7 +19,8 @@ const CAST_ABOVE: f32 = 0.5;
 const CAST_BELOW: f32 = 1.5;
 
 impl World {
-    /// Steps every creature's spring chains by `dt`.
+    /// Steps every creature's spring chains by `dt` (on the pool when there is one: each
+    /// creature's chains read only its own state, so any thread count gives the same).
     pub(super) fn step_springs(&mut self, dt: f32) {
         let World {
             creatures,
@@ -28,6 +29,7 @@ impl World {
             rigs,
             ground_collider,
             level,
+            pool,
             ..
         } = self;
         if !types
@@ -36,18 +38,65 @@ impl World {
         {
             return;
         }
-        let ground = RapierGround::new(physics, rigs, *ground_collider, level.boxes.is_empty());
-        let mut rest = Vec::new();
-        for c in creatures.iter_mut() {
-            match types
+        let (physics, rigs, field) = (&*physics, &*rigs, *ground_collider);
+        let only_ground = level.boxes.is_empty();
+        let types = &*types;
+        let model = |c: &Creature| {
+            types
                 .get(c.type_id.0 as usize)
                 .and_then(|t| t.model.as_deref())
-            {
-                Some(m) if !m.springs.is_empty() => step_creature(c, m, dt, &ground, &mut rest),
-                _ => c.springs.clear(),
+                .filter(|m| !m.springs.is_empty())
+        };
+        let Some(pool) = pool.as_ref() else {
+            let ground = RapierGround::new(physics, rigs, field, only_ground);
+            let mut rest = Vec::new();
+            for c in creatures.iter_mut() {
+                match model(c) {
+                    Some(m) => step_creature(c, m, dt, &ground, &mut rest),
+                    None => c.springs.clear(),
+                }
+            }
+            return;
+        };
+        use rayon::prelude::*;
+        pool.install(|| {
+            creatures.par_iter_mut().for_each_init(
+                || {
+                    (
+                        RapierGround::new(physics, rigs, field, only_ground),
+                        Vec::new(),
+                    )
+                },
+                |(ground, rest), c| match model(c) {
+                    Some(m) => step_creature(c, m, dt, &*ground, rest),
+                    None => c.springs.clear(),
+                },
+            );
+        });
+    }
+}
+
+/// The ground under a creature's chains, as a plane: through its planted feet (the support
+/// plane its posture stands on), else level at the ground under its body (in the air, in
+/// physics, a flyer); `None` with no ground under it. One cast at most a creature.
+fn floor_plane(c: &Creature, at: Vec3, ground: &dyn GroundQuery) -> Option<(Vec3, Vec3)> {
+    if c.rag.is_none() {
+        let mut feet = [Vec3::ZERO; 16];
+        let mut n = 0;
+        for st in c.loco.legs.iter().filter(|st| st.grounded) {
+            if n < feet.len() {
+                feet[n] = st.foot;
+                n += 1;
             }
         }
+        let under = Vec3::new(at.x, 0.0, at.z);
+        if let Some(p) = crate::locomotion::posture::fit_plane(&feet[..n], under) {
+            return Some((Vec3::new(at.x, p.height, at.z), p.normal));
+        }
     }
+    ground
+        .cast_down(at + Vec3::Y * CAST_ABOVE, CAST_ABOVE + CAST_BELOW)
+        .map(|g| (g, Vec3::Y))
 }
 
 /// Steps `c`'s spring chains (of its type's model `m`) by `dt`; `rest` a buffer.
@@ -58,10 +107,24 @@ pub(crate) fn step_creature(
     ground: &dyn GroundQuery,
     rest: &mut Vec<Vec3>,
 ) {
-    if c.springs.len() != m.springs.len() {
-        c.springs.clear();
-        c.springs.resize(m.springs.len(), SpringChain::default());
+    let mut springs = std::mem::take(&mut c.springs);
+    if springs.len() != m.springs.len() {
+        springs.clear();
+        springs.resize(m.springs.len(), SpringChain::default());
     }
+    step_chains(c, m, dt, ground, rest, &mut springs);
+    c.springs = springs;
+}
+
+/// [`step_creature`]'s work on `springs`, `c`'s chains taken out of it.
+fn step_chains(
+    c: &Creature,
+    m: &BoundModel,
+    dt: f32,
+    ground: &dyn GroundQuery,
+    rest: &mut Vec<Vec3>,
+    springs: &mut [SpringChain],
+) {
     let (position, rotation) = c.body_pose();
     let body = Affine3A::from_rotation_translation(rotation, position)
         * Affine3A::from_mat4(m.binding.fix);
@@ -72,12 +135,17 @@ pub(crate) fn step_creature(
         }
         _ => None,
     };
+    // The plane found the first time a point hangs below the body's centre (none above it
+    // reaches the ground).
+    let mut plane = None;
     let mut floor = |p: Vec3| {
-        ground
-            .cast_down(p + Vec3::Y * CAST_ABOVE, CAST_ABOVE + CAST_BELOW)
-            .map(|g| g.y)
+        if p.y > position.y {
+            return None;
+        }
+        let (o, n) = (*plane.get_or_insert_with(|| floor_plane(c, position, ground)))?;
+        Some(o.y - (n.x * (p.x - o.x) + n.z * (p.z - o.z)) / n.y.max(0.1))
     };
-    for (chain, state) in m.springs.iter().zip(c.springs.iter_mut()) {
+    for (chain, state) in m.springs.iter().zip(springs.iter_mut()) {
         crate::model::rest_points(chain, &body, head, rest);
         state.step(rest, &chain.params, dt, CLEARANCE, &mut floor);
     }
