@@ -48,6 +48,8 @@ struct Step {
     parent_bone: Option<Vec3>,
     target_v: Vec3,
     len: f32,
+    /// The ground's height under the point, if any.
+    floor: Option<f32>,
 }
 
 /// A chain's simulated state: its points (root first) and their velocities, and the rest
@@ -125,9 +127,9 @@ impl SpringChain {
                     parent_bone: (i >= 2).then(|| at(self, i - 1, k) - at(self, i - 2, k)),
                     target_v: (at(self, i, k) - at(self, i, k0)) / h,
                     len: (rest[i] - rest[i - 1]).length(),
+                    floor: floor(self.points[i]),
                 };
-                let f = floor(self.points[i]);
-                self.sub_step(i, &step, params, gravity, h, f, radius);
+                self.sub_step(i, &step, params, gravity, h, radius);
             }
         }
         self.rest.copy_from_slice(rest);
@@ -141,8 +143,7 @@ impl SpringChain {
     }
 
     /// Point `i`'s sub-step of `h` seconds: toward where the rest shape puts it on the point
-    /// before it as simulated, its bone kept its length, over the floor at `floor` (plus
-    /// `radius`).
+    /// before it as simulated, its bone kept its length, over the floor (plus `radius`).
     #[inline]
     fn sub_step(
         &mut self,
@@ -151,7 +152,6 @@ impl SpringChain {
         params: &SpringParams,
         gravity: Vec3,
         h: f32,
-        floor: Option<f32>,
         radius: f32,
     ) {
         // Where the rest shape puts this point on its parent as simulated.
@@ -175,7 +175,7 @@ impl SpringChain {
         // Each bone keeps its length.
         let mut p = parent + (start + v * h - parent).normalize_or(Vec3::Y) * len;
         let mut v = (p - start) / h;
-        if let Some(g) = floor.filter(|g| p.y < g + radius) {
+        if let Some(g) = step.floor.filter(|g| p.y < g + radius) {
             // On the ground, its bone's length kept along the ground.
             p.y = g + radius;
             let dy = p.y - parent.y;
