@@ -439,3 +439,63 @@ fn a_hot_reload_keeps_the_tail_swinging_where_it_was() {
     );
     assert!(host.take_errors().is_empty());
 }
+
+/// Pixels of the `springs` layer's pink in a PNG.
+fn pink_pixels(p: &Path) -> usize {
+    let dec = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(p).expect("png"),
+    ));
+    let mut r = dec.read_info().expect("png header");
+    let mut px = vec![0; r.output_buffer_size().expect("size")];
+    let info = r.next_frame(&mut px).expect("png data");
+    px[..info.buffer_size()]
+        .chunks(4)
+        .filter(|c| c[0] > 200 && c[1] < 170 && c[2] > 150)
+        .count()
+}
+
+#[test]
+fn the_springs_layer_draws_each_chain() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = tailed_mod(dir.path(), "");
+    let main = m.join("main.lua");
+    let src = std::fs::read_to_string(&main).expect("main");
+    std::fs::write(
+        &main,
+        format!("{src}\ncamera.look(vec3(4.2, 1.4, 0.8), vec3(2.3, 0.4, -0.6))\n"),
+    )
+    .expect("write");
+    let shot = |name: &str, extra: &[&str]| {
+        let png = dir.path().join(name);
+        let p = png.display().to_string();
+        let ms = m.display().to_string();
+        let mut args = vec![
+            "run",
+            "--screenshot",
+            &p,
+            "--frames",
+            "200",
+            "--size",
+            "400x225",
+        ];
+        args.extend_from_slice(extra);
+        args.push(&ms);
+        let o = common::skitter(&args);
+        (o, png)
+    };
+    let (o, plain) = shot("plain.png", &[]);
+    let out = text(&o);
+    if !o.status.success() && out.contains("no GPU adapter") {
+        assert!(!common::ci(), "CI=true but no GPU adapter:\n{out}");
+        eprintln!("\n!!!!! SKIPPED the springs layer: no GPU adapter on this machine !!!!!\n{out}");
+        return;
+    }
+    assert!(o.status.success(), "{out}");
+    let (o, drawn) = shot("springs.png", &["--debug", "springs"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let (a, b) = (pink_pixels(&plain), pink_pixels(&drawn));
+    assert!(
+        b > a + 30,
+        "the springs layer drew nothing: {a} then {b} pink pixels"
+    );
+}

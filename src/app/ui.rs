@@ -330,6 +330,7 @@ fn status_panel(
         ui.checkbox(&mut d.nav, "nav");
         ui.checkbox(&mut d.ragdoll, "ragdoll");
         ui.checkbox(&mut d.bones, "bones");
+        ui.checkbox(&mut d.springs, "springs");
         ui.checkbox(&mut d.sticks, "sticks");
     });
     if d != view.debug {

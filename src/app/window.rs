@@ -539,6 +539,7 @@ impl App {
                 "0" => self.view.debug.sticks ^= true,
                 "u" | "U" => self.view.debug.surface ^= true,
                 "n" | "N" => self.view.debug.net ^= true,
+                "j" | "J" => self.view.debug.springs ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

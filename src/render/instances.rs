@@ -70,12 +70,15 @@ pub struct DebugFlags {
     /// A network viewer: the server's latest snapshot of each body (a yellow cross and a
     /// line to it from what is drawn), to see the buffer's delay.
     pub net: bool,
+    /// Spring chains (tails, antennae, abdomens): a pink line through each chain's points
+    /// and a cross at each joint.
+    pub springs: bool,
 }
 
 /// Every debug layer: its `--debug` name, the window's key for it, and what it draws. The
 /// one list: the help, the unknown-layer error, the README and the docs are checked
 /// against it (`tests/docs.rs`).
-pub const DEBUG_LAYERS: [(&str, &str, &str); 12] = [
+pub const DEBUG_LAYERS: [(&str, &str, &str); 13] = [
     ("targets", "1", "foot targets (crosses) and the line from each foot to its target"),
     ("casts", "2", "the ground casts from above the body down to each target"),
     ("contacts", "3", "planted feet green, swinging feet orange"),
@@ -88,6 +91,7 @@ pub const DEBUG_LAYERS: [(&str, &str, &str); 12] = [
     ("sticks", "0", "every creature as the locomotion sees it (body, head, a capsule per leg segment) instead of its model"),
     ("surface", "U", "climbers' surfaces: the body's up, creases crossed, each foot's normal"),
     ("net", "N", "a network viewer: the server's latest snapshot of each body beside what is drawn"),
+    ("springs", "J", "spring chains (tails, antennae, abdomens): each chain's points and joints"),
 ];
 
 /// A debug layer name `DebugFlags::parse` does not know.
@@ -126,6 +130,7 @@ impl DebugFlags {
                 "sticks" => f.sticks = true,
                 "surface" => f.surface = true,
                 "net" => f.net = true,
+                "springs" => f.springs = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -141,6 +146,7 @@ impl DebugFlags {
                         sticks: false,
                         surface: true,
                         net: true,
+                        springs: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -161,6 +167,7 @@ impl DebugFlags {
             || self.ragdoll
             || self.bones
             || self.sticks
+            || self.springs
     }
 }
 
@@ -330,6 +337,29 @@ impl FrameInstances {
         }
         if debug.ragdoll {
             self.rig_joints(snap);
+        }
+        if debug.springs {
+            self.spring_chains(snap);
+        }
+    }
+
+    /// Every spring chain: a pink line through its points, a cross at each joint.
+    fn spring_chains(&mut self, snap: &Snapshot) {
+        const PINK: [f32; 4] = [1.0, 0.35, 0.75, 1.0];
+        let mut at = 0usize;
+        for &n in &snap.spring_chains {
+            let Some(pts) = snap.spring_points.get(at..at + n as usize) else {
+                break;
+            };
+            at += n as usize;
+            let len = pts.windows(2).map(|w| w[0].distance(w[1])).sum::<f32>();
+            let r = (len * 0.06).clamp(0.005, 0.05);
+            for w in pts.windows(2) {
+                line(&mut self.lines, w[0], w[1], PINK);
+            }
+            for p in pts {
+                cross(&mut self.lines, *p, r, PINK);
+            }
         }
     }
 

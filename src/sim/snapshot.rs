@@ -86,6 +86,11 @@ pub struct Snapshot {
     /// Skinning matrices of every model creature, creature by creature (bind-pose scene
     /// space to the world; see `model::pose`).
     pub skins: Vec<glam::Mat4>,
+    /// Every spring chain's points (root to tip), chain after chain (for the `springs`
+    /// debug layer); `spring_chains` says how many points each has.
+    pub spring_points: Vec<Vec3>,
+    /// Points a chain, in `spring_points`' order.
+    pub spring_chains: Vec<u32>,
 }
 
 impl Snapshot {
@@ -108,6 +113,14 @@ impl Snapshot {
         self.legs.clear();
         self.rig_joints.clear();
         self.skins.clear();
+        self.spring_points.clear();
+        self.spring_chains.clear();
+        for c in world.creatures() {
+            for chain in &c.springs {
+                self.spring_chains.push(chain.points.len() as u32);
+                self.spring_points.extend_from_slice(&chain.points);
+            }
+        }
         self.pose_skins(world);
         let mut next_skin = 0u32;
         for c in world.creatures() {
