@@ -260,7 +260,7 @@ function creature.define(def) end
 behaviour = {}
 
 --- Defines a brain: its `params` and callbacks (docs/api.md lists when each runs). Returns the table.
----@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link)
+---@param def table name, params and callbacks (on_spawn, on_update, on_arrive, on_step, on_lift, on_hit, on_reload, on_despawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link)
 ---@return table
 function behaviour.define(def) end
 

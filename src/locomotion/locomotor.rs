@@ -99,13 +99,17 @@ impl Intent {
     }
 }
 
-/// A foot landed.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A foot landed (or, `lift`, left the ground).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepEvent {
     /// Leg index in the definition.
     pub leg: usize,
-    /// Where it landed, world space.
+    /// Where it landed (or lifted from), world space.
     pub position: Vec3,
+    /// How fast it came down, m/s (its swing's speed over its last tick; 0 for a lift).
+    pub speed: f32,
+    /// It left the ground (a step starting, a jump, a fall) rather than landing.
+    pub lift: bool,
 }
 
 /// Working memory for [`Locomotor::update`], shared by all creatures of a world so each
@@ -392,6 +396,13 @@ impl Locomotor {
             return;
         }
         let mut path_end = false;
+        // Which feet stand now (a lift is one that stood and does not after the tick).
+        let stood: u64 = self
+            .legs
+            .iter()
+            .enumerate()
+            .take(64)
+            .fold(0, |m, (i, st)| m | (u64::from(st.grounded) << i));
         let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
         let climbing = match (def.climb.as_ref(), self.is_climbing()) {
@@ -441,6 +452,16 @@ impl Locomotor {
         }
         self.sink = sink;
         scratch.path_end = path_end;
+        for (i, st) in self.legs.iter().enumerate().take(64) {
+            if stood & (1 << i) != 0 && !st.grounded {
+                scratch.events.push(StepEvent {
+                    leg: i,
+                    position: st.swing_from,
+                    speed: 0.0,
+                    lift: true,
+                });
+            }
+        }
         let head_alpha = scratch.alphas(dt)[1];
         self.aim_head(def, head_alpha, dt);
         self.solve_ik(def, self.body_position(), posed, scratch);
@@ -579,11 +600,14 @@ impl Locomotor {
                 continue;
             }
             if p >= 1.0 {
+                let speed = end.distance(st.foot) / dt;
                 st.foot = end;
                 st.grounded = true;
                 events.push(StepEvent {
                     leg: i,
                     position: end,
+                    speed,
+                    lift: false,
                 });
                 continue;
             }

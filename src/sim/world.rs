@@ -208,6 +208,17 @@ pub enum WorldEvent {
         leg: usize,
         /// Where it landed.
         position: Vec3,
+        /// How fast it came down, m/s.
+        speed: f32,
+    },
+    /// A foot left the ground (a step starting, a jump, a fall).
+    Lift {
+        /// Whose foot.
+        id: CreatureId,
+        /// Leg index in the definition.
+        leg: usize,
+        /// Where it left from.
+        position: Vec3,
     },
     /// A creature reached its destination.
     Arrive {
@@ -737,10 +748,19 @@ impl World {
         let push =
             |events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool| {
                 for s in steps {
-                    events.push(WorldEvent::Step {
-                        id,
-                        leg: s.leg,
-                        position: s.position,
+                    events.push(if s.lift {
+                        WorldEvent::Lift {
+                            id,
+                            leg: s.leg,
+                            position: s.position,
+                        }
+                    } else {
+                        WorldEvent::Step {
+                            id,
+                            leg: s.leg,
+                            position: s.position,
+                            speed: s.speed,
+                        }
                     });
                 }
                 if end {

@@ -631,6 +631,7 @@ impl Locomotor {
             let p = st.swing_t.min(1.0);
             let end = st.target;
             if p >= 1.0 {
+                let speed = end.distance(st.foot) / dt;
                 st.foot = end;
                 st.swing_from = end;
                 st.swing_t = 0.0;
@@ -639,6 +640,8 @@ impl Locomotor {
                     events.push(StepEvent {
                         leg: i,
                         position: end,
+                        speed,
+                        lift: false,
                     });
                 }
                 continue;

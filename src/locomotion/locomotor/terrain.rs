@@ -622,6 +622,7 @@ mod tests {
             let mut ev = [crate::locomotion::locomotor::StepEvent {
                 leg: 0,
                 position: at,
+                ..Default::default()
             }];
             loco.settle_landings(&def, &step, &mut ev);
             (loco.legs[0].foot, ev[0].position)

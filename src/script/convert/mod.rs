@@ -282,6 +282,7 @@ pub(crate) const CALLBACKS: &[&str] = &[
     "on_update",
     "on_arrive",
     "on_step",
+    "on_lift",
     "on_hit",
     "on_reload",
     "on_despawn",

@@ -116,6 +116,7 @@ struct Brain {
     on_reload: Option<Function>,
     on_update: Option<Function>,
     on_step: Option<Function>,
+    on_lift: Option<Function>,
     on_hit: Option<Function>,
     on_despawn: Option<Function>,
     on_arrive: Option<Function>,
@@ -178,7 +179,7 @@ pub struct ScriptHost {
     /// creatures changed (a removed brain shows there), and `any_on_step` is worked out again
     /// (a removed brain can only leave it true when none is left: a few lookups, not wrong).
     brains_gen: u64,
-    /// `(brains_gen, whether any brain has an on_step)` when last worked out.
+    /// `(brains_gen, whether any brain has an on_step or an on_lift)` when last worked out.
     on_step_seen: (u64, bool),
     /// `World::removals` when `forget_gone` last looked for brains of gone creatures.
     removals_seen: u64,

@@ -83,19 +83,32 @@ impl ScriptHost {
         let steps = self.any_on_step();
         for ev in events {
             match ev {
-                WorldEvent::Step { .. } if !steps => {}
-                WorldEvent::Step { id, leg, position } => self.on_step(*id, *leg, *position),
+                WorldEvent::Step { .. } | WorldEvent::Lift { .. } if !steps => {}
+                WorldEvent::Step {
+                    id,
+                    leg,
+                    position,
+                    speed,
+                } => self.on_foot(*id, *leg, *position, Some(*speed)),
+                WorldEvent::Lift { id, leg, position } => self.on_foot(*id, *leg, *position, None),
                 other => self.dispatch_event(other),
             }
         }
     }
 
-    /// A landed foot: its creature's brain's `on_step` with `{ name, position }`.
-    fn on_step(&mut self, id: CreatureId, leg: usize, position: glam::Vec3) {
+    /// A landed foot (`speed`: how fast it came down): its creature's brain's `on_step` with
+    /// `{ name, position, speed }`; a foot that lifted (`None`): `on_lift` with `{ name,
+    /// position }`.
+    fn on_foot(&mut self, id: CreatureId, leg: usize, position: glam::Vec3, speed: Option<f32>) {
         let Some(b) = self.brains.get(&id) else {
             return;
         };
-        let Some(f) = b.on_step.clone() else { return };
+        let f = if speed.is_some() {
+            b.on_step.clone()
+        } else {
+            b.on_lift.clone()
+        };
+        let Some(f) = f else { return };
         let lua = &self.mods[b.mod_idx].lua;
         let leg_name = self
             .world
@@ -104,9 +117,12 @@ impl ScriptHost {
             .and_then(|c| c.def.legs.get(leg).map(|l| l.name.clone()))
             .unwrap_or_default();
         let arg = (|| -> mlua::Result<Value> {
-            let t = lua.create_table_with_capacity(0, 2)?;
+            let t = lua.create_table_with_capacity(0, 3)?;
             t.raw_set("name", leg_name)?;
             t.raw_set("position", to_vector(position))?;
+            if let Some(v) = speed {
+                t.raw_set("speed", v)?;
+            }
             Ok(Value::Table(t))
         })();
         if let Ok(arg) = arg {
@@ -117,7 +133,7 @@ impl ScriptHost {
     /// Any event but a step: the callback its brain has for it, or a log line.
     fn dispatch_event(&mut self, ev: &WorldEvent) {
         match ev {
-            WorldEvent::Step { .. } => {}
+            WorldEvent::Step { .. } | WorldEvent::Lift { .. } => {}
             WorldEvent::Arrive { id } => {
                 if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
                     self.call(*id, &f, Value::Nil);
@@ -198,7 +214,10 @@ impl ScriptHost {
         if gen == self.brains_gen {
             return any;
         }
-        let any = self.brains.values().any(|b| b.on_step.is_some());
+        let any = self
+            .brains
+            .values()
+            .any(|b| b.on_step.is_some() || b.on_lift.is_some());
         self.on_step_seen = (self.brains_gen, any);
         any
     }
@@ -448,14 +467,15 @@ impl ScriptHost {
 struct BrainTemplate {
     defaults: Option<Plain>,
     lod: bool,
-    callbacks: [Option<Function>; 12],
+    callbacks: [Option<Function>; 13],
 }
 
 /// The callback names, in `BrainTemplate::callbacks` order.
-const CALLBACKS: [&str; 12] = [
+const CALLBACKS: [&str; 13] = [
     "on_reload",
     "on_update",
     "on_step",
+    "on_lift",
     "on_hit",
     "on_despawn",
     "on_arrive",
@@ -482,7 +502,7 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         v @ Value::Table(_) => Some(Plain::from_lua(&v)),
         _ => None,
     };
-    let mut callbacks: [Option<Function>; 12] = Default::default();
+    let mut callbacks: [Option<Function>; 13] = Default::default();
     for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
         if let Value::Function(f) = table.raw_get::<Value>(name)? {
             *slot = Some(f);
@@ -510,7 +530,7 @@ fn build_brain(
         d.write_into(lua, &params)?;
     }
     req.params.write_into(lua, &params)?;
-    let [on_reload, on_update, on_step, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
+    let [on_reload, on_update, on_step, on_lift, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
         template.callbacks.clone();
     Ok(Brain {
         mod_idx,
@@ -519,6 +539,7 @@ fn build_brain(
         on_reload,
         on_update,
         on_step,
+        on_lift,
         on_hit,
         on_despawn,
         failures: 0,
