@@ -194,31 +194,14 @@ fn fidelity(server: &Trace, viewer: &Trace, after: f64) -> Fidelity {
             .collect();
         f.server_accel = f.server_accel.max(max_accel(&srv_after));
         let ups = |rs: &[&Rec]| rs.iter().map(|r| body_up(r)).collect::<Vec<_>>();
-        f.server_tilt_accel = f.server_tilt_accel.max(max_turn_accel(&ups(&srv_after)));
+        f.server_tilt_accel = f.server_tilt_accel.max(max_second_diff(&ups(&srv_after)));
         let mine: Vec<&Rec> = recs.iter().map(|r| **r).collect();
-        f.viewer_tilt_accel = f.viewer_tilt_accel.max(max_turn_accel(&ups(&mine)));
+        f.viewer_tilt_accel = f.viewer_tilt_accel.max(max_second_diff(&ups(&mine)));
     }
     f.lean_rms = (lean_sq / (2 * f.samples.max(1)) as f64).sqrt();
     f.tilt_rms = (tilt_sq / f.samples.max(1) as f64).sqrt();
     f.server_tilt_rms = (level_sq / f.samples.max(1) as f64).sqrt();
     f
-}
-
-/// The largest angular acceleration of a direction sampled at 60 Hz (rad/s²), from second
-/// differences over 3 frames.
-fn max_turn_accel(dirs: &[[f64; 3]]) -> f64 {
-    let h = 3;
-    let dt = h as f64 * DT;
-    let mut worst = 0.0f64;
-    for i in h..dirs.len().saturating_sub(h) {
-        let (a, b, c) = (dirs[i - h], dirs[i], dirs[i + h]);
-        let acc = (0..3)
-            .map(|k| ((a[k] - 2.0 * b[k] + c[k]) / (dt * dt)).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        worst = worst.max(acc);
-    }
-    worst
 }
 
 /// A record's body up (its rotation applied to +Y).
@@ -244,15 +227,16 @@ fn angle_deg(a: [f64; 3], b: [f64; 3]) -> f64 {
 /// The body's largest acceleration over a trace of 60 Hz records (m/s²), from second
 /// differences of position over 3 frames (the same on both sides).
 fn max_accel(recs: &[&Rec]) -> f64 {
+    max_second_diff(&recs.iter().map(|r| r.pos.unwrap()).collect::<Vec<_>>())
+}
+
+/// The largest second difference over 3 frames of points sampled at 60 Hz, per s².
+fn max_second_diff(points: &[[f64; 3]]) -> f64 {
     let h = 3;
+    let dt = h as f64 * DT;
     let mut worst = 0.0f64;
-    for i in h..recs.len().saturating_sub(h) {
-        let (a, b, c) = (
-            recs[i - h].pos.unwrap(),
-            recs[i].pos.unwrap(),
-            recs[i + h].pos.unwrap(),
-        );
-        let dt = h as f64 * DT;
+    for i in h..points.len().saturating_sub(h) {
+        let (a, b, c) = (points[i - h], points[i], points[i + h]);
         let acc = (0..3)
             .map(|k| ((a[k] - 2.0 * b[k] + c[k]) / (dt * dt)).powi(2))
             .sum::<f64>()
@@ -902,16 +886,7 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
 
 /// Pixels of the `net` layer's yellow in a PNG.
 fn yellow_pixels(p: &std::path::Path) -> usize {
-    let dec = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(p).expect("png"),
-    ));
-    let mut r = dec.read_info().expect("png header");
-    let mut px = vec![0; r.output_buffer_size().expect("size")];
-    let info = r.next_frame(&mut px).expect("png data");
-    px[..info.buffer_size()]
-        .chunks(4)
-        .filter(|c| c[0] > 200 && c[1] > 170 && c[2] < 90)
-        .count()
+    common::count_pixels(p, |c| c[0] > 200 && c[1] > 170 && c[2] < 90)
 }
 
 /// A mod with the shared fox model (copied into a temporary folder, never the repository)

@@ -442,16 +442,7 @@ fn a_hot_reload_keeps_the_tail_swinging_where_it_was() {
 
 /// Pixels of the `springs` layer's pink in a PNG.
 fn pink_pixels(p: &Path) -> usize {
-    let dec = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(p).expect("png"),
-    ));
-    let mut r = dec.read_info().expect("png header");
-    let mut px = vec![0; r.output_buffer_size().expect("size")];
-    let info = r.next_frame(&mut px).expect("png data");
-    px[..info.buffer_size()]
-        .chunks(4)
-        .filter(|c| c[0] > 200 && c[1] < 170 && c[2] > 150)
-        .count()
+    common::count_pixels(p, |c| c[0] > 200 && c[1] < 170 && c[2] > 150)
 }
 
 #[test]

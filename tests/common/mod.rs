@@ -1132,3 +1132,17 @@ pub fn xvfb(base: u32) -> Option<(std::process::Child, String)> {
     std::thread::sleep(Duration::from_millis(800));
     Some((child, display))
 }
+
+/// Pixels of a PNG (RGBA) that `pick` takes.
+pub fn count_pixels(p: &Path, pick: impl Fn(&[u8]) -> bool) -> usize {
+    let dec = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(p).expect("png"),
+    ));
+    let mut r = dec.read_info().expect("png header");
+    let mut px = vec![0; r.output_buffer_size().expect("size")];
+    let info = r.next_frame(&mut px).expect("png data");
+    px[..info.buffer_size()]
+        .chunks(4)
+        .filter(|c| pick(c))
+        .count()
+}
