@@ -7,6 +7,7 @@ return creature.define {
   body = {
     size = vec3(0.32, 0.28, 0.85), height = 0.5, mass = 20,
     head = { offset = vec3(0, 0.14, 0.45), size = vec3(0.16, 0.16, 0.24), counter_yaw = 0.8 },
+    breathe = { rate = 0.3, depth = 0.012 },   -- at rest, a slow breath
   },
   tail = { segments = 4, length = 0.45, rise = 30 },
   legs = {

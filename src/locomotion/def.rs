@@ -61,6 +61,18 @@ pub struct BodyDef {
     /// Antennae its generated model draws and swings (`antennae = { … }`).
     #[serde(default)]
     pub antennae: Option<super::ChainDef>,
+    /// A breath at rest (`body.breathe = { rate, depth }`).
+    #[serde(default)]
+    pub breathe: Option<BreatheDef>,
+}
+
+/// `body.breathe`: the body rising and falling at rest.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BreatheDef {
+    /// Breaths a second.
+    pub rate: f32,
+    /// How far the body rises from the bottom of a breath to its top, metres.
+    pub depth: f32,
 }
 
 /// A head: where it sits, how big it is, and how much it keeps looking where the creature
@@ -109,6 +121,7 @@ impl Default for BodyDef {
             head: None,
             tail: None,
             antennae: None,
+            breathe: None,
         }
     }
 }
@@ -555,6 +568,24 @@ impl CreatureDef {
             }
         }
 
+        if let Some(b) = &self.body.breathe {
+            if !(b.rate > 0.0 && b.rate <= 5.0) {
+                return Err(DefError::new(
+                    "body.breathe.rate",
+                    format!("must be > 0 and ≤ 5 (breaths a second), got {}", b.rate),
+                ));
+            }
+            if !(b.depth >= 0.0 && b.depth <= 0.5 * self.body.size.y) {
+                return Err(DefError::new(
+                    "body.breathe.depth",
+                    format!(
+                        "must be between 0 and half the body's height ({} m), got {}",
+                        0.5 * self.body.size.y,
+                        b.depth
+                    ),
+                ));
+            }
+        }
         if let Some(t) = &self.body.tail {
             t.check("tail")?;
         }

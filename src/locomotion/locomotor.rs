@@ -180,6 +180,8 @@ pub struct Locomotor {
     sink_change: f32,
     /// Head yaw relative to the body (counter-yaw, or looking), radians.
     pub head_yaw: f32,
+    /// The breath's rise of the drawn body now, metres (`body.breathe`; set by the sim).
+    pub breath: f32,
     /// Head pitch relative to the body (looking up: positive), radians.
     pub head_pitch: f32,
     /// What the head looks at this tick, world space (`c:look_at`; the sim sets it).
@@ -250,6 +252,7 @@ impl Locomotor {
             head_yaw: 0.0,
             head_pitch: 0.0,
             look_at: None,
+            breath: 0.0,
             push: Vec3::ZERO,
             rise: 0.0,
             airborne: false,
@@ -360,12 +363,26 @@ impl Locomotor {
         self.base_rotation() * self.lean.rotation()
     }
 
-    /// Body centre as drawn: `position` lowered by the lean's sink.
+    /// Body centre as drawn: `position` lowered by the lean's sink, raised by its breath.
     pub fn body_position(&self) -> Vec3 {
         match &self.climb {
-            Some(c) if !self.airborne => self.position - c.up() * self.sink,
-            _ => self.position - Vec3::Y * self.sink,
+            Some(c) if !self.airborne => self.position - c.up() * (self.sink - self.breath),
+            _ => self.position - Vec3::Y * (self.sink - self.breath),
         }
+    }
+
+    /// Sets the breath's rise for phase `phase` (turns) of `breathe`: its depth at rest,
+    /// fading out by a walking pace (0.4 m/s) and in the air.
+    pub fn breathe(&mut self, breathe: Option<&crate::locomotion::def::BreatheDef>, phase: f64) {
+        self.breath = match breathe.filter(|_| !self.airborne) {
+            Some(b) => {
+                let rest = (1.0 - self.speed() / 0.4).clamp(0.0, 1.0);
+                let rest = rest * rest * (3.0 - 2.0 * rest);
+                let s = (phase.fract() * std::f64::consts::TAU).sin() as f32;
+                b.depth * 0.5 * s * rest
+            }
+            None => 0.0,
+        };
     }
 
     /// A hit: the lean kicks away from the blow and the body is pushed along it.
@@ -719,6 +736,27 @@ mod tests {
             tick(&mut loco, &flat, &mut scratch);
             assert!(loco.legs.iter().all(|l| l.foot.y.abs() < 1e-5));
         }
+    }
+
+    #[test]
+    fn a_breath_is_full_at_rest_and_gone_at_a_walk_and_in_the_air() {
+        let def = spider().validate().expect("valid");
+        let mut loco = Locomotor::spawn(&def, Vec3::ZERO, 0.0, &FlatGround(0.0));
+        let b = crate::locomotion::BreatheDef {
+            rate: 0.5,
+            depth: 0.04,
+        };
+        let at = loco.body_position();
+        loco.breathe(Some(&b), 0.25);
+        assert!((loco.breath - 0.02).abs() < 1e-6, "{}", loco.breath);
+        assert!((loco.body_position().y - at.y - 0.02).abs() < 1e-6);
+        loco.velocity = Vec3::new(0.0, 0.0, 0.5);
+        loco.breathe(Some(&b), 0.25);
+        assert_eq!(loco.breath, 0.0);
+        loco.velocity = Vec3::ZERO;
+        loco.airborne = true;
+        loco.breathe(Some(&b), 0.25);
+        assert_eq!(loco.breath, 0.0);
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub(crate) mod tuning;
 pub use appendage::ChainDef;
 pub use arms::{arm_chains, arm_points, ArmDef, ArmReach, Hand};
 pub use def::{
-    default_knee, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, LookDef,
+    default_knee, BreatheDef, ClimbDef, CreatureDef, DefError, HeadDef, Heading, LeanDef, LookDef,
     ValidCreatureDef,
 };
 pub use gait::GaitParams;

@@ -371,7 +371,11 @@ pub(crate) fn creature_def(
 
 /// `body = { size, height, mass, hover, head }`.
 fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
-    let b = r.sub("body", &["size", "height", "mass", "hover", "head"], lua)?;
+    let b = r.sub(
+        "body",
+        &["size", "height", "mass", "hover", "head", "breathe"],
+        lua,
+    )?;
     let d = BodyDef::default();
     let size = b.vec("size")?.unwrap_or(d.size);
     let head = match b.table("head")? {
@@ -416,6 +420,18 @@ fn body_def(r: &Reader, lua: &mlua::Lua) -> Result<BodyDef, DefError> {
         head,
         tail: None,
         antennae: None,
+        breathe: match b.table("breathe")? {
+            None => None,
+            Some(_) => {
+                let br = b.sub("breathe", &["rate", "depth"], lua)?;
+                let def = crate::locomotion::BreatheDef {
+                    rate: br.num_or("rate", 0.25)?,
+                    depth: br.num_or("depth", 0.04 * size.y)?,
+                };
+                br.finish()?;
+                Some(def)
+            }
+        },
     };
     b.finish()?;
     body.tail = appendage::chain_def(r, "tail", ChainDef::tail(&body), lua)?;
