@@ -99,6 +99,9 @@ impl Intent {
     }
 }
 
+/// How long a breath takes to fade in at rest or out on the move (s).
+pub(crate) const BREATH_TAU: f32 = 0.6;
+
 /// A foot landed (or, `lift`, left the ground).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepEvent {
@@ -182,6 +185,8 @@ pub struct Locomotor {
     pub head_yaw: f32,
     /// The breath's rise of the drawn body now, metres (`body.breathe`; set by the sim).
     pub breath: f32,
+    /// How much of its breath it takes now (0..1: eased toward 1 at rest, 0 moving).
+    breath_weight: f32,
     /// Head pitch relative to the body (looking up: positive), radians.
     pub head_pitch: f32,
     /// What the head looks at this tick, world space (`c:look_at`; the sim sets it).
@@ -253,6 +258,7 @@ impl Locomotor {
             head_pitch: 0.0,
             look_at: None,
             breath: 0.0,
+            breath_weight: 0.0,
             push: Vec3::ZERO,
             rise: 0.0,
             airborne: false,
@@ -371,18 +377,34 @@ impl Locomotor {
         }
     }
 
-    /// Sets the breath's rise for phase `phase` (turns) of `breathe`: its depth at rest,
-    /// fading out by a walking pace (0.4 m/s) and in the air.
-    pub fn breathe(&mut self, breathe: Option<&crate::locomotion::def::BreatheDef>, phase: f64) {
-        self.breath = match breathe.filter(|_| !self.airborne) {
-            Some(b) => {
-                let rest = (1.0 - self.speed() / 0.4).clamp(0.0, 1.0);
-                let rest = rest * rest * (3.0 - 2.0 * rest);
-                let s = (phase.fract() * std::f64::consts::TAU).sin() as f32;
-                b.depth * 0.5 * s * rest
-            }
-            None => 0.0,
+    /// Sets the breath's rise for phase `phase` (turns) of `breathe`, `dt` after the last:
+    /// its depth at rest, fading out by a walking pace (0.4 m/s) and in the air — the fade
+    /// eased over [`BREATH_TAU`], so the body never jolts as it stops, lands or spawns.
+    pub fn breathe(
+        &mut self,
+        breathe: Option<&crate::locomotion::def::BreatheDef>,
+        phase: f64,
+        dt: f32,
+    ) {
+        let Some(b) = breathe else {
+            self.breath = 0.0;
+            self.breath_weight = 0.0;
+            return;
         };
+        let rest = if self.airborne {
+            0.0
+        } else {
+            let r = (1.0 - self.speed() / 0.4).clamp(0.0, 1.0);
+            r * r * (3.0 - 2.0 * r)
+        };
+        let k = if dt > 0.0 {
+            1.0 - (-dt / BREATH_TAU).exp()
+        } else {
+            0.0
+        };
+        self.breath_weight += (rest - self.breath_weight) * k;
+        let s = (phase.fract() * std::f64::consts::TAU).sin() as f32;
+        self.breath = b.depth * 0.5 * s * self.breath_weight;
     }
 
     /// A hit: the lean kicks away from the blow and the body is pushed along it.
@@ -747,16 +769,28 @@ mod tests {
             depth: 0.04,
         };
         let at = loco.body_position();
-        loco.breathe(Some(&b), 0.25);
-        assert!((loco.breath - 0.02).abs() < 1e-6, "{}", loco.breath);
-        assert!((loco.body_position().y - at.y - 0.02).abs() < 1e-6);
+        // Fades in over a few BREATH_TAU, never jumping: no tick moves it more than the
+        // breath's own sine would plus the fade's share.
+        let mut last = 0.0f32;
+        for _ in 0..300 {
+            loco.breathe(Some(&b), 0.25, 1.0 / 60.0);
+            assert!((loco.breath - last).abs() < 0.02 / 60.0 * 2.0, "a jump");
+            last = loco.breath;
+        }
+        assert!((loco.breath - 0.02).abs() < 1e-4, "{}", loco.breath);
+        assert!((loco.body_position().y - at.y - loco.breath).abs() < 1e-6);
+        // Walking, then in the air: it fades out.
         loco.velocity = Vec3::new(0.0, 0.0, 0.5);
-        loco.breathe(Some(&b), 0.25);
-        assert_eq!(loco.breath, 0.0);
+        for _ in 0..300 {
+            loco.breathe(Some(&b), 0.25, 1.0 / 60.0);
+        }
+        assert!(loco.breath.abs() < 1e-4, "{}", loco.breath);
         loco.velocity = Vec3::ZERO;
         loco.airborne = true;
-        loco.breathe(Some(&b), 0.25);
-        assert_eq!(loco.breath, 0.0);
+        for _ in 0..300 {
+            loco.breathe(Some(&b), 0.25, 1.0 / 60.0);
+        }
+        assert!(loco.breath.abs() < 1e-4, "{}", loco.breath);
     }
 
     #[test]

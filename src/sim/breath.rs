@@ -5,15 +5,15 @@
 use super::World;
 
 impl World {
-    /// Sets every creature's breath for world time `time` (s).
-    pub(super) fn breathe_all(&mut self, time: f64) {
+    /// Sets every creature's breath for world time `time` (s), `dt` after the last.
+    pub(super) fn breathe_all(&mut self, time: f64, dt: f32) {
         for c in &mut self.creatures {
             let Some(b) = c.def.body.breathe.as_ref() else {
                 continue;
             };
             let phase = time * f64::from(b.rate) + (f64::from(c.id.0) * 0.618_034).fract();
             let b = *b;
-            c.loco.breathe(Some(&b), phase);
+            c.loco.breathe(Some(&b), phase, dt);
         }
     }
 }

@@ -72,7 +72,7 @@ impl World {
             loco.puppet(def, lean, &root, feet, dt, &mut scratch);
         }
         self.scratch = scratch;
-        self.breathe_all(time);
+        self.breathe_all(time, dt);
         // Tails and the like swing on the bodies as shown (every creature: a rig too).
         if dt > 0.0 {
             self.step_springs(dt);

@@ -703,7 +703,7 @@ impl World {
         let t2 = std::time::Instant::now();
         self.step_times.rapier = std::time::Duration::ZERO;
         self.step_ragdolls(dt);
-        self.breathe_all(self.time + f64::from(dt));
+        self.breathe_all(self.time + f64::from(dt), dt);
         self.step_springs(dt);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
         self.step_times = StepTimes {
