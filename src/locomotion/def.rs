@@ -42,6 +42,8 @@ impl fmt::Display for DefError {
 
 impl std::error::Error for DefError {}
 
+pub use super::body_def::{BreatheDef, HeadDef, LookDef};
+
 /// The body: an ellipsoid of `size` riding `height` above the ground.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyDef {
@@ -64,51 +66,6 @@ pub struct BodyDef {
     /// A breath at rest (`body.breathe = { rate, depth }`).
     #[serde(default)]
     pub breathe: Option<BreatheDef>,
-}
-
-/// `body.breathe`: the body rising and falling at rest.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BreatheDef {
-    /// Breaths a second.
-    pub rate: f32,
-    /// How far the body rises from the bottom of a breath to its top, metres.
-    pub depth: f32,
-}
-
-/// A head: where it sits, how big it is, and how much it keeps looking where the creature
-/// goes while the body turns and leans.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HeadDef {
-    /// Centre, body space.
-    pub offset: Vec3,
-    /// Full extents (x, y, z), metres.
-    pub size: Vec3,
-    /// 0..1: share of the turn ahead and of the body's lean the head cancels.
-    pub counter_yaw: f32,
-    /// How it turns to look at something (`c:look_at`).
-    #[serde(default)]
-    pub look: LookDef,
-}
-
-/// `body.head.look`: how far and how fast a head turns to look at a target (`c:look_at`).
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LookDef {
-    /// Most the head turns left or right of the body, radians.
-    pub max_yaw: f32,
-    /// Most it looks up or down, radians.
-    pub max_pitch: f32,
-    /// Fastest it turns, radians a second.
-    pub speed: f32,
-}
-
-impl Default for LookDef {
-    fn default() -> LookDef {
-        LookDef {
-            max_yaw: 70f32.to_radians(),
-            max_pitch: 35f32.to_radians(),
-            speed: 240f32.to_radians(),
-        }
-    }
 }
 
 impl Default for BodyDef {

@@ -4,6 +4,7 @@
 
 pub(crate) mod appendage;
 pub(crate) mod arms;
+pub(crate) mod body_def;
 pub(crate) mod climb_def;
 pub(crate) mod def;
 pub(crate) mod gait;
