@@ -175,27 +175,39 @@ fn a_head_follows_its_target_within_its_limits_and_no_farther() {
 
 #[test]
 fn a_bad_look_target_or_limit_is_a_clear_error() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let m = temp_mod(
-        dir.path(),
-        "badlook",
-        &[
-            ("mod.toml", "name = \"badlook\"\nversion = \"0.1.0\"\n"),
-            (
-                "main.lua",
-                &MOD.replace("max_pitch = 30", "max_pitch = 120").replace(
-                    "self:look_at(vec3(p.x, 10, p.z + 1.5))",
-                    "self:look_at(\"up\")",
+    // Each on its own (a bad limit fails the define, so its brains never run).
+    let said = |name: &str, from: &str, to: &str| {
+        let dir = tempfile::tempdir().expect("tmp");
+        let m = temp_mod(
+            dir.path(),
+            name,
+            &[
+                (
+                    "mod.toml",
+                    &format!("name = \"{name}\"\nversion = \"0.1.0\"\n"),
                 ),
-            ),
-        ],
-    );
-    let (out, _) = run_trace(dir.path(), 5, &[m], &[]);
-    let said = text(&out);
+                ("main.lua", &MOD.replace(from, to)),
+            ],
+        );
+        let (out, _) = run_trace(dir.path(), 5, &[m], &[]);
+        text(&out)
+    };
+    let limit = said("badlimit", "max_pitch = 30", "max_pitch = 120");
     assert!(
-        said.contains("badlook/main.lua:7")
-            && said
+        limit.contains("badlimit/main.lua:7")
+            && limit
                 .contains("'body.head.look.max_pitch' must be between 0 and 90 degrees, got 120"),
-        "{said}"
+        "{limit}"
+    );
+    let target = said(
+        "badtarget",
+        "self:look_at(vec3(p.x, 10, p.z + 1.5))",
+        "self:look_at(\"up\")",
+    );
+    assert!(
+        target.contains("badtarget/main.lua:")
+            && target
+                .contains("c:look_at: expects a point (vector), a creature or nil, got string"),
+        "{target}"
     );
 }

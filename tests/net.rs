@@ -122,9 +122,6 @@ struct Fidelity {
     tilt_rms: f64,
     /// The server's own tilt from level, RMS degrees (how much there was to follow).
     server_tilt_rms: f64,
-    /// The body's up's largest angular acceleration (rad/s², over 3 frames), each side.
-    server_tilt_accel: f64,
-    viewer_tilt_accel: f64,
     server_accel: f64,
     viewer_accel: f64,
 }
@@ -193,10 +190,6 @@ fn fidelity(server: &Trace, viewer: &Trace, after: f64) -> Fidelity {
             .copied()
             .collect();
         f.server_accel = f.server_accel.max(max_accel(&srv_after));
-        let ups = |rs: &[&Rec]| rs.iter().map(|r| body_up(r)).collect::<Vec<_>>();
-        f.server_tilt_accel = f.server_tilt_accel.max(max_second_diff(&ups(&srv_after)));
-        let mine: Vec<&Rec> = recs.iter().map(|r| **r).collect();
-        f.viewer_tilt_accel = f.viewer_tilt_accel.max(max_second_diff(&ups(&mine)));
     }
     f.lean_rms = (lean_sq / (2 * f.samples.max(1)) as f64).sqrt();
     f.tilt_rms = (tilt_sq / f.samples.max(1) as f64).sqrt();

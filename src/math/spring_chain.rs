@@ -121,15 +121,19 @@ impl SpringChain {
             let root = at(self, 0, k);
             self.velocities[0] = (root - self.points[0]) / h;
             self.points[0] = root;
+            // The rest shape's points before this one, this sub-step (walked down the chain).
+            let (mut parent, mut grand) = (root, root);
             for i in 1..n {
+                let here = at(self, i, k);
                 let step = Step {
-                    bone: at(self, i, k) - at(self, i - 1, k),
-                    parent_bone: (i >= 2).then(|| at(self, i - 1, k) - at(self, i - 2, k)),
-                    target_v: (at(self, i, k) - at(self, i, k0)) / h,
+                    bone: here - parent,
+                    parent_bone: (i >= 2).then(|| parent - grand),
+                    target_v: (here - at(self, i, k0)) / h,
                     len: (rest[i] - rest[i - 1]).length(),
                     floor: floor(self.points[i]),
                 };
                 self.sub_step(i, &step, params, gravity, h, radius);
+                (grand, parent) = (parent, here);
             }
         }
         self.rest.copy_from_slice(rest);

@@ -13,7 +13,7 @@ use super::{Binding, Model};
 use crate::math::spring_chain::SpringParams;
 
 /// Most points (joints and tip) one chain simulates.
-pub(crate) const MAX_POINTS: usize = 32;
+const MAX_POINTS: usize = crate::math::spring_chain::MAX;
 
 /// What a define's `model.springs` says.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
