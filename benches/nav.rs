@@ -82,7 +82,7 @@ fn nav(c: &mut Criterion) {
         }
         for id in &ids {
             let goal = w.random_nav_point(None, None).expect("point");
-            w.push(Command::SetDestination(*id, goal));
+            w.push(Command::SetDestination(*id, goal, None));
         }
     }
     for _ in 0..30 {
@@ -145,7 +145,11 @@ fn roaming(full_rate: bool) -> (usize, f64, f32) {
             -26.0 + (i / 20) as f32 * 3.5,
         );
         let id = w.spawn(t, p, 0.0).expect("spawn");
-        w.push(Command::SetDestination(id, Vec3::new(next(), 0.0, next())));
+        w.push(Command::SetDestination(
+            id,
+            Vec3::new(next(), 0.0, next()),
+            None,
+        ));
     }
     let (mut arrivals, mut overlaps, mut pairs_seen, mut worst) = (0usize, 0u64, 0u64, 0.0f32);
     for _ in 0..60 * 40 {
@@ -153,7 +157,11 @@ fn roaming(full_rate: bool) -> (usize, f64, f32) {
         for e in w.drain_events() {
             if let skitter::sim::WorldEvent::Arrive { id } = e {
                 arrivals += 1;
-                w.push(Command::SetDestination(id, Vec3::new(next(), 0.0, next())));
+                w.push(Command::SetDestination(
+                    id,
+                    Vec3::new(next(), 0.0, next()),
+                    None,
+                ));
             }
         }
         let ps: Vec<Vec3> = w.creatures().iter().map(|c| c.loco.position).collect();

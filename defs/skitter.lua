@@ -142,9 +142,11 @@ function Creature:feet() end
 ---@param params? table
 function Creature:set_behaviour(name, params) end
 
---- Walk to a point along the navmesh (avoiding other agents); on_arrive when there.
+--- Walk to a point along the navmesh (avoiding other agents); on_arrive when there. `speed`
+--- (m/s) is how fast to go there: at most its type's `nav.speed`, which is the default.
 ---@param v vector
-function Creature:set_destination(v) end
+---@param opts? { speed?: number }
+function Creature:set_destination(v, opts) end
 
 --- Forget the destination and stop.
 function Creature:clear_destination() end
@@ -174,6 +176,11 @@ function Creature:is_ragdoll() end
 --- Whether it walks (animated), lies limp in physics, or is getting up (recovering).
 ---@return "animated"|"limp"|"recovering"
 function Creature:ragdoll_state() end
+
+--- The gait style it steps in now (a name from its type's `gait.styles`: "walk", "trot", …;
+--- chosen by its speed), nil for a type without styles.
+---@return string?
+function Creature:style() end
 
 --- A climbing type (`climb` in its definition) holding on to a surface.
 ---@return boolean

@@ -193,7 +193,8 @@ pub fn write_world(
 }
 
 /// What a creature does only now and then, only while it does (a crowd's lines stay
-/// short): a jump's phase, a link it crosses, what its head looks at (`c:look_at`: where
+/// short): a jump's phase, a link it crosses, its gait style (types with styles), what its
+/// head looks at (`c:look_at`: where
 /// the head faces, and the point).
 fn write_while(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
     if let Some(j) = c.loco.jump.as_ref().filter(|_| c.rag.is_none()) {
@@ -201,6 +202,9 @@ fn write_while(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
     }
     if let Some(l) = c.nav.as_ref().and_then(|g| g.link.as_ref()) {
         write!(w, ",\"link\":{}", json_str(&l.kind))?;
+    }
+    if let Some(s) = c.loco.style_name(&c.def).filter(|_| c.rag.is_none()) {
+        write!(w, ",\"style\":{}", json_str(s))?;
     }
     if let (Some(h), Some(at), None) = (c.def.body.head.as_ref(), c.loco.look_at, &c.rag) {
         w.write_all(b",\"look\":{\"head\":")?;

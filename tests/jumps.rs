@@ -42,9 +42,10 @@ fn jump_mod(dir: &Path, nav_extra: &str, level: &str) -> PathBuf {
     let hound = hound
         .replace("name = \"hound\"", "name = \"hopper\"")
         .replace(
-            "nav = { speed = 1.3, acceleration = 3, turn_rate = 160 }",
+            "nav = { speed = 3.2, acceleration = 3, turn_rate = 160 }",
             "nav = { speed = 1.3, acceleration = 3, turn_rate = 160, jump = { gap = 1.0, up = 0.8, down = 1.0 } }",
         )
+        .replace("behaviour = \"romp\"", "behaviour = \"goer\"")
         .replace("return creature.define", "creature.define");
     assert!(hound.contains("up = 0.8"), "the hound's nav line moved");
     temp_mod(

@@ -11,8 +11,9 @@ for i = 1, 6 do
     params = { radius = 6 + i % 3 },  -- overrides the wander brain's default radius
   })
 end
--- The wider range: a 20-legged centipede (wave gait) and a trotting hound, both with the
--- spider's wander brain.
+-- The wider range: a 20-legged centipede (wave gait, the spider's wander brain) and a hound
+-- that walks, trots and gallops by speed (its own romp brain: it bolts from whoever comes
+-- near).
 world.spawn("menagerie/centipede", { position = vec3(-8, 0, -2), yaw = 90, params = { radius = 6 } })
 world.spawn("menagerie/hound", { position = vec3(8, 0, 2), yaw = -90, params = { radius = 9 } })
 log.info(#world.creatures() .. " creatures spawned")

@@ -126,6 +126,8 @@ pub struct GaitDef {
     pub min_grounded: Option<f32>,
     /// How legs take turns when neither groups nor phases are given.
     pub pattern: GaitPattern,
+    /// Styles by speed (`gait.styles`); none: one style at every speed.
+    pub styles: Vec<super::style::StyleDef>,
 }
 
 /// Lean settings (applied by the lean layer; validated and kept now).
@@ -261,6 +263,9 @@ pub struct ValidCreatureDef {
     pub ordered_groups: bool,
     /// Default gait parameters for instances (each instance may override them).
     pub gait: GaitParams,
+    /// Gait styles, slowest first (empty: the gait above at every speed).
+    #[serde(default)]
+    pub styles: Vec<super::style::GaitStyle>,
     /// Lean settings.
     pub lean: LeanDef,
     /// Navigation and steering.
@@ -295,7 +300,7 @@ impl ValidCreatureDef {
 /// The legs of each side (x ≥ 0 is the left), each side front to back: by their hips, and
 /// where hips coincide (on the centre line, or all at one point as in rigs whose legs all
 /// start at the body bone) by their rest spots.
-fn sides(legs: &[ValidLeg]) -> [Vec<usize>; 2] {
+pub(crate) fn sides(legs: &[ValidLeg]) -> [Vec<usize>; 2] {
     let mut sides: [Vec<usize>; 2] = [Vec::new(), Vec::new()];
     for (i, l) in legs.iter().enumerate() {
         let x = if l.hip.x.abs() < 1e-3 {
@@ -324,7 +329,7 @@ fn sides(legs: &[ValidLeg]) -> [Vec<usize>; 2] {
 /// Two alternating groups by where the legs are, whatever order they are listed in: on each
 /// side front to back every other leg, the right side opposite the left. Returns 2 (1 for a
 /// single leg).
-fn alternate_groups(legs: &mut [ValidLeg]) -> usize {
+pub(crate) fn alternate_groups(legs: &mut [ValidLeg]) -> usize {
     let sides = sides(legs);
     for (s, side) in sides.iter().enumerate() {
         for (rank, &i) in side.iter().enumerate() {
@@ -336,7 +341,7 @@ fn alternate_groups(legs: &mut [ValidLeg]) -> usize {
 
 /// A metachronal wave: on each side, ranked from the back, leg `r` steps in turn `r mod K`
 /// (K = 4, fewer for short sides), the right side half a cycle after the left. Returns K.
-fn wave_groups(legs: &mut [ValidLeg]) -> usize {
+pub(crate) fn wave_groups(legs: &mut [ValidLeg]) -> usize {
     let sides = sides(legs);
     let per_side = sides.iter().map(Vec::len).max().unwrap_or(0);
     let k = per_side.clamp(2, 4);
@@ -347,6 +352,42 @@ fn wave_groups(legs: &mut [ValidLeg]) -> usize {
         }
     }
     k
+}
+
+/// Puts the legs `groups` names in those groups (`field` names the list in errors); legs
+/// named in none get a group each. Returns the number of groups.
+pub(crate) fn named_groups(
+    groups: &[Vec<String>],
+    legs: &mut [ValidLeg],
+    field: &str,
+) -> Result<usize, DefError> {
+    for (g, names) in groups.iter().enumerate() {
+        for (k, name) in names.iter().enumerate() {
+            let at = format!("{field}[{}][{}]", g + 1, k + 1);
+            let Some(li) = legs.iter().position(|l| &l.name == name) else {
+                let known: Vec<&str> = legs.iter().map(|l| l.name.as_str()).collect();
+                return Err(DefError::new(
+                    at,
+                    format!("names no leg: \"{name}\" (legs are {})", known.join(", ")),
+                ));
+            };
+            if legs[li].group != usize::MAX && legs[li].group != g {
+                return Err(DefError::new(
+                    at,
+                    format!("leg \"{name}\" is already in group {}", legs[li].group + 1),
+                ));
+            }
+            legs[li].group = g;
+        }
+    }
+    let mut count = groups.len();
+    for leg in legs.iter_mut() {
+        if leg.group == usize::MAX {
+            leg.group = count;
+            count += 1;
+        }
+    }
+    Ok(count)
 }
 
 /// `v` finite.
@@ -421,6 +462,7 @@ impl CreatureDef {
         }
         let (group_count, ordered_groups) = self.assign_groups(&mut legs)?;
         let gait = self.valid_gait(legs.len())?;
+        let styles = super::style::validate(&self.gait.styles, &legs, self.body.height, &gait)?;
         self.lean.validate()?;
         self.nav.validate()?;
         self.validate_hover()?;
@@ -443,6 +485,7 @@ impl CreatureDef {
             group_count,
             ordered_groups,
             gait,
+            styles,
             lean: self.lean.clone(),
             nav: self.walkable_nav(),
             physics: self.physics.clone(),
@@ -640,38 +683,7 @@ impl CreatureDef {
             return Ok((wave_groups(legs), true));
         }
         let group_count = match &self.gait.groups {
-            Some(groups) => {
-                for (g, names) in groups.iter().enumerate() {
-                    for (k, name) in names.iter().enumerate() {
-                        let field = format!("gait.groups[{}][{}]", g + 1, k + 1);
-                        let Some(li) = legs.iter().position(|l| &l.name == name) else {
-                            let known: Vec<&str> = legs.iter().map(|l| l.name.as_str()).collect();
-                            return Err(DefError::new(
-                                field,
-                                format!("names no leg: \"{name}\" (legs are {})", known.join(", ")),
-                            ));
-                        };
-                        if legs[li].group != usize::MAX && legs[li].group != g {
-                            return Err(DefError::new(
-                                field,
-                                format!(
-                                    "leg \"{name}\" is already in group {}",
-                                    legs[li].group + 1
-                                ),
-                            ));
-                        }
-                        legs[li].group = g;
-                    }
-                }
-                let mut count = groups.len();
-                for leg in legs.iter_mut() {
-                    if leg.group == usize::MAX {
-                        leg.group = count;
-                        count += 1;
-                    }
-                }
-                count
-            }
+            Some(groups) => named_groups(groups, legs, "gait.groups")?,
             None => alternate_groups(legs),
         };
         Ok((group_count, false))

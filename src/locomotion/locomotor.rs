@@ -21,6 +21,8 @@ pub use puppet::{swing_point, PuppetFoot, PuppetRoot};
 mod stance;
 pub use stance::BodyPose;
 mod steer;
+mod styling;
+pub use styling::StyleState;
 mod terrain;
 
 pub use climb::{Climb, Crease, Surface};
@@ -215,6 +217,11 @@ pub struct Locomotor {
     last_group: Option<usize>,
     /// Legs (bit i) that have lifted in the current phase; cleared when all feet are down.
     phase_stepped: u64,
+    /// The gait style in use (types with `gait.styles`).
+    pub style: StyleState,
+    /// The speed its steering asked for this tick (m/s; before the legs hold it back): a
+    /// gait style is chosen for the faster of this and the speed it has.
+    pub desired_speed: f32,
 }
 
 impl Locomotor {
@@ -270,6 +277,8 @@ impl Locomotor {
             climb: def.climb.is_some().then(|| Climb::upright(yaw)),
             last_group: None,
             phase_stepped: 0,
+            style: StyleState::at_rest(def),
+            desired_speed: 0.0,
         };
         let mut scratch = Scratch::default();
         let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground, &mut scratch);
@@ -422,7 +431,27 @@ impl Locomotor {
     }
 
     /// Advances one tick of `dt` seconds; landed steps are pushed onto `scratch.events`.
+    /// A type with gait styles steps with the instance's `gait` blended into the style its
+    /// speed wants.
     pub fn update<G: GroundQuery + ?Sized>(
+        &mut self,
+        def: &ValidCreatureDef,
+        gait: &GaitParams,
+        lean: &LeanDef,
+        ground: &G,
+        dt: f32,
+        scratch: &mut Scratch,
+    ) {
+        if def.styles.is_empty() {
+            self.tick(def, gait, lean, ground, dt, scratch);
+        } else {
+            let styled = self.restyle(def, gait, dt);
+            self.tick(def, &styled, lean, ground, dt, scratch);
+            self.restore(styled);
+        }
+    }
+
+    fn tick<G: GroundQuery + ?Sized>(
         &mut self,
         def: &ValidCreatureDef,
         gait: &GaitParams,
@@ -577,7 +606,7 @@ impl Locomotor {
         }
         scratch.views.clear();
         let mut wants = false;
-        for (i, (leg, st)) in def.legs.iter().zip(self.legs.iter()).enumerate() {
+        for (i, st) in self.legs.iter().enumerate() {
             let urgency = st.foot.distance(st.target) * inv_trigger;
             wants |= st.grounded && urgency >= URGENT_DRIFT.min(1.0);
             let emergency = if st.grounded {
@@ -589,7 +618,7 @@ impl Locomotor {
             scratch.views.push(LegView {
                 grounded: st.grounded,
                 urgency,
-                group: leg.group,
+                group: self.group_of(def, i),
                 blocked,
                 emergency,
             });
@@ -602,9 +631,12 @@ impl Locomotor {
             &scratch.views,
             gait.min_grounded,
             self.last_group,
-            def.ordered_groups.then_some(def.group_count),
+            self.group_order(def),
             &mut scratch.steps,
         );
+        if !def.styles.is_empty() {
+            self.keep_groups_together(gait, scratch);
+        }
         for &i in &scratch.steps {
             let st = &mut self.legs[i];
             st.grounded = false;
@@ -616,7 +648,7 @@ impl Locomotor {
             }
             st.rescue = scratch.views[i].emergency;
             if !st.rescue {
-                self.last_group = Some(def.legs[i].group);
+                self.last_group = Some(self.group_of(def, i));
             }
         }
     }

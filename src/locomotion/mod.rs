@@ -14,6 +14,7 @@ pub(crate) mod locomotor;
 pub(crate) mod nav_def;
 pub(crate) mod physics;
 pub(crate) mod posture;
+pub(crate) mod style;
 pub(crate) mod tuning;
 
 pub use appendage::ChainDef;
@@ -27,6 +28,7 @@ pub use ground::{FlatGround, GroundHit, GroundQuery};
 pub use lean::LeanState;
 pub use locomotor::{
     swing_point, BodyPose, Climb, Crease, Intent, Jump, JumpPhase, Locomotor, PuppetFoot,
-    PuppetRoot, StepEvent, Surface,
+    PuppetRoot, StepEvent, StyleState, Surface,
 };
 pub use physics::{JointKind, JointOverride, Muscle, PhysicsDef};
+pub use style::{GaitStyle, StyleDef, StylePattern};

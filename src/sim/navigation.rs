@@ -65,6 +65,9 @@ pub(crate) fn nav_interval(agents: usize) -> u64 {
 pub struct NavGoal {
     /// Where it was asked to go.
     pub dest: Vec3,
+    /// The speed it was asked to go at (`c:set_destination(v, { speed })`; at most its
+    /// type's `nav.speed`, which it goes at when `None`).
+    pub speed: Option<f32>,
     /// A climber's: the way out of the level's surface nearest the destination (found at
     /// its first tick), for the way onto that face from an edge above or below it.
     pub face: Option<Vec3>,
@@ -97,9 +100,10 @@ pub struct NavGoal {
 
 impl NavGoal {
     /// A new destination, not yet placed on the navmesh.
-    pub fn to(dest: Vec3) -> NavGoal {
+    pub fn to(dest: Vec3, speed: Option<f32>) -> NavGoal {
         NavGoal {
             dest,
+            speed,
             face: None,
             route: None,
             closest: f32::INFINITY,
@@ -112,6 +116,11 @@ impl NavGoal {
             link: None,
         }
     }
+}
+
+/// The speed a goal is walked at: the one asked for, at most the type's `nav.speed`.
+pub(crate) fn cruise(goal: &NavGoal, nv: &NavDef) -> f32 {
+    goal.speed.map_or(nv.speed, |s| s.clamp(0.0, nv.speed))
 }
 
 /// The settings a creature type's `nav` table bakes for (with its jump limits when it
@@ -410,7 +419,7 @@ fn add_agent_for(
         here,
         v,
         nv.radius,
-        nv.speed,
+        c.nav.as_ref().map_or(nv.speed, |g| cruise(g, nv)),
         nv.stopping_distance,
         target,
         permitted(&c.def, kinds).as_ref(),
@@ -575,7 +584,7 @@ fn steer(n: &mut Navigator, c: &mut Creature, events: &mut Vec<WorldEvent>, dt: 
         NavAgentState::OnLink => Vec3::ZERO,
         // Pushed off the mesh: head back onto it.
         NavAgentState::OffMesh => match n.nearest(here, 5.0) {
-            Some(q) => (q - here).normalize_or_zero() * nv.speed * 0.5,
+            Some(q) => (q - here).normalize_or_zero() * cruise(goal, nv) * 0.5,
             None => Vec3::ZERO,
         },
         NavAgentState::NoPath => {
@@ -642,7 +651,8 @@ fn track_progress(
     dt: f32,
 ) -> f32 {
     let left = horizontal(to_target).length() - nv.stopping_distance;
-    if left > 0.0 && loco.speed() < STUCK_SPEED * nv.speed {
+    let speed = cruise(goal, nv);
+    if left > 0.0 && loco.speed() < STUCK_SPEED * speed {
         goal.stuck += dt;
     } else {
         goal.stuck = 0.0;
@@ -650,7 +660,7 @@ fn track_progress(
     let toward = horizontal(to_target).normalize_or_zero();
     if left > 0.0
         && left <= CROWDED_REACH * nv.radius
-        && horizontal(loco.velocity).dot(toward) < STUCK_SPEED * nv.speed
+        && horizontal(loco.velocity).dot(toward) < STUCK_SPEED * speed
     {
         goal.held += dt;
     } else {
@@ -672,7 +682,7 @@ fn brake_and_sidestep(
     to_target: Vec3,
     left: f32,
 ) -> Vec3 {
-    let mut top = nv.speed;
+    let mut top = cruise(goal, nv);
     if nv.auto_brake {
         let rest = (horizontal(to_target).length() - nv.stopping_distance).max(0.0);
         top = top.min((2.0 * nv.acceleration * rest).sqrt() + 0.05);

@@ -167,7 +167,7 @@ pub enum Command {
     /// A blow: pushes along `dir` (world space) with `strength` (lean and push).
     Hit(CreatureId, Vec3, f32),
     /// Walk to a point along the navmesh (replaces the movement intent).
-    SetDestination(CreatureId, Vec3),
+    SetDestination(CreatureId, Vec3, Option<f32>),
     /// Forget the destination and stop.
     ClearDestination(CreatureId),
     /// Follow a path (replaces the movement intent until `SetIntent`).
@@ -541,7 +541,7 @@ impl World {
     pub fn pending_destination(&self, id: CreatureId) -> bool {
         self.commands
             .iter()
-            .any(|c| matches!(c, Command::SetDestination(i, _) if *i == id))
+            .any(|c| matches!(c, Command::SetDestination(i, ..) if *i == id))
     }
 
     /// The lean settings a creature will have at the next tick (pending overrides included).
@@ -610,7 +610,7 @@ impl World {
                         c.nav = None;
                     }
                 }
-                Command::SetDestination(id, dest) => {
+                Command::SetDestination(id, dest, speed) => {
                     // An agent stays one: its new destination resets it in place at the next
                     // placement (`place_agents`), not by leaving the dense agent array and
                     // entering it again (two moves of the array's tail).
@@ -618,7 +618,7 @@ impl World {
                         c.loco.follow = None;
                         // New orders: a jump that has not left the ground stops.
                         c.loco.cancel_jump();
-                        c.nav = Some(NavGoal::to(*dest));
+                        c.nav = Some(NavGoal::to(*dest, *speed));
                     }
                 }
                 Command::ClearDestination(id) => {

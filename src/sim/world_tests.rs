@@ -57,7 +57,7 @@ fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
     .expect("ground");
     let t = w.register_type("test/spider", spider().validate().expect("valid"));
     let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
-    w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 6.0)));
+    w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 6.0), None));
     w.step(TICK_DT);
     let c = w.creature(id).expect("exists");
     assert_eq!(
@@ -103,7 +103,7 @@ fn an_arrived_creature_stands_as_an_agent_again_after_a_restore() {
     let mut w = flat_world(40.0);
     let t = w.register_type("test/spider", spider().validate().expect("valid"));
     let id = w.spawn(t, Vec3::ZERO, 0.0).expect("spawned");
-    w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 3.0)));
+    w.push(Command::SetDestination(id, Vec3::new(0.0, 0.0, 3.0), None));
     let mut arrived = false;
     for _ in 0..60 * 8 {
         w.step(TICK_DT);

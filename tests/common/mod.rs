@@ -284,6 +284,8 @@ pub struct Rec {
     pub hands: Vec<[f64; 3]>,
     /// How its brain stands ("running", "paused", "detached", "suspended"), if it has one.
     pub brain: Option<String>,
+    /// The gait style it steps in (types with `gait.styles`).
+    pub style: Option<String>,
     /// A network viewer's line: the server time it shows.
     pub server_time: Option<f64>,
 }
@@ -377,6 +379,7 @@ impl Trace {
                 flight: matches!(v["jump"].as_str(), Some("push" | "flight")),
                 crouch: v["jump"].as_str() == Some("crouch"),
                 brain: v["brain"].as_str().map(String::from),
+                style: v["style"].as_str().map(String::from),
                 server_time: v["server_time"].as_f64(),
                 floor: arr(&v["floor"]),
                 dest: arr(&v["dest"]),

@@ -20,6 +20,11 @@ pub(super) const FLOOR_PROBES: usize = 6;
 /// A foot standing higher than this (m) below the body's underside has it probe under the
 /// whole underside, not only its middle.
 const NEAR_UNDERSIDE: f32 = 0.05;
+/// How far (m) the body's height target must be above it for the body to lift at
+/// [`RISE_ACCEL_MAX`] instead of the posture's usual limit.
+const RISE_FROM: f32 = 0.1;
+/// Upward acceleration (m/s²) onto a support that rose all at once (1.3 mm per tick²).
+const RISE_ACCEL_MAX: f32 = 4.6;
 
 impl Locomotor {
     /// Eases the body's height and tilt toward the plane through the support points
@@ -90,7 +95,14 @@ impl Locomotor {
         let w = 1.0 / HEIGHT_TAU;
         let drawn = self.position.y - self.sink;
         let error = target - self.sink - drawn;
-        let a = (w * w * error - 2.0 * w * self.rise).clamp(-max_a, max_a);
+        // Lifting onto something higher than a step's worth (a ledge, a ramp's side) it may
+        // push up a little harder: the support ahead rose all at once.
+        let up_a = if error > RISE_FROM {
+            max_a.max(RISE_ACCEL_MAX)
+        } else {
+            max_a
+        };
+        let a = (w * w * error - 2.0 * w * self.rise).clamp(-max_a, up_a);
         self.rise += a * dt;
         self.position.y = drawn + self.rise * dt + self.sink;
         if self.landing && self.rise.abs() < 0.05 && error.abs() < 0.01 {

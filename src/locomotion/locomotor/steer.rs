@@ -33,6 +33,7 @@ impl Locomotor {
         // over it (`c:move(dir, speed, { drop = true })`); a wall higher than that always.
         let edges = !matches!(self.intent, Intent::Move { drop: true, .. });
         desired = self.hold_short(def, desired, edges);
+        self.desired_speed = desired.length();
         let (hold, away) = self.stretch_hold();
         if let Some(h) = heading {
             let d = wrap_angle(h - self.yaw);
@@ -94,6 +95,7 @@ impl Locomotor {
             };
             f.pace = Some(along.dot(f.direction()).max(0.0));
         }
+        self.desired_speed = f.pace.unwrap_or(0.0);
         let (p, dir) = f.advance(dt, hold.max(0.1), Some(def.nav.acceleration));
         let ended = !was_done && f.done;
         let rotation = f.rotation;

@@ -388,10 +388,32 @@ pub(super) fn set_behaviour(
     Ok(())
 }
 
-/// `c:set_destination(point)`: walk there along the navmesh.
-pub(super) fn set_destination(lua: &Lua, (this, v): (Table, Value)) -> mlua::Result<()> {
+/// `c:set_destination(point [, { speed = s }])`: walk there along the navmesh, at `speed`
+/// (m/s, at most the type's `nav.speed`, which is the default).
+pub(super) fn set_destination(
+    lua: &Lua,
+    (this, v, opts): (Table, Value, Option<Table>),
+) -> mlua::Result<()> {
     let p = arg_point(lua, "c:set_destination: point", &v)?;
-    command(lua, &this, |id| Command::SetDestination(id, p))
+    let speed = match opts {
+        None => None,
+        Some(t) => {
+            let r = Reader::new(t, "", &["speed"]);
+            let speed = r
+                .num("speed")
+                .map_err(|e| def_err(lua, "c:set_destination", e))?;
+            r.finish()
+                .map_err(|e| def_err(lua, "c:set_destination", e))?;
+            if let Some(s) = speed.filter(|s| !(s.is_finite() && *s > 0.0)) {
+                return Err(located(
+                    lua,
+                    format!("c:set_destination: speed must be a number > 0, got {s}"),
+                ));
+            }
+            speed
+        }
+    };
+    command(lua, &this, |id| Command::SetDestination(id, p, speed))
 }
 
 /// `c:clear_destination()`.
@@ -608,6 +630,14 @@ pub(super) fn is_ragdoll(lua: &Lua, this: Table) -> mlua::Result<bool> {
 /// `c:ragdoll_state()`: `"animated"`, `"limp"` or `"recovering"`.
 pub(super) fn ragdoll_state(lua: &Lua, this: Table) -> mlua::Result<&'static str> {
     with_creature(lua, &this, |c| c.ragdoll_state())
+}
+
+/// `c:style()`: the name of the gait style it steps in (`gait.styles`), nil for a type
+/// without styles.
+pub(super) fn style(lua: &Lua, this: Table) -> mlua::Result<Option<String>> {
+    with_creature(lua, &this, |c| {
+        c.loco.style_name(&c.def).map(str::to_string)
+    })
 }
 
 /// `c.muscle`: the live muscle strength (1 while animated: the pose is held exactly).

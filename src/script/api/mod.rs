@@ -172,7 +172,7 @@ const HANDLE: &[Entry] = &[
     ("set_behaviour", "name, params?", |l| {
         api_fn(l, "c:set_behaviour", handle::set_behaviour)
     }),
-    ("set_destination", "point", |l| {
+    ("set_destination", "point, opts?", |l| {
         api_fn(l, "c:set_destination", handle::set_destination)
     }),
     ("clear_destination", "", |l| {
@@ -200,6 +200,7 @@ const HANDLE: &[Entry] = &[
     ("ragdoll_state", "", |l| {
         api_fn(l, "c:ragdoll_state", handle::ragdoll_state)
     }),
+    ("style", "", |l| api_fn(l, "c:style", handle::style)),
     ("is_climbing", "", |l| {
         api_fn(l, "c:is_climbing", handle::is_climbing)
     }),

@@ -5,16 +5,16 @@ use glam::Vec3;
 use mlua::{Table, UserData, UserDataMethods, Value};
 
 use crate::locomotion::def::{
-    BodyDef, ClimbDef, CreatureDef, GaitDef, GaitPattern, HeadDef, JumpLimits, LeanDef, LegDef,
-    NavDef,
+    BodyDef, ClimbDef, CreatureDef, HeadDef, JumpLimits, LeanDef, LegDef, NavDef,
 };
-use crate::locomotion::{tuning, GaitParams};
+use crate::locomotion::tuning;
 use crate::locomotion::{ChainDef, DefError};
 use crate::math::Curve;
 
 mod appendage;
 mod arms;
 mod curve;
+mod gait;
 mod level;
 pub(crate) use curve::{curve_from_points, curve_from_value};
 pub(crate) use level::{box_desc, ground_desc, stairs_desc};
@@ -296,7 +296,7 @@ pub(crate) const CALLBACKS: &[&str] = &[
 /// Reads the numbers and curves of `fields` into `into` (left at their values when absent):
 /// a plain name from `top`, a dotted `part.key` from that part's reader in `parts`. Whole
 /// numbers are read by the caller (a definition's default depends on its legs).
-fn read_fields<T>(
+pub(crate) fn read_fields<T>(
     top: &Reader,
     parts: &[(&str, Reader)],
     fields: &[tuning::Field<T>],
@@ -344,7 +344,7 @@ pub(crate) fn creature_def(
         Some(lt) => leg_defs(lt)?,
         None => Vec::new(),
     };
-    let gait = gait_def(&r, lua)?;
+    let gait = gait::gait_def(&r, lua)?;
     let lean = lean_def(&r, lua)?;
     let nav = nav_def(&r, lua)?;
     let physics = physics::physics_def(&r, lua)?;
@@ -491,63 +491,6 @@ fn leg_defs(lt: Table) -> Result<Vec<LegDef>, DefError> {
         });
     }
     Ok(legs)
-}
-
-/// `gait = { ..., groups, min_grounded }` (the tunable fields from [`tuning::GAIT`]).
-fn gait_def(r: &Reader, lua: &mlua::Lua) -> Result<GaitDef, DefError> {
-    let mut gait_keys = tuning::keys(tuning::GAIT, None);
-    gait_keys.extend(["groups", "pattern"]);
-    let g = r.sub("gait", &gait_keys, lua)?;
-    let groups = match g.table("groups")? {
-        None => None,
-        Some(gt) => {
-            let mut groups = Vec::new();
-            for (gi, grp) in gt.sequence_values::<Value>().enumerate() {
-                let grp = grp.map_err(|e| DefError::new("gait.groups", e.to_string()))?;
-                let Value::Table(grp) = grp else {
-                    return Err(DefError::new(
-                        format!("gait.groups[{}]", gi + 1),
-                        format!("must be a list of leg names, got {}", type_name(&grp)),
-                    ));
-                };
-                let mut names = Vec::new();
-                for (k, n) in grp.sequence_values::<Value>().enumerate() {
-                    match n.map_err(|e| DefError::new("gait.groups", e.to_string()))? {
-                        Value::String(s) => names.push(s.to_string_lossy()),
-                        other => {
-                            return Err(DefError::new(
-                                format!("gait.groups[{}][{}]", gi + 1, k + 1),
-                                format!("must be a leg name, got {}", type_name(&other)),
-                            ))
-                        }
-                    }
-                }
-                groups.push(names);
-            }
-            Some(groups)
-        }
-    };
-    let mut params = GaitParams::default();
-    read_fields(&g, &[], tuning::GAIT, &mut params)?;
-    let pattern = match g.string("pattern")?.as_deref() {
-        None | Some("alternate") => GaitPattern::Alternate,
-        Some("wave") => GaitPattern::Wave,
-        Some(other) => {
-            return Err(DefError::new(
-                "gait.pattern",
-                format!("must be \"alternate\" or \"wave\", got \"{other}\""),
-            ))
-        }
-    };
-    let gait = GaitDef {
-        params,
-        groups,
-        min_grounded: g.num("min_grounded")?,
-        pattern,
-    };
-    g.finish()?;
-
-    Ok(gait)
 }
 
 /// `lean = { turn = {...}, accel = {...}, vertical = {...}, hit = {...}, ... }` (the fields
@@ -778,7 +721,7 @@ mod tests {
         assert_eq!(def.gait.params.step_height, 0.2);
         assert_eq!(
             def.gait.params.step_trigger,
-            GaitParams::default().step_trigger
+            crate::locomotion::GaitParams::default().step_trigger
         );
         assert_eq!(def.gait.min_grounded, Some(1.0));
         assert_eq!(def.lean.turn_gain, 0.3);

@@ -396,7 +396,9 @@ impl ScriptHost {
         match dest {
             Some(d) => {
                 self.manual.insert(id, d);
-                self.world.borrow_mut().push(Command::SetDestination(id, d));
+                self.world
+                    .borrow_mut()
+                    .push(Command::SetDestination(id, d, None));
             }
             None => {
                 if self.manual.remove(&id).is_some() {
