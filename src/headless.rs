@@ -239,22 +239,25 @@ fn write_springs(
 }
 
 /// A creature with arms (and a flyer, whose dangling legs hang as arms): `"hands"`, each
-/// arm's end where it hangs and swings now, in the order of its definition's `arms`.
+/// arm's end where it hangs and swings now, in the order of its definition's `arms`, and
+/// `"shoulders"`, where each hangs from.
 fn write_hands(w: &mut impl Write, c: &crate::sim::Creature) -> io::Result<()> {
     if c.def.arms.is_empty() {
         return Ok(());
     }
-    w.write_all(b",\"hands\":[")?;
-    for (i, chain) in crate::locomotion::arm_chains(&c.def, &c.loco)
-        .iter()
-        .enumerate()
-    {
-        if i > 0 {
-            w.write_all(b",")?;
+    let chains = crate::locomotion::arm_chains(&c.def, &c.loco);
+    for (key, end) in [("hands", true), ("shoulders", false)] {
+        write!(w, ",\"{key}\":[")?;
+        for (i, chain) in chains.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            let p = if end { chain.last() } else { chain.first() };
+            vec3(w, p.copied().unwrap_or_default())?;
         }
-        vec3(w, chain.last().copied().unwrap_or_default())?;
+        w.write_all(b"]")?;
     }
-    w.write_all(b"]")
+    Ok(())
 }
 
 /// A climbing type's surface: `"up"` (the body's up), `"surface"` (floor, wall, ceiling,

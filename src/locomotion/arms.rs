@@ -151,23 +151,28 @@ pub fn arm_chains(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Vec<Vec3>> {
     }
     let (body, rot) = (loco.body_position(), loco.rotation());
     let back = rot.inverse();
+    // Arms hang by their weight: from the shoulder, where the body's tilt and lean carry
+    // it, they hang in the upright frame of the heading (a climber's: its surface's), so a
+    // lean never swings them out with the chest (seed 002 §7.2).
+    let hang = if loco.is_climbing() {
+        loco.base_rotation()
+    } else {
+        crate::math::frame::yaw_rotation(loco.yaw)
+    };
     def.arms
         .iter()
         .enumerate()
         .map(|(i, a)| {
             let sw = swing(a.shoulder.x, def, loco, back, body);
             let reach = loco.arm_reach.get(i).filter(|r| r.weight > 0.0);
+            let shoulder = body + rot * a.shoulder;
+            let hung = |p: Vec3| shoulder + hang * (p - a.shoulder);
             let pts: Vec<Vec3> = match (a.rest, reach) {
-                (None, None) => {
-                    return arm_points(a, sw)
-                        .into_iter()
-                        .map(|p| body + rot * p)
-                        .collect()
-                }
-                (Some(rest), _) => vec![body + rot * a.shoulder, body + rot * rest],
+                (None, None) => return arm_points(a, sw).into_iter().map(hung).collect(),
+                (Some(rest), _) => vec![shoulder, body + rot * rest],
                 (None, Some(_)) => {
-                    let hang = arm_points(a, sw);
-                    vec![body + rot * hang[0], body + rot * hang[hang.len() - 1]]
+                    let h = arm_points(a, sw);
+                    vec![shoulder, hung(h[h.len() - 1])]
                 }
             };
             let goal = match reach.and_then(|r| r.point.map(|p| (p, r.weight))) {
@@ -175,7 +180,8 @@ pub fn arm_chains(def: &ValidCreatureDef, loco: &Locomotor) -> Vec<Vec<Vec3>> {
                 None => pts[1],
             };
             let out = if a.shoulder.x >= 0.0 { 1.0 } else { -1.0 };
-            let pole = rot
+            let frame = if a.rest.is_some() { rot } else { hang };
+            let pole = frame
                 * a.pole
                     .unwrap_or(Vec3::new(0.5 * out, -1.0, -0.3))
                     .normalize();

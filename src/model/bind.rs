@@ -37,6 +37,9 @@ pub struct BindSpec {
     /// `model.springs`: its spring chains tuned or stopped.
     #[serde(default)]
     pub springs: super::SpringSpec,
+    /// `model.spine`: the lean's spread along the spine, or none.
+    #[serde(default)]
+    pub spine: super::SpineSpec,
 }
 
 /// A leg or an arm bound to its bones.

@@ -504,6 +504,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         idle: None,
         generated: true,
         springs,
+        spine: Default::default(),
     }
 }
 

@@ -19,6 +19,7 @@ pub(crate) mod plan;
 pub(crate) mod pose;
 pub(crate) mod record;
 pub(crate) mod sides;
+pub(crate) mod spine;
 pub(crate) mod springs;
 
 use glam::{Mat4, Vec3};
@@ -32,6 +33,7 @@ pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
 pub use picture::picture;
 pub use pose::{PoseInput, Posed};
 pub use record::{LimbRecord, PlanRecord};
+pub use spine::{default_weights, find_spine, Spine, SpineSpec};
 pub use springs::{find_springs, rest_points, SpringBones, SpringSpec};
 
 /// The most joints a skin may have (the skinning shader's limit per creature).
@@ -200,6 +202,8 @@ pub struct BoundModel {
     pub generated: bool,
     /// The bones it swings on springs (see [`springs`]).
     pub springs: Vec<SpringBones>,
+    /// The spine the lean spreads along (see [`spine`]; empty: none).
+    pub spine: Spine,
 }
 
 impl BoundModel {
@@ -223,8 +227,10 @@ impl BoundModel {
         }
         let (binding, plan) = bind(&model, spec).map_err(|e| e.to_string())?;
         let springs = find_springs(&model, &binding, &spec.springs)?;
+        let spine = find_spine(&model, &binding, &spec.spine)?;
         let mut posed = Posed::new(&model, &binding);
         posed.set_springs(&model, &springs);
+        posed.set_spine(&spine);
         if let Some(c) = &idle {
             posed.set_idle(&model, model.clips.iter().position(|n| n == c));
         }
@@ -236,6 +242,7 @@ impl BoundModel {
             idle,
             generated: false,
             springs,
+            spine,
         })
     }
 
@@ -263,6 +270,7 @@ impl BoundModel {
         self.plan.legs = plans;
         self.posed = Posed::new(&self.model, &self.binding);
         self.posed.set_springs(&self.model, &self.springs);
+        self.posed.set_spine(&self.spine);
         if let Some(c) = &self.idle {
             let clip = self.model.clips.iter().position(|n| n == c);
             self.posed.set_idle(&self.model, clip);
@@ -327,6 +335,18 @@ impl BoundModel {
             for (c, a) in self.binding.arms.iter().zip(&self.plan.arms) {
                 s += &format!("\n    {}", chain(c, &a.2));
             }
+        }
+        if !self.spine.joints.is_empty() {
+            s += &format!(
+                "\n  spine (the lean spread from the pelvis up): {}",
+                self.spine
+                    .joints
+                    .iter()
+                    .zip(&self.spine.weights)
+                    .map(|(j, w)| format!("{} {:.0}%", m.joints[*j].name, w * 100.0))
+                    .collect::<Vec<_>>()
+                    .join(" > ")
+            );
         }
         if !self.springs.is_empty() {
             s += &format!("\n  spring chains ({}):", self.springs.len());

@@ -18,6 +18,9 @@ pub struct PoseInput<'a> {
     pub head: Option<Quat>,
     /// The body's world rotation (the head turns by `head` relative to it).
     pub body_rotation: Quat,
+    /// The lean in `body_rotation` (body space, its last factor): a model with a spine
+    /// spreads it from the pelvis up to the head (see `model::spine`).
+    pub lean: Quat,
     /// Seconds into the idle clip (looped), when the model plays one.
     pub time: f32,
     /// Every leg's solved points, world space, hip to foot, the legs one after another in
@@ -90,6 +93,11 @@ pub struct Posed {
     body: usize,
     /// Where each spring chain's points start in [`PoseInput::springs`], and how many.
     spring_at: Vec<(usize, usize)>,
+    /// Each joint's share of the lean (0 off the spine); the pelvis's share.
+    spine: Vec<f32>,
+    pelvis: f32,
+    /// Number of leg chains (the arms' come after).
+    legs: usize,
 }
 
 impl Posed {
@@ -114,32 +122,14 @@ impl Posed {
             let bend = bend_normal(&pts);
             for (k, b) in chain.bones.iter().enumerate() {
                 role[*b] = Role::Chain { chain: c, k };
-                if let Some(nb) = bend {
-                    let j = &model.joints[*b];
-                    let next = chain
-                        .bones
-                        .get(k + 1)
-                        .map_or(chain.tip, |x| model.joints[*x].head());
-                    let inv = j.bind.inverse();
-                    let d = inv.transform_vector3(next - j.head()).normalize_or_zero();
-                    let p = inv.transform_vector3(nb);
-                    let p = (p - d * p.dot(d)).normalize_or_zero();
-                    if d != Vec3::ZERO && p != Vec3::ZERO {
-                        let f = Mat3A::from_cols(d.into(), p.into(), d.cross(p).into());
-                        frame[*b] = Some(f.transpose());
-                    }
-                }
                 let next = chain
                     .bones
                     .get(k + 1)
-                    .map(|nb| model.joints[*nb].head())
-                    .unwrap_or(chain.tip);
+                    .map_or(chain.tip, |x| model.joints[*x].head());
                 let j = &model.joints[*b];
-                dir[*b] = j
-                    .bind
-                    .inverse()
-                    .transform_vector3(next - j.head())
-                    .normalize_or(Vec3::Y);
+                let inv = j.bind.inverse();
+                dir[*b] = inv.transform_vector3(next - j.head()).normalize_or(Vec3::Y);
+                frame[*b] = bend.and_then(|nb| bone_frame(inv, next - j.head(), nb));
             }
             nbones.push(chain.bones.len());
             let scale = binding.fix.x_axis.truncate().length();
@@ -190,6 +180,22 @@ impl Posed {
             animated: vec![usize::MAX; n],
             body: binding.body,
             spring_at: Vec::new(),
+            spine: vec![0.0; n],
+            pelvis: 1.0,
+            legs: binding.legs.len(),
+        }
+    }
+
+    /// Spreads the lean along `spine` (see [`super::spine`]).
+    pub fn set_spine(&mut self, spine: &super::Spine) {
+        self.spine.iter_mut().for_each(|w| *w = 0.0);
+        self.pelvis = 1.0;
+        for (k, (j, w)) in spine.joints.iter().zip(&spine.weights).enumerate() {
+            if k == 0 {
+                self.pelvis = *w;
+            } else if let Some(s) = self.spine.get_mut(*j) {
+                *s = *w;
+            }
         }
     }
 
@@ -255,22 +261,16 @@ impl Posed {
         let n = self.parent.len();
         world.clear();
         world.resize(n, Affine3A::IDENTITY);
-        let base = input.body * self.fix;
-        // Where each chain's points start in `input.points`.
-        let mut starts = [0usize; 64];
-        let mut at = 0;
-        for (c, len) in input.chain_lens.iter().enumerate().take(64) {
-            starts[c] = at;
-            at += len;
-        }
-        // Each chain's solved bend plane.
-        let mut bends = [None::<Vec3>; 64];
-        for (c, b) in bends.iter_mut().enumerate().take(input.chain_lens.len()) {
-            let (s, len) = (starts[c], input.chain_lens[c]);
-            if let Some(pts) = input.points.get(s..s + len) {
-                *b = bend_normal(pts);
-            }
-        }
+        let (spread, base, unleaned) = self.spread(input);
+        // The limbs' points hung from their root joints as drawn (a spread lean draws the
+        // pelvis and chest with less of it than the sim's body has): moved at each limb's
+        // first bone.
+        let mut hung: Vec<Vec3> = if spread {
+            input.points.to_vec()
+        } else {
+            Vec::new()
+        };
+        let (starts, bends) = chain_starts_and_bends(input);
         let chain_point = |c: usize, k: usize| -> Option<(Vec3, Vec3)> {
             let len = *input.chain_lens.get(c)?;
             let s = starts.get(c)?;
@@ -297,23 +297,24 @@ impl Posed {
                 Some(p) => world[p] * local,
                 None => base * local,
             };
+            if spread && self.spine[j] > 0.0 {
+                let share = Quat::IDENTITY.slerp(input.lean, self.spine[j]);
+                m.matrix3 = Mat3A::from_quat(unleaned * share * unleaned.inverse()) * m.matrix3;
+            }
             match self.role[j] {
                 Role::Rides | Role::Follows { .. } => {}
                 Role::Spring { chain, k } => {
                     m = self.swing(m, j, chain, k, input.springs, &mut shifts);
                 }
                 Role::Chain { chain, k } => {
-                    if let Some((from, to)) = chain_point(chain, k) {
-                        m = match (bends.get(chain).copied().flatten(), self.frame[j]) {
-                            // The bone's axis along the solved segment and its bend-plane
-                            // normal on the solved chain's: one frame to another.
-                            (Some(want), Some(local)) => orient(m, local, from, to, want)
-                                .unwrap_or_else(|| aim(m, self.dir[j], from, to)),
-                            _ => aim(m, self.dir[j], from, to),
-                        };
-                        if self.bones[chain] == 1 && self.spans[chain] > 1e-6 {
-                            m = stretch(m, self.dir[j], from.distance(to) / self.spans[chain]);
-                        }
+                    let limb = match (spread, input.chain_lens.get(chain), starts.get(chain)) {
+                        (true, Some(len), Some(s)) => hung
+                            .get_mut(*s..*s + *len)
+                            .and_then(|pts| self.hang_limb(m, chain, k, pts)),
+                        _ => chain_point(chain, k),
+                    };
+                    if let Some(seg) = limb {
+                        m = self.place_bone(m, j, chain, seg, bends[chain.min(63)]);
                     }
                 }
             }
@@ -346,6 +347,77 @@ impl Posed {
         );
     }
 
+    /// Whether the lean is spread along a spine now; the frame the root joints hang from (the
+    /// body turned back to the pelvis's share of the lean); the body's rotation without the
+    /// lean.
+    fn spread(&self, input: &PoseInput<'_>) -> (bool, Affine3A, Quat) {
+        // A spine spreads the lean: the pelvis keeps its share, each joint above adds its own.
+        if self.pelvis < 1.0 && input.lean != Quat::IDENTITY {
+            let back = Quat::IDENTITY.slerp(input.lean.inverse(), 1.0 - self.pelvis);
+            (
+                true,
+                input.body * Affine3A::from_quat(back) * self.fix,
+                input.body_rotation * input.lean.inverse(),
+            )
+        } else {
+            (false, input.body * self.fix, Quat::IDENTITY)
+        }
+    }
+
+    /// Joint `j`, riding at `m`, as bone of limb `chain` along its solved segment `from → to`
+    /// (the limb bending in the plane `bend`).
+    fn place_bone(
+        &self,
+        m: Affine3A,
+        j: usize,
+        chain: usize,
+        (from, to): (Vec3, Vec3),
+        bend: Option<Vec3>,
+    ) -> Affine3A {
+        let m = match (bend, self.frame[j]) {
+            // The bone's axis along the solved segment and its bend-plane normal on the
+            // solved chain's: one frame to another.
+            (Some(want), Some(local)) => {
+                orient(m, local, from, to, want).unwrap_or_else(|| aim(m, self.dir[j], from, to))
+            }
+            _ => aim(m, self.dir[j], from, to),
+        };
+        if self.bones[chain] == 1 && self.spans[chain] > 1e-6 {
+            stretch(m, self.dir[j], from.distance(to) / self.spans[chain])
+        } else {
+            m
+        }
+    }
+
+    /// Bone `k` of limb `chain` (riding at `m`) as its solved points `pts` say, hung from the
+    /// limb's root joint as drawn (the points moved in place at its first bone): an arm moves
+    /// whole with its shoulder; a leg is solved again from the drawn hip to its foot, which
+    /// stays where it stands (its bones keep their lengths, its knee its side).
+    fn hang_limb(
+        &self,
+        m: Affine3A,
+        chain: usize,
+        k: usize,
+        pts: &mut [Vec3],
+    ) -> Option<(Vec3, Vec3)> {
+        let n = pts.len();
+        if n < 2 {
+            return None;
+        }
+        if k == 0 {
+            let root = Vec3::from(m.translation);
+            if chain >= self.legs {
+                let shift = root - pts[0];
+                pts.iter_mut().for_each(|p| *p += shift);
+            } else {
+                reach_from(pts, root);
+            }
+        }
+        let last_bone = self.bones.get(chain).is_none_or(|b| k + 1 >= *b);
+        let to = if last_bone { n - 1 } else { (k + 1).min(n - 1) };
+        Some((*pts.get(k)?, pts[to]))
+    }
+
     /// Joint `j`, bone `k` of spring chain `chain`, riding at `m`: turned from its
     /// simulated point toward the next (the chain shifted so its root is where it rides:
     /// `shifts`, set at its root).
@@ -376,6 +448,65 @@ impl Posed {
         Some(world.get(owner)?.transform_point3(self.tips[c]))
     }
 }
+
+/// The inverse of a bone's frame in joint space (`inv`: its inverse bind matrix): its axis
+/// (`along`, scene space, to the next joint), the chain's bend-plane normal `normal`, their
+/// cross product. `None` where they are parallel.
+fn bone_frame(inv: Mat4, along: Vec3, normal: Vec3) -> Option<Mat3A> {
+    let d = inv.transform_vector3(along).normalize_or_zero();
+    let p = inv.transform_vector3(normal);
+    let p = (p - d * p.dot(d)).normalize_or_zero();
+    (d != Vec3::ZERO && p != Vec3::ZERO)
+        .then(|| Mat3A::from_cols(d.into(), p.into(), d.cross(p).into()).transpose())
+}
+
+/// Where each limb's points start in `input.points`, and each limb's solved bend plane.
+fn chain_starts_and_bends(input: &PoseInput<'_>) -> ([usize; 64], [Option<Vec3>; 64]) {
+    let mut starts = [0usize; 64];
+    let mut at = 0;
+    for (c, len) in input.chain_lens.iter().enumerate().take(64) {
+        starts[c] = at;
+        at += len;
+    }
+    let mut bends = [None::<Vec3>; 64];
+    for (c, b) in bends.iter_mut().enumerate().take(input.chain_lens.len()) {
+        let (s, len) = (starts[c], input.chain_lens[c]);
+        if let Some(pts) = input.points.get(s..s + len) {
+            *b = bend_normal(pts);
+        }
+    }
+    (starts, bends)
+}
+
+/// Moves the chain `pts` (root first) so it starts at `root` and still ends where it ends,
+/// each segment its length (FABRIK from where it was; the end as near as the chain reaches).
+fn reach_from(pts: &mut [Vec3], root: Vec3) {
+    let n = pts.len();
+    let mut lens = [0.0f32; 16];
+    if n > lens.len() {
+        return;
+    }
+    for i in 0..n - 1 {
+        lens[i] = pts[i].distance(pts[i + 1]);
+    }
+    let end = pts[n - 1];
+    for _ in 0..REACH_ITERATIONS {
+        pts[n - 1] = end;
+        for i in (0..n - 1).rev() {
+            let d = (pts[i] - pts[i + 1]).normalize_or_zero();
+            pts[i] = pts[i + 1] + d * lens[i];
+        }
+        pts[0] = root;
+        for i in 0..n - 1 {
+            let d = (pts[i + 1] - pts[i]).normalize_or_zero();
+            pts[i + 1] = pts[i] + d * lens[i];
+        }
+    }
+}
+
+/// FABRIK passes for [`reach_from`]: its moves are a lean's shift of a hip or so, a few
+/// centimetres, settled to well under a millimetre.
+const REACH_ITERATIONS: usize = 8;
 
 /// `f` of every joint of `model`'s bind pose, as an affine transform.
 fn bind_pose(model: &Model, f: impl Fn(&super::Joint) -> glam::Mat4) -> Vec<Affine3A> {

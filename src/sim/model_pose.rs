@@ -67,6 +67,11 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
             body: Affine3A::from_rotation_translation(rotation, position),
             head,
             body_rotation: rotation,
+            lean: if c.rag.is_some() {
+                glam::Quat::IDENTITY
+            } else {
+                c.loco.lean.rotation()
+            },
             // Each creature a little out of step with the others (deterministic: by id).
             time: time + (c.id.0 as f32 * 0.618_034).fract() * 10.0,
             points: &s.points,

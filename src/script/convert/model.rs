@@ -44,6 +44,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
         "model",
         &[
             "file", "texture", "scale", "height", "rotation", "idle", "bind", "hide", "springs",
+            "spine",
         ],
         lua,
     )?;
@@ -101,6 +102,7 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
             rotation,
             fly: None,
             springs: springs_spec(&m)?,
+            spine: spine_spec(&m, lua)?,
         },
         idle: m.string("idle")?,
         hide: match m.table("hide")? {
@@ -111,6 +113,55 @@ pub(crate) fn model_spec(r: &Reader, lua: &mlua::Lua) -> Result<Option<ModelSpec
     b.finish()?;
     m.finish()?;
     Ok(Some(spec))
+}
+
+/// `model.spine = { weights = { … } }` (pelvis first) or `false` (no spread: the lean stays
+/// on the body bone).
+fn spine_spec(m: &Reader, lua: &mlua::Lua) -> Result<crate::model::SpineSpec, DefError> {
+    match m.get_value("spine")? {
+        Value::Nil => return Ok(Default::default()),
+        Value::Boolean(false) => {
+            return Ok(crate::model::SpineSpec {
+                off: true,
+                weights: None,
+            })
+        }
+        Value::Table(_) => {}
+        other => {
+            return Err(DefError::new(
+                "model.spine",
+                format!(
+                    "must be a table ({{ weights = {{ 0.1, 0.2, 0.3, 0.4 }} }}) or false, got {}",
+                    type_name(&other)
+                ),
+            ))
+        }
+    }
+    let t = m.sub("spine", &["weights"], lua)?;
+    let weights = match t.table("weights")? {
+        None => None,
+        Some(list) => {
+            let mut w = Vec::new();
+            for (i, v) in list.sequence_values::<Value>().enumerate() {
+                let v = v.map_err(|e| DefError::new("model.spine.weights", e.to_string()))?;
+                match super::as_number(&v) {
+                    Some(x) if x.is_finite() && x >= 0.0 => w.push(x as f32),
+                    _ => {
+                        return Err(DefError::new(
+                            format!("model.spine.weights[{}]", i + 1),
+                            format!("must be a number >= 0, got {}", type_name(&v)),
+                        ))
+                    }
+                }
+            }
+            Some(w)
+        }
+    };
+    t.finish()?;
+    Ok(crate::model::SpineSpec {
+        off: false,
+        weights,
+    })
 }
 
 /// `model.springs = { all = { … }, off = { "Bone", … }, BONE = { stiffness =, damping =,
