@@ -121,6 +121,7 @@ fn roaming(full_rate: bool) -> (usize, f64, f32) {
     assert!(host.take_errors().is_empty());
     let mut w = host.world_mut();
     w.set_ground(&skitter::sim::GroundDesc {
+        tag: Default::default(),
         position: Vec3::ZERO,
         width: 60.0,
         depth: 60.0,

@@ -274,11 +274,11 @@ function behaviour.define(def) end
 world = {}
 
 --- The level's ground: flat, from `heights`, or `noise` hills (docs/api.md: the level's tables).
----@param def { size?: vector, position?: vector, heights?: number[][], noise?: { amplitude?: number, scale?: number, seed?: number } }
+---@param def { size?: vector, position?: vector, heights?: number[][], noise?: { amplitude?: number, scale?: number, seed?: number }, name?: string, surface?: string }
 function world.ground(def) end
 
 --- A solid box of the level, turned by `rotation` (pitch, yaw, roll).
----@param def { position: vector, size: vector, rotation?: vector }
+---@param def { position: vector, size: vector, rotation?: vector, name?: string, surface?: string }
 function world.box(def) end
 
 --- A link on the navmesh from `from` to `to` (agents whose type's `nav.links` names its kind
@@ -287,7 +287,7 @@ function world.box(def) end
 function world.link(def) end
 
 --- Stairs rising from `position` along `yaw`.
----@param def { position: vector, yaw?: number, steps?: integer, step_height?: number, step_depth?: number, width?: number }
+---@param def { position: vector, yaw?: number, steps?: integer, step_height?: number, step_depth?: number, width?: number, name?: string, surface?: string }
 function world.stairs(def) end
 
 --- A new creature of `type` (this mod's, or `mod/type` of a mod in `depends`); its handle.

@@ -97,3 +97,69 @@ world.spawn("spider/spider", { position = vec3(0, 0, -8), behaviour = "feel" })
         }
     }
 }
+
+/// `on_step`'s foot says what it landed on: the level piece's `name` and `surface`
+/// (`world.ground`, `world.box`, `world.stairs` take both), nil where a piece has none.
+#[test]
+fn a_landing_foot_says_which_piece_and_surface_it_landed_on() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = r#"
+world.ground { size = vec3(30, 0, 30), name = "field", surface = "grass" }
+world.box { position = vec3(6, 0.1, 0), size = vec3(4, 0.2, 12), name = "deck", surface = "wood" }
+world.box { position = vec3(-6, 0.1, 0), size = vec3(4, 0.2, 12) }
+world.stairs { position = vec3(0, 0, -2), steps = 3, width = 3, surface = "stone" }
+behaviour.define {
+  name = "feel",
+  on_update = function(self, dt) self:move(vec3(0, 0, 1), 0.6) end,
+  on_step = function(self, foot)
+    log.info("on", self.id, tostring(foot.piece), tostring(foot.surface))
+  end,
+}
+world.spawn("spider/spider", { position = vec3(0, 0, -6), behaviour = "feel" })
+world.spawn("spider/spider", { position = vec3(6, 0.2, -5), behaviour = "feel" })
+world.spawn("spider/spider", { position = vec3(-6, 0.2, -5), behaviour = "feel" })
+local ok, err = pcall(world.box, { position = vec3(0, 0, 0), size = vec3(1, 1, 1), surface = "" })
+log.info("bad", err)
+"#;
+    let m = temp_mod(
+        dir.path(),
+        "feel",
+        &[
+            (
+                "mod.toml",
+                "name = \"feel\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+            ),
+            ("main.lua", src),
+        ],
+    );
+    let tdir = tempfile::tempdir().expect("tmp");
+    let (out, t) = run_trace(tdir.path(), 600, &[bundled("spider"), m], &[]);
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    let seen = |id: u64| -> std::collections::BTreeSet<String> {
+        log.lines()
+            .filter_map(|l| l.strip_prefix(&format!("[feel] on\t{id}\t")))
+            .map(String::from)
+            .collect()
+    };
+    // The first walks the field onto the stone stairs; the second the wooden deck; the
+    // third a box with neither.
+    let first = seen(1);
+    assert!(first.contains("field\tgrass"), "{first:?}\n{log}");
+    assert!(first.contains("nil\tstone"), "{first:?}");
+    assert_eq!(
+        seen(2).into_iter().collect::<Vec<_>>(),
+        ["deck\twood"],
+        "{log}"
+    );
+    assert_eq!(
+        seen(3).into_iter().collect::<Vec<_>>(),
+        ["nil\tnil"],
+        "{log}"
+    );
+    assert!(
+        log.contains("field 'surface' must be 1 to 64 characters, got 0"),
+        "{log}"
+    );
+    assert_eq!(t.ids().len(), 3);
+}

@@ -156,6 +156,7 @@ mod tests {
     fn on_a_wall() -> (World, crate::sim::CreatureId) {
         let mut w = World::new(3);
         w.set_ground(&GroundDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             width: 20.0,
             depth: 20.0,
@@ -163,6 +164,7 @@ mod tests {
         })
         .expect("ground");
         w.add_box(BoxDesc {
+            tag: Default::default(),
             position: Vec3::new(0.0, 1.5, 3.0),
             size: Vec3::new(6.0, 3.0, 2.0),
             rotation: Vec3::ZERO,

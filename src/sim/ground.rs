@@ -365,6 +365,20 @@ impl World {
         })
     }
 
+    /// What the level has just under `p` (a foot's landing spot): the piece's name and
+    /// surface, looked for from 10 cm above it to 30 cm below.
+    pub fn surface_under(&mut self, p: Vec3) -> Option<crate::sim::PieceTag> {
+        self.refresh_level();
+        if !p.is_finite() {
+            return None;
+        }
+        let query = level_query(&self.physics, &self.rigs);
+        let ray = Ray::new(p + Vec3::Y * 0.1, Vec3::NEG_Y);
+        let (h, _) = query.cast_ray(&ray, 0.4, true)?;
+        let data = self.physics.colliders.get(h)?.user_data;
+        self.level.tag_of(data).cloned()
+    }
+
     /// The first creature body (its ellipsoid, as drawn) a ray meets within `max_distance`.
     pub fn raycast_bodies(
         &self,
@@ -458,6 +472,7 @@ mod tests {
     fn rough_world(with_box: bool, flat: bool) -> World {
         let mut w = World::new(1);
         w.set_ground(&GroundDesc {
+            tag: Default::default(),
             position: Vec3::new(0.5, -0.3, -0.25),
             width: 12.0,
             depth: 9.0,
@@ -474,6 +489,7 @@ mod tests {
         .expect("ground");
         if with_box {
             w.add_box(BoxDesc {
+                tag: Default::default(),
                 position: Vec3::new(1.0, 0.4, 1.0),
                 size: Vec3::new(1.5, 0.8, 1.0),
                 rotation: Vec3::new(0.0, 30.0, 0.0),

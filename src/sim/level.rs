@@ -45,6 +45,9 @@ pub struct GroundDesc {
     pub depth: f32,
     /// Heights.
     pub heights: HeightSource,
+    /// Its name and surface (`name =`, `surface =`): what a foot that lands on it is told.
+    #[serde(default)]
+    pub tag: PieceTag,
 }
 
 /// The ground as sampled: a regular grid of heights.
@@ -62,6 +65,8 @@ pub struct GroundGrid {
     pub dz: f32,
     /// Heights relative to `origin.y`, row-major: `heights[iz * nx + ix]`.
     pub heights: Vec<f32>,
+    /// The ground's name and surface.
+    pub tag: PieceTag,
 }
 
 /// A static box: `position` = centre, `size` = full extents, rotation pitch/yaw/roll degrees.
@@ -73,6 +78,19 @@ pub struct BoxDesc {
     pub size: Vec3,
     /// `vec3(pitch, yaw, roll)` in degrees.
     pub rotation: Vec3,
+    /// Its name and surface (`name =`, `surface =`): what a foot that lands on it is told.
+    #[serde(default)]
+    pub tag: PieceTag,
+}
+
+/// A level piece's name and the surface it is made of (`world.box{ name = "crate", surface =
+/// "wood" }`): an `on_step` foot says what it landed on.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PieceTag {
+    /// The piece's name.
+    pub name: Option<String>,
+    /// What it is made of (`stone`, `wood`, `metal`: any word).
+    pub surface: Option<String>,
 }
 
 /// Static stairs rising along their forward (+Z turned by `yaw`); `position` = centre of the bottom edge.
@@ -90,6 +108,9 @@ pub struct StairsDesc {
     pub step_depth: f32,
     /// Width, metres.
     pub width: f32,
+    /// Its name and surface (`name =`, `surface =`): what a foot that lands on it is told.
+    #[serde(default)]
+    pub tag: PieceTag,
 }
 
 impl GroundDesc {
@@ -175,6 +196,7 @@ impl GroundDesc {
             dx: self.width / (nx - 1) as f32,
             dz: self.depth / (nz - 1) as f32,
             heights,
+            tag: self.tag.clone(),
         })
     }
 }
@@ -246,6 +268,7 @@ impl StairsDesc {
                 let top = (k + 1) as f32 * self.step_height;
                 let local = Vec3::new(0.0, top * 0.5, (k as f32 + 0.5) * self.step_depth);
                 BoxDesc {
+                    tag: self.tag.clone(),
                     position: self.position + rot * local,
                     size: Vec3::new(self.width, top, self.step_depth),
                     rotation: Vec3::new(0.0, self.yaw, 0.0),
@@ -316,12 +339,26 @@ impl Level {
     }
 
     /// Rebuilds `colliders` from the level; the ground's collider, if there is a ground.
+    /// Each collider's `user_data` says which piece it is (see [`Level::tag_of`]).
     pub fn build_colliders(&self, colliders: &mut ColliderSet) -> Option<ColliderHandle> {
-        let ground = self.ground.as_ref().map(|g| colliders.insert(g.collider()));
-        for b in &self.boxes {
-            colliders.insert(b.collider());
+        let ground = self
+            .ground
+            .as_ref()
+            .map(|g| colliders.insert(g.collider().user_data(1)));
+        for (i, b) in self.boxes.iter().enumerate() {
+            colliders.insert(b.collider().user_data(2 + i as u128));
         }
         ground
+    }
+
+    /// The name and surface of the piece whose collider has `user_data` (see
+    /// [`Level::build_colliders`]).
+    pub fn tag_of(&self, user_data: u128) -> Option<&PieceTag> {
+        match user_data {
+            0 => None,
+            1 => self.ground.as_ref().map(|g| &g.tag),
+            n => self.boxes.get((n - 2) as usize).map(|b| &b.tag),
+        }
     }
 }
 
@@ -332,6 +369,7 @@ mod tests {
     #[test]
     fn ground_grids_validate() {
         let g = GroundDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             width: 10.0,
             depth: 6.0,
@@ -340,6 +378,7 @@ mod tests {
         let s = g.sample().expect("flat");
         assert_eq!((s.nx, s.nz), (2, 2));
         let bad = GroundDesc {
+            tag: Default::default(),
             heights: HeightSource::Grid(vec![vec![0.0, 1.0], vec![0.0]]),
             ..g.clone()
         };
@@ -348,6 +387,7 @@ mod tests {
             Some("heights[2]".to_string())
         );
         let noisy = GroundDesc {
+            tag: Default::default(),
             heights: HeightSource::Noise {
                 amplitude: 0.5,
                 scale: 4.0,
@@ -368,6 +408,7 @@ mod tests {
     #[test]
     fn stairs_blocks_rise_along_yawed_forward() {
         let s = StairsDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             yaw: 90.0,
             steps: 3,

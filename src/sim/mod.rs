@@ -34,7 +34,7 @@ pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, P
 pub use near::NearFilter;
 pub use puppets::Drive;
 
-pub use level::{BoxDesc, GroundDesc, HeightSource, Level, PieceDesc, StairsDesc};
+pub use level::{BoxDesc, GroundDesc, HeightSource, Level, PieceDesc, PieceTag, StairsDesc};
 pub use navigation::settings_of;
 pub use paths::Adopt;
 pub use ragdoll::rig::rig_chains;

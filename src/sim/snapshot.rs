@@ -440,6 +440,7 @@ mod tests {
     fn captures_and_interpolates() {
         let mut w = World::new(1);
         w.set_ground(&GroundDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             width: 20.0,
             depth: 20.0,
@@ -490,6 +491,7 @@ mod motion_tests {
     fn walk_and_draw(ticks: usize) -> (Vec<Zs>, Vec<Zs>) {
         let mut w = World::new(1);
         w.set_ground(&GroundDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             width: 80.0,
             depth: 80.0,

@@ -8,6 +8,7 @@ use crate::sim::level::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 pub(crate) fn flat_world(size: f32) -> World {
     let mut w = World::new(1);
     w.set_ground(&GroundDesc {
+        tag: Default::default(),
         position: Vec3::ZERO,
         width: size,
         depth: size,
@@ -49,6 +50,7 @@ fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
     let mut w = World::new(1);
     w.set_background_bakes(true);
     w.set_ground(&GroundDesc {
+        tag: Default::default(),
         position: Vec3::ZERO,
         width: 40.0,
         depth: 40.0,
@@ -134,6 +136,7 @@ fn an_arrived_creature_stands_as_an_agent_again_after_a_restore() {
 fn boxes_and_stairs_are_solid() {
     let mut w = World::new(1);
     w.add_stairs(StairsDesc {
+        tag: Default::default(),
         position: Vec3::ZERO,
         yaw: 0.0,
         steps: 4,
@@ -148,6 +151,7 @@ fn boxes_and_stairs_are_solid() {
     assert!((hit.position.y - 0.8).abs() < 1e-4, "{}", hit.position);
     assert!(w
         .add_box(BoxDesc {
+            tag: Default::default(),
             position: Vec3::ZERO,
             size: Vec3::new(1.0, -1.0, 1.0),
             rotation: Vec3::ZERO

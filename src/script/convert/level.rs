@@ -10,7 +10,11 @@ use crate::sim::{BoxDesc, GroundDesc, HeightSource, StairsDesc};
 
 /// Reads a `world.ground` table; `default_seed` is used when noise has no seed.
 pub(crate) fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, DefError> {
-    let r = Reader::new(t, "", &["size", "heights", "noise", "position"]);
+    let r = Reader::new(
+        t,
+        "",
+        &["size", "heights", "noise", "position", "name", "surface"],
+    );
     let size = r.vec("size")?.unwrap_or(Vec3::new(40.0, 0.0, 40.0));
     let position = r.vec("position")?.unwrap_or(Vec3::ZERO);
     let heights = match (r.table("heights")?, r.table("noise")?) {
@@ -60,8 +64,10 @@ pub(crate) fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, Def
         }
         (None, None) => HeightSource::Flat,
     };
+    let tag = piece_tag(&r)?;
     r.finish()?;
     Ok(GroundDesc {
+        tag,
         position,
         width: size.x,
         depth: size.z,
@@ -71,8 +77,9 @@ pub(crate) fn ground_desc(t: Table, default_seed: u32) -> Result<GroundDesc, Def
 
 /// Reads a `world.box` table.
 pub(crate) fn box_desc(t: Table) -> Result<BoxDesc, DefError> {
-    let r = Reader::new(t, "", &["position", "size", "rotation"]);
+    let r = Reader::new(t, "", &["position", "size", "rotation", "name", "surface"]);
     let b = BoxDesc {
+        tag: piece_tag(&r)?,
         position: r.vec_req("position")?,
         size: r.vec_req("size")?,
         rotation: r.vec("rotation")?.unwrap_or(Vec3::ZERO),
@@ -93,6 +100,8 @@ pub(crate) fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
             "step_height",
             "step_depth",
             "width",
+            "name",
+            "surface",
         ],
     );
     let steps = r.num_or("steps", 5.0)?;
@@ -103,6 +112,7 @@ pub(crate) fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
         ));
     }
     let s = StairsDesc {
+        tag: piece_tag(&r)?,
         position: r.vec_req("position")?,
         yaw: r.num_or("yaw", 0.0)?,
         steps: steps as u32,
@@ -112,4 +122,21 @@ pub(crate) fn stairs_desc(t: Table) -> Result<StairsDesc, DefError> {
     };
     r.finish()?;
     Ok(s)
+}
+
+/// A piece's `name = "…"` and `surface = "…"` (each a word of up to 64 characters).
+fn piece_tag(r: &Reader) -> Result<crate::sim::PieceTag, DefError> {
+    let word = |k: &str| -> Result<Option<String>, DefError> {
+        match r.string(k)? {
+            Some(s) if s.is_empty() || s.len() > 64 => Err(DefError::new(
+                k,
+                format!("must be 1 to 64 characters, got {}", s.len()),
+            )),
+            other => Ok(other),
+        }
+    };
+    Ok(crate::sim::PieceTag {
+        name: word("name")?,
+        surface: word("surface")?,
+    })
 }

@@ -97,8 +97,9 @@ impl ScriptHost {
     }
 
     /// A landed foot (`speed`: how fast it came down): its creature's brain's `on_step` with
-    /// `{ name, position, speed }`; a foot that lifted (`None`): `on_lift` with `{ name,
-    /// position }`.
+    /// `{ name, position, speed, piece, surface }` (the level piece under it: its `name` and
+    /// `surface`, nil where it has none); a foot that lifted (`None`): `on_lift` with
+    /// `{ name, position }`.
     fn on_foot(&mut self, id: CreatureId, leg: usize, position: glam::Vec3, speed: Option<f32>) {
         let Some(b) = self.brains.get(&id) else {
             return;
@@ -110,18 +111,26 @@ impl ScriptHost {
         };
         let Some(f) = f else { return };
         let lua = &self.mods[b.mod_idx].lua;
-        let leg_name = self
-            .world
-            .borrow()
-            .creature(id)
-            .and_then(|c| c.def.legs.get(leg).map(|l| l.name.clone()))
-            .unwrap_or_default();
+        let (leg_name, tag) = {
+            let mut w = self.world.borrow_mut();
+            let name = w
+                .creature(id)
+                .and_then(|c| c.def.legs.get(leg).map(|l| l.name.clone()))
+                .unwrap_or_default();
+            // What it landed on (a landing only: a lift says where it left from).
+            let tag = speed.and_then(|_| w.surface_under(position));
+            (name, tag)
+        };
         let arg = (|| -> mlua::Result<Value> {
-            let t = lua.create_table_with_capacity(0, 3)?;
+            let t = lua.create_table_with_capacity(0, 5)?;
             t.raw_set("name", leg_name)?;
             t.raw_set("position", to_vector(position))?;
             if let Some(v) = speed {
                 t.raw_set("speed", v)?;
+            }
+            if let Some(tag) = tag {
+                t.raw_set("piece", tag.name)?;
+                t.raw_set("surface", tag.surface)?;
             }
             Ok(Value::Table(t))
         })();

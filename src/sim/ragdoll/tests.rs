@@ -131,6 +131,7 @@ fn full_strength_holds_the_standing_pose_and_strength_orders_the_error() {
 fn slope_world(deg: f32) -> (World, crate::sim::TypeId) {
     let (mut w, t) = flat_world();
     w.add_box(crate::sim::BoxDesc {
+        tag: Default::default(),
         position: Vec3::new(0.0, -1.0, 0.0),
         size: Vec3::new(16.0, 2.0, 16.0),
         rotation: Vec3::new(0.0, 0.0, deg),
@@ -338,6 +339,7 @@ fn checkpoints_and_level_edits_keep_ragdoll_poses_and_runs_repeat() {
     // A level edit far away: the rig is rebuilt where it was.
     let before = rag(&w, id).clone();
     w.add_box(crate::sim::BoxDesc {
+        tag: Default::default(),
         position: Vec3::new(15.0, 0.5, 15.0),
         size: Vec3::ONE,
         rotation: Vec3::ZERO,
@@ -740,6 +742,7 @@ fn a_creature_that_cannot_get_up_gives_up_after_its_tries_and_says_so() {
     }
     // Once it lies flat, a low ceiling: no room to stand.
     w.add_box(crate::sim::BoxDesc {
+        tag: Default::default(),
         position: Vec3::new(0.0, 0.4, 0.0),
         size: Vec3::new(6.0, 0.2, 6.0),
         rotation: Vec3::ZERO,
