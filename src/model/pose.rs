@@ -31,6 +31,9 @@ pub struct PoseInput<'a> {
     /// The spring chains' simulated points, world space, chain after chain in the model's
     /// order (each its joints' heads and its tip); empty: they ride along rigidly.
     pub springs: &'a [Vec3],
+    /// Each leg's foot (slope, standing): a leg with foot bones lies them on the ground
+    /// (see [`super::feet`]); empty: every leg drawn as the sim solved it.
+    pub feet: &'a [super::FootInput],
 }
 
 /// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
@@ -98,6 +101,8 @@ pub struct Posed {
     pelvis: f32,
     /// Number of leg chains (the arms' come after).
     legs: usize,
+    /// Each leg's foot and toe bones' shape (see [`super::feet`]).
+    feet: Vec<Option<super::feet::FootShape>>,
 }
 
 impl Posed {
@@ -183,6 +188,7 @@ impl Posed {
             spine: vec![0.0; n],
             pelvis: 1.0,
             legs: binding.legs.len(),
+            feet: super::feet::find_feet(model, binding),
         }
     }
 
@@ -265,7 +271,9 @@ impl Posed {
         // The limbs' points hung from their root joints as drawn (a spread lean draws the
         // pelvis and chest with less of it than the sim's body has): moved at each limb's
         // first bone.
-        let mut hung: Vec<Vec3> = if spread {
+        let feet = !input.feet.is_empty() && self.feet.iter().any(Option::is_some);
+        let rehang = spread || feet;
+        let mut hung: Vec<Vec3> = if rehang {
             input.points.to_vec()
         } else {
             Vec::new()
@@ -307,10 +315,10 @@ impl Posed {
                     m = self.swing(m, j, chain, k, input.springs, &mut shifts);
                 }
                 Role::Chain { chain, k } => {
-                    let limb = match (spread, input.chain_lens.get(chain), starts.get(chain)) {
+                    let limb = match (rehang, input.chain_lens.get(chain), starts.get(chain)) {
                         (true, Some(len), Some(s)) => hung
                             .get_mut(*s..*s + *len)
-                            .and_then(|pts| self.hang_limb(m, chain, k, pts)),
+                            .and_then(|pts| self.hang_limb(m, chain, k, pts, spread, input)),
                         _ => chain_point(chain, k),
                     };
                     if let Some(seg) = limb {
@@ -389,27 +397,41 @@ impl Posed {
         }
     }
 
-    /// Bone `k` of limb `chain` (riding at `m`) as its solved points `pts` say, hung from the
-    /// limb's root joint as drawn (the points moved in place at its first bone): an arm moves
-    /// whole with its shoulder; a leg is solved again from the drawn hip to its foot, which
-    /// stays where it stands (its bones keep their lengths, its knee its side).
+    /// Bone `k` of limb `chain` (riding at `m`) as its solved points `pts` say, redrawn in
+    /// place at its first bone: with the lean `spread`, hung from the limb's root joint as
+    /// drawn (an arm moves whole with its shoulder; a leg is solved again from the drawn hip
+    /// to its foot, which stays where it stands, its bones their lengths, its knee its
+    /// side); a leg with foot bones, its foot laid on the ground (see [`super::feet`]).
     fn hang_limb(
         &self,
         m: Affine3A,
         chain: usize,
         k: usize,
         pts: &mut [Vec3],
+        spread: bool,
+        input: &PoseInput<'_>,
     ) -> Option<(Vec3, Vec3)> {
         let n = pts.len();
         if n < 2 {
             return None;
         }
         if k == 0 {
-            let root = Vec3::from(m.translation);
+            let root = if spread {
+                Vec3::from(m.translation)
+            } else {
+                pts[0]
+            };
+            let shape = self.feet.get(chain).copied().flatten();
+            let foot = input.feet.get(chain);
             if chain >= self.legs {
                 let shift = root - pts[0];
                 pts.iter_mut().for_each(|p| *p += shift);
-            } else {
+            } else if let (Some(shape), Some(foot)) = (shape, foot) {
+                let heading = input.body_rotation;
+                if !super::feet::shape_foot(pts, root, &shape, foot, heading) && spread {
+                    reach_from(pts, root);
+                }
+            } else if spread {
                 reach_from(pts, root);
             }
         }

@@ -20,6 +20,8 @@ pub struct PoseScratch {
     pub skin: Vec<Mat4>,
     /// The spring chains' points.
     pub springs: Vec<Vec3>,
+    /// Each leg's foot (slope, standing) for drawing foot bones.
+    pub feet: Vec<crate::model::FootInput>,
 }
 
 /// Every limb's points of `c`, hip (or shoulder) to foot (or hand): legs, then arms.
@@ -55,6 +57,14 @@ pub fn limb_points(c: &Creature, points: &mut Vec<Vec3>, lens: &mut Vec<usize>) 
 pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseScratch) {
     limb_points(c, &mut s.points, &mut s.lens);
     super::springs::spring_points(c, &mut s.springs);
+    s.feet.clear();
+    if c.rag.is_none() {
+        s.feet
+            .extend(c.loco.legs.iter().map(|l| crate::model::FootInput {
+                slope: l.slope,
+                grounded: l.grounded,
+            }));
+    }
     let (position, rotation) = c.body_pose();
     let counter = c.def.body.head.as_ref().map_or(0.0, |h| h.counter_yaw);
     let head = if c.rag.is_some() {
@@ -77,6 +87,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
             points: &s.points,
             chain_lens: &s.lens,
             springs: &s.springs,
+            feet: &s.feet,
         },
         &mut s.world,
         &mut s.skin,

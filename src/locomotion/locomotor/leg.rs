@@ -34,6 +34,9 @@ pub struct LegState {
     /// A climber's foothold: the normal of the face its target is on (world, unit; +Y for
     /// walkers).
     pub normal: Vec3,
+    /// The slope under the foot: the ground's normal where it stands, or where its swing will
+    /// land (world, unit; +Y until a cast has said). What a drawn foot lies flat on.
+    pub slope: Vec3,
     /// Last good ground hit for the target, kept for misses.
     pub(super) last_hit: Option<Vec3>,
     pub(super) swing_from: Vec3,
@@ -76,6 +79,7 @@ impl LegState {
             pole: Vec3::Y,
             reach: 0.0,
             normal: Vec3::Y,
+            slope: Vec3::Y,
             last_hit: hit,
             swing_from: foot,
             rescue: false,

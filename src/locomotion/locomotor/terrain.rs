@@ -429,8 +429,11 @@ impl Locomotor {
             // wall higher than that, or the foot of a drop deeper, is not (a foot beside it
             // is found on the way back toward the body, as for a miss).
             let foothold = |p: &Vec3| (p.y - plane_y(*p)).abs() <= drop;
-            let carried = cast.filter(|h| footing.carries(h)).map(|h| h.point);
-            match carried.filter(foothold) {
+            let carried = cast.filter(|h| footing.carries(h));
+            if let Some(h) = carried.filter(|_| !st.grounded) {
+                st.slope = h.normal;
+            }
+            match carried.map(|h| h.point).filter(foothold) {
                 Some(point) => {
                     // Below the rest spot and out of easy reach of the hip at the ride
                     // height: a foothold nearer the hip, when there is one.
