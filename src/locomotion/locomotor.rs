@@ -191,6 +191,7 @@ pub struct Locomotor {
     breath_weight: f32,
     /// Head pitch relative to the body (looking up: positive), radians.
     pub head_pitch: f32,
+
     /// What the head looks at this tick, world space (`c:look_at`; the sim sets it).
     pub look_at: Option<Vec3>,
     /// What is left of a hit's push, m/s (decays with `lean::PUSH_TAU`).
@@ -222,6 +223,10 @@ pub struct Locomotor {
     /// The speed its steering asked for this tick (m/s; before the legs hold it back): a
     /// gait style is chosen for the faster of this and the speed it has.
     pub desired_speed: f32,
+    /// The ground its feet stand on this tick, as a plane (a point on it and its normal):
+    /// the support plane a walker's posture fitted; `None` when none was (in the air, on
+    /// a climbing surface). What its spring chains lie on.
+    pub floor: Option<(Vec3, Vec3)>,
 }
 
 impl Locomotor {
@@ -279,6 +284,7 @@ impl Locomotor {
             phase_stepped: 0,
             style: StyleState::at_rest(def),
             desired_speed: 0.0,
+            floor: None,
         };
         let mut scratch = Scratch::default();
         let rot = loco.fit_body(def, 0.0, yaw_rotation(yaw), ground, &mut scratch);
@@ -463,6 +469,7 @@ impl Locomotor {
         if !(dt > 0.0) {
             return;
         }
+        self.floor = None;
         let mut path_end = false;
         // Which feet stand now (a lift is one that stood and does not after the tick).
         let stood: u64 = self

@@ -53,12 +53,11 @@ struct Step {
 }
 
 /// A chain's simulated state: its points (root first) and their velocities, and the rest
-/// shape it was last given.
+/// shape it was last given — in one buffer (`[points | velocities | rest]`), so a crowd's
+/// chains cost one memory block each, not three.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SpringChain {
-    pub points: Vec<Vec3>,
-    velocities: Vec<Vec3>,
-    rest: Vec<Vec3>,
+    data: Vec<Vec3>,
     /// Its last step left it still (see [`SETTLED`]).
     settled: bool,
 }
@@ -66,17 +65,26 @@ pub(crate) struct SpringChain {
 impl SpringChain {
     /// A chain at rest in `rest`.
     pub(crate) fn at_rest(rest: &[Vec3]) -> SpringChain {
+        let n = rest.len();
+        let mut data = Vec::with_capacity(3 * n);
+        data.extend_from_slice(rest);
+        data.resize(2 * n, Vec3::ZERO);
+        data.extend_from_slice(rest);
         SpringChain {
-            points: rest.to_vec(),
-            velocities: vec![Vec3::ZERO; rest.len()],
-            rest: rest.to_vec(),
+            data,
             settled: false,
         }
     }
 
+    /// Its points, root first, as simulated.
+    pub(crate) fn points(&self) -> &[Vec3] {
+        &self.data[..self.data.len() / 3]
+    }
+
     /// Whether it holds `n` points, all finite.
+    #[cfg(test)]
     pub(crate) fn fits(&self, n: usize) -> bool {
-        self.points.len() == n && self.points.iter().all(|p| p.is_finite())
+        self.data.len() == 3 * n && self.points().iter().all(|p| p.is_finite())
     }
 
     /// One tick of `dt` seconds toward the rest shape `rest` (where the points would be if
@@ -91,18 +99,20 @@ impl SpringChain {
         floor: &mut dyn FnMut(Vec3) -> Option<f32>,
     ) {
         let n = rest.len();
-        if self.points.len() != n || self.rest.len() != n {
+        if self.data.len() != 3 * n {
             *self = SpringChain::at_rest(rest);
             return;
         }
+        let (points, tail) = self.data.split_at_mut(n);
+        let (velocities, last) = tail.split_at_mut(n);
         if !(dt > 0.0) || !(2..=MAX).contains(&n) {
             // (Longer than [`MAX`]: it rides along rigidly.)
-            self.points.copy_from_slice(rest);
-            self.rest.copy_from_slice(rest);
+            points.copy_from_slice(rest);
+            last.copy_from_slice(rest);
             return;
         }
         // At rest on a body that has not moved: nothing to do (a crowd standing about).
-        if self.settled && rest == self.rest.as_slice() {
+        if self.settled && rest == &*last {
             return;
         }
         // Sub-steps no longer than SUBSTEP, nor than a stiff or heavily damped chain stays
@@ -114,38 +124,49 @@ impl SpringChain {
             .clamp(1.0, 64.0) as usize;
         let h = dt / subs as f32;
         let gravity = Vec3::NEG_Y * (G * params.gravity);
-        // The rest shape a fraction `k` of the way through the tick (`self.rest`: last tick's).
-        let at = |this: &Self, i: usize, k: f32| this.rest[i].lerp(rest[i], k);
+        let mut chain = Chain { points, velocities };
         for s in 1..=subs {
             let (k0, k) = ((s - 1) as f32 / subs as f32, s as f32 / subs as f32);
-            let root = at(self, 0, k);
-            self.velocities[0] = (root - self.points[0]) / h;
-            self.points[0] = root;
+            // The rest shape a fraction of the way through the tick (`last`: last tick's).
+            let at = |i: usize, k: f32| last[i].lerp(rest[i], k);
+            let root = at(0, k);
+            chain.velocities[0] = (root - chain.points[0]) / h;
+            chain.points[0] = root;
             // The rest shape's points before this one, this sub-step (walked down the chain).
             let (mut parent, mut grand) = (root, root);
             for i in 1..n {
-                let here = at(self, i, k);
+                let here = at(i, k);
                 let step = Step {
                     bone: here - parent,
                     parent_bone: (i >= 2).then(|| parent - grand),
-                    target_v: (here - at(self, i, k0)) / h,
+                    target_v: (here - at(i, k0)) / h,
                     len: (rest[i] - rest[i - 1]).length(),
-                    floor: floor(self.points[i]),
+                    floor: floor(chain.points[i]),
                 };
-                self.sub_step(i, &step, params, gravity, h, radius);
+                chain.sub_step(i, &step, params, gravity, h, radius);
                 (grand, parent) = (parent, here);
             }
         }
-        self.rest.copy_from_slice(rest);
-        self.settled = self
-            .velocities
-            .iter()
-            .all(|v| v.length_squared() < SETTLED * SETTLED);
-        if !self.fits(n) {
+        last.copy_from_slice(rest);
+        let (mut settled, mut finite) = (true, true);
+        for (p, v) in chain.points.iter().zip(chain.velocities.iter()) {
+            settled &= v.length_squared() < SETTLED * SETTLED;
+            finite &= p.is_finite();
+        }
+        self.settled = settled;
+        if !finite {
             *self = SpringChain::at_rest(rest);
         }
     }
+}
 
+/// A chain's points and velocities, borrowed for a step.
+struct Chain<'a> {
+    points: &'a mut [Vec3],
+    velocities: &'a mut [Vec3],
+}
+
+impl Chain<'_> {
     /// Point `i`'s sub-step of `h` seconds: toward where the rest shape puts it on the point
     /// before it as simulated, its bone kept its length, over the floor (plus `radius`).
     #[inline]
@@ -163,7 +184,7 @@ impl SpringChain {
             Some(rest_parent) => {
                 let from = rest_parent.normalize_or(Vec3::Y);
                 let to = (self.points[i - 1] - self.points[i - 2]).normalize_or(Vec3::Y);
-                self.points[i - 1] + Quat::from_rotation_arc(from, to) * step.bone
+                self.points[i - 1] + turn_by_arc(from, to, step.bone)
             }
             None => self.points[i - 1] + step.bone,
         };
@@ -197,6 +218,19 @@ impl SpringChain {
     }
 }
 
+/// `v` turned by the least rotation taking unit `from` to unit `to` (Rodrigues' formula with
+/// the half-angle folded in: no square root, no quaternion); opposite directions turn it
+/// half a turn about an axis across `from`.
+#[inline]
+fn turn_by_arc(from: Vec3, to: Vec3, v: Vec3) -> Vec3 {
+    let c = from.dot(to);
+    if c < -0.9999 {
+        return Quat::from_rotation_arc(from, to) * v;
+    }
+    let k = from.cross(to);
+    v * c + k.cross(v) + k * (k.dot(v) / (1.0 + c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,12 +256,31 @@ mod tests {
             chain.step(&rest, &SpringParams::default(), dt, 0.02, &mut |_| {
                 Some(0.0)
             });
-            tip_minus_rest.push(chain.points[3] - rest[3]);
+            tip_minus_rest.push(chain.points()[3] - rest[3]);
             if (time * 6.0 - (time * 6.0).round()).abs() < 1e-3 {
-                samples.push(chain.points[3].x);
+                samples.push(chain.points()[3].x);
             }
         }
         (samples, tip_minus_rest)
+    }
+
+    #[test]
+    fn turning_by_an_arc_is_the_quaternions_turn() {
+        let dirs = [
+            Vec3::new(0.3, -0.9, 0.2),
+            Vec3::new(-0.8, 0.1, 0.5),
+            Vec3::Y,
+            Vec3::NEG_Y,
+            Vec3::new(0.0, 0.0, 1.0),
+        ];
+        for a in dirs {
+            for b in dirs {
+                let (a, b) = (a.normalize(), b.normalize());
+                let v = Vec3::new(0.4, -1.3, 0.7);
+                let want = Quat::from_rotation_arc(a, b) * v;
+                assert!((turn_by_arc(a, b, v) - want).length() < 1e-4, "{a} {b}");
+            }
+        }
     }
 
     #[test]
@@ -294,17 +347,17 @@ mod tests {
         };
         for _ in 0..240 {
             chain.step(&rest, &params, 1.0 / 60.0, 0.02, &mut |_| Some(0.0));
-            for p in &chain.points[1..] {
+            for p in &chain.points()[1..] {
                 assert!(p.y >= 0.02 - 1e-5, "a point under the floor: {p}");
             }
         }
         // Lengths kept.
-        for w in chain.points.windows(2) {
+        for w in chain.points().windows(2) {
             assert!((w[0].distance(w[1]) - 0.15).abs() < 1e-4);
         }
         let bad = vec![Vec3::NAN; 5];
         chain.step(&bad, &params, 1.0 / 60.0, 0.02, &mut |_| None);
         chain.step(&rest, &params, 1.0 / 60.0, 0.02, &mut |_| None);
-        assert!(chain.fits(5), "{:?}", chain.points);
+        assert!(chain.fits(5), "{:?}", chain.points());
     }
 }

@@ -278,6 +278,10 @@ impl StairsDesc {
     }
 }
 
+/// The bit of a collider's `user_data` that marks a level piece (see
+/// [`Level::build_colliders`]).
+pub(crate) const LEVEL_PIECE: u128 = 1 << 100;
+
 /// The whole static level as described; the World keeps it to rebuild colliders and for views.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Level {
@@ -339,25 +343,29 @@ impl Level {
     }
 
     /// Rebuilds `colliders` from the level; the ground's collider, if there is a ground.
-    /// Each collider's `user_data` says which piece it is (see [`Level::tag_of`]).
+    /// Each collider's `user_data` says which piece it is (see [`Level::tag_of`]): the
+    /// [`LEVEL_PIECE`] bit, and 0 for the ground or 1 + a box's index (a ragdoll part's is
+    /// its creature's id + 1, below that bit: the two never meet).
     pub fn build_colliders(&self, colliders: &mut ColliderSet) -> Option<ColliderHandle> {
         let ground = self
             .ground
             .as_ref()
-            .map(|g| colliders.insert(g.collider().user_data(1)));
+            .map(|g| colliders.insert(g.collider().user_data(LEVEL_PIECE)));
         for (i, b) in self.boxes.iter().enumerate() {
-            colliders.insert(b.collider().user_data(2 + i as u128));
+            colliders.insert(b.collider().user_data(LEVEL_PIECE | (1 + i as u128)));
         }
         ground
     }
 
     /// The name and surface of the piece whose collider has `user_data` (see
-    /// [`Level::build_colliders`]).
+    /// [`Level::build_colliders`]); `None` for anything else.
     pub fn tag_of(&self, user_data: u128) -> Option<&PieceTag> {
-        match user_data {
-            0 => None,
-            1 => self.ground.as_ref().map(|g| &g.tag),
-            n => self.boxes.get((n - 2) as usize).map(|b| &b.tag),
+        if user_data & LEVEL_PIECE == 0 {
+            return None;
+        }
+        match (user_data & !LEVEL_PIECE) as usize {
+            0 => self.ground.as_ref().map(|g| &g.tag),
+            n => self.boxes.get(n - 1).map(|b| &b.tag),
         }
     }
 }

@@ -117,8 +117,8 @@ impl Snapshot {
         self.spring_chains.clear();
         for c in world.creatures() {
             for chain in &c.springs {
-                self.spring_chains.push(chain.points.len() as u32);
-                self.spring_points.extend_from_slice(&chain.points);
+                self.spring_chains.push(chain.points().len() as u32);
+                self.spring_points.extend_from_slice(chain.points());
             }
         }
         self.pose_skins(world);

@@ -76,10 +76,15 @@ impl World {
     }
 }
 
-/// The ground under a creature's chains, as a plane: through its planted feet (the support
-/// plane its posture stands on), else level at the ground under its body (in the air, in
-/// physics, a flyer); `None` with no ground under it. One cast at most a creature.
+/// The ground under a creature's chains, as a plane: the support plane its posture fitted
+/// this tick, else through its planted feet (a climber), else level at the ground under its
+/// body (in the air, in physics, a flyer); `None` with no ground under it. One cast at
+/// most a creature.
 fn floor_plane(c: &Creature, at: Vec3, ground: &dyn GroundQuery) -> Option<(Vec3, Vec3)> {
+    if let Some(f) = c.loco.floor.filter(|_| c.rag.is_none()) {
+        // The plane the posture fitted this tick (a walker on its feet).
+        return Some(f);
+    }
     if c.rag.is_none() {
         let mut feet = [Vec3::ZERO; 16];
         let mut n = 0;
@@ -128,8 +133,10 @@ fn step_chains(
     let (position, rotation) = c.body_pose();
     let body = Affine3A::from_rotation_translation(rotation, position)
         * Affine3A::from_mat4(m.binding.fix);
+    // The head's turn, only for a model with chains on its head.
+    let on_head = m.springs.iter().any(|s| s.on_head);
     let head = match (m.binding.head, c.rag.is_none(), c.def.body.head.as_ref()) {
-        (Some(h), true, Some(hd)) => {
+        (Some(h), true, Some(hd)) if on_head => {
             let turn = c.loco.head_rotation(hd.counter_yaw) * rotation.inverse();
             Some((m.model.joints[h].head(), turn))
         }
@@ -156,6 +163,6 @@ fn step_chains(
 pub(crate) fn spring_points(c: &Creature, out: &mut Vec<Vec3>) {
     out.clear();
     for s in &c.springs {
-        out.extend_from_slice(&s.points);
+        out.extend_from_slice(s.points());
     }
 }

@@ -47,8 +47,12 @@ impl Locomotor {
                 None => (self.position.y, Vec3::Y),
             }
         } else {
-            self.support(def, scratch)
-                .unwrap_or((self.position.y, Vec3::Y))
+            let support = self.support(def, scratch);
+            self.floor = support.map(|(h, n)| {
+                let ahead = self.position + horizontal(self.velocity) * (2.0 * HEIGHT_TAU);
+                (Vec3::new(ahead.x, h - def.body.height, ahead.z), n)
+            });
+            support.unwrap_or((self.position.y, Vec3::Y))
         };
         // A posture a brain asked for: raised or lowered, tilted on the feet.
         self.stance.advance(dt);
