@@ -62,6 +62,7 @@ fn left_leg(b: &BoundModel, reach: Vec3, slope: Vec3) -> (Vec<Vec3>, Vec3) {
             chain_lens: &lens,
             springs: &[],
             feet: &feet,
+            spine: None,
         },
         &mut world,
         &mut skin,

@@ -26,7 +26,7 @@ fn knight(spine: SpineSpec) -> Result<BoundModel, String> {
 
 /// The knight posed facing `yaw` with `lean` (body space), nothing else solved: every
 /// joint's world rotation.
-fn pose(b: &BoundModel, yaw: Quat, lean: Quat) -> Vec<Quat> {
+fn pose(b: &BoundModel, yaw: Quat, lean: Quat, spine: Option<&[f32]>) -> Vec<Quat> {
     let rot = yaw * lean;
     let (mut world, mut skin) = (Vec::new(), Vec::new());
     b.posed.pose(
@@ -40,6 +40,7 @@ fn pose(b: &BoundModel, yaw: Quat, lean: Quat) -> Vec<Quat> {
             chain_lens: &[],
             springs: &[],
             feet: &[],
+            spine,
         },
         &mut world,
         &mut skin,
@@ -75,8 +76,8 @@ fn the_knights_lean_is_spread_from_the_pelvis_up_with_falling_weights() {
     ] {
         let lean = Quat::from_axis_angle(lean_axis.normalize(), lean_deg.to_radians());
         let yaw = Quat::from_rotation_y(0.7);
-        let leaned = pose(&b, yaw, lean);
-        let upright = pose(&b, yaw, Quat::IDENTITY);
+        let leaned = pose(&b, yaw, lean, None);
+        let upright = pose(&b, yaw, Quat::IDENTITY, None);
         let mut total = 0.0;
         for (k, j) in b.spine.joints.iter().enumerate() {
             // Each joint's turn relative to its parent, against the upright pose's.
@@ -102,6 +103,29 @@ fn the_knights_lean_is_spread_from_the_pelvis_up_with_falling_weights() {
         assert!(
             (whole - lean_deg.abs()).abs() < 0.3 && (total - 1.0).abs() < 0.02,
             "the head ends with the whole lean: {whole:.2}° of {lean_deg}° (shares sum {total:.3})"
+        );
+    }
+    // A creature's own shares (the inspector's spine sliders): even, each joint a quarter.
+    let lean = Quat::from_rotation_z(20f32.to_radians());
+    let yaw = Quat::from_rotation_y(-0.3);
+    let even = [0.25f32; 4];
+    let (leaned, upright) = (
+        pose(&b, yaw, lean, Some(&even)),
+        pose(&b, yaw, Quat::IDENTITY, None),
+    );
+    for (k, j) in b.spine.joints.iter().enumerate() {
+        let rel = |w: &[Quat]| match b.model.joints[*j].parent {
+            Some(p) if k > 0 => w[p].inverse() * w[*j],
+            _ => w[*j],
+        };
+        let share = (rel(&upright).inverse() * rel(&leaned))
+            .angle_between(Quat::IDENTITY)
+            .to_degrees()
+            / 20.0;
+        assert!(
+            (share - 0.25).abs() < 0.02,
+            "{}: {share:.3} of an even spine",
+            names[k]
         );
     }
     // Off: a plank, the pelvis carrying it all.
@@ -264,6 +288,7 @@ fn the_knights_legs_and_arms_hang_from_its_pelvis_and_shoulders_as_drawn() {
             chain_lens: &lens,
             springs: &[],
             feet: &[],
+            spine: None,
         },
         &mut world,
         &mut skin,

@@ -490,3 +490,86 @@ fn the_springs_layer_draws_each_chain() {
         "the springs layer drew nothing: {a} then {b} pink pixels"
     );
 }
+
+/// The inspector's sliders tune one creature's chains (`Command::Tune`): the bundled hound's
+/// tail made very stiff swings far less in the same walk than its twin's with the type's
+/// settings, and the other hound is untouched; a chain it does not have changes nothing.
+#[test]
+fn one_creatures_chain_tuned_stiff_swings_less_than_its_twins() {
+    use skitter::script::{HostOptions, ScriptHost};
+    use skitter::sim::{Command, Snapshot, Tune};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = temp_mod(
+        dir.path(),
+        "twins",
+        &[
+            (
+                "mod.toml",
+                "name = \"twins\"\nversion = \"0.1.0\"\ndepends = [\"menagerie\"]\n",
+            ),
+            (
+                "main.lua",
+                r#"
+world.ground { size = vec3(40, 0, 40) }
+behaviour.define {
+  name = "weave",
+  on_update = function(self, dt)
+    local a = math.sin(world.time() * 2) * 1.2
+    self:move(vec3(math.sin(a), 0, math.cos(a)), 1.4)
+  end,
+}
+world.spawn("menagerie/hound", { position = vec3(-3, 0, -10), behaviour = "weave" })
+world.spawn("menagerie/hound", { position = vec3(3, 0, -10), behaviour = "weave" })
+"#,
+            ),
+        ],
+    );
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[common::bundled("spider"), common::bundled("menagerie"), m]);
+    let ids: Vec<_> = host.world().creatures().iter().map(|c| c.id).collect();
+    assert_eq!(ids.len(), 2);
+    let stiff = skitter::math::SpringParams {
+        stiffness: 2000.0,
+        damping: 90.0,
+        gravity: 0.0,
+        drag: 0.0,
+    };
+    host.world_mut()
+        .push(Command::Tune(ids[1], Box::new(Tune::Spring(0, stiff))));
+    host.world_mut()
+        .push(Command::Tune(ids[1], Box::new(Tune::Spring(7, stiff))));
+    // Each tail's tip in its body's frame: how far it swings about its mean.
+    let mut tips: [Vec<glam::Vec3>; 2] = [Vec::new(), Vec::new()];
+    let mut snap = Snapshot::default();
+    for _ in 0..300 {
+        host.tick();
+        snap.capture(&host.world());
+        let mut at = 0;
+        for (k, c) in snap.creatures.iter().enumerate() {
+            let n = snap.spring_chains[k] as usize;
+            let tip = snap.spring_points[at + n - 1];
+            at += n;
+            tips[k].push(c.rotation.inverse() * (tip - c.position));
+        }
+    }
+    let swing = |t: &[glam::Vec3]| {
+        let mean = t.iter().copied().sum::<glam::Vec3>() / t.len() as f32;
+        t.iter().map(|p| p.distance(mean)).fold(0.0f32, f32::max)
+    };
+    let (loose, tight) = (swing(&tips[0][60..]), swing(&tips[1][60..]));
+    assert!(
+        tight < 0.5 * loose && loose > 0.02,
+        "tuned stiff: {tight:.3} m of swing, its twin {loose:.3} m"
+    );
+    let w = host.world();
+    assert!(w.creature(ids[0]).expect("twin").tuned.is_none());
+    assert_eq!(
+        w.creature(ids[1])
+            .expect("tuned")
+            .tuned
+            .as_ref()
+            .map(|t| t.springs.len()),
+        Some(1),
+        "one chain (the tail); chain 7 is not one"
+    );
+}

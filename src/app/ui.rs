@@ -400,6 +400,12 @@ fn inspector(
                         }
                     });
                 }
+                if let Some(m) = world
+                    .creature_type(c.type_id)
+                    .and_then(|t| t.model.as_ref())
+                {
+                    spring_sliders(ui, c, m, actions);
+                }
                 ui.separator();
                 ui.label("gait (this creature)");
                 let legs = c.def.legs.len();
@@ -433,6 +439,59 @@ fn inspector(
                     }
                 });
             });
+    }
+}
+
+/// The selected creature's spring chains (stiffness, damping, gravity, drag) and its spine's
+/// shares of the lean, each a slider: this creature's own (`Command::Tune`), from its type's.
+fn spring_sliders(
+    ui: &mut egui::Ui,
+    c: &crate::sim::Creature,
+    m: &crate::model::BoundModel,
+    actions: &mut Vec<Action>,
+) {
+    use crate::sim::springs::Tune;
+    let tuned = c.tuned.as_deref();
+    if !m.springs.is_empty() {
+        ui.collapsing(format!("spring chains ({})", m.springs.len()), |ui| {
+            for (i, chain) in m.springs.iter().enumerate() {
+                let cur = tuned
+                    .and_then(|t| t.springs.get(i))
+                    .copied()
+                    .unwrap_or(chain.params);
+                let mut p = cur;
+                ui.label(&chain.name);
+                ui.add(
+                    egui::Slider::new(&mut p.stiffness, 1.0..=2000.0)
+                        .logarithmic(true)
+                        .text("stiffness"),
+                );
+                ui.add(egui::Slider::new(&mut p.damping, 0.0..=100.0).text("damping"));
+                ui.add(egui::Slider::new(&mut p.gravity, -2.0..=2.0).text("gravity"));
+                ui.add(egui::Slider::new(&mut p.drag, 0.0..=10.0).text("drag"));
+                if p != cur {
+                    actions.push(Action::Push(Command::Tune(
+                        c.id,
+                        Box::new(Tune::Spring(i, p)),
+                    )));
+                }
+            }
+        });
+    }
+    if !m.spine.joints.is_empty() {
+        ui.collapsing("spine (share of the lean)", |ui| {
+            let cur: Vec<f32> = tuned
+                .and_then(|t| t.spine.clone())
+                .unwrap_or_else(|| m.spine.weights.clone());
+            let mut w = cur.clone();
+            for (j, share) in m.spine.joints.iter().zip(w.iter_mut()) {
+                let name = m.model.joints[*j].name.as_str();
+                ui.add(egui::Slider::new(share, 0.0..=1.0).text(name));
+            }
+            if w != cur && w.iter().sum::<f32>() > 0.0 {
+                actions.push(Action::Push(Command::Tune(c.id, Box::new(Tune::Spine(w)))));
+            }
+        });
     }
 }
 

@@ -34,6 +34,9 @@ pub struct PoseInput<'a> {
     /// Each leg's foot (slope, standing): a leg with foot bones lies them on the ground
     /// (see [`super::feet`]); empty: every leg drawn as the sim solved it.
     pub feet: &'a [super::FootInput],
+    /// This creature's own shares of the lean along the spine, pelvis first (one for each
+    /// spine joint; `None` or another length: the model's).
+    pub spine: Option<&'a [f32]>,
 }
 
 /// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
@@ -96,9 +99,11 @@ pub struct Posed {
     body: usize,
     /// Where each spring chain's points start in [`PoseInput::springs`], and how many.
     spring_at: Vec<(usize, usize)>,
-    /// Each joint's share of the lean (0 off the spine); the pelvis's share.
+    /// Each joint's share of the lean (0 off the spine); the pelvis's share; the spine's
+    /// joints, pelvis first.
     spine: Vec<f32>,
     pelvis: f32,
+    spine_joints: Vec<usize>,
     /// Number of leg chains (the arms' come after).
     legs: usize,
     /// Each leg's foot and toe bones' shape (see [`super::feet`]).
@@ -187,6 +192,7 @@ impl Posed {
             spring_at: Vec::new(),
             spine: vec![0.0; n],
             pelvis: 1.0,
+            spine_joints: Vec::new(),
             legs: binding.legs.len(),
             feet: super::feet::find_feet(model, binding),
         }
@@ -196,11 +202,13 @@ impl Posed {
     pub fn set_spine(&mut self, spine: &super::Spine) {
         self.spine.iter_mut().for_each(|w| *w = 0.0);
         self.pelvis = 1.0;
+        self.spine_joints = spine.joints.clone();
         for (k, (j, w)) in spine.joints.iter().zip(&spine.weights).enumerate() {
             if k == 0 {
                 self.pelvis = *w;
             } else if let Some(s) = self.spine.get_mut(*j) {
-                *s = *w;
+                // (Never 0: a joint of the spine stays one, whatever its share.)
+                *s = w.max(1e-9);
             }
         }
     }
@@ -306,7 +314,7 @@ impl Posed {
                 None => base * local,
             };
             if spread && self.spine[j] > 0.0 {
-                let share = Quat::IDENTITY.slerp(input.lean, self.spine[j]);
+                let share = Quat::IDENTITY.slerp(input.lean, self.share(input, j));
                 m.matrix3 = Mat3A::from_quat(unleaned * share * unleaned.inverse()) * m.matrix3;
             }
             match self.role[j] {
@@ -360,8 +368,12 @@ impl Posed {
     /// lean.
     fn spread(&self, input: &PoseInput<'_>) -> (bool, Affine3A, Quat) {
         // A spine spreads the lean: the pelvis keeps its share, each joint above adds its own.
-        if self.pelvis < 1.0 && input.lean != Quat::IDENTITY {
-            let back = Quat::IDENTITY.slerp(input.lean.inverse(), 1.0 - self.pelvis);
+        let pelvis = match self.spine_joints.first() {
+            Some(j) => self.share(input, *j),
+            None => 1.0,
+        };
+        if pelvis < 1.0 && input.lean != Quat::IDENTITY {
+            let back = Quat::IDENTITY.slerp(input.lean.inverse(), 1.0 - pelvis);
             (
                 true,
                 input.body * Affine3A::from_quat(back) * self.fix,
@@ -369,6 +381,19 @@ impl Posed {
             )
         } else {
             (false, input.body * self.fix, Quat::IDENTITY)
+        }
+    }
+
+    /// Spine joint `j`'s share of the lean: the creature's own (`input.spine`) or the model's.
+    fn share(&self, input: &PoseInput<'_>, j: usize) -> f32 {
+        let own = input
+            .spine
+            .filter(|w| w.len() == self.spine_joints.len())
+            .and_then(|w| Some(w[self.spine_joints.iter().position(|s| *s == j)?]));
+        match own {
+            Some(w) => w,
+            None if Some(&j) == self.spine_joints.first() => self.pelvis,
+            None => self.spine[j],
         }
     }
 

@@ -4,6 +4,7 @@
 mod breath;
 mod checkpoint;
 mod climb_nav;
+mod creature;
 mod detail;
 mod facing;
 mod ground;
@@ -33,6 +34,7 @@ pub use links::{jump_settings, JumpLimits, JumpRefused, LinkDesc, LinkUse};
 pub use model_pose::{generated_model, limb_points, plan_record, pose_creature, PoseScratch};
 pub use near::NearFilter;
 pub use puppets::Drive;
+pub use springs::{Tune, Tuned};
 
 pub use level::{BoxDesc, GroundDesc, HeightSource, Level, PieceDesc, PieceTag, StairsDesc};
 pub use navigation::settings_of;

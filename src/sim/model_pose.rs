@@ -88,6 +88,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
             chain_lens: &s.lens,
             springs: &s.springs,
             feet: &s.feet,
+            spine: c.tuned.as_ref().and_then(|t| t.spine.as_deref()),
         },
         &mut s.world,
         &mut s.skin,

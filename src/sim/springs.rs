@@ -10,6 +10,7 @@ use super::ground::RapierGround;
 use super::world::{Creature, World};
 use crate::locomotion::GroundQuery;
 use crate::math::spring_chain::SpringChain;
+use crate::math::SpringParams;
 use crate::model::BoundModel;
 
 /// How far a chain's points keep above the ground (m).
@@ -18,7 +19,56 @@ const CLEARANCE: f32 = 0.02;
 const CAST_ABOVE: f32 = 0.5;
 const CAST_BELOW: f32 = 1.5;
 
+/// One creature's own spring chain settings and spine shares (see [`Creature::tuned`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Tuned {
+    /// Each chain's settings (empty: its type's).
+    pub springs: Vec<SpringParams>,
+    /// Its spine's shares of the lean, pelvis first, summing to 1 (`None`: its type's).
+    pub spine: Option<Vec<f32>>,
+}
+
+/// A change to one creature's [`Tuned`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum Tune {
+    /// Chain `.0`'s settings.
+    Spring(usize, SpringParams),
+    /// The spine's shares, pelvis first (normalised to sum to 1).
+    Spine(Vec<f32>),
+}
+
 impl World {
+    /// Applies `t` to creature `id` (a chain or spine it does not have, or shares that are
+    /// not numbers ≥ 0 with a sum > 0, change nothing).
+    pub(super) fn tune(&mut self, id: super::world::CreatureId, t: &Tune) {
+        let Some(c) = self.creature(id) else { return };
+        let Some(m) = self
+            .creature_type(c.type_id)
+            .and_then(|ty| ty.model.clone())
+        else {
+            return;
+        };
+        let Some(c) = self.creature_mut(id) else {
+            return;
+        };
+        let tuned = c.tuned.get_or_insert_with(Default::default);
+        match t {
+            Tune::Spring(i, p) if *i < m.springs.len() => {
+                if tuned.springs.len() != m.springs.len() {
+                    tuned.springs = m.springs.iter().map(|s| s.params).collect();
+                }
+                tuned.springs[*i] = *p;
+            }
+            Tune::Spine(w) if w.len() == m.spine.joints.len() => {
+                let sum: f32 = w.iter().sum();
+                if w.iter().all(|x| x.is_finite() && *x >= 0.0) && sum > 0.0 {
+                    tuned.spine = Some(w.iter().map(|x| x / sum).collect());
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Steps every creature's spring chains by `dt` (on the pool when there is one: each
     /// creature's chains read only its own state, so any thread count gives the same).
     pub(super) fn step_springs(&mut self, dt: f32) {
@@ -152,9 +202,11 @@ fn step_chains(
         let (o, n) = (*plane.get_or_insert_with(|| floor_plane(c, position, ground)))?;
         Some(o.y - (n.x * (p.x - o.x) + n.z * (p.z - o.z)) / n.y.max(0.1))
     };
-    for (chain, state) in m.springs.iter().zip(springs.iter_mut()) {
+    let own = c.tuned.as_ref().map(|t| &t.springs[..]).unwrap_or(&[]);
+    for (i, (chain, state)) in m.springs.iter().zip(springs.iter_mut()).enumerate() {
         crate::model::rest_points(chain, &body, head, rest);
-        state.step(rest, &chain.params, dt, CLEARANCE, &mut floor);
+        let params = own.get(i).unwrap_or(&chain.params);
+        state.step(rest, params, dt, CLEARANCE, &mut floor);
     }
 }
 
