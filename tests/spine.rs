@@ -332,3 +332,63 @@ fn the_knights_legs_and_arms_hang_from_its_pelvis_and_shoulders_as_drawn() {
         at += lens[c];
     }
 }
+
+/// A head's turn (its counter-yaw, a look at something) is shared with its neck where the
+/// head hangs from one that carries no leg: the fox's `b_Neck_04`, the knight's chest (its
+/// arms come with it, hung from their shoulders as drawn). The neck takes 40 %, the head
+/// ends with all of it.
+#[test]
+fn a_look_turns_the_neck_as_well_as_the_head() {
+    let fox = {
+        let m = load_in(&assets().join("fox"), "fox.glb", None).expect("fox");
+        let spec = BindSpec {
+            scale: 0.01,
+            ..BindSpec::default()
+        };
+        BoundModel::new(std::sync::Arc::new(m), &spec, None).expect("fox")
+    };
+    let knight = knight(SpineSpec::default()).expect("knight");
+    for (b, neck_name) in [(&fox, "b_Neck_04"), (&knight, "chest")] {
+        let head = b.binding.head.expect("a head");
+        let neck = b.model.joints[head].parent.expect("a neck");
+        assert_eq!(b.model.joints[neck].name, neck_name);
+        let body = Quat::from_rotation_y(0.5);
+        let look = Quat::from_rotation_y(60f32.to_radians()) * Quat::from_rotation_x(-0.3);
+        let posed = |h: Option<Quat>| {
+            let (mut world, mut skin) = (Vec::new(), Vec::new());
+            b.posed.pose(
+                &PoseInput {
+                    body: Affine3A::from_quat(body),
+                    head: h,
+                    body_rotation: body,
+                    lean: Quat::IDENTITY,
+                    time: 0.0,
+                    points: &[],
+                    chain_lens: &[],
+                    springs: &[],
+                    feet: &[],
+                    spine: None,
+                },
+                &mut world,
+                &mut skin,
+            );
+            world
+                .iter()
+                .map(|m| m.to_scale_rotation_translation().1)
+                .collect::<Vec<_>>()
+        };
+        let (still, looking) = (posed(None), posed(Some(look * body)));
+        let angle = |q: Quat| q.angle_between(Quat::IDENTITY).to_degrees();
+        let whole = angle(look);
+        let neck_turn = angle(still[neck].inverse() * looking[neck]);
+        let head_turn = angle(looking[head] * still[head].inverse());
+        assert!(
+            (neck_turn - 0.4 * whole).abs() < 1.0,
+            "{neck_name}: {neck_turn:.1}° of {whole:.1}°"
+        );
+        assert!(
+            (head_turn - whole).abs() < 0.5,
+            "the head ends with the whole turn: {head_turn:.1}° of {whole:.1}°"
+        );
+    }
+}

@@ -88,6 +88,9 @@ pub struct Posed {
     after: Vec<usize>,
     fix: Affine3A,
     head: Option<usize>,
+    /// The joint the head hangs from, when it is a neck: between the body bone and the
+    /// head, carrying no leg (see [`neck_of`]); it takes [`NECK_SHARE`] of the head's turn.
+    neck: Option<usize>,
     /// Number of chains (legs then arms).
     pub chains: usize,
     /// The idle clip, and for each joint it drives (none bound: not the body bone or what
@@ -185,6 +188,7 @@ impl Posed {
             after,
             fix: Affine3A::from_mat4(binding.fix),
             head: binding.head,
+            neck: neck_of(model, binding),
             chains: binding.legs.len() + binding.arms.len(),
             idle: None,
             animated: vec![usize::MAX; n],
@@ -280,7 +284,12 @@ impl Posed {
         // pelvis and chest with less of it than the sim's body has): moved at each limb's
         // first bone.
         let feet = !input.feet.is_empty() && self.feet.iter().any(Option::is_some);
-        let rehang = spread || feet;
+        // A neck turning with the head carries what hangs from it (a biped's chest, its arms).
+        let turning = self.neck.is_some()
+            && self.legs < self.chains
+            && input.head.is_some_and(|h| h != input.body_rotation);
+        let moved = spread || turning;
+        let rehang = moved || feet;
         let mut hung: Vec<Vec3> = if rehang {
             input.points.to_vec()
         } else {
@@ -326,7 +335,7 @@ impl Posed {
                     let limb = match (rehang, input.chain_lens.get(chain), starts.get(chain)) {
                         (true, Some(len), Some(s)) => hung
                             .get_mut(*s..*s + *len)
-                            .and_then(|pts| self.hang_limb(m, chain, k, pts, spread, input)),
+                            .and_then(|pts| self.hang_limb(m, chain, k, pts, moved, input)),
                         _ => chain_point(chain, k),
                     };
                     if let Some(seg) = limb {
@@ -334,11 +343,20 @@ impl Posed {
                     }
                 }
             }
-            if Some(j) == self.head {
-                if let Some(h) = input.head {
-                    let turn = Mat3A::from_quat(h * input.body_rotation.inverse());
-                    m.matrix3 = turn * m.matrix3;
-                }
+            if let Some(h) = input
+                .head
+                .filter(|_| Some(j) == self.head || Some(j) == self.neck)
+            {
+                // The head's turn (its counter-yaw, a look), world space; a neck takes its
+                // share and the head the rest.
+                let turn = h * input.body_rotation.inverse();
+                let neck = Quat::IDENTITY.slerp(turn, NECK_SHARE);
+                let q = match (Some(j) == self.neck, self.neck.is_some()) {
+                    (true, _) => neck,
+                    (false, true) => turn * neck.inverse(),
+                    (false, false) => turn,
+                };
+                m.matrix3 = Mat3A::from_quat(q) * m.matrix3;
             }
             world[j] = m;
         }
@@ -423,8 +441,9 @@ impl Posed {
     }
 
     /// Bone `k` of limb `chain` (riding at `m`) as its solved points `pts` say, redrawn in
-    /// place at its first bone: with the lean `spread`, hung from the limb's root joint as
-    /// drawn (an arm moves whole with its shoulder; a leg is solved again from the drawn hip
+    /// place at its first bone: when the body is drawn otherwise than the sim has it
+    /// (`spread`: a lean spread down the spine, a neck turned with the head), hung from the
+    /// limb's root joint as drawn (an arm moves whole with its shoulder; a leg is solved again from the drawn hip
     /// to its foot, which stays where it stands, its bones their lengths, its knee its
     /// side); a leg with foot bones, its foot laid on the ground (see [`super::feet`]).
     fn hang_limb(
@@ -505,6 +524,44 @@ fn bone_frame(inv: Mat4, along: Vec3, normal: Vec3) -> Option<Mat3A> {
     let p = (p - d * p.dot(d)).normalize_or_zero();
     (d != Vec3::ZERO && p != Vec3::ZERO)
         .then(|| Mat3A::from_cols(d.into(), p.into(), d.cross(p).into()).transpose())
+}
+
+/// The share of a head's turn (counter-yaw, look) its neck takes: a head turns on its neck,
+/// not as a block on a rigid body.
+const NECK_SHARE: f32 = 0.4;
+
+/// The head's parent when it is a neck: not the body bone, on the way from the body bone to
+/// the head, and no leg hangs from it or from a joint below it on that way.
+fn neck_of(model: &Model, binding: &Binding) -> Option<usize> {
+    let head = binding.head?;
+    let neck = model.joints[head].parent.filter(|p| *p != binding.body)?;
+    // It must hang from the body bone (through any spine joints).
+    let mut on_way = vec![neck];
+    let mut at = model.joints[neck].parent;
+    loop {
+        match at {
+            Some(j) if j == binding.body => break,
+            Some(j) => {
+                on_way.push(j);
+                at = model.joints[j].parent;
+            }
+            None => return None,
+        }
+    }
+    let carries_leg = binding.legs.iter().any(|l| {
+        let mut j = l.bones.first().and_then(|b| model.joints[*b].parent);
+        while let Some(p) = j {
+            if p == neck {
+                return true;
+            }
+            if p == binding.body {
+                return false;
+            }
+            j = model.joints[p].parent;
+        }
+        false
+    });
+    (!carries_leg).then_some(neck)
 }
 
 /// Where each limb's points start in `input.points`, and each limb's solved bend plane.
