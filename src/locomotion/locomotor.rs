@@ -582,23 +582,6 @@ impl Locomotor {
         yaw
     }
 
-    /// How far to lower the body so that no hip rises above where it was unleaned: the
-    /// lean then never pulls a planted foot past its reach (the body settles into it).
-    fn sink_for(def: &ValidCreatureDef, base: Quat, posed: Quat, up: Vec3) -> f32 {
-        let (mb, mp) = (glam::Mat3::from_quat(base), glam::Mat3::from_quat(posed));
-        if up == Vec3::Y {
-            def.legs
-                .iter()
-                .map(|l| (mp * l.hip).y - (mb * l.hip).y)
-                .fold(0.0f32, f32::max)
-        } else {
-            def.legs
-                .iter()
-                .map(|l| (mp * l.hip - mb * l.hip).dot(up))
-                .fold(0.0f32, f32::max)
-        }
-    }
-
     /// Starts the steps the gait scheduler picks.
     fn schedule(
         &mut self,

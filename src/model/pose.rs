@@ -343,20 +343,8 @@ impl Posed {
                     }
                 }
             }
-            if let Some(h) = input
-                .head
-                .filter(|_| Some(j) == self.head || Some(j) == self.neck)
-            {
-                // The head's turn (its counter-yaw, a look), world space; a neck takes its
-                // share and the head the rest.
-                let turn = h * input.body_rotation.inverse();
-                let neck = Quat::IDENTITY.slerp(turn, NECK_SHARE);
-                let q = match (Some(j) == self.neck, self.neck.is_some()) {
-                    (true, _) => neck,
-                    (false, true) => turn * neck.inverse(),
-                    (false, false) => turn,
-                };
-                m.matrix3 = Mat3A::from_quat(q) * m.matrix3;
+            if Some(j) == self.head || Some(j) == self.neck {
+                m = self.turn_head(j, input, m);
             }
             world[j] = m;
         }
@@ -400,6 +388,21 @@ impl Posed {
         } else {
             (false, input.body * self.fix, Quat::IDENTITY)
         }
+    }
+
+    /// Joint `j` (the head or its neck), riding at `m`, turned by its part of the head's turn
+    /// (its counter-yaw, a look; world space): the neck [`NECK_SHARE`], the head the rest.
+    fn turn_head(&self, j: usize, input: &PoseInput<'_>, mut m: Affine3A) -> Affine3A {
+        let Some(h) = input.head else { return m };
+        let turn = h * input.body_rotation.inverse();
+        let neck = Quat::IDENTITY.slerp(turn, NECK_SHARE);
+        let q = match (Some(j) == self.neck, self.neck.is_some()) {
+            (true, _) => neck,
+            (false, true) => turn * neck.inverse(),
+            (false, false) => turn,
+        };
+        m.matrix3 = Mat3A::from_quat(q) * m.matrix3;
+        m
     }
 
     /// Spine joint `j`'s share of the lean: the creature's own (`input.spine`) or the model's.

@@ -142,6 +142,23 @@ impl Locomotor {
         ))
     }
 
+    /// How far to lower the body so that no hip rises above where it was unleaned: the
+    /// lean then never pulls a planted foot past its reach (the body settles into it).
+    pub(super) fn sink_for(def: &ValidCreatureDef, base: Quat, posed: Quat, up: Vec3) -> f32 {
+        let (mb, mp) = (glam::Mat3::from_quat(base), glam::Mat3::from_quat(posed));
+        if up == Vec3::Y {
+            def.legs
+                .iter()
+                .map(|l| (mp * l.hip).y - (mb * l.hip).y)
+                .fold(0.0f32, f32::max)
+        } else {
+            def.legs
+                .iter()
+                .map(|l| (mp * l.hip - mb * l.hip).dot(up))
+                .fold(0.0f32, f32::max)
+        }
+    }
+
     /// Eases the body's up toward `normal` by the spring's fraction `b` this tick.
     pub(super) fn ease_up(&mut self, normal: Vec3, b: f32) {
         self.up = (self.up + (normal - self.up) * b).normalize_or(Vec3::Y);
