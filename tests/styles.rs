@@ -140,6 +140,13 @@ fn steady(pace: f64) -> (Trace, Vec<String>, (f64, f64), Vec<Vec<String>>) {
     (t, styles, range, lifts)
 }
 
+/// Whether the legs `lifted` together are one of `pairs` (each sorted by name).
+fn one_of(lifted: &[String], pairs: &[[&str; 2]]) -> bool {
+    let mut l = lifted.to_vec();
+    l.sort();
+    pairs.iter().any(|p| l == p)
+}
+
 #[test]
 fn a_slow_hound_walks_one_foot_at_a_time_with_three_down() {
     let (_, styles, (lo, hi), lifts) = steady(0.55);
@@ -163,12 +170,10 @@ fn a_hound_at_a_jog_trots_on_diagonal_pairs() {
         lo > 1.5 && hi < 1.7,
         "the trot holds its pace: {lo:.2}..{hi:.2} m/s"
     );
-    let diagonal = |l: &Vec<String>| {
-        let mut l = l.clone();
-        l.sort();
-        l == ["BR", "FL"] || l == ["BL", "FR"]
-    };
-    let pairs = lifts.iter().filter(|l| diagonal(l)).count();
+    let pairs = lifts
+        .iter()
+        .filter(|l| one_of(l, &[["BR", "FL"], ["BL", "FR"]]))
+        .count();
     assert!(lifts.len() > 20, "{} lifts", lifts.len());
     assert!(
         pairs as f64 >= 0.9 * lifts.len() as f64,
@@ -185,12 +190,10 @@ fn a_bolting_hound_gallops_hind_pair_then_fore_pair() {
         lo > 3.0 && hi < 3.3,
         "the gallop holds its pace: {lo:.2}..{hi:.2} m/s"
     );
-    let pair = |l: &Vec<String>| {
-        let mut l = l.clone();
-        l.sort();
-        l == ["BL", "BR"] || l == ["FL", "FR"]
-    };
-    let pairs: Vec<&Vec<String>> = lifts.iter().filter(|l| pair(l)).collect();
+    let pairs: Vec<&Vec<String>> = lifts
+        .iter()
+        .filter(|l| one_of(l, &[["BL", "BR"], ["FL", "FR"]]))
+        .collect();
     assert!(lifts.len() > 40, "{} lifts", lifts.len());
     assert!(
         pairs.len() as f64 >= 0.9 * lifts.len() as f64,
