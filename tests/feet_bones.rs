@@ -63,6 +63,7 @@ fn left_leg(b: &BoundModel, reach: Vec3, slope: Vec3) -> (Vec<Vec3>, Vec3) {
             springs: &[],
             feet: &feet,
             spine: None,
+            breath: 0.0,
         },
         &mut world,
         &mut skin,

@@ -41,6 +41,7 @@ fn pose(b: &BoundModel, yaw: Quat, lean: Quat, spine: Option<&[f32]>) -> Vec<Qua
             springs: &[],
             feet: &[],
             spine,
+            breath: 0.0,
         },
         &mut world,
         &mut skin,
@@ -289,6 +290,7 @@ fn the_knights_legs_and_arms_hang_from_its_pelvis_and_shoulders_as_drawn() {
             springs: &[],
             feet: &[],
             spine: None,
+            breath: 0.0,
         },
         &mut world,
         &mut skin,
@@ -368,6 +370,7 @@ fn a_look_turns_the_neck_as_well_as_the_head() {
                     springs: &[],
                     feet: &[],
                     spine: None,
+                    breath: 0.0,
                 },
                 &mut world,
                 &mut skin,
@@ -391,4 +394,59 @@ fn a_look_turns_the_neck_as_well_as_the_head() {
             "the head ends with the whole turn: {head_turn:.1}° of {whole:.1}°"
         );
     }
+}
+
+/// `body.breathe` on a model with a spine: the chest joints lift with the breath (1.5° at
+/// a full breath, shared), the head kept level; nothing without a breath.
+#[test]
+fn a_breath_lifts_the_knights_chest_and_keeps_its_head_level() {
+    let b = knight(SpineSpec::default()).expect("knight");
+    let body = Quat::from_rotation_y(1.1);
+    let posed = |breath: f32| {
+        let (mut world, mut skin) = (Vec::new(), Vec::new());
+        b.posed.pose(
+            &PoseInput {
+                body: Affine3A::from_quat(body),
+                head: None,
+                body_rotation: body,
+                lean: Quat::IDENTITY,
+                time: 0.0,
+                points: &[],
+                chain_lens: &[],
+                springs: &[],
+                feet: &[],
+                spine: None,
+                breath,
+            },
+            &mut world,
+            &mut skin,
+        );
+        world
+    };
+    let (still, full) = (posed(0.0), posed(1.0));
+    let rot = |w: &[Affine3A], j: usize| w[j].to_scale_rotation_translation().1;
+    let joints = &b.spine.joints;
+    let rel = |w: &[Affine3A], k: usize| {
+        let j = joints[k];
+        rot(w, b.model.joints[j].parent.expect("parent")).inverse() * rot(w, j)
+    };
+    for k in 1..joints.len() - 1 {
+        let turn = (rel(&still, k).inverse() * rel(&full, k))
+            .angle_between(Quat::IDENTITY)
+            .to_degrees();
+        assert!(
+            (turn - 0.75).abs() < 0.05,
+            "chest joint {k} turned {turn:.3}°"
+        );
+    }
+    let head = *joints.last().expect("head");
+    let level = (rot(&still, head).inverse() * rot(&full, head))
+        .angle_between(Quat::IDENTITY)
+        .to_degrees();
+    assert!(level < 0.1, "the head stays level: {level:.3}°");
+    let moved = still[head].translation.distance(full[head].translation);
+    assert!(moved > 1e-3, "the head rides up on the chest: {moved:.4} m");
+    // The pelvis does not breathe here (the body's own breath rises it in the sim).
+    let pelvis = rot(&still, joints[0]).angle_between(rot(&full, joints[0]));
+    assert!(pelvis < 1e-3, "the pelvis turned {pelvis}");
 }

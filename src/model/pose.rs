@@ -37,6 +37,9 @@ pub struct PoseInput<'a> {
     /// This creature's own shares of the lean along the spine, pelvis first (one for each
     /// spine joint; `None` or another length: the model's).
     pub spine: Option<&'a [f32]>,
+    /// Its breath now, −1 (out) to 1 (in) (`body.breathe`; 0: none): a spine's chest joints
+    /// lift with it, the head kept level.
+    pub breath: f32,
 }
 
 /// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
@@ -326,6 +329,9 @@ impl Posed {
                 let share = Quat::IDENTITY.slerp(input.lean, self.share(input, j));
                 m.matrix3 = Mat3A::from_quat(unleaned * share * unleaned.inverse()) * m.matrix3;
             }
+            if input.breath != 0.0 && self.spine[j] > 0.0 {
+                m.matrix3 = Mat3A::from_quat(self.breath_turn(input, j)) * m.matrix3;
+            }
             match self.role[j] {
                 Role::Rides | Role::Follows { .. } => {}
                 Role::Spring { chain, k } => {
@@ -387,6 +393,23 @@ impl Posed {
             )
         } else {
             (false, input.body * self.fix, Quat::IDENTITY)
+        }
+    }
+
+    /// Spine joint `j`'s part of the breath (world space): each chest joint (between the
+    /// pelvis and the head) lifts by its share of [`BREATH_TILT`]; the head turns back by
+    /// all of it, staying level.
+    fn breath_turn(&self, input: &PoseInput<'_>, j: usize) -> Quat {
+        let chest = self.spine_joints.len().saturating_sub(2);
+        if chest == 0 {
+            return Quat::IDENTITY;
+        }
+        let side = input.body_rotation * Vec3::X;
+        let each = -BREATH_TILT * input.breath.clamp(-1.0, 1.0) / chest as f32;
+        if Some(&j) == self.spine_joints.last() {
+            Quat::from_axis_angle(side, -each * chest as f32)
+        } else {
+            Quat::from_axis_angle(side, each)
         }
     }
 
@@ -528,6 +551,9 @@ fn bone_frame(inv: Mat4, along: Vec3, normal: Vec3) -> Option<Mat3A> {
     (d != Vec3::ZERO && p != Vec3::ZERO)
         .then(|| Mat3A::from_cols(d.into(), p.into(), d.cross(p).into()).transpose())
 }
+
+/// How far a full breath lifts a spine's chest, radians (1.5°, shared by its chest joints).
+const BREATH_TILT: f32 = 0.026;
 
 /// The share of a head's turn (counter-yaw, look) its neck takes: a head turns on its neck,
 /// not as a block on a rigid body.

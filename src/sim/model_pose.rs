@@ -89,6 +89,10 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
             springs: &s.springs,
             feet: &s.feet,
             spine: c.tuned.as_ref().and_then(|t| t.spine.as_deref()),
+            breath: match (&c.def.body.breathe, &c.rag) {
+                (Some(b), None) if b.depth > 0.0 => c.loco.breath / (0.5 * b.depth),
+                _ => 0.0,
+            },
         },
         &mut s.world,
         &mut s.skin,
