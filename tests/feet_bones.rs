@@ -54,16 +54,11 @@ fn left_leg(b: &BoundModel, reach: Vec3, slope: Vec3) -> (Vec<Vec3>, Vec3) {
     b.posed.pose(
         &PoseInput {
             body,
-            head: None,
             body_rotation: Quat::IDENTITY,
-            lean: Quat::IDENTITY,
-            time: 0.0,
             points: &points,
             chain_lens: &lens,
-            springs: &[],
             feet: &feet,
-            spine: None,
-            breath: 0.0,
+            ..Default::default()
         },
         &mut world,
         &mut skin,

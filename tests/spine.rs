@@ -32,16 +32,10 @@ fn pose(b: &BoundModel, yaw: Quat, lean: Quat, spine: Option<&[f32]>) -> Vec<Qua
     b.posed.pose(
         &PoseInput {
             body: Affine3A::from_rotation_translation(rot, Vec3::new(1.0, 1.0, 2.0)),
-            head: None,
             body_rotation: rot,
             lean,
-            time: 0.0,
-            points: &[],
-            chain_lens: &[],
-            springs: &[],
-            feet: &[],
             spine,
-            breath: 0.0,
+            ..Default::default()
         },
         &mut world,
         &mut skin,
@@ -281,16 +275,11 @@ fn the_knights_legs_and_arms_hang_from_its_pelvis_and_shoulders_as_drawn() {
     b.posed.pose(
         &PoseInput {
             body,
-            head: None,
             body_rotation: rot,
             lean,
-            time: 0.0,
             points: &points,
             chain_lens: &lens,
-            springs: &[],
-            feet: &[],
-            spine: None,
-            breath: 0.0,
+            ..Default::default()
         },
         &mut world,
         &mut skin,
@@ -363,14 +352,7 @@ fn a_look_turns_the_neck_as_well_as_the_head() {
                     body: Affine3A::from_quat(body),
                     head: h,
                     body_rotation: body,
-                    lean: Quat::IDENTITY,
-                    time: 0.0,
-                    points: &[],
-                    chain_lens: &[],
-                    springs: &[],
-                    feet: &[],
-                    spine: None,
-                    breath: 0.0,
+                    ..Default::default()
                 },
                 &mut world,
                 &mut skin,
@@ -407,16 +389,9 @@ fn a_breath_lifts_the_knights_chest_and_keeps_its_head_level() {
         b.posed.pose(
             &PoseInput {
                 body: Affine3A::from_quat(body),
-                head: None,
                 body_rotation: body,
-                lean: Quat::IDENTITY,
-                time: 0.0,
-                points: &[],
-                chain_lens: &[],
-                springs: &[],
-                feet: &[],
-                spine: None,
                 breath,
+                ..Default::default()
             },
             &mut world,
             &mut skin,

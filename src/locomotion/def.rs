@@ -462,7 +462,7 @@ impl CreatureDef {
         }
         let (group_count, ordered_groups) = self.assign_groups(&mut legs)?;
         let gait = self.valid_gait(legs.len())?;
-        let styles = super::style::validate(&self.gait.styles, &legs, self.body.height, &gait)?;
+        let styles = super::style::validate(&self.gait.styles, &legs, self.body.height)?;
         self.lean.validate()?;
         self.nav.validate()?;
         self.validate_hover()?;

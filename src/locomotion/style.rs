@@ -6,7 +6,9 @@
 //! step's numbers over [`STYLE_BLEND`] so the stride never jumps.
 
 use super::def::ValidLeg;
-use super::def::{alternate_groups, named_groups, positive, sides, wave_groups, DefError};
+use super::def::{
+    alternate_groups, named_groups, non_negative, positive, sides, wave_groups, DefError,
+};
 use super::gait::GaitParams;
 use crate::math::ballistic::GRAVITY;
 
@@ -151,18 +153,17 @@ pub(crate) fn froude_speed(fr: f32, length: f32) -> f32 {
     (fr * GRAVITY * length).sqrt()
 }
 
-/// Checks `styles` for `legs` (standing at `height`) over the type's `base` gait; returns
+/// Checks `styles` for `legs` (standing at `height`); returns
 /// them sorted by the speed they take over at.
 pub(crate) fn validate(
     styles: &[StyleDef],
     legs: &[ValidLeg],
     height: f32,
-    base: &GaitParams,
 ) -> Result<Vec<GaitStyle>, DefError> {
     let length = leg_length(legs, height);
     let mut out: Vec<GaitStyle> = Vec::with_capacity(styles.len());
     for s in styles {
-        out.push(valid_style(s, legs, length, base)?);
+        out.push(valid_style(s, legs, length)?);
     }
     out.sort_by(|a, b| a.speed.total_cmp(&b.speed).then(a.name.cmp(&b.name)));
     for w in out.windows(2) {
@@ -179,12 +180,7 @@ pub(crate) fn validate(
     Ok(out)
 }
 
-fn valid_style(
-    s: &StyleDef,
-    legs: &[ValidLeg],
-    length: f32,
-    base: &GaitParams,
-) -> Result<GaitStyle, DefError> {
+fn valid_style(s: &StyleDef, legs: &[ValidLeg], length: f32) -> Result<GaitStyle, DefError> {
     let at = |f: &str| format!("gait.styles.{}.{f}", s.name);
     super::def::valid_name(&format!("gait.styles[\"{}\"]", s.name), &s.name)?;
     let speed = match (s.speed, s.froude) {
@@ -194,8 +190,8 @@ fn valid_style(
                 "cannot be given with speed (say where the style takes over one way)",
             ))
         }
-        (Some(v), None) => nonneg(&at("speed"), v)?,
-        (None, Some(f)) => froude_speed(nonneg(&at("froude"), f)?, length),
+        (Some(v), None) => non_negative(&at("speed"), v)?,
+        (None, Some(f)) => froude_speed(non_negative(&at("froude"), f)?, length),
         (None, None) => match default_froude(&s.name) {
             Some(f) => froude_speed(f, length),
             None => {
@@ -214,7 +210,7 @@ fn valid_style(
     ] {
         if let Some(v) = v {
             if k == "lead" {
-                nonneg(&at(k), v)?;
+                non_negative(&at(k), v)?;
             } else {
                 positive(&at(k), v)?;
             }
@@ -235,12 +231,6 @@ fn valid_style(
             ))
         }
     };
-    if min_grounded.unwrap_or(base.min_grounded) >= legs.len() && !legs.is_empty() {
-        return Err(DefError::new(
-            at("min_grounded"),
-            "must be less than the legs",
-        ));
-    }
     let mut grouped: Vec<ValidLeg> = legs.to_vec();
     for l in &mut grouped {
         l.group = usize::MAX;
@@ -270,10 +260,6 @@ fn valid_style(
         group_count,
         ordered,
     })
-}
-
-fn nonneg(field: &str, v: f32) -> Result<f32, DefError> {
-    super::def::non_negative(field, v)
 }
 
 /// Groups `legs` by `pattern`; the number of groups and whether they take turns in order.
@@ -392,17 +378,7 @@ mod tests {
     #[test]
     fn named_gaits_take_over_at_their_froude_numbers_with_their_patterns() {
         let legs = quadruped();
-        let base = GaitParams {
-            min_grounded: 2,
-            ..GaitParams::default()
-        };
-        let s = validate(
-            &[style("gallop"), style("walk"), style("trot")],
-            &legs,
-            0.5,
-            &base,
-        )
-        .unwrap();
+        let s = validate(&[style("gallop"), style("walk"), style("trot")], &legs, 0.5).unwrap();
         let names: Vec<&str> = s.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["walk", "trot", "gallop"]);
         let l = leg_length(&legs, 0.5);
@@ -423,8 +399,7 @@ mod tests {
     #[test]
     fn hysteresis_holds_a_style_near_its_boundary() {
         let legs = quadruped();
-        let base = GaitParams::default();
-        let s = validate(&[style("walk"), style("trot")], &legs, 0.5, &base).unwrap();
+        let s = validate(&[style("walk"), style("trot")], &legs, 0.5).unwrap();
         let v = s[1].speed;
         assert_eq!(wanted(&s, 0, v * 0.99), 0);
         assert_eq!(wanted(&s, 0, v), 1);
@@ -435,8 +410,7 @@ mod tests {
     #[test]
     fn bad_styles_say_which_field() {
         let legs = quadruped();
-        let base = GaitParams::default();
-        let err = |d: StyleDef| validate(&[d], &legs, 0.5, &base).unwrap_err().field;
+        let err = |d: StyleDef| validate(&[d], &legs, 0.5).unwrap_err().field;
         assert_eq!(err(style("amble")), "gait.styles.amble.speed");
         assert_eq!(
             err(StyleDef {
@@ -472,7 +446,6 @@ mod tests {
             ],
             &legs,
             0.5,
-            &base,
         );
         assert_eq!(two.unwrap_err().field, "gait.styles.b");
     }
@@ -498,7 +471,6 @@ mod tests {
             ],
             &legs,
             0.5,
-            &base,
         )
         .unwrap();
         let mut out = base.clone();

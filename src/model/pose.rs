@@ -10,7 +10,7 @@ use glam::{Affine3A, Mat3A, Mat4, Quat, Vec3, Vec3A};
 use super::{Binding, Model};
 
 /// A creature's pose, as the sim has it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct PoseInput<'a> {
     /// The body's frame in the world: its centre and rotation (tilt, lean, yaw).
     pub body: Affine3A,
@@ -562,35 +562,11 @@ const NECK_SHARE: f32 = 0.4;
 /// The head's parent when it is a neck: not the body bone, on the way from the body bone to
 /// the head, and no leg hangs from it or from a joint below it on that way.
 fn neck_of(model: &Model, binding: &Binding) -> Option<usize> {
-    let head = binding.head?;
-    let neck = model.joints[head].parent.filter(|p| *p != binding.body)?;
-    // It must hang from the body bone (through any spine joints).
-    let mut on_way = vec![neck];
-    let mut at = model.joints[neck].parent;
-    loop {
-        match at {
-            Some(j) if j == binding.body => break,
-            Some(j) => {
-                on_way.push(j);
-                at = model.joints[j].parent;
-            }
-            None => return None,
-        }
-    }
-    let carries_leg = binding.legs.iter().any(|l| {
-        let mut j = l.bones.first().and_then(|b| model.joints[*b].parent);
-        while let Some(p) = j {
-            if p == neck {
-                return true;
-            }
-            if p == binding.body {
-                return false;
-            }
-            j = model.joints[p].parent;
-        }
-        false
-    });
-    (!carries_leg).then_some(neck)
+    let neck = model.joints[binding.head?]
+        .parent
+        .filter(|p| *p != binding.body)?;
+    super::spine::way_up(model, neck, binding.body)?;
+    (!super::spine::legs_hang_from(model, binding, &[neck])).then_some(neck)
 }
 
 /// Where each limb's points start in `input.points`, and each limb's solved bend plane.

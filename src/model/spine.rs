@@ -28,13 +28,6 @@ pub struct Spine {
     pub weights: Vec<f32>,
 }
 
-impl Spine {
-    /// The share of the lean the pelvis (the body bone, the hips) carries: 1 without a spine.
-    pub fn pelvis_share(&self) -> f32 {
-        self.weights.first().copied().unwrap_or(1.0)
-    }
-}
-
 /// The default shares for a spine of `n` joints: the seed's profile (10 % at the pelvis
 /// rising evenly to 30 % at the head, for five joints exactly its figures) resampled to `n`
 /// joints and normalised.
@@ -54,46 +47,20 @@ pub fn default_weights(n: usize) -> Vec<f32> {
 
 /// The spine of `model` as `binding` binds it, with `spec`'s weights: empty when it has no
 /// head bone below its body bone with a joint between them, when a leg hangs from a joint
-/// above the pelvis, or when the spec turns it off. A weight list of the wrong length, or one that is not made of numbers
-/// ≥ 0 with a sum > 0, is an error naming the spine's joints.
+/// above the pelvis, or when the spec turns it off. A weight list of the wrong length, or
+/// one that is not made of numbers ≥ 0 with a sum > 0, is an error naming the spine's joints.
 pub fn find_spine(model: &Model, binding: &Binding, spec: &SpineSpec) -> Result<Spine, String> {
     let Some(head) = binding.head else {
         return Ok(Spine::default());
     };
-    // Head up to the body bone.
-    let mut joints = vec![head];
-    let mut at = model.joints[head].parent;
-    loop {
-        match at {
-            Some(j) if j == binding.body => {
-                joints.push(j);
-                break;
-            }
-            Some(j) => {
-                joints.push(j);
-                at = model.joints[j].parent;
-            }
-            None => return Ok(Spine::default()),
-        }
-    }
-    joints.reverse();
-    // A head straight on the body (a spider's, a generated creature's) is no spine.
-    if joints.len() < 3 || spec.off {
+    let Some(mut joints) = way_up(model, head, binding.body) else {
         return Ok(Spine::default());
-    }
-    // A leg on the torso above the pelvis: the torso is rigid between its legs.
-    let above_pelvis = &joints[1..];
-    for leg in &binding.legs {
-        let mut j = leg.bones.first().and_then(|b| model.joints[*b].parent);
-        while let Some(p) = j {
-            if above_pelvis.contains(&p) {
-                return Ok(Spine::default());
-            }
-            if p == binding.body {
-                break;
-            }
-            j = model.joints[p].parent;
-        }
+    };
+    joints.reverse();
+    // A head straight on the body (a spider's, a generated creature's) is no spine; a leg on
+    // the torso above the pelvis makes the torso rigid between its legs.
+    if joints.len() < 3 || spec.off || legs_hang_from(model, binding, &joints[1..]) {
+        return Ok(Spine::default());
     }
     let names = || {
         joints
@@ -124,6 +91,33 @@ pub fn find_spine(model: &Model, binding: &Binding, spec: &SpineSpec) -> Result<
         }
     };
     Ok(Spine { joints, weights })
+}
+
+/// The joints from `from` up to `body`, both included, `from` first; `None` when `body` is
+/// not above it.
+pub(crate) fn way_up(model: &Model, from: usize, body: usize) -> Option<Vec<usize>> {
+    let mut joints = vec![from];
+    let mut at = from;
+    while at != body {
+        at = model.joints[at].parent?;
+        joints.push(at);
+    }
+    Some(joints)
+}
+
+/// Whether a leg of `binding` hangs from one of `joints` (anywhere on its way up to the body
+/// bone).
+pub(crate) fn legs_hang_from(model: &Model, binding: &Binding, joints: &[usize]) -> bool {
+    binding.legs.iter().any(|leg| {
+        let mut j = leg.bones.first().and_then(|b| model.joints[*b].parent);
+        while let Some(p) = j.filter(|p| *p != binding.body) {
+            if joints.contains(&p) {
+                return true;
+            }
+            j = model.joints[p].parent;
+        }
+        false
+    })
 }
 
 #[cfg(test)]

@@ -42,11 +42,14 @@ impl Locomotor {
         def.styles.get(self.style.index).map(|s| s.name.as_str())
     }
 
-    /// Group `leg` steps with in the style in use, the number of groups, and whether they
-    /// take turns in order.
+    /// The group `leg` steps with in the style in use.
     pub(super) fn group_of(&self, def: &ValidCreatureDef, leg: usize) -> usize {
-        match def.styles.get(self.style.index) {
-            Some(s) => s.groups[leg],
+        match def
+            .styles
+            .get(self.style.index)
+            .and_then(|s| s.groups.get(leg))
+        {
+            Some(g) => *g,
             None => def.legs[leg].group,
         }
     }
@@ -60,7 +63,8 @@ impl Locomotor {
     }
 
     /// The gait this tick steps with, out of the state (put back with [`Self::restore`]): the
-    /// instance's `gait` blended into the style its speed (or the speed asked of it) wants. A faster or slower style takes
+    /// instance's `gait` blended into the style its speed (or the speed asked of it) wants.
+    /// A faster or slower style takes
     /// over only when at least its `min_grounded` feet stand, so the switch never lifts a
     /// foot the new rule needs; the phase bookkeeping restarts with the new groups.
     pub(super) fn restyle(
@@ -70,6 +74,10 @@ impl Locomotor {
         dt: f32,
     ) -> GaitParams {
         let mut out = self.style.gait.take().unwrap_or_else(|| gait.clone());
+        // A reload may have left the type fewer styles than the ones it was in.
+        let last = def.styles.len().saturating_sub(1);
+        self.style.index = self.style.index.min(last);
+        self.style.from = self.style.from.min(last);
         // The speed it goes or is asked to go, whichever is faster: a body held back by the
         // legs of a slower style would never reach the speed of the one that can carry it.
         let speed = self.speed().max(self.desired_speed);
@@ -91,7 +99,7 @@ impl Locomotor {
         let styles = &def.styles;
         blend(
             gait,
-            &styles[self.style.from.min(styles.len() - 1)],
+            &styles[self.style.from],
             &styles[self.style.index],
             self.style.mix,
             &mut out,
@@ -133,5 +141,43 @@ impl Locomotor {
     /// Keeps the blended gait for the next tick.
     pub(super) fn restore(&mut self, styled: GaitParams) {
         self.style.gait = Some(styled);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::locomotion::def::tests::spider;
+    use crate::locomotion::style::StyleDef;
+    use crate::locomotion::{FlatGround, Locomotor};
+
+    #[test]
+    fn a_style_the_type_no_longer_has_falls_back_to_its_last() {
+        // A reload can leave a creature in a style past the end of its type's new list.
+        let mut d = spider();
+        d.gait.styles = vec![
+            StyleDef {
+                name: "walk".into(),
+                ..Default::default()
+            },
+            StyleDef {
+                name: "run".into(),
+                speed: Some(1.0),
+                ..Default::default()
+            },
+        ];
+        let def = d.validate().expect("valid");
+        let ground = FlatGround(0.0);
+        let mut loco = Locomotor::spawn(&def, glam::Vec3::ZERO, 0.0, &ground);
+        loco.style.index = 5;
+        let mut scratch = super::super::Scratch::default();
+        loco.update(
+            &def,
+            &def.gait,
+            &def.lean,
+            &ground,
+            1.0 / 60.0,
+            &mut scratch,
+        );
+        assert_eq!(loco.style_name(&def), Some("walk"), "at rest: the slowest");
     }
 }
