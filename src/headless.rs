@@ -232,7 +232,7 @@ fn write_springs(
             w.write_all(b",")?;
         }
         write!(w, "{{\"name\":{},\"tip\":", json_str(&chain.name))?;
-        vec3(w, s.points().last().copied().unwrap_or_default())?;
+        vec3(w, s.tip().unwrap_or_default())?;
         w.write_all(b"}")?;
     }
     w.write_all(b"]")

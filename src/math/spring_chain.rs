@@ -5,7 +5,7 @@
 //! at most [`SUBSTEP`] seconds with the rest shape interpolated across a tick, so the motion
 //! does not depend on the tick rate (30, 60 and 144 Hz agree within 5 mm: the tests).
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec3A};
 
 /// The longest sub-step (s).
 pub(crate) const SUBSTEP: f32 = 1.0 / 60.0;
@@ -44,20 +44,24 @@ impl Default for SpringParams {
 /// One point's rest shape for a sub-step: its bone and its parent's (the rest shape's), how
 /// fast the rest shape carries it, its bone's length.
 struct Step {
-    bone: Vec3,
-    parent_bone: Option<Vec3>,
-    target_v: Vec3,
+    bone: Vec3A,
+    /// The parent's rest bone and the inverse of its length (0: none).
+    parent_bone: Option<(Vec3A, f32)>,
+    target_v: Vec3A,
     len: f32,
+    /// 1 / the sub-step's length.
+    inv_h: f32,
     /// The ground's height under the point, if any.
     floor: Option<f32>,
 }
 
 /// A chain's simulated state: its points (root first) and their velocities, and the rest
 /// shape it was last given — in one buffer (`[points | velocities | rest]`), so a crowd's
-/// chains cost one memory block each, not three.
+/// chains cost one memory block each, not three; SIMD vectors (`Vec3A`), four lanes a
+/// point: a crowd's chains are arithmetic-bound.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SpringChain {
-    data: Vec<Vec3>,
+    data: Vec<Vec3A>,
     /// Its last step left it still (see [`SETTLED`]).
     settled: bool,
 }
@@ -67,9 +71,9 @@ impl SpringChain {
     pub(crate) fn at_rest(rest: &[Vec3]) -> SpringChain {
         let n = rest.len();
         let mut data = Vec::with_capacity(3 * n);
-        data.extend_from_slice(rest);
-        data.resize(2 * n, Vec3::ZERO);
-        data.extend_from_slice(rest);
+        data.extend(rest.iter().map(|p| Vec3A::from(*p)));
+        data.resize(2 * n, Vec3A::ZERO);
+        data.extend(rest.iter().map(|p| Vec3A::from(*p)));
         SpringChain {
             data,
             settled: false,
@@ -77,19 +81,27 @@ impl SpringChain {
     }
 
     /// Its points, root first, as simulated.
-    pub(crate) fn points(&self) -> &[Vec3] {
-        &self.data[..self.data.len() / 3]
+    pub(crate) fn points(&self) -> impl ExactSizeIterator<Item = Vec3> + '_ {
+        self.data[..self.data.len() / 3]
+            .iter()
+            .map(|p| Vec3::from(*p))
+    }
+
+    /// Its last point (the tip), as simulated.
+    pub(crate) fn tip(&self) -> Option<Vec3> {
+        self.points().last()
     }
 
     /// Whether it holds `n` points, all finite.
     #[cfg(test)]
     pub(crate) fn fits(&self, n: usize) -> bool {
-        self.data.len() == 3 * n && self.points().iter().all(|p| p.is_finite())
+        self.data.len() == 3 * n && self.points().all(|p| p.is_finite())
     }
 
     /// One tick of `dt` seconds toward the rest shape `rest` (where the points would be if
     /// the chain were rigid on what carries it, this tick). `floor(p)`: the ground's height
     /// under `p`, if any; `radius`: how far each point keeps above it.
+    #[cfg(test)]
     pub(crate) fn step(
         &mut self,
         rest: &[Vec3],
@@ -98,22 +110,93 @@ impl SpringChain {
         radius: f32,
         floor: &mut dyn FnMut(Vec3) -> Option<f32>,
     ) {
+        SpringChain::step_together(
+            std::slice::from_mut(self),
+            &[rest],
+            &[params],
+            dt,
+            radius,
+            floor,
+        );
+    }
+
+    /// Steps several chains by one tick ([`SpringChain::step`] for each, `rests[k]` and
+    /// `params[k]` for chain `k`), point by point across the chains: each point's work
+    /// waits on its parent's, so a chain alone keeps the processor waiting, and the
+    /// chains side by side fill it. Most four chains at a time.
+    pub(crate) fn step_together(
+        chains: &mut [SpringChain],
+        rests: &[&[Vec3]],
+        params: &[&SpringParams],
+        dt: f32,
+        radius: f32,
+        floor: &mut dyn FnMut(Vec3) -> Option<f32>,
+    ) {
+        const AT_ONCE: usize = 4;
+        let mut rests = rests.iter().zip(params);
+        for group in chains.chunks_mut(AT_ONCE) {
+            let mut going: [Option<Going<'_>>; AT_ONCE] = Default::default();
+            let (mut subs, mut longest, mut same) = (None, 0, true);
+            for (chain, slot) in group.iter_mut().zip(going.iter_mut()) {
+                let Some((rest, p)) = rests.next() else { break };
+                *slot = chain.begin(rest, p, dt);
+                if let Some(g) = slot {
+                    same &= *subs.get_or_insert(g.subs) == g.subs;
+                    longest = longest.max(g.rest.len());
+                }
+            }
+            let Some(subs) = subs else { continue };
+            if !same {
+                // Different sub-steps: one after another.
+                for g in going.iter_mut().flatten() {
+                    for s in 1..=g.subs {
+                        g.root(s);
+                        for i in 1..g.rest.len() {
+                            g.point(i, radius, floor);
+                        }
+                    }
+                }
+            } else {
+                for s in 1..=subs {
+                    going.iter_mut().flatten().for_each(|g| g.root(s));
+                    for i in 1..longest {
+                        for g in going.iter_mut().flatten() {
+                            if i < g.rest.len() {
+                                g.point(i, radius, floor);
+                            }
+                        }
+                    }
+                }
+            }
+            going.into_iter().flatten().for_each(Going::end);
+        }
+    }
+
+    /// Starts a tick of `dt` toward `rest`; `None` when there is nothing more to do (a
+    /// chain reset to `rest`, riding it rigidly, or settled on a rest shape that has not
+    /// moved).
+    fn begin<'a>(
+        &'a mut self,
+        rest: &'a [Vec3],
+        params: &'a SpringParams,
+        dt: f32,
+    ) -> Option<Going<'a>> {
         let n = rest.len();
         if self.data.len() != 3 * n {
             *self = SpringChain::at_rest(rest);
-            return;
+            return None;
         }
         let (points, tail) = self.data.split_at_mut(n);
         let (velocities, last) = tail.split_at_mut(n);
         if !(dt > 0.0) || !(2..=MAX).contains(&n) {
             // (Longer than [`MAX`]: it rides along rigidly.)
-            points.copy_from_slice(rest);
-            last.copy_from_slice(rest);
-            return;
+            copy(points, rest);
+            copy(last, rest);
+            return None;
         }
         // At rest on a body that has not moved: nothing to do (a crowd standing about).
-        if self.settled && rest == &*last {
-            return;
+        if self.settled && last.iter().zip(rest).all(|(a, b)| Vec3::from(*a) == *b) {
+            return None;
         }
         // Sub-steps no longer than SUBSTEP, nor than a stiff or heavily damped chain stays
         // steady over (ω·h and c·h at most a half).
@@ -122,71 +205,142 @@ impl SpringChain {
             .max(dt * fastest / 0.5)
             .ceil()
             .clamp(1.0, 64.0) as usize;
-        let h = dt / subs as f32;
-        let gravity = Vec3::NEG_Y * (G * params.gravity);
-        let mut chain = Chain { points, velocities };
-        for s in 1..=subs {
-            let (k0, k) = ((s - 1) as f32 / subs as f32, s as f32 / subs as f32);
-            // The rest shape a fraction of the way through the tick (`last`: last tick's).
-            let at = |i: usize, k: f32| last[i].lerp(rest[i], k);
-            let root = at(0, k);
-            chain.velocities[0] = (root - chain.points[0]) / h;
-            chain.points[0] = root;
-            // The rest shape's points before this one, this sub-step (walked down the chain).
-            let (mut parent, mut grand) = (root, root);
-            for i in 1..n {
-                let here = at(i, k);
-                let step = Step {
-                    bone: here - parent,
-                    parent_bone: (i >= 2).then(|| parent - grand),
-                    target_v: (here - at(i, k0)) / h,
-                    len: (rest[i] - rest[i - 1]).length(),
-                    floor: floor(chain.points[i]),
-                };
-                chain.sub_step(i, &step, params, gravity, h, radius);
-                (grand, parent) = (parent, here);
-            }
-        }
-        last.copy_from_slice(rest);
+        Some(Going {
+            chain: Chain { points, velocities },
+            last,
+            rest,
+            params,
+            settled: &mut self.settled,
+            subs,
+            h: dt / subs as f32,
+            inv_h: subs as f32 / dt,
+            gravity: Vec3A::NEG_Y * (G * params.gravity),
+            parent: Vec3A::ZERO,
+            grand: Vec3A::ZERO,
+            parent_inv: 0.0,
+            k: (0.0, 0.0),
+        })
+    }
+}
+
+/// A chain's tick in progress: sub-step by sub-step, each starting at its root
+/// ([`Going::root`]) and going down its points in order ([`Going::point`]).
+struct Going<'a> {
+    chain: Chain<'a>,
+    /// The rest shape it was given last tick, and this tick's.
+    last: &'a mut [Vec3A],
+    rest: &'a [Vec3],
+    params: &'a SpringParams,
+    settled: &'a mut bool,
+    subs: usize,
+    /// The sub-step's length (s), and its inverse.
+    h: f32,
+    inv_h: f32,
+    gravity: Vec3A,
+    /// The rest shape's points before the next one this sub-step (walked down the chain),
+    /// and the inverse of the length of the bone between them.
+    parent: Vec3A,
+    grand: Vec3A,
+    parent_inv: f32,
+    /// How far through the tick the sub-step starts and ends (0..1).
+    k: (f32, f32),
+}
+
+impl Going<'_> {
+    /// Point `i` of the rest shape a fraction `k` of the way through the tick.
+    #[inline]
+    fn at(&self, i: usize, k: f32) -> Vec3A {
+        self.last[i].lerp(Vec3A::from(self.rest[i]), k)
+    }
+
+    /// Sub-step `s` (from 1) begins: the root moves to where the rest shape has it.
+    fn root(&mut self, s: usize) {
+        self.k = (
+            (s - 1) as f32 / self.subs as f32,
+            s as f32 / self.subs as f32,
+        );
+        let root = self.at(0, self.k.1);
+        self.chain.velocities[0] = (root - self.chain.points[0]) * self.inv_h;
+        self.chain.points[0] = root;
+        (self.parent, self.grand) = (root, root);
+    }
+
+    /// Point `i`'s part of the sub-step (after its parent's).
+    #[inline(always)]
+    fn point(&mut self, i: usize, radius: f32, floor: &mut dyn FnMut(Vec3) -> Option<f32>) {
+        let (k0, k) = self.k;
+        let here = self.at(i, k);
+        // The bone's length, and its inverse (0 for a bone of no length): the rest shape's
+        // alone, off the path each point's work waits on; the next point's bone turns by
+        // a product with it, not a square root and a division.
+        let len = self.rest[i].distance(self.rest[i - 1]);
+        let inv = if len > 1e-6 { 1.0 / len } else { 0.0 };
+        let step = Step {
+            bone: here - self.parent,
+            parent_bone: (i >= 2).then(|| (self.parent - self.grand, self.parent_inv)),
+            target_v: (here - self.at(i, k0)) * self.inv_h,
+            len,
+            inv_h: self.inv_h,
+            floor: floor(self.chain.points[i].into()),
+        };
+        self.chain
+            .sub_step(i, &step, self.params, self.gravity, self.h, radius);
+        (self.grand, self.parent, self.parent_inv) = (self.parent, here, inv);
+    }
+
+    /// The tick ends: this rest shape is the last, and the chain settled or not (or reset
+    /// to rest, if a point went bad).
+    fn end(self) {
+        copy(self.last, self.rest);
         let (mut settled, mut finite) = (true, true);
-        for (p, v) in chain.points.iter().zip(chain.velocities.iter()) {
+        for (p, v) in self.chain.points.iter().zip(self.chain.velocities.iter()) {
             settled &= v.length_squared() < SETTLED * SETTLED;
             finite &= p.is_finite();
         }
-        self.settled = settled;
+        *self.settled = settled && finite;
         if !finite {
-            *self = SpringChain::at_rest(rest);
+            copy(self.chain.points, self.rest);
+            self.chain.velocities.fill(Vec3A::ZERO);
         }
+    }
+}
+
+/// `to` set to `from`, point by point.
+fn copy(to: &mut [Vec3A], from: &[Vec3]) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = Vec3A::from(*f);
     }
 }
 
 /// A chain's points and velocities, borrowed for a step.
 struct Chain<'a> {
-    points: &'a mut [Vec3],
-    velocities: &'a mut [Vec3],
+    points: &'a mut [Vec3A],
+    velocities: &'a mut [Vec3A],
 }
 
 impl Chain<'_> {
     /// Point `i`'s sub-step of `h` seconds: toward where the rest shape puts it on the point
     /// before it as simulated, its bone kept its length, over the floor (plus `radius`).
-    #[inline]
+    #[inline(always)]
     fn sub_step(
         &mut self,
         i: usize,
         step: &Step,
         params: &SpringParams,
-        gravity: Vec3,
+        gravity: Vec3A,
         h: f32,
         radius: f32,
     ) {
         // Where the rest shape puts this point on its parent as simulated.
         let target = match step.parent_bone {
-            Some(rest_parent) => {
-                let from = rest_parent.normalize_or(Vec3::Y);
-                let to = (self.points[i - 1] - self.points[i - 2]).normalize_or(Vec3::Y);
+            // (The simulated parent bone keeps the rest bone's length: the same inverse
+            // makes both unit.)
+            Some((rest_parent, inv)) if inv > 0.0 => {
+                let from = rest_parent * inv;
+                let to = (self.points[i - 1] - self.points[i - 2]) * inv;
                 self.points[i - 1] + turn_by_arc(from, to, step.bone)
             }
-            None => self.points[i - 1] + step.bone,
+            _ => self.points[i - 1] + step.bone,
         };
         let (target_v, len) = (step.target_v, step.len);
         let v = self.velocities[i];
@@ -198,19 +352,19 @@ impl Chain<'_> {
         let start = self.points[i];
         let parent = self.points[i - 1];
         // Each bone keeps its length.
-        let mut p = parent + (start + v * h - parent).normalize_or(Vec3::Y) * len;
-        let mut v = (p - start) / h;
+        let mut p = parent + (start + v * h - parent).normalize_or(Vec3A::Y) * len;
+        let mut v = (p - start) * step.inv_h;
         if let Some(g) = step.floor.filter(|g| p.y < g + radius) {
             // On the ground, its bone's length kept along the ground.
             p.y = g + radius;
             let dy = p.y - parent.y;
-            let flat = Vec3::new(p.x - parent.x, 0.0, p.z - parent.z).normalize_or(Vec3::X);
+            let flat = Vec3A::new(p.x - parent.x, 0.0, p.z - parent.z).normalize_or(Vec3A::X);
             if dy.abs() < len {
                 let r = (len * len - dy * dy).sqrt();
                 p.x = parent.x + flat.x * r;
                 p.z = parent.z + flat.z * r;
             }
-            v = (p - start) / h;
+            v = (p - start) * step.inv_h;
             v.y = v.y.max(0.0);
         }
         self.points[i] = p;
@@ -222,10 +376,10 @@ impl Chain<'_> {
 /// the half-angle folded in: no square root, no quaternion); opposite directions turn it
 /// half a turn about an axis across `from`.
 #[inline]
-fn turn_by_arc(from: Vec3, to: Vec3, v: Vec3) -> Vec3 {
+fn turn_by_arc(from: Vec3A, to: Vec3A, v: Vec3A) -> Vec3A {
     let c = from.dot(to);
     if c < -0.9999 {
-        return Quat::from_rotation_arc(from, to) * v;
+        return Quat::from_rotation_arc(from.into(), to.into()) * v;
     }
     let k = from.cross(to);
     v * c + k.cross(v) + k * (k.dot(v) / (1.0 + c))
@@ -256,9 +410,9 @@ mod tests {
             chain.step(&rest, &SpringParams::default(), dt, 0.02, &mut |_| {
                 Some(0.0)
             });
-            tip_minus_rest.push(chain.points()[3] - rest[3]);
+            tip_minus_rest.push(chain.tip().expect("tip") - rest[3]);
             if (time * 6.0 - (time * 6.0).round()).abs() < 1e-3 {
-                samples.push(chain.points()[3].x);
+                samples.push(chain.tip().expect("tip").x);
             }
         }
         (samples, tip_minus_rest)
@@ -278,7 +432,10 @@ mod tests {
                 let (a, b) = (a.normalize(), b.normalize());
                 let v = Vec3::new(0.4, -1.3, 0.7);
                 let want = Quat::from_rotation_arc(a, b) * v;
-                assert!((turn_by_arc(a, b, v) - want).length() < 1e-4, "{a} {b}");
+                assert!(
+                    (Vec3::from(turn_by_arc(a.into(), b.into(), v.into())) - want).length() < 1e-4,
+                    "{a} {b}"
+                );
             }
         }
     }
@@ -335,6 +492,50 @@ mod tests {
     }
 
     #[test]
+    fn chains_stepped_side_by_side_move_as_each_alone() {
+        // Three chains of 2, 4 and 3 points swung by a body that circles (all alike, then
+        // one stiffer: more sub-steps): stepped together and one by one, the same to the bit.
+        let shape = |n: usize, t: f32, k: f32| -> Vec<Vec3> {
+            let at = Vec3::new(t.sin(), 0.4 + 0.05 * (3.0 * t).sin(), t.cos());
+            (0..n)
+                .map(|j| at + Vec3::new(0.02 * k, -0.1 * j as f32, -0.12 * j as f32))
+                .collect()
+        };
+        let stiff = SpringParams {
+            stiffness: 2000.0,
+            ..SpringParams::default()
+        };
+        let soft = SpringParams::default();
+        for middle in [&soft, &stiff] {
+            let params = [&soft, middle, &soft];
+            let sizes = [2usize, 4, 3];
+            let mut together: Vec<SpringChain> = sizes
+                .iter()
+                .map(|n| SpringChain::at_rest(&shape(*n, 0.0, 0.0)))
+                .collect();
+            let mut alone = together.clone();
+            let mut floor = |p: Vec3| (p.y < 0.4).then_some(0.1 * p.x);
+            for tick in 1..=120 {
+                let t = tick as f32 / 60.0 * 2.0;
+                let rests: Vec<Vec<Vec3>> = sizes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| shape(*n, t, k as f32))
+                    .collect();
+                let refs: Vec<&[Vec3]> = rests.iter().map(|r| &r[..]).collect();
+                let dt = 1.0 / 60.0;
+                SpringChain::step_together(&mut together, &refs, &params, dt, 0.02, &mut floor);
+                for k in 0..3 {
+                    alone[k].step(&rests[k], params[k], dt, 0.02, &mut floor);
+                }
+            }
+            assert_eq!(together, alone);
+            let tip = together[1].tip().expect("tip");
+            assert!(tip.distance(shape(4, 4.0, 1.0)[3]) > 1e-3, "it swings");
+        }
+    }
+
+    #[test]
     fn a_hanging_chain_stays_on_the_floor_and_a_bad_rest_resets_it() {
         // Rest shape straight down through the floor: the chain lies on it, never under.
         let rest: Vec<Vec3> = (0..5)
@@ -347,17 +548,17 @@ mod tests {
         };
         for _ in 0..240 {
             chain.step(&rest, &params, 1.0 / 60.0, 0.02, &mut |_| Some(0.0));
-            for p in &chain.points()[1..] {
+            for p in chain.points().skip(1) {
                 assert!(p.y >= 0.02 - 1e-5, "a point under the floor: {p}");
             }
         }
         // Lengths kept.
-        for w in chain.points().windows(2) {
+        for w in chain.points().collect::<Vec<_>>().windows(2) {
             assert!((w[0].distance(w[1]) - 0.15).abs() < 1e-4);
         }
         let bad = vec![Vec3::NAN; 5];
         chain.step(&bad, &params, 1.0 / 60.0, 0.02, &mut |_| None);
         chain.step(&rest, &params, 1.0 / 60.0, 0.02, &mut |_| None);
-        assert!(chain.fits(5), "{:?}", chain.points());
+        assert!(chain.fits(5), "{:?}", chain.points().collect::<Vec<_>>());
     }
 }

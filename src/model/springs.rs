@@ -200,14 +200,13 @@ fn follow(model: &Model, j: usize, below: &[bool]) -> Vec<usize> {
 
 /// Where a chain's points would be on a rigid body: `body` the body's frame in the world
 /// times the binding's fix (scene space to the world), `head` the head's turn relative to
-/// the body about its bone's head (scene space), for chains on the head.
+/// the body about its bone's head (scene space), for chains on the head. Added to `out`.
 pub fn rest_points(
     chain: &SpringBones,
     body: &Affine3A,
     head: Option<(Vec3, Quat)>,
     out: &mut Vec<Vec3>,
 ) {
-    out.clear();
     let turn = head.filter(|_| chain.on_head).map(|(pivot, q)| {
         let pivot = body.transform_point3(pivot);
         (pivot, q)

@@ -52,6 +52,8 @@ pub struct Creature {
     /// Its spring chains' settings and its spine's shares as tuned for it alone (the
     /// inspector's sliders); `None`: its type's.
     pub tuned: Option<Box<super::springs::Tuned>>,
+    /// The last tick (the world's frame after it) it breathed and its chains stepped.
+    pub(super) finished: u64,
 }
 
 impl Creature {
@@ -81,6 +83,7 @@ impl Creature {
             look: None,
             springs: Vec::new(),
             tuned: None,
+            finished: 0,
         }
     }
 

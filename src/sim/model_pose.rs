@@ -65,12 +65,17 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
                 grounded: l.grounded,
             }));
     }
-    let (position, rotation) = c.body_pose();
     let counter = c.def.body.head.as_ref().map_or(0.0, |h| h.counter_yaw);
-    let head = if c.rag.is_some() {
-        None
-    } else {
-        Some(c.loco.head_rotation(counter))
+    // (The body's rotation and the head's made together: they share the body's frame.)
+    let (position, rotation, head) = match c.rag {
+        Some(_) => {
+            let (at, rot) = c.body_pose();
+            (at, rot, None)
+        }
+        None => {
+            let (rot, head) = c.loco.body_and_head_rotation(counter);
+            (c.loco.body_position(), rot, Some(head))
+        }
     };
     model.posed.pose(
         &PoseInput {

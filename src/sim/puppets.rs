@@ -72,11 +72,9 @@ impl World {
             loco.puppet(def, lean, &root, feet, dt, &mut scratch);
         }
         self.scratch = scratch;
-        self.breathe_all(time, dt);
-        // Tails and the like swing on the bodies as shown (every creature: a rig too).
-        if dt > 0.0 {
-            self.step_springs(dt);
-        }
+        // Breath, and tails and the like swinging on the bodies as shown (every creature:
+        // a rig too).
+        self.finish_bodies(time, dt, true);
     }
 
     /// Replaces the whole level with these pieces, each with its owner (a viewer's copy of

@@ -118,7 +118,7 @@ impl Snapshot {
         for c in world.creatures() {
             for chain in &c.springs {
                 self.spring_chains.push(chain.points().len() as u32);
-                self.spring_points.extend_from_slice(chain.points());
+                self.spring_points.extend(chain.points());
             }
         }
         self.pose_skins(world);

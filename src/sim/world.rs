@@ -604,8 +604,7 @@ impl World {
         let t2 = std::time::Instant::now();
         self.step_times.rapier = std::time::Duration::ZERO;
         self.step_ragdolls(dt);
-        self.breathe_all(self.time + f64::from(dt), dt);
-        self.step_springs(dt);
+        self.finish_bodies(self.time + f64::from(dt), dt, false);
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
         self.step_times = StepTimes {
             navigation: t1 - t0,
@@ -622,6 +621,12 @@ impl World {
     /// pool (each creature's update reads only the static level and its own state, so the
     /// results are the same at any thread count; events are gathered in id order).
     fn step_locomotion(&mut self, dt: f32) {
+        let after = super::springs::After {
+            types: &self.types,
+            time: self.time + f64::from(dt),
+            tick: self.frame + 1,
+            dt,
+        };
         let World {
             creatures,
             scratch,
@@ -672,13 +677,16 @@ impl World {
             };
         let Some(pool) = pool.as_ref() else {
             let ground = RapierGround::new(physics, rigs, field, only_ground);
+            let mut rest = Vec::new();
             for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
-                let Some(dt) = c.take_turn(dt) else { continue };
-                c.loco
-                    .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
-                let end = std::mem::take(&mut scratch.path_end);
-                push(events, c.id, &scratch.events, end);
-                scratch.events.clear();
+                if let Some(dt) = c.take_turn(dt) {
+                    c.loco
+                        .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
+                    let end = std::mem::take(&mut scratch.path_end);
+                    push(events, c.id, &scratch.events, end);
+                    scratch.events.clear();
+                }
+                after.finish(c, &ground, &mut rest);
             }
             nav_step();
             return;
@@ -694,13 +702,16 @@ impl World {
                             // A query pipeline per chunk of work (its filter is not shareable).
                             || {
                                 let ground = RapierGround::new(physics, rigs, field, only_ground);
-                                (Scratch::default(), ground)
+                                (Scratch::default(), ground, Vec::new())
                             },
-                            |(s, ground), c| {
-                                let Some(dt) = c.take_turn(dt) else {
+                            |(s, ground, rest), c| {
+                                let Some(turn) = c.take_turn(dt) else {
+                                    after.finish(c, &*ground, rest);
                                     return (c.id, Vec::new(), false);
                                 };
-                                c.loco.update(&c.def, &c.gait, &c.lean, &*ground, dt, s);
+                                c.loco.update(&c.def, &c.gait, &c.lean, &*ground, turn, s);
+                                // Its body after its legs, while its state is at hand.
+                                after.finish(c, &*ground, rest);
                                 let end = std::mem::take(&mut s.path_end);
                                 (c.id, std::mem::take(&mut s.events), end)
                             },

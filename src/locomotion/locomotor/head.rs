@@ -13,16 +13,21 @@ impl Locomotor {
     /// The head's world rotation: the body's, turned by the head's yaw and pitch, with
     /// `counter` (0..1) of the lean taken back out so it stays level.
     pub fn head_rotation(&self, counter: f32) -> Quat {
-        let lean = Quat::IDENTITY.slerp(self.lean.rotation(), 1.0 - counter.clamp(0.0, 1.0));
+        self.body_and_head_rotation(counter).1
+    }
+
+    /// The body's world rotation ([`Locomotor::rotation`]) and the head's
+    /// ([`Locomotor::head_rotation`]), made together (they share the body's frame and lean).
+    pub fn body_and_head_rotation(&self, counter: f32) -> (Quat, Quat) {
+        let base = self.base_rotation();
+        let lean = self.lean.rotation();
+        let head_lean = Quat::IDENTITY.slerp(lean, 1.0 - counter.clamp(0.0, 1.0));
         // Looking up turns the head's forward (+Z) toward +Y: about its +X, negatively.
         let pitch = Quat::from_rotation_x(-self.head_pitch);
-        if let Some(c) = self.climb.as_ref().filter(|_| !self.airborne) {
-            return c.frame * yaw_rotation(self.head_yaw) * pitch * lean;
-        }
-        Quat::from_rotation_arc(Vec3::Y, self.up)
-            * yaw_rotation(self.yaw + self.head_yaw)
-            * pitch
-            * lean
+        (
+            base * lean,
+            base * yaw_rotation(self.head_yaw) * pitch * head_lean,
+        )
     }
 
     /// The way the head faces, world space.
