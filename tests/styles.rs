@@ -19,6 +19,11 @@ const GIVE_WAY: f64 = 0.85;
 /// `{ seconds, speed }` (c:move straight ahead; a speed that eases from the last when
 /// `ramp` is true).
 fn hound_mod(dir: &std::path::Path, plan: &str, ramp: bool) -> std::path::PathBuf {
+    paces_mod(dir, "menagerie/hound", plan, ramp)
+}
+
+/// [`hound_mod`] for a creature of type `ty`.
+fn paces_mod(dir: &std::path::Path, ty: &str, plan: &str, ramp: bool) -> std::path::PathBuf {
     let main = format!(
         r#"
 world.ground {{ size = vec3(30, 0, 140) }}
@@ -40,7 +45,7 @@ behaviour.define {{
     self:move(vec3(0, 0, 1), 0)
   end,
 }}
-world.spawn("menagerie/hound", {{ position = vec3(0, 0, -65), behaviour = "paces" }})
+world.spawn("{ty}", {{ position = vec3(0, 0, -65), behaviour = "paces" }})
 "#
     );
     temp_mod(
@@ -49,7 +54,10 @@ world.spawn("menagerie/hound", {{ position = vec3(0, 0, -65), behaviour = "paces
         &[
             (
                 "mod.toml",
-                "name = \"paces\"\nversion = \"0.1.0\"\ndepends = [\"menagerie\"]\n",
+                &format!(
+                    "name = \"paces\"\nversion = \"0.1.0\"\ndepends = [\"{}\"]\n",
+                    ty.split('/').next().unwrap_or(ty)
+                ),
             ),
             ("main.lua", &main),
         ],
@@ -308,7 +316,7 @@ log.info("typo", err2)
     );
     assert!(log.contains("style\t1\twalk"), "{log}");
     assert!(log.contains("style\t2\tgallop"), "{log}");
-    assert!(log.contains("style\t3\tnil"), "{log}");
+    assert!(log.contains("style\t3\twalk"), "{log}");
     assert!(
         log.contains("c:set_destination: speed must be a number > 0, got -1"),
         "{log}"
@@ -380,4 +388,90 @@ log.info("def{i}", e{i})
         );
     }
     assert_eq!(t.ids().len(), 1, "the spider still spawned and walked");
+}
+
+/// The bundled spider's gait tightens as it runs: below 1.2 m/s it walks, above it runs —
+/// the same two groups of four, quicker and lower steps — four feet down at every tick.
+#[test]
+fn the_spiders_gait_tightens_as_it_runs() {
+    // Each leg's swings: (frames in the air, highest its foot rose above where it lifted).
+    let swings = |pace: f64| -> (Vec<String>, Vec<(usize, f64)>) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let m = paces_mod(
+            dir.path(),
+            "spider/spider",
+            &format!("{{ {{ 6, {pace} }} }}"),
+            false,
+        );
+        let mods = [bundled("spider"), m];
+        let (out, t) = run_trace(dir.path(), 360, &mods, &[]);
+        assert!(out.status.success(), "{}", text(&out));
+        assert_walks_well(&format!("spider at {pace} m/s"), &t, &[]);
+        let recs: Vec<&Rec> = t
+            .of(only(&t))
+            .into_iter()
+            .filter(|r| r.frame >= 120)
+            .collect();
+        for r in &recs {
+            let down = r.feet.iter().filter(|f| f.grounded).count();
+            assert!(
+                down >= 4,
+                "frame {}: {down} feet down at {pace} m/s",
+                r.frame
+            );
+        }
+        let styles: Vec<String> = recs
+            .iter()
+            .filter_map(|r| r.style.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut out = Vec::new();
+        for leg in 0..recs[0].feet.len() {
+            let mut from: Option<(usize, f64)> = None;
+            let mut top = 0.0f64;
+            for (k, r) in recs.iter().enumerate() {
+                let f = &r.feet[leg];
+                match (f.grounded, from) {
+                    (false, None) if k > 0 => {
+                        from = Some((k, recs[k - 1].feet[leg].pos.expect("pos")[1]));
+                        top = f.pos.expect("pos")[1];
+                    }
+                    (false, Some(_)) => top = top.max(f.pos.expect("pos")[1]),
+                    (true, Some((k0, y0))) => {
+                        out.push((k - k0, top - y0));
+                        from = None;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (styles, out)
+    };
+    let mean = |v: &[(usize, f64)], f: fn(&(usize, f64)) -> f64| {
+        v.iter().map(f).sum::<f64>() / v.len().max(1) as f64
+    };
+    let (walk_styles, walk) = swings(1.05);
+    let (run_styles, run) = swings(1.4);
+    assert_eq!(walk_styles, ["walk"]);
+    assert_eq!(run_styles, ["run"]);
+    assert!(
+        walk.len() > 20 && run.len() > 20,
+        "{} / {} swings",
+        walk.len(),
+        run.len()
+    );
+    let (walk_t, run_t) = (mean(&walk, |s| s.0 as f64), mean(&run, |s| s.0 as f64));
+    let (walk_h, run_h) = (mean(&walk, |s| s.1), mean(&run, |s| s.1));
+    eprintln!("spider: walk swings {walk_t:.1} frames {walk_h:.3} m high; run {run_t:.1} frames {run_h:.3} m");
+    // Its own speed shortens every step a little (`speed_scale`); the run's are shorter
+    // still, and lower (0.09 m high against 0.12).
+    assert!(
+        run_t < walk_t * 0.85,
+        "run swings {run_t:.1} frames, walk {walk_t:.1}"
+    );
+    assert!(
+        run_h < walk_h * 0.9,
+        "run steps {run_h:.3} m high, walk {walk_h:.3} m"
+    );
 }

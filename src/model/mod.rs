@@ -9,6 +9,7 @@ pub(crate) mod bind;
 pub(crate) mod bind_error;
 pub(crate) mod clip;
 pub(crate) mod export;
+pub(crate) mod eyes;
 pub(crate) mod feet;
 pub(crate) mod files;
 pub(crate) mod flyer;
@@ -29,6 +30,7 @@ pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
 pub use bind_error::{BindError, ChainError, LegsError, NoLegs, NoSuchBone};
 pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
+pub use eyes::{find_eyes, is_eye_name, EYE_MAX};
 pub use feet::FootInput;
 pub use generate::{generate, ChainSpec, GenSpec, HandShape, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
@@ -349,6 +351,14 @@ impl BoundModel {
                     .collect::<Vec<_>>()
                     .join(" > ")
             );
+        }
+        let eyes: Vec<&str> = self
+            .posed
+            .eyes()
+            .map(|j| m.joints[j].name.as_str())
+            .collect();
+        if !eyes.is_empty() {
+            s += &format!("\n  eyes (turn to what it looks at): {}", eyes.join(", "));
         }
         if !self.springs.is_empty() {
             s += &format!("\n  spring chains ({}):", self.springs.len());

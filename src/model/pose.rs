@@ -40,6 +40,8 @@ pub struct PoseInput<'a> {
     /// Its breath now, −1 (out) to 1 (in) (`body.breathe`; 0: none): a spine's chest joints
     /// lift with it, the head kept level.
     pub breath: f32,
+    /// What it looks at (`c:look_at`), world space: its eyes turn to it.
+    pub look: Option<Vec3>,
 }
 
 /// A joint the idle clip drives: the joint, the clip's channels on it, its bind-pose local
@@ -57,6 +59,9 @@ enum Role {
     Follows { chain: usize },
     /// Joint `k` of spring chain `chain`: runs from its simulated point toward the next.
     Spring { chain: usize, k: usize },
+    /// An eye, its gaze in joint space: rides on the head, turned to what the creature
+    /// looks at (see `model::eyes`).
+    Eye { gaze: Vec3 },
 }
 
 /// A bound skeleton prepared for posing (built once per model and binding).
@@ -173,6 +178,11 @@ impl Posed {
             false
         };
         let after: Vec<usize> = (0..n).filter(|j| below_follower(*j)).collect();
+        for (j, gaze) in super::eyes::find_eyes(model, binding) {
+            if role[j] == Role::Rides {
+                role[j] = Role::Eye { gaze };
+            }
+        }
         Posed {
             parent: model.joints.iter().map(|j| j.parent).collect(),
             local: bind_pose(model, |j| match j.parent {
@@ -203,6 +213,11 @@ impl Posed {
             legs: binding.legs.len(),
             feet: super::feet::find_feet(model, binding),
         }
+    }
+
+    /// Its eye joints (see `model::eyes`).
+    pub fn eyes(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.role.len()).filter(|j| matches!(self.role[*j], Role::Eye { .. }))
     }
 
     /// Spreads the lean along `spine` (see [`super::spine`]).
@@ -259,7 +274,8 @@ impl Posed {
         let mut entries: Vec<Animated> = Vec::new();
         for (ci, ch) in c.channels.iter().enumerate() {
             let j = ch.joint;
-            if carries[j] || self.role[j] != Role::Rides {
+            // (An eye plays the clip, then turns to a look.)
+            if carries[j] || !matches!(self.role[j], Role::Rides | Role::Eye { .. }) {
                 continue;
             }
             match entries.iter_mut().find(|e| e.0 == j) {
@@ -334,6 +350,11 @@ impl Posed {
             }
             match self.role[j] {
                 Role::Rides | Role::Follows { .. } => {}
+                Role::Eye { gaze } => {
+                    if let Some(t) = input.look {
+                        m = super::eyes::aim_eye(m, gaze, t);
+                    }
+                }
                 Role::Spring { chain, k } => {
                     m = self.swing(m, j, chain, k, input.springs, &mut shifts);
                 }

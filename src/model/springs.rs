@@ -5,7 +5,7 @@
 //! the head) and runs down its children that carry vertices; it ends at the last joint's
 //! farthest vertex. Control joints (IK targets, pole joints hung off the armature's root,
 //! anything with no vertex at or below it) are never chains, nor what hangs from a limb's
-//! bones (toes, fingers: the limb's own). `model.springs` tunes chains by their first bone's name, or stops them.
+//! bones (toes, fingers: the limb's own), nor eyes (`model::eyes`). `model.springs` tunes chains by their first bone's name, or stops them.
 
 use glam::{Affine3A, Quat, Vec3};
 
@@ -51,12 +51,18 @@ pub fn find_springs(
     let n = model.joints.len();
     let (driven, limb) = driven_joints(model, binding);
     let below = carrying(model);
+    let eyes = super::eyes::find_eyes(model, binding);
+    let is_eye = |j: usize| {
+        eyes.iter().any(|(e, _)| *e == j) || super::eyes::is_face_name(&model.joints[j].name)
+    };
     let mut chains = Vec::new();
     for j in 0..n {
         let Some(p) = model.joints[j].parent else {
             continue;
         };
-        if driven[j] || !below[j] || !driven[p] || limb[p] {
+        // (An eye turns to what the creature looks at, and its lids go with it: see
+        // `model::eyes`.)
+        if driven[j] || !below[j] || !driven[p] || limb[p] || is_eye(j) {
             continue;
         }
         let chain = follow(model, j, &below);

@@ -98,6 +98,7 @@ pub fn pose_creature(c: &Creature, model: &BoundModel, time: f32, s: &mut PoseSc
                 (Some(b), None) if b.depth > 0.0 => c.loco.breath / (0.5 * b.depth),
                 _ => 0.0,
             },
+            look: c.loco.look_at.filter(|_| c.rag.is_none()),
         },
         &mut s.world,
         &mut s.skin,
