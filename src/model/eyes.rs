@@ -14,7 +14,7 @@ pub const EYE_MAX: f32 = 30.0 * std::f32::consts::PI / 180.0;
 
 /// Whether a joint's name names an eye or what moves with one (a lid, a brow, lashes):
 /// what a face does, never a spring chain.
-pub fn is_face_name(name: &str) -> bool {
+pub(crate) fn is_face_name(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     ["eye", "lid", "brow", "lash"].iter().any(|w| n.contains(w))
 }

@@ -375,8 +375,19 @@ impl Posed {
             }
             world[j] = m;
         }
-        // Followers ride on their chain's last bone, then what hangs from them.
-        for j in 0..n {
+        self.ride_followers(world);
+        skin.clear();
+        skin.extend(
+            world
+                .iter()
+                .zip(&self.inverse_bind)
+                .map(|(w, ib)| Mat4::from(*w * *ib)),
+        );
+    }
+
+    /// Followers ride on their chain's last bone, then what hangs from them.
+    fn ride_followers(&self, world: &mut [Affine3A]) {
+        for j in 0..world.len() {
             if let Role::Follows { chain } = self.role[j] {
                 let (last, _) = self.ends[chain];
                 world[j] = world[last] * self.inverse_bind[last] * self.bind[j];
@@ -387,13 +398,6 @@ impl Posed {
                 world[j] = world[p] * self.local[j];
             }
         }
-        skin.clear();
-        skin.extend(
-            world
-                .iter()
-                .zip(&self.inverse_bind)
-                .map(|(w, ib)| Mat4::from(*w * *ib)),
-        );
     }
 
     /// Whether the lean is spread along a spine now; the frame the root joints hang from (the

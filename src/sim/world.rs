@@ -652,29 +652,6 @@ impl World {
         };
         let (physics, rigs) = (&*physics, &*rigs);
         let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
-        let push =
-            |events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool| {
-                for s in steps {
-                    events.push(if s.lift {
-                        WorldEvent::Lift {
-                            id,
-                            leg: s.leg,
-                            position: s.position,
-                        }
-                    } else {
-                        WorldEvent::Step {
-                            id,
-                            leg: s.leg,
-                            position: s.position,
-                            speed: s.speed,
-                        }
-                    });
-                }
-                if end {
-                    // The end of a path followed once: the same event as a destination reached.
-                    events.push(WorldEvent::Arrive { id });
-                }
-            };
         let Some(pool) = pool.as_ref() else {
             let ground = RapierGround::new(physics, rigs, field, only_ground);
             let mut rest = Vec::new();
@@ -683,7 +660,7 @@ impl World {
                     c.loco
                         .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
                     let end = std::mem::take(&mut scratch.path_end);
-                    push(events, c.id, &scratch.events, end);
+                    push_steps(events, c.id, &scratch.events, end);
                     scratch.events.clear();
                 }
                 after.finish(c, &ground, &mut rest);
@@ -723,7 +700,7 @@ impl World {
             )
         });
         for (id, steps, end) in out {
-            push(events, id, &steps, end);
+            push_steps(events, id, &steps, end);
         }
     }
 
@@ -798,6 +775,30 @@ impl World {
     /// Takes the events of the ticks since the last call.
     pub fn drain_events(&mut self) -> Vec<WorldEvent> {
         std::mem::take(&mut self.events)
+    }
+}
+
+/// A creature's step and lift events of a tick, and the end of a path followed once (the
+/// same event as a destination reached), as world events.
+fn push_steps(events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool) {
+    for s in steps {
+        events.push(if s.lift {
+            WorldEvent::Lift {
+                id,
+                leg: s.leg,
+                position: s.position,
+            }
+        } else {
+            WorldEvent::Step {
+                id,
+                leg: s.leg,
+                position: s.position,
+                speed: s.speed,
+            }
+        });
+    }
+    if end {
+        events.push(WorldEvent::Arrive { id });
     }
 }
 
