@@ -403,6 +403,9 @@ fn find_legs(
     // that joint follows the chain's end and its vertices are the tip.
     let in_chain = |j: usize, ls: &[LegChain]| ls.iter().any(|l| l.bones.contains(&j));
     if spec.legs.is_empty() {
+        attach_pads(model, &mut legs, &near_ground);
+    }
+    if spec.legs.is_empty() {
         // Any free chain, a parentless joint too (IK feet exported at the armature's root).
         let loose = chains;
         // Chains whose tip is high but that end near a loose, weighted joint whose own
@@ -460,6 +463,51 @@ fn find_legs(
         .into());
     }
     Ok((legs, flat))
+}
+
+/// A leg found on the ground whose end has a foot on a joint of its own beside it — a
+/// weighted leaf on the ground, hung off the body rather than the leg, within a tenth of
+/// the leg's length of its end (a pad `skitter export` writes for a generated creature's
+/// foot) — takes that joint as its follower: it rides on the leg's end.
+fn attach_pads(model: &Model, legs: &mut [LegChain], near_ground: &dyn Fn(Vec3) -> bool) {
+    let in_leg = |j: usize, legs: &[LegChain]| {
+        legs.iter()
+            .any(|l| l.bones.contains(&j) || l.follower == Some(j))
+    };
+    for k in 0..legs.len() {
+        if legs[k].follower.is_some() {
+            continue;
+        }
+        let bones = &legs[k].bones;
+        let length: f32 = bones
+            .windows(2)
+            .map(|w| {
+                model.joints[w[0]]
+                    .head()
+                    .distance(model.joints[w[1]].head())
+            })
+            .sum::<f32>()
+            + model.joints[bones[bones.len() - 1]]
+                .head()
+                .distance(legs[k].tip);
+        let tip = legs[k].tip;
+        let pad = (0..model.joints.len())
+            .filter(|j| {
+                let jj = &model.joints[*j];
+                jj.children.is_empty()
+                    && jj.reach > 0.0
+                    && near_ground(jj.far)
+                    && !in_leg(*j, legs)
+                    && !jj.parent.is_some_and(|p| in_leg(p, legs))
+                    && !model.below(*j, bones[0])
+                    && jj.head().distance(tip) < 0.1 * length
+            })
+            .min_by(|a, b| {
+                let d = |j: &usize| model.joints[*j].head().distance(tip);
+                d(a).total_cmp(&d(b))
+            });
+        legs[k].follower = pad;
+    }
 }
 
 /// The body bone: named in `model.bind.body`, else the deepest joint every leg hangs

@@ -39,6 +39,10 @@ pub enum HandShape {
     Claw,
     /// A ball a little thicker than the limb.
     Fist,
+    /// A foot: a flattened oval lying behind the leg's end on its own joint (`NAME.pad`),
+    /// laid on the ground's slope and peeling heel-first as the foot trails (the poser's,
+    /// see `Posed::set_pads`); a small ball at the ankle.
+    Paw,
 }
 
 /// What a generated model is made from (body space: +Z forward, +X left, +Y up).
@@ -278,7 +282,11 @@ fn head_shape(b: &mut Builder, at: Vec3, size: Vec3, h: usize) {
 /// a ball at each joint, a claw at the foot and an end marker there (an unweighted leaf:
 /// where the chain ends, for a model exported and loaded back). `None` for a limb of
 /// fewer than two points.
-fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Option<LegChain> {
+fn limb_chain(
+    b: &mut Builder,
+    joints: &mut Vec<Joint>,
+    limb: &LimbSpec,
+) -> Option<(LegChain, Option<usize>)> {
     let n = limb.points.len();
     if n < 2 {
         return None;
@@ -312,10 +320,28 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
     let last = bones[bones.len() - 1];
     let foot = limb.points[n - 1];
     let ball = match limb.hand {
-        HandShape::Knob => Some((0.5, LEG)),
+        HandShape::Knob | HandShape::Paw => Some((0.5, LEG)),
         HandShape::Fist => Some((1.3, KNEE)),
         HandShape::Claw => None,
     };
+    let pad = (limb.hand == HandShape::Paw).then(|| {
+        // On the body, not the leg: the poser places it whole, and a file exported and
+        // loaded back finds the leg as it was and the pad following its end.
+        joints.push(bone(format!("{}.pad", limb.name), Some(0), foot));
+        let pad = joints.len() - 1;
+        let length: f32 = limb.points.windows(2).map(|w| w[0].distance(w[1])).sum();
+        let (long, wide, thick) = ((0.2 * length).max(4.0 * r0), 1.3 * r0, 0.45 * r0);
+        // Its sole on the ground at the foot's end, its toes a little past it.
+        b.ellipsoid(
+            foot + Vec3::new(0.0, thick, -0.3 * long),
+            Vec3::new(wide, thick, 0.5 * long),
+            Quat::IDENTITY,
+            KNEE,
+            pad,
+            false,
+        );
+        pad
+    });
     match ball {
         Some((size, color)) => b.ellipsoid(
             foot,
@@ -328,12 +354,13 @@ fn limb_chain(b: &mut Builder, joints: &mut Vec<Joint>, limb: &LimbSpec) -> Opti
         None => claw(b, limb.points[n - 2], foot, r0, last),
     }
     joints.push(bone(format!("{}.end", limb.name), Some(last), foot));
-    Some(LegChain {
+    let chain = LegChain {
         name: limb.name.clone(),
         bones,
         tip: foot,
         follower: None,
-    })
+    };
+    Some((chain, pad))
 }
 
 /// A tail's or an antenna's bones (one a segment, on `parent`) and its tapered mesh: a
@@ -448,10 +475,16 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
     if let (Some(h), Some((at, size))) = (head, spec.head) {
         head_shape(&mut b, at, size, h);
     }
+    let mut pads = Vec::new();
     for limb in &spec.limbs {
         match limb_chain(&mut b, &mut joints, limb) {
-            Some(chain) if limb.arm => arms.push(chain),
-            Some(chain) => legs.push(chain),
+            Some((chain, _)) if limb.arm => arms.push(chain),
+            Some((chain, pad)) => {
+                if let Some(p) = pad {
+                    pads.push((legs.len(), p));
+                }
+                legs.push(chain);
+            }
             None => {}
         }
     }
@@ -496,6 +529,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
     };
     let mut posed = Posed::new(&model, &binding);
     posed.set_springs(&model, &springs);
+    posed.set_pads(&pads);
     BoundModel {
         model,
         binding,

@@ -62,6 +62,9 @@ enum Role {
     /// An eye, its gaze in joint space: rides on the head, turned to what the creature
     /// looks at (see `model::eyes`).
     Eye { gaze: Vec3 },
+    /// A generated foot pad at leg `leg`'s end: laid on the ground's slope, peeling
+    /// heel-first as the foot trails (see [`Posed::set_pads`]).
+    Pad { leg: usize },
 }
 
 /// A bound skeleton prepared for posing (built once per model and binding).
@@ -220,6 +223,60 @@ impl Posed {
         (0..self.role.len()).filter(|j| matches!(self.role[*j], Role::Eye { .. }))
     }
 
+    /// Makes joints foot pads: `(leg, joint)` each (a generated model's `Paw` feet).
+    pub fn set_pads(&mut self, pads: &[(usize, usize)]) {
+        for (leg, j) in pads {
+            if *leg < self.legs && self.role.get(*j) == Some(&Role::Rides) {
+                self.role[*j] = Role::Pad { leg: *leg };
+            }
+        }
+    }
+
+    /// Pad joint `j` of leg `leg` (see [`Role::Pad`]), world space: at the leg's end, its
+    /// sole on the ground's slope (level while the foot swings) along the heading, its heel
+    /// peeled up about the foot's end by up to [`PAD_PEEL`] as the foot trails from 0.05
+    /// to 0.35 of the leg's length behind its hip (level with the world) — the same
+    /// rule planted and swinging, so it peels before the lift and lies flat again before
+    /// it lands.
+    fn place_pad(
+        &self,
+        j: usize,
+        leg: usize,
+        input: &PoseInput<'_>,
+        starts: &[usize],
+    ) -> Option<Affine3A> {
+        let s = *starts.get(leg)?;
+        let pts = input.points.get(s..s + *input.chain_lens.get(leg)?)?;
+        let (hip, foot) = (*pts.first()?, *pts.last()?);
+        let length: f32 = pts.windows(2).map(|w| w[0].distance(w[1])).sum();
+        let planted = input.feet.get(leg).filter(|f| f.grounded);
+        let up = match planted {
+            Some(f) => f.slope.normalize_or(Vec3::Y),
+            None => input.body_rotation * Vec3::Y,
+        };
+        let ahead = input.body_rotation * Vec3::Z;
+        let fwd = (ahead - up * ahead.dot(up)).try_normalize()?;
+        let side = up.cross(fwd);
+        // How far behind its hip the foot is, along the heading level with the world (a
+        // foot under its hip on a slope is not trailing), or the body's own for a body on
+        // a wall.
+        let level = Vec3::new(ahead.x, 0.0, ahead.z);
+        let heading = if (input.body_rotation * Vec3::Y).y > 0.7 {
+            level.try_normalize().unwrap_or(fwd)
+        } else {
+            ahead
+        };
+        let trail = -(foot - hip).dot(heading) / length.max(1e-4);
+        let k = ((trail - 0.05) / 0.3).clamp(0.0, 1.0);
+        let peel = PAD_PEEL * k * k * (3.0 - 2.0 * k);
+        let turn =
+            Mat3A::from_cols(side.into(), up.into(), fwd.into()) * Mat3A::from_rotation_x(peel);
+        Some(Affine3A {
+            matrix3: turn * self.fix.matrix3 * self.bind[j].matrix3,
+            translation: foot.into(),
+        })
+    }
+
     /// Spreads the lean along `spine` (see [`super::spine`]).
     pub fn set_spine(&mut self, spine: &super::Spine) {
         self.spine.iter_mut().for_each(|w| *w = 0.0);
@@ -353,6 +410,11 @@ impl Posed {
                 Role::Eye { gaze } => {
                     if let Some(t) = input.look {
                         m = super::eyes::aim_eye(m, gaze, t);
+                    }
+                }
+                Role::Pad { leg } => {
+                    if let Some(p) = self.place_pad(j, leg, input, &starts) {
+                        m = p;
                     }
                 }
                 Role::Spring { chain, k } => {
@@ -579,6 +641,9 @@ fn bone_frame(inv: Mat4, along: Vec3, normal: Vec3) -> Option<Mat3A> {
 
 /// How far a full breath lifts a spine's chest, radians (1.5°, shared by its chest joints).
 const BREATH_TILT: f32 = 0.026;
+
+/// How far a generated foot pad's heel peels up as its foot trails (radians).
+const PAD_PEEL: f32 = 0.9;
 
 /// The share of a head's turn (counter-yaw, look) its neck takes: a head turns on its neck,
 /// not as a block on a rigid body.

@@ -131,7 +131,13 @@ pub fn generated_model(name: &str, def: &crate::locomotion::ValidCreatureDef) ->
                 points,
                 radius,
                 arm: false,
-                hand: HandShape::Knob,
+                // Two to four legs stand on feet that lie on the ground; more are
+                // an arthropod's, ending in points.
+                hand: if def.legs.len() <= 4 {
+                    HandShape::Paw
+                } else {
+                    HandShape::Knob
+                },
             }
         })
         .collect();
