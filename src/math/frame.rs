@@ -70,9 +70,42 @@ pub(crate) fn rotation_from_pitch_yaw_roll_deg(pyr: Vec3) -> Quat {
     Quat::from_rotation_y(y) * Quat::from_rotation_x(p) * Quat::from_rotation_z(r)
 }
 
+/// The rotation `t` of the way from none to `q` along the shortest arc — what
+/// `Quat::IDENTITY.slerp(q, t)` gives, for one arctangent and one sine-cosine instead of an
+/// arccosine and three sines (per creature per tick and frame, they add up).
+pub(crate) fn part_of(q: Quat, t: f32) -> Quat {
+    let q = if q.w < 0.0 { -q } else { q };
+    let v = Vec3::new(q.x, q.y, q.z);
+    let s = v.length();
+    if s < 1e-6 {
+        return Quat::from_xyzw(v.x * t, v.y * t, v.z * t, 1.0).normalize();
+    }
+    let (sin, cos) = (s.atan2(q.w) * t).sin_cos();
+    let axis = v * (sin / s);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, cos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn part_of_a_rotation_is_the_slerp_from_none() {
+        let turns = [
+            Quat::from_rotation_z(0.3) * Quat::from_rotation_x(-0.2),
+            Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 2.9),
+            -Quat::from_rotation_y(1.2),
+            Quat::from_rotation_x(1e-8),
+            Quat::IDENTITY,
+        ];
+        for q in turns {
+            for t in [0.0, 0.3, 0.5, 1.0] {
+                let want = Quat::IDENTITY.slerp(q, t);
+                let got = part_of(q, t);
+                assert!(got.dot(want).abs() > 1.0 - 1e-6, "{q} {t}: {got} vs {want}");
+            }
+        }
+    }
 
     #[test]
     fn yaw_ninety_turns_forward_to_plus_x() {

@@ -399,7 +399,7 @@ impl Posed {
                 None => base * local,
             };
             if spread && self.spine[j] > 0.0 {
-                let share = Quat::IDENTITY.slerp(input.lean, self.share(input, j));
+                let share = crate::math::frame::part_of(input.lean, self.share(input, j));
                 m.matrix3 = Mat3A::from_quat(unleaned * share * unleaned.inverse()) * m.matrix3;
             }
             if input.breath != 0.0 && self.spine[j] > 0.0 {
@@ -472,7 +472,7 @@ impl Posed {
             None => 1.0,
         };
         if pelvis < 1.0 && input.lean != Quat::IDENTITY {
-            let back = Quat::IDENTITY.slerp(input.lean.inverse(), 1.0 - pelvis);
+            let back = crate::math::frame::part_of(input.lean.inverse(), 1.0 - pelvis);
             (
                 true,
                 input.body * Affine3A::from_quat(back) * self.fix,
@@ -505,7 +505,7 @@ impl Posed {
     fn turn_head(&self, j: usize, input: &PoseInput<'_>, mut m: Affine3A) -> Affine3A {
         let Some(h) = input.head else { return m };
         let turn = h * input.body_rotation.inverse();
-        let neck = Quat::IDENTITY.slerp(turn, NECK_SHARE);
+        let neck = crate::math::frame::part_of(turn, NECK_SHARE);
         let q = match (Some(j) == self.neck, self.neck.is_some()) {
             (true, _) => neck,
             (false, true) => turn * neck.inverse(),

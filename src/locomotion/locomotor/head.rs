@@ -21,7 +21,7 @@ impl Locomotor {
     pub fn body_and_head_rotation(&self, counter: f32) -> (Quat, Quat) {
         let base = self.base_rotation();
         let lean = self.lean.rotation();
-        let head_lean = Quat::IDENTITY.slerp(lean, 1.0 - counter.clamp(0.0, 1.0));
+        let head_lean = crate::math::frame::part_of(lean, 1.0 - counter.clamp(0.0, 1.0));
         // Looking up turns the head's forward (+Z) toward +Y: about its +X, negatively.
         let pitch = Quat::from_rotation_x(-self.head_pitch);
         (
