@@ -66,16 +66,7 @@ fn bound(dir: &std::path::Path) -> BoundModel {
 /// looking at `look`: each eye's centre and gaze (where the model's forward points in it).
 fn eyes(b: &BoundModel, look: Option<Vec3>) -> Vec<(Vec3, Vec3)> {
     let fix = Affine3A::from_mat4(b.binding.fix);
-    let mut points = Vec::new();
-    let mut lens = Vec::new();
-    for chain in b.binding.legs.iter().chain(&b.binding.arms) {
-        let start = points.len();
-        for j in &chain.bones {
-            points.push(fix.transform_point3(b.model.joints[*j].head()));
-        }
-        points.push(fix.transform_point3(chain.tip));
-        lens.push(points.len() - start);
-    }
+    let (points, lens) = bound_limb_points(b, Affine3A::IDENTITY);
     let (mut world, mut skin) = (Vec::new(), Vec::new());
     b.posed.pose(
         &PoseInput {

@@ -258,19 +258,9 @@ fn the_knights_legs_and_arms_hang_from_its_pelvis_and_shoulders_as_drawn() {
         Quat::from_rotation_z(18f32.to_radians()) * Quat::from_rotation_x(-8f32.to_radians());
     let rot = Quat::from_rotation_y(-0.4) * lean;
     let body = Affine3A::from_rotation_translation(rot, Vec3::new(0.5, 1.0, -1.0));
-    let fix = Affine3A::from_mat4(b.binding.fix);
     // Each limb's bind-pose joints (and tip) where the sim's fully leaned body puts them:
     // what the locomotion would solve for a body that does not move its limbs.
-    let mut points = Vec::new();
-    let mut lens = Vec::new();
-    for chain in b.binding.legs.iter().chain(&b.binding.arms) {
-        let start = points.len();
-        for j in &chain.bones {
-            points.push(body.transform_point3(fix.transform_point3(b.model.joints[*j].head())));
-        }
-        points.push(body.transform_point3(fix.transform_point3(chain.tip)));
-        lens.push(points.len() - start);
-    }
+    let (points, lens) = bound_limb_points(&b, body);
     let (mut world, mut skin) = (Vec::new(), Vec::new());
     b.posed.pose(
         &PoseInput {

@@ -416,15 +416,7 @@ fn find_legs(
                 continue;
             }
             let end = model.joints[last].head();
-            let length: f32 = bones
-                .windows(2)
-                .map(|w| {
-                    model.joints[w[0]]
-                        .head()
-                        .distance(model.joints[w[1]].head())
-                })
-                .sum::<f32>()
-                .max(1e-3);
+            let length = bones_length(model, bones).max(1e-3);
             let foot = loose
                 .iter()
                 .flat_map(|(b, _)| b.iter().copied())
@@ -465,6 +457,18 @@ fn find_legs(
     Ok((legs, flat))
 }
 
+/// The length of a chain of bones, joint head to joint head.
+fn bones_length(model: &Model, bones: &[usize]) -> f32 {
+    bones
+        .windows(2)
+        .map(|w| {
+            model.joints[w[0]]
+                .head()
+                .distance(model.joints[w[1]].head())
+        })
+        .sum()
+}
+
 /// A leg found on the ground whose end has a foot on a joint of its own beside it — a
 /// weighted leaf on the ground, hung off the body rather than the leg, within a tenth of
 /// the leg's length of its end (a pad `skitter export` writes for a generated creature's
@@ -479,14 +483,7 @@ fn attach_pads(model: &Model, legs: &mut [LegChain], near_ground: &dyn Fn(Vec3) 
             continue;
         }
         let bones = &legs[k].bones;
-        let length: f32 = bones
-            .windows(2)
-            .map(|w| {
-                model.joints[w[0]]
-                    .head()
-                    .distance(model.joints[w[1]].head())
-            })
-            .sum::<f32>()
+        let length = bones_length(model, bones)
             + model.joints[bones[bones.len() - 1]]
                 .head()
                 .distance(legs[k].tip);

@@ -1149,3 +1149,23 @@ pub fn count_pixels(p: &Path, pick: impl Fn(&[u8]) -> bool) -> usize {
         .filter(|c| pick(c))
         .count()
 }
+
+/// A bound model's limbs as a body at `body` (world) holding them as bound: each limb's
+/// joints and tip, legs then arms, and how many points each has (what `PoseInput` takes).
+pub fn bound_limb_points(
+    b: &skitter::model::BoundModel,
+    body: glam::Affine3A,
+) -> (Vec<glam::Vec3>, Vec<usize>) {
+    let at = body * glam::Affine3A::from_mat4(b.binding.fix);
+    let mut points = Vec::new();
+    let mut lens = Vec::new();
+    for chain in b.binding.legs.iter().chain(&b.binding.arms) {
+        let start = points.len();
+        for j in &chain.bones {
+            points.push(at.transform_point3(b.model.joints[*j].head()));
+        }
+        points.push(at.transform_point3(chain.tip));
+        lens.push(points.len() - start);
+    }
+    (points, lens)
+}
