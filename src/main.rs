@@ -67,6 +67,11 @@ pub(crate) struct Limits {
     /// The point of interest for --lod-radius when there is no window camera: X,Z metres.
     #[arg(long, default_value = "0,0", value_parser = parse_xz, value_name = "X,Z")]
     lod_focus: (f32, f32),
+    /// A folder of mods where a mod's missing dependencies are looked up (repeat for more;
+    /// default: the user mods folder, $XDG_DATA_HOME/skitter/mods). They are looked up
+    /// beside the mods given first, then in the bundled scripts/, then here.
+    #[arg(long, value_name = "DIR")]
+    mods_path: Vec<PathBuf>,
 }
 
 impl Limits {
@@ -82,7 +87,13 @@ impl Limits {
             self.lod_radius.is_none_or(|r| r.is_finite() && r >= 0.0),
             "--lod-radius must be >= 0"
         );
+        let users = if self.mods_path.is_empty() {
+            user_mods_folder().into_iter().collect()
+        } else {
+            self.mods_path.clone()
+        };
         Ok(HostOptions {
+            mod_search: std::iter::once(bundled_scripts()).chain(users).collect(),
             seed: self.seed,
             work_per_tick: self.cpu_budget,
             work_per_creature: self.cpu_budget_per_creature,
@@ -306,11 +317,29 @@ pub(crate) fn default_mods(mods: Vec<PathBuf>) -> Vec<PathBuf> {
     if !mods.is_empty() {
         return mods;
     }
+    vec![bundled_scripts()]
+}
+
+/// The bundled mods: `scripts/` here, else the source tree's.
+fn bundled_scripts() -> PathBuf {
     let here = PathBuf::from("scripts");
     if here.is_dir() {
-        return vec![here];
+        return here;
     }
-    vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")]
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts")
+}
+
+/// The user mods folder: `$XDG_DATA_HOME/skitter/mods`, else `~/.local/share/skitter/mods`
+/// (`None` with neither variable set).
+fn user_mods_folder() -> Option<PathBuf> {
+    let set = |v: &str| {
+        std::env::var_os(v)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
+    set("XDG_DATA_HOME")
+        .or_else(|| set("HOME").map(|h| h.join(".local/share")))
+        .map(|d| d.join("skitter/mods"))
 }
 
 fn main() -> ExitCode {
@@ -525,6 +554,10 @@ fn check_cmd(
     }
     for e in &errors {
         println!("{e}");
+    }
+    // Where each mod came from (a dependency found by lookup says where and for whom).
+    for (name, version, from) in host.mod_origins() {
+        println!("mod {name} {version}: {from}");
     }
     let w = host.world();
     // What each model type's skeleton was bound as: the legs found, their bones, lengths.

@@ -201,3 +201,104 @@ fn the_arenas_rocks_sit_on_the_ground_under_them() {
         }
     }
 }
+
+/// Issue 48: a mod's dependencies are found — beside it, in the bundled `scripts/`, in the
+/// user mods folder (`$XDG_DATA_HOME/skitter/mods`, or `--mods-path`) — the highest version
+/// its range allows; `skitter check` says where each came from; one that no version meets
+/// is an error naming where it looked and what it found.
+#[test]
+fn dependencies_are_found_beside_bundled_and_in_the_user_mods_folder() {
+    // The bundled battle scene with no other folder given: its arena, brawl and spider found.
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "5",
+        bundled("scenes/battle").to_str().expect("path"),
+    ]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("mods: arena, brawl, spider, battle; 0 error(s)"),
+        "{said}"
+    );
+    // A user mods folder with two versions of a library; an app that needs one of them.
+    let dir = tempfile::tempdir().expect("tmp");
+    let data = dir.path().join("data");
+    let user = data.join("skitter/mods");
+    for (folder, version) in [
+        ("lib-0.2.1", "0.2.1"),
+        ("lib-0.3.0", "0.3.0"),
+        ("lib", "0.2.0"),
+    ] {
+        let lib = temp_mod(
+            &user,
+            folder,
+            &[
+                (
+                    "mod.toml",
+                    &format!("name = \"lib\"\nversion = \"{version}\"\n"),
+                ),
+                ("main.lua", &format!("log.info(\"lib\", \"{version}\")\n")),
+            ],
+        );
+        assert!(lib.is_dir());
+    }
+    let apps = dir.path().join("apps");
+    let app = |name: &str, req: &str| {
+        temp_mod(
+            &apps,
+            name,
+            &[
+                (
+                    "mod.toml",
+                    &format!("name = \"{name}\"\nversion = \"1.0.0\"\ndepends = [\"lib {req}\"]\n"),
+                ),
+                ("main.lua", "world.ground { size = vec3(10, 0, 10) }\n"),
+            ],
+        )
+    };
+    let check = |m: &std::path::Path, extra: &[&str], xdg: Option<&std::path::Path>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"));
+        cmd.arg("check").args(extra).arg(m);
+        match xdg {
+            Some(d) => cmd.env("XDG_DATA_HOME", d),
+            None => cmd.env_remove("XDG_DATA_HOME").env("HOME", dir.path()),
+        };
+        let out = cmd.output().expect("skitter check");
+        (out.status.success(), text(&out))
+    };
+    // Found in $XDG_DATA_HOME/skitter/mods: the highest 0.2 (not 0.3, out of the range).
+    let (ok, said) = check(&app("app", ">= 0.2, < 0.3"), &[], Some(&data));
+    assert!(ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "mod lib 0.2.1: {}, found in {} for app",
+            user.join("lib-0.2.1").display(),
+            user.display()
+        )),
+        "{said}"
+    );
+    assert!(said.contains("mod app 1.0.0: "), "{said}");
+    // The same folder given as --mods-path, no XDG_DATA_HOME (and no ~/.local/share).
+    let (ok, said) = check(
+        &app("app2", "^0.3"),
+        &["--mods-path", user.to_str().expect("path")],
+        None,
+    );
+    assert!(ok && said.contains("mod lib 0.3.0: "), "{said}");
+    // No version meets the range: the error says where it looked and what it found.
+    let (ok, said) = check(&app("app3", ">= 1"), &[], Some(&data));
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("mod \"app3\" needs \"lib\" (>=1), which is not loaded (looked in")
+            && said.contains(&user.display().to_string())
+            && said.contains("found there: ")
+            && said.contains("0.3.0"),
+        "{said}"
+    );
+    // Not there at all, with no user folder: that folder is named as missing.
+    let (ok, said) = check(&app("app4", ">= 1"), &[], Some(&dir.path().join("none")));
+    assert!(!ok, "{said}");
+    assert!(said.contains("(no such folder)"), "{said}");
+}

@@ -289,8 +289,12 @@ fn line_column(text: &str, at: usize) -> (usize, usize) {
 
 /// Orders manifests for loading: every mod after its (present) dependencies, ties by name.
 /// Returns the order and the errors of mods that cannot load (they are left out, and so are
-/// the mods that need them).
-pub(super) fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(String, String)>) {
+/// the mods that need them); `why_missing(name)` is added to the error of a dependency not
+/// there (where it was looked for).
+pub(super) fn load_order(
+    manifests: Vec<Manifest>,
+    why_missing: &dyn Fn(&str) -> String,
+) -> (Vec<Manifest>, Vec<(String, String)>) {
     let mut errors: Vec<(String, String)> = Vec::new();
     let mut by_name: BTreeMap<String, Manifest> = BTreeMap::new();
     for m in manifests {
@@ -318,8 +322,11 @@ pub(super) fn load_order(manifests: Vec<Manifest>) -> (Vec<Manifest>, Vec<(Strin
                     None => bad.push((
                         m.name.clone(),
                         format!(
-                            "mod \"{}\" needs \"{}\" ({}), which is not loaded",
-                            m.name, d.name, d.req
+                            "mod \"{}\" needs \"{}\" ({}), which is not loaded{}",
+                            m.name,
+                            d.name,
+                            d.req,
+                            why_missing(&d.name)
                         ),
                     )),
                     Some(dep) if !d.req.matches(&dep.version) => bad.push((
@@ -429,26 +436,32 @@ mod tests {
 
     #[test]
     fn orders_by_dependency_then_name() {
-        let (order, errs) = load_order(vec![
-            m("spider", "0.1.0", &["arena >= 0.1"]),
-            m("arena", "0.1.0", &[]),
-            m("bee", "1.0.0", &[]),
-        ]);
+        let (order, errs) = load_order(
+            vec![
+                m("spider", "0.1.0", &["arena >= 0.1"]),
+                m("arena", "0.1.0", &[]),
+                m("bee", "1.0.0", &[]),
+            ],
+            &|_| String::new(),
+        );
         assert!(errs.is_empty(), "{errs:?}");
         assert_eq!(names(&order), vec!["arena", "bee", "spider"]);
     }
 
     #[test]
     fn reports_missing_mismatch_cycle_duplicate() {
-        let (order, errs) = load_order(vec![
-            m("a", "1.0.0", &["missing >= 1"]),
-            m("b", "1.0.0", &["c >= 2"]),
-            m("c", "1.0.0", &[]),
-            m("d", "1.0.0", &["e"]),
-            m("e", "1.0.0", &["d"]),
-            m("c", "1.1.0", &[]),
-            m("f", "1.0.0", &["?missing"]),
-        ]);
+        let (order, errs) = load_order(
+            vec![
+                m("a", "1.0.0", &["missing >= 1"]),
+                m("b", "1.0.0", &["c >= 2"]),
+                m("c", "1.0.0", &[]),
+                m("d", "1.0.0", &["e"]),
+                m("e", "1.0.0", &["d"]),
+                m("c", "1.1.0", &[]),
+                m("f", "1.0.0", &["?missing"]),
+            ],
+            &|_| String::new(),
+        );
         assert_eq!(names(&order), vec!["c", "f"]);
         let all: Vec<String> = errs.iter().map(|(_, e)| e.clone()).collect();
         let text = all.join("\n");

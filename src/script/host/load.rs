@@ -94,7 +94,8 @@ impl ScriptHost {
                 }
             }
         }
-        let (order, errs) = load_order(manifests);
+        let looked = self.find_dependencies(&mut manifests, paths);
+        let (order, errs) = load_order(manifests, &|name| looked.why_missing(name));
         for (m, e) in errs {
             self.report(ScriptError::in_mod(&m, e));
         }

@@ -8,6 +8,7 @@
 //! - `paths`: path files saved (or written by the path editor) change their paths' shapes.
 
 mod check;
+mod depends;
 mod load;
 mod migrate;
 mod paths;
@@ -70,6 +71,10 @@ pub struct HostOptions {
     /// third of them a tick, at least 128: see `migrate`): a save with thousands of
     /// creatures alive is spread over a few frames instead of stalling one.
     pub migrate_per_tick: usize,
+    /// Folders a mod's missing dependencies are looked up in (each one level down), after
+    /// the folders beside the mods given: empty (the default), no lookup — only the mods
+    /// given load. The command line gives the bundled `scripts/` and the user mods folder.
+    pub mod_search: Vec<std::path::PathBuf>,
 }
 
 impl Default for HostOptions {
@@ -88,6 +93,7 @@ impl Default for HostOptions {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             detail: None,
             migrate_per_tick: DEFAULT_MIGRATE_PER_TICK,
+            mod_search: Vec::new(),
         }
     }
 }
@@ -192,6 +198,9 @@ pub struct ScriptHost {
     replaying: bool,
     /// Every mod discovered (valid manifest), by name, whether or not it loaded.
     known: BTreeMap<String, Manifest>,
+    /// Where each mod came from: its folder, and for a dependency found by lookup where and
+    /// for whom (see `depends`).
+    origins: BTreeMap<String, String>,
     /// Mods running their last good version (or not running) because their latest files
     /// failed: the error that says why.
     broken: BTreeMap<String, ScriptError>,
@@ -230,6 +239,7 @@ impl ScriptHost {
             reported: BTreeSet::new(),
             replaying: false,
             known: BTreeMap::new(),
+            origins: BTreeMap::new(),
             broken: BTreeMap::new(),
             reloads: Vec::new(),
             watcher: None,

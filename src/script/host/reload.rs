@@ -120,7 +120,7 @@ impl ScriptHost {
             .max();
         let started = Instant::now();
         let mut reports = self.reread_manifests(changed);
-        let (order, errs) = load_order(self.known.values().cloned().collect());
+        let (order, errs) = load_order(self.known.values().cloned().collect(), &|_| String::new());
         for (m, e) in errs {
             if changed.contains_key(&m) {
                 let err = ScriptError::in_mod(&m, e);
