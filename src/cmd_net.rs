@@ -90,13 +90,6 @@ pub(crate) struct JoinArgs {
     timeout: f64,
 }
 
-impl JoinArgs {
-    /// Draws offscreen (a picture), never in a window.
-    pub(crate) fn offscreen(&self) -> bool {
-        self.screenshot.is_some()
-    }
-}
-
 fn resolve(addr: &str) -> anyhow::Result<SocketAddr> {
     let with_port = if addr
         .rsplit_once(':')

@@ -46,6 +46,9 @@ pub struct RunReport {
     pub errors: Vec<ScriptError>,
     /// Mods loaded.
     pub mods: Vec<String>,
+    /// Errors reported while the mods loaded (before the first tick): a mod that did not
+    /// load, or loaded only in part.
+    pub load_errors: usize,
 }
 
 /// Formats a float for the trace: 4 decimals, no negative zero, shortest form.
@@ -727,6 +730,7 @@ pub fn run_with(
         ..Default::default()
     };
     flush(&mut host, &mut trace, console, &mut report)?;
+    report.load_errors = report.errors.len();
     let mut tuning = events::Tuning::default();
     if let Some(t) = trace.as_mut() {
         write_tick(t, &host)?;

@@ -354,9 +354,7 @@ fn main() -> ExitCode {
 
 fn real_main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    let offscreen = matches!(&cli.command, Some(Cmd::Run(r)) if r.screenshot.is_some())
-        || matches!(&cli.command, Some(Cmd::Join(j)) if j.offscreen());
-    quiet_vulkan_device_select(offscreen);
+    quiet_vulkan_device_select();
     let mut stdout = std::io::stdout().lock();
     match cli.command {
         None => {
@@ -402,14 +400,15 @@ fn real_main() -> anyhow::Result<ExitCode> {
 /// Without a desktop session (no usable `XDG_RUNTIME_DIR`, no Wayland display) Mesa's Vulkan
 /// device-select layer still asks libwayland for a compositor to pick the GPU by, and
 /// libwayland prints "error: XDG_RUNTIME_DIR is invalid or not set in the environment."
-/// (once per device enumeration): harmless, but it reads as a failure. With no session
-/// there is no display to pick a GPU for (nor for an offscreen picture, `offscreen`, with
-/// an X display either), so the layer is switched off (its own `NODEVICE_SELECT=1`) unless
-/// the user chose a device (`MESA_VK_DEVICE_SELECT`) or set the switch.
+/// (once per device enumeration): harmless, but it reads as a failure — in a window on an
+/// X display without a session (Xvfb, a remote X) as offscreen. With no session the layer
+/// has no compositor to ask, so it is switched off (its own `NODEVICE_SELECT=1`; wgpu still
+/// picks the adapter by its power preference) unless the user chose a device
+/// (`MESA_VK_DEVICE_SELECT`) or set the switch.
 ///
 /// Called first thing in `main`, before any thread starts (setting the environment is not
 /// thread-safe).
-fn quiet_vulkan_device_select(offscreen: bool) {
+fn quiet_vulkan_device_select() {
     let set = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
     let session = std::env::var_os("XDG_RUNTIME_DIR")
         .is_some_and(|d| !d.is_empty() && std::path::Path::new(&d).is_dir());
@@ -420,7 +419,7 @@ fn quiet_vulkan_device_select(offscreen: bool) {
     ]
     .iter()
     .any(|v| set(v));
-    if !session && !chosen && (offscreen || !set("DISPLAY")) {
+    if !session && !chosen {
         std::env::set_var("NODEVICE_SELECT", "1");
     }
 }
@@ -497,6 +496,15 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         report.mods.join(", "),
         report.errors.len()
     );
+    // The world ran what loaded; a script or CI running a scene still learns that
+    // something did not.
+    if report.load_errors > 0 {
+        eprintln!(
+            "skitter: {} error(s) while loading the mods (above): exit status 1",
+            report.load_errors
+        );
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

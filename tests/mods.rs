@@ -302,3 +302,50 @@ fn dependencies_are_found_beside_bundled_and_in_the_user_mods_folder() {
     assert!(!ok, "{said}");
     assert!(said.contains("(no such folder)"), "{said}");
 }
+
+/// Issue 48: a headless run in which a mod failed to load still runs the rest, and exits
+/// non-zero saying so; a run whose mods all loaded exits 0 even when a brain errs later.
+#[test]
+fn a_headless_run_with_a_mod_that_did_not_load_exits_non_zero() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let good = temp_mod(
+        dir.path(),
+        "good",
+        &[
+            ("mod.toml", "name = \"good\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n"),
+            (
+                "main.lua",
+                "world.ground { size = vec3(20, 0, 20) }\n\
+                 behaviour.define { name = \"oops\", on_update = function(self, dt) error(\"later\") end }\n\
+                 world.spawn(\"spider/spider\", { position = vec3(0, 0, 0), behaviour = \"oops\" })\n",
+            ),
+        ],
+    );
+    let broken = temp_mod(
+        dir.path(),
+        "broken",
+        &[
+            ("mod.toml", "name = \"broken\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", "this is not lua\n"),
+        ],
+    );
+    let run = |mods: &[&std::path::Path]| {
+        let mut args = vec!["run", "--headless", "--frames", "10"];
+        args.extend(mods.iter().map(|m| m.to_str().expect("path")));
+        skitter(&args)
+    };
+    let out = run(&[&good, &broken]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("broken/main.lua:1"), "{said}");
+    assert!(
+        said.contains("ran 10 ticks; 1 creatures; mods: spider, good;"),
+        "the rest ran: {said}"
+    );
+    assert!(said.contains("error(s) while loading the mods"), "{said}");
+    // All loaded; a brain's error at run time is reported, and the run succeeds.
+    let out = run(&[&good]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("later"), "{said}");
+}
