@@ -1169,3 +1169,17 @@ pub fn bound_limb_points(
     }
     (points, lens)
 }
+
+/// A run given mods that fail: it ran to its end and exited 0, or a mod did not load and
+/// it said so and exited 1 (`skitter run --headless`, issue 48) — never a crash.
+pub fn assert_ran_despite_bad_mods(out: &Output) {
+    let log = text(out);
+    match out.status.code() {
+        Some(0) => assert!(!log.contains("while loading the mods"), "{log}"),
+        Some(1) => assert!(
+            log.contains("error(s) while loading the mods") && log.contains("skitter: ran "),
+            "{log}"
+        ),
+        c => panic!("exit {c:?}:\n{log}"),
+    }
+}
