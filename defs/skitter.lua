@@ -326,6 +326,12 @@ function world.raycast(origin, dir, max_distance, opts) end
 ---@return number seconds
 function world.time() end
 
+--- Run the window's world at `scale` times real time (0.25 to 4; the overlay's and the
+--- `[`/`]` keys' choices are 0.25, 0.5, 1, 2, 4). The ticks are the same at any scale, so a
+--- trace is too; headless runs tick as fast as they go (or at real time) whatever it is.
+---@param scale number
+function world.set_time_scale(scale) end
+
 --- A random point on the navmesh, within `radius` (default 5) of `near` when given.
 --- With `{ surfaces = true }` (and `near`): a point on any surface of the level — walls and
 --- tops too — that the calling climber can stand on.

@@ -808,3 +808,45 @@ fn camera_requests_nobody_takes_are_capped() {
         .iter()
         .all(|o| !matches!(o, HostOutput::Error(_))));
 }
+
+/// Issue 48: `world.set_time_scale(s)` hands the window's clock a scale from 0.25 to 4
+/// (the host's `take_time_scale`); anything else is an error that says where and what,
+/// and the mod runs on.
+#[test]
+fn set_time_scale_takes_a_scale_from_a_quarter_to_four() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("clock");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"clock\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("w");
+    std::fs::write(
+        m.join("main.lua"),
+        "world.ground { size = vec3(10, 0, 10) }\n\
+         world.set_time_scale(2)\n\
+         for _, bad in ipairs({ 0, 9, \"fast\" }) do\n\
+           local ok, err = pcall(world.set_time_scale, bad)\n\
+           log.info(\"bad\", err)\n\
+         end\n\
+         log.info(\"ran on\")\n",
+    )
+    .expect("w");
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[m]);
+    assert!(host.take_errors().is_empty());
+    assert_eq!(host.take_time_scale(), Some(2.0));
+    assert_eq!(host.take_time_scale(), None, "taken once");
+    let logs: Vec<String> = host.take_logs().into_iter().map(|l| l.text).collect();
+    let all = logs.join("\n");
+    for got in ["got 0", "got 9", "got string"] {
+        assert!(
+            all.contains(&format!(
+                "clock/main.lua:4: world.set_time_scale: scale must be a number from 0.25 to 4, {got}"
+            )),
+            "{all}"
+        );
+    }
+    assert!(all.contains("ran on"), "{all}");
+}

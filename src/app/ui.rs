@@ -33,6 +33,12 @@ pub(crate) enum Action {
     Edit(crate::editor::EditCommand),
     /// The name typed for an inline path's file (`None`: the offer is dismissed).
     OfferName(Option<String>),
+    /// Pause or run on.
+    TogglePause,
+    /// One tick (pausing first).
+    Step,
+    /// Run at this time scale.
+    TimeScale(f64),
 }
 
 /// A short message after a hot reload (ok, or the error), shown for a few seconds.
@@ -92,6 +98,9 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("F", "follow the selected creature (again to stop)"),
     ("Home", "reset the camera"),
     ("Esc", "deselect"),
+    ("P", "pause / run on (hot reload, the inspector and the path editor work paused)"),
+    (".", "one tick (pauses first)"),
+    ("[ / ]", "slower / faster: x0.25, x0.5, x1, x2, x4 (the ticks are the same at any)"),
     ("1", "debug: foot targets"),
     ("2", "debug: ground casts"),
     ("3", "debug: planted (green) vs swinging (orange) feet"),
@@ -135,9 +144,12 @@ pub(crate) struct Readouts<'a> {
     pub(crate) frame_ms: f32,
     /// Smoothed tick time, ms.
     pub(crate) tick_ms: f32,
-    /// Simulated seconds per real second (under 1: ticks cost more than they stand for,
-    /// and the world runs in slow motion; see `app::clock`).
+    /// Simulated seconds per real second (under the scale: ticks cost more than they stand
+    /// for, and the world runs in slow motion; see `app::clock`).
     pub(crate) speed: f64,
+    /// The time scale chosen, and whether the world is paused.
+    pub(crate) scale: f64,
+    pub(crate) paused: bool,
     /// The last frame's draw statistics.
     pub(crate) draw: FrameStats,
     /// The GPU adapter's name.
@@ -256,6 +268,33 @@ fn edit_panel(ctx: &egui::Context, host: &ScriptHost, view: &View, actions: &mut
         });
 }
 
+/// Pause, one tick, and the time scale (`P`, `.`, `[`/`]`).
+fn time_controls(ui: &mut egui::Ui, scale: f64, paused: bool, actions: &mut Vec<Action>) {
+    ui.horizontal(|ui| {
+        if ui
+            .button(if paused { "run (P)" } else { "pause (P)" })
+            .clicked()
+        {
+            actions.push(Action::TogglePause);
+        }
+        if ui.button("step (.)").clicked() {
+            actions.push(Action::Step);
+        }
+        for s in super::clock::SCALES {
+            let label = format!("x{s}");
+            if ui
+                .selectable_label((s - scale).abs() < 1e-9, label)
+                .clicked()
+            {
+                actions.push(Action::TimeScale(s));
+            }
+        }
+        if paused {
+            ui.colored_label(egui::Color32::from_rgb(120, 200, 255), "paused");
+        }
+    });
+}
+
 /// Frame and tick times, counts, the adapter, mod badges, the debug layer toggles.
 fn status_panel(
     ui: &mut egui::Ui,
@@ -268,6 +307,8 @@ fn status_panel(
         frame_ms,
         tick_ms,
         speed,
+        scale,
+        paused,
         draw,
         adapter,
         net,
@@ -277,7 +318,8 @@ fn status_panel(
     if let Some(n) = net {
         ui.label(n);
     }
-    if speed < 0.97 {
+    time_controls(ui, scale, paused, actions);
+    if !paused && speed < 0.97 * scale {
         ui.colored_label(
             egui::Color32::from_rgb(240, 190, 60),
             format!(
@@ -642,8 +684,16 @@ fn lean_plot(ctx: &egui::Context, view: &View) {
 }
 
 /// Applies an overlay action.
-pub(crate) fn apply(a: Action, host: &mut ScriptHost, view: &mut View) {
+pub(crate) fn apply(
+    a: Action,
+    host: &mut ScriptHost,
+    view: &mut View,
+    clock: &mut super::clock::Clock,
+) {
     match a {
+        Action::TogglePause => clock.toggle_pause(),
+        Action::Step => clock.step_once(),
+        Action::TimeScale(s) => clock.set_scale(s),
         Action::SetGait(id, g) => host.world_mut().push(Command::SetGait(id, g)),
         Action::SetLean(id, l) => host.world_mut().push(Command::SetLean(id, l)),
         Action::Debug(d) => view.debug = d,

@@ -337,6 +337,9 @@ impl App {
         let now = Instant::now();
         let dt = (now - self.last).as_secs_f64();
         self.last = now;
+        if let Some(s) = self.host.take_time_scale() {
+            self.clock.set_scale(s);
+        }
         let t0 = Instant::now();
         let (tape, host, errors, view, hook) = (
             &mut self.tape,
@@ -425,6 +428,8 @@ impl App {
                     frame_ms: stats.frame_ms,
                     tick_ms: stats.tick_ms,
                     speed: self.clock.speed(),
+                    scale: self.clock.scale(),
+                    paused: self.clock.paused(),
                     draw,
                     adapter: &adapter,
                     net: net.as_deref(),
@@ -444,7 +449,7 @@ impl App {
         };
         present(&self.egui, gfx, output, encoder, &target, texture, size);
         for a in actions {
-            super::ui::apply(a, &mut self.host, &mut self.view);
+            super::ui::apply(a, &mut self.host, &mut self.view, &mut self.clock);
         }
         self.frames += 1;
         if let Some(log) = &mut self.frame_log {
@@ -509,6 +514,10 @@ impl App {
             }
             Key::Character(c) => match c.as_str() {
                 "h" | "H" => self.show_help = !self.show_help,
+                "p" | "P" => self.clock.toggle_pause(),
+                "." => self.clock.step_once(),
+                "[" => self.clock.nudge(false),
+                "]" => self.clock.nudge(true),
                 "e" | "E" => super::path_edit::toggle(&mut self.view.edit, &self.host),
                 "f" | "F" => {
                     self.view.follow = if self.view.follow.is_some() {

@@ -131,6 +131,8 @@ pub(super) struct Shared {
     pub spawned: Vec<(String, CreatureId)>,
     /// Camera requests, oldest first.
     pub camera: Vec<CameraRequest>,
+    /// The time scale a script asked for last (`world.set_time_scale`), not yet taken.
+    pub time_scale: Option<f64>,
     /// The mod whose entry script is running (load or reload), if any.
     pub loading: Option<String>,
     /// The creature whose callback is running, if any (queries that depend on the caller,

@@ -108,6 +108,9 @@ const GLOBALS: &[(&str, &[Entry])] = &[
                 api_fn(l, "world.raycast", world::raycast)
             }),
             ("time", "", |l| api_fn(l, "world.time", world::time)),
+            ("set_time_scale", "scale", |l| {
+                api_fn(l, "world.set_time_scale", world::set_time_scale)
+            }),
             ("random_nav_point", "near?, radius?, opts?", |l| {
                 api_fn(l, "world.random_nav_point", world::random_nav_point)
             }),

@@ -280,6 +280,29 @@ pub(super) fn time(lua: &Lua, (): ()) -> mlua::Result<f64> {
     Ok(ctx(lua)?.world.borrow().time())
 }
 
+/// `world.set_time_scale(scale)`: the window runs the world at `scale` × real time (0.25 to
+/// 4: the overlay's choices and any between). The ticks are the same at any scale — only
+/// how many run a real second changes — so a trace is too.
+pub(super) fn set_time_scale(lua: &Lua, scale: Value) -> mlua::Result<()> {
+    let s = match scale {
+        Value::Number(n) => Some(n),
+        Value::Integer(i) => Some(i as f64),
+        _ => None,
+    };
+    let Some(s) = s.filter(|s| (0.25..=4.0).contains(s)) else {
+        let got = match s {
+            Some(n) => n.to_string(),
+            None => crate::script::convert::type_name(&scale).to_string(),
+        };
+        return Err(super::context::located(
+            lua,
+            format!("world.set_time_scale: scale must be a number from 0.25 to 4, got {got}"),
+        ));
+    };
+    ctx(lua)?.shared.borrow_mut().time_scale = Some(s);
+    Ok(())
+}
+
 /// `world.random_nav_point([near [, radius [, { surfaces = true }]]])`: with `surfaces`, a
 /// point on any surface of the level (walls and tops too) a climber can stand on.
 pub(super) fn random_nav_point(

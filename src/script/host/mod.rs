@@ -354,6 +354,12 @@ impl ScriptHost {
         std::mem::take(&mut self.shared.borrow_mut().camera)
     }
 
+    /// The time scale a script asked for since the last call (`world.set_time_scale`: the
+    /// window's clock takes it; headless runs tick as fast as they go, or at real time).
+    pub fn take_time_scale(&mut self) -> Option<f64> {
+        self.shared.borrow_mut().time_scale.take()
+    }
+
     /// Names of the mods running (loaded and not suspended), in load order.
     pub fn running_mods(&self) -> Vec<String> {
         self.mods
