@@ -248,7 +248,7 @@ mod tests {
         let mut timed = host();
         let mut c = Clock::default();
         let mut ticks = 0u32;
-        let mut frame = |c: &mut Clock, h: &mut ScriptHost, ticks: &mut u32| {
+        let frame = |c: &mut Clock, h: &mut ScriptHost, ticks: &mut u32| {
             *ticks += c.frame(1.0 / 60.0, || {
                 h.tick();
                 0.0
