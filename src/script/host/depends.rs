@@ -72,16 +72,10 @@ fn roots(given: &[PathBuf], search: &[PathBuf]) -> Vec<PathBuf> {
 
 /// The mods one level down in `root` (folders with a valid `mod.toml`), by folder order.
 fn mods_in(root: &Path) -> Vec<Manifest> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|d| d.join("mod.toml").is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    dirs.sort();
-    dirs.iter().filter_map(|d| Manifest::load(d).ok()).collect()
+    super::load::mod_folders_in(root)
+        .iter()
+        .filter_map(|d| Manifest::load(d).ok())
+        .collect()
 }
 
 impl ScriptHost {

@@ -28,6 +28,20 @@ pub(super) fn mod_libs() -> StdLib {
         | StdLib::OS
 }
 
+/// The mod folders (with a `mod.toml`) one level down in `dir`, sorted.
+pub(super) fn mod_folders_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|d| d.join("mod.toml").is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
 /// Expands each path: a folder with `mod.toml` is a mod; any other folder is searched one
 /// level down for mod folders (so `scripts/` means every bundled mod).
 pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
@@ -37,15 +51,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
         if p.join("mod.toml").is_file() {
             out.push(p.clone());
         } else if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .map(|rd| {
-                    rd.flatten()
-                        .map(|e| e.path())
-                        .filter(|d| d.join("mod.toml").is_file())
-                        .collect()
-                })
-                .unwrap_or_default();
-            found.sort();
+            let found = mod_folders_in(p);
             if found.is_empty() {
                 errors.push(format!(
                     "{}: no mod.toml here (a mod is a folder with a mod.toml)",
