@@ -7,19 +7,10 @@ mod common;
 use common::*;
 
 use glam::{Affine3A, Quat, Vec3};
-use skitter::model::{BindSpec, BoundModel, FootInput, PoseInput};
+use skitter::model::{BoundModel, FootInput, PoseInput};
 
 fn knight() -> BoundModel {
-    let m = load_in(&assets().join("knight"), "knight.glb", None).expect("knight");
-    BoundModel::new(
-        std::sync::Arc::new(m),
-        &BindSpec {
-            scale: 1.0,
-            ..BindSpec::default()
-        },
-        None,
-    )
-    .expect("bind")
+    bound_asset("knight", "knight.glb", None)
 }
 
 /// The knight posed upright, its body 12 cm lower than its bind pose (knees bent, as it

@@ -14,19 +14,6 @@ use common::*;
 use serde_json::{json, Value};
 use skitter::model::{BindSpec, BoundModel};
 
-fn bound(dir: &str, file: &str, texture: Option<&str>) -> BoundModel {
-    let m = load_in(&assets().join(dir), file, texture).unwrap_or_else(|e| panic!("{e}"));
-    BoundModel::new(
-        std::sync::Arc::new(m),
-        &BindSpec {
-            scale: 1.0,
-            ..BindSpec::default()
-        },
-        None,
-    )
-    .unwrap_or_else(|e| panic!("{dir}: {e}"))
-}
-
 fn names(b: &BoundModel) -> Vec<(String, Vec<String>)> {
     b.binding
         .legs
@@ -46,7 +33,7 @@ fn names(b: &BoundModel) -> Vec<(String, Vec<String>)> {
 #[test]
 fn the_four_models_load_and_find_their_legs_by_themselves() {
     // The spider: 8 legs of 5 bones each, front to back, `.L` on the left (+x).
-    let s = bound("spider", "spider.gltf", Some("gltf_spider.png"));
+    let s = bound_asset("spider", "spider.gltf", Some("gltf_spider.png"));
     assert_eq!(s.model.joints.len(), 57);
     let legs = names(&s);
     let want: Vec<String> = (1..=4)
@@ -96,7 +83,7 @@ fn the_four_models_load_and_find_their_legs_by_themselves() {
     let tex = s.model.materials[0].texture.as_ref().expect("texture");
     assert!(tex.width > 0 && tex.rgba.len() == (tex.width * tex.height * 4) as usize);
     // The fox: 4 legs (front legs of 3 bones, hind of 4), its embedded texture.
-    let f = bound("fox", "fox.glb", None);
+    let f = bound_asset("fox", "fox.glb", None);
     let legs = names(&f);
     assert_eq!(legs.len(), 4, "{legs:?}");
     assert_eq!(
@@ -108,7 +95,7 @@ fn the_four_models_load_and_find_their_legs_by_themselves() {
     assert!(f.binding.arms.is_empty());
     // The knight: a biped with arms; its rigid helmet, cape and weapons are drawn but not
     // measured as its body.
-    let k = bound("knight", "knight.glb", None);
+    let k = bound_asset("knight", "knight.glb", None);
     let legs = names(&k);
     assert_eq!(legs.len(), 2, "{legs:?}");
     assert_eq!(legs[0].1[0], "upperleg.l");
@@ -120,7 +107,7 @@ fn the_four_models_load_and_find_their_legs_by_themselves() {
     assert!(k.model.primitives.iter().any(|p| p.rigid));
     // The Quaternius spider faces -Z (turned round) and its tips hang on `…Foot` joints off
     // the root, one spelled `FrontFoot2.R`.
-    let q = bound("spider_quaternius", "spider.glb", None);
+    let q = bound_asset("spider_quaternius", "spider.glb", None);
     let legs = names(&q);
     assert_eq!(legs.len(), 8);
     assert_eq!(legs[0].1[0], "FrontLeg.L");

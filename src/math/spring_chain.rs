@@ -12,6 +12,8 @@ pub(crate) const SUBSTEP: f32 = 1.0 / 60.0;
 /// Below this speed (m/s) at every point, on a rest shape that has not moved, a chain is
 /// settled and left as it is.
 const SETTLED: f32 = 1e-3;
+/// Most chains [`SpringChain::step_together`] steps side by side (more go in turns).
+pub(crate) const AT_ONCE: usize = 4;
 /// Most points a chain simulates (more are left riding on the last).
 pub(crate) const MAX: usize = 32;
 /// Gravity (m/s²) that `gravity = 1` means.
@@ -132,7 +134,6 @@ impl SpringChain {
         radius: f32,
         floor: &mut dyn FnMut(Vec3) -> Option<f32>,
     ) {
-        const AT_ONCE: usize = 4;
         let mut rests = rests.iter().zip(params);
         for group in chains.chunks_mut(AT_ONCE) {
             let mut going: [Option<Going<'_>>; AT_ONCE] = Default::default();

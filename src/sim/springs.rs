@@ -241,21 +241,22 @@ fn step_chains(
         Some(o.y - (n.x * (p.x - o.x) + n.z * (p.z - o.z)) / n.y.max(0.1))
     };
     let own = c.tuned.as_ref().map(|t| &t.springs[..]).unwrap_or(&[]);
-    // Four chains at a time, side by side (see `SpringChain::step_together`).
-    const AT_ONCE: usize = 4;
+    // Chains side by side, a few at a time (see `SpringChain::step_together`).
+    use crate::math::spring_chain::AT_ONCE;
     for (g, states) in springs.chunks_mut(AT_ONCE).enumerate() {
         let first = g * AT_ONCE;
         let chains = &m.springs[first..first + states.len()];
         rest.clear();
-        let mut ends = [0usize; AT_ONCE];
+        let mut spans = [(0usize, 0usize); AT_ONCE];
         for (k, chain) in chains.iter().enumerate() {
+            let start = rest.len();
             crate::model::rest_points(chain, &body, head, rest);
-            ends[k] = rest.len();
+            spans[k] = (start, rest.len());
         }
         let mut rests: [&[Vec3]; AT_ONCE] = [&[]; AT_ONCE];
         let mut params = [&chains[0].params; AT_ONCE];
         for (k, chain) in chains.iter().enumerate() {
-            rests[k] = &rest[if k == 0 { 0 } else { ends[k - 1] }..ends[k]];
+            rests[k] = &rest[spans[k].0..spans[k].1];
             params[k] = own.get(first + k).unwrap_or(&chain.params);
         }
         let n = chains.len();

@@ -1183,3 +1183,17 @@ pub fn assert_ran_despite_bad_mods(out: &Output) {
         c => panic!("exit {c:?}:\n{log}"),
     }
 }
+
+/// The shared model `dir/file` (`../shared/assets/`) bound as found, at its own scale.
+pub fn bound_asset(dir: &str, file: &str, texture: Option<&str>) -> skitter::model::BoundModel {
+    let m = load_in(&assets().join(dir), file, texture).unwrap_or_else(|e| panic!("{e}"));
+    skitter::model::BoundModel::new(
+        std::sync::Arc::new(m),
+        &skitter::model::BindSpec {
+            scale: 1.0,
+            ..skitter::model::BindSpec::default()
+        },
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{dir}: {e}"))
+}

@@ -90,7 +90,13 @@ impl ScriptHost {
             self.origins
                 .insert(m.name.clone(), m.dir.display().to_string());
         }
-        if self.opts.mod_search.is_empty() {
+        // Nothing missing (the usual case): no folder is read.
+        let missing = manifests.iter().any(|m| {
+            m.depends
+                .iter()
+                .any(|d| !d.optional && !manifests.iter().any(|o| o.name == d.name))
+        });
+        if self.opts.mod_search.is_empty() || !missing {
             return Looked::default();
         }
         let roots = roots(given, &self.opts.mod_search);
