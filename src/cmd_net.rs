@@ -124,6 +124,7 @@ pub(crate) fn serve_cmd(
         summary: true,
         record: args.record,
         replay: None,
+        console: false,
     };
     let opts = ServerOptions {
         snapshot_every: 60 / args.snapshot_rate,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use glam::Vec3;
 
+mod console_lines;
 mod events;
 
 use crate::math::frame::forward_from_yaw;
@@ -33,6 +34,9 @@ pub struct RunOptions {
     pub record: Option<PathBuf>,
     /// Feed the world this record instead of running callbacks (the seed comes from it).
     pub replay: Option<PathBuf>,
+    /// Read console lines from stdin and run them between ticks (`skitter run --console`):
+    /// the run is paced to the wall clock; without `frames` it ends when stdin does.
+    pub console: bool,
 }
 
 /// What a run did.
@@ -472,6 +476,8 @@ pub struct Tape {
     replay: Option<Replay>,
     /// The record as read, for restarts.
     pristine: Option<Replay>,
+    /// Recording: each creature's brain state as last recorded.
+    brains: std::collections::BTreeMap<crate::sim::CreatureId, Option<&'static str>>,
 }
 
 impl Tape {
@@ -501,6 +507,7 @@ impl Tape {
                 recorder: None,
                 replay: None,
                 pristine: loaded,
+                brains: Default::default(),
             },
             opts,
         ))
@@ -522,11 +529,13 @@ impl Tape {
                 )?;
             }
         }
-        if let Some(p) = &self.record {
+        if let Some(p) = self.record.clone() {
+            self.brains.clear();
+            self.brains_changed(host);
             host.world_mut().start_recording();
             self.recorder = Some(Recorder::new(
                 io::BufWriter::new(
-                    std::fs::File::create(p)
+                    std::fs::File::create(&p)
                         .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", p.display())))?,
                 ),
                 &Header {
@@ -544,14 +553,45 @@ impl Tape {
         if let Some(r) = self.replay.as_mut() {
             r.feed(&mut host.world_mut())
                 .map_err(|e| io::Error::other(e.to_string()))?;
+            for (id, state) in r.take_brains() {
+                host.show_replayed_brain(id, state.as_deref());
+            }
         }
         Ok(())
     }
 
+    /// The creatures whose brain state differs from the last recorded, now recorded.
+    fn brains_changed(
+        &mut self,
+        host: &ScriptHost,
+    ) -> Vec<(crate::sim::CreatureId, Option<String>)> {
+        let mut changed = Vec::new();
+        let ids: Vec<crate::sim::CreatureId> =
+            host.world().creatures().iter().map(|c| c.id).collect();
+        for id in ids {
+            let now = host.brain_state(id).map(|b| b.as_str());
+            if self.brains.insert(id, now) != Some(now) {
+                changed.push((id, now.map(String::from)));
+            }
+        }
+        changed
+    }
+
     /// After a tick: appends what the world received.
     pub fn after_tick(&mut self, host: &mut ScriptHost) -> io::Result<()> {
-        if let Some(r) = self.recorder.as_mut() {
-            r.write(&host.world_mut().take_recorded())?;
+        if self.recorder.is_some() {
+            let mut entries = host.world_mut().take_recorded();
+            // The brains' states after the tick, fed before the same tick in a replay.
+            let changed = self.brains_changed(host);
+            if !changed.is_empty() {
+                entries.push(crate::sim::record::Entry {
+                    frame: host.world().frame().saturating_sub(1),
+                    input: crate::sim::record::Input::Brains { changed },
+                });
+            }
+            if let Some(r) = self.recorder.as_mut() {
+                r.write(&entries)?;
+            }
         }
         Ok(())
     }
@@ -589,11 +629,12 @@ fn start(opts: &RunOptions, console: &mut impl Write) -> io::Result<(ScriptHost,
     let mut host = ScriptHost::new(host_opts);
     // Paced runs (hot reload on) never wait for a navmesh bake; unpaced ones bake in the
     // tick that needs it, so their traces are the same every time.
+    let paced = opts.realtime || opts.console;
     host.world_mut()
-        .set_background_bakes(opts.realtime && opts.replay.is_none() && opts.record.is_none());
+        .set_background_bakes(paced && opts.replay.is_none() && opts.record.is_none());
     host.load(&opts.mods);
     tape.start(&mut host, console)?;
-    if opts.realtime && !host.replaying() {
+    if paced && !host.replaying() {
         if let Err(e) = host.watch() {
             writeln!(
                 console,
@@ -736,11 +777,21 @@ pub fn run_with(
         write_tick(t, &host)?;
         tuning.write(t, &host.world())?;
     }
+    let mut stdin = opts.console.then(console_lines::StdinLines::spawn);
+    let mut repl = crate::script::console::Console::new();
+    let paced = opts.realtime || opts.console;
     let start = Instant::now();
     let mut steps_this_second = 0usize;
     let mut tick_time = Duration::ZERO;
     let mut frame = 0u64;
     while opts.frames.is_none_or(|n| frame < n) {
+        if let Some(lines) = stdin.as_mut() {
+            let open = lines.run(&mut host, &mut repl, console)?;
+            flush(&mut host, &mut trace, console, &mut report)?;
+            if !open && opts.frames.is_none() {
+                break;
+            }
+        }
         tape.before_tick(&mut host)?;
         if host.watching() {
             host.poll_reloads();
@@ -770,7 +821,7 @@ pub fn run_with(
             steps_this_second = 0;
             tick_time = Duration::ZERO;
         }
-        if opts.realtime {
+        if paced {
             let due = start + Duration::from_secs_f64(frame as f64 * TICK_DT as f64);
             let now = Instant::now();
             if due > now {

@@ -185,6 +185,11 @@ struct RunArgs {
     /// Pace ticks to the wall clock (headless runs; a window always is), with hot reload.
     #[arg(long, requires = "headless")]
     realtime: bool,
+    /// Headless runs: read Luau lines from stdin and run them in the live world between
+    /// ticks (the window has the same console on the ` key). Paced to the wall clock; without
+    /// --frames the run ends with stdin. `:help` lists the console's directives.
+    #[arg(long, requires = "headless", conflicts_with = "replay")]
+    console: bool,
     /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
     #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "record", "replay"])]
     screenshot: Option<PathBuf>,
@@ -294,6 +299,7 @@ fn windowed_or_headless(
         host: opts.host,
         record: opts.record,
         replay: opts.replay,
+        console: false,
     };
     let report = headless::run(&run, stdout).context("running headless")?;
     eprintln!(
@@ -487,6 +493,7 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         summary: true,
         record: args.record,
         replay: args.replay,
+        console: args.console,
     };
     let report = headless::run(&opts, stdout).context("running")?;
     eprintln!(

@@ -2,6 +2,7 @@
 //! control, shader hot reload, and the offscreen screenshot runner. Uses every layer below.
 
 mod clock;
+mod console_panel;
 mod join;
 mod join_window;
 pub(crate) mod muscles;

@@ -101,6 +101,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("P", "pause / run on (hot reload, the inspector and the path editor work paused)"),
     (".", "one tick (pauses first)"),
     ("[ / ]", "slower / faster: x0.25, x0.5, x1, x2, x4 (the ticks are the same at any)"),
+    ("`", "console: run Luau in the live world (Tab completes, Up/Down history, :help)"),
     ("1", "debug: foot targets"),
     ("2", "debug: ground casts"),
     ("3", "debug: planted (green) vs swinging (orange) feet"),

@@ -214,6 +214,8 @@ struct App {
     frame_log: Option<FrameLog>,
     /// Around each tick (a network server's part).
     hook: Option<Box<dyn crate::headless::TickHook>>,
+    /// The console (`` ` ``).
+    console: super::console_panel::ConsolePanel,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -262,6 +264,7 @@ impl App {
             muscles_lowered: false,
             frame_log: None,
             hook: None,
+            console: Default::default(),
         }
     }
 
@@ -313,7 +316,7 @@ impl App {
                     ok: r.ok,
                     at: Instant::now(),
                 }),
-                HostOutput::Log(_) => {}
+                HostOutput::Log(l) => self.console.log(&l),
             }
         }
         self.view.apply(self.host.take_camera_requests());
@@ -419,6 +422,7 @@ impl App {
             let errors = &mut self.errors;
             let show_help = &mut self.show_help;
             let toasts = &self.toasts;
+            let console = &mut self.console;
             let draw = gfx.renderer.stats;
             let net = self.hook.as_ref().and_then(|h| h.status());
             let shader_error = gfx.renderer.shader_error.clone();
@@ -445,12 +449,14 @@ impl App {
                     &mut actions,
                 );
                 super::ui::toasts(ctx, toasts);
+                console.draw(ctx, host);
             })
         };
         present(&self.egui, gfx, output, encoder, &target, texture, size);
         for a in actions {
             super::ui::apply(a, &mut self.host, &mut self.view, &mut self.clock);
         }
+        self.console.run_requests(&mut self.host);
         self.frames += 1;
         if let Some(log) = &mut self.frame_log {
             log.presented(self.frames, drawn_from, self.host.brains_migrating());
@@ -513,6 +519,7 @@ impl App {
                 super::muscles::set_all_muscles(&mut self.host.world_mut(), self.muscles_lowered);
             }
             Key::Character(c) => match c.as_str() {
+                "`" => self.console.toggle(),
                 "h" | "H" => self.show_help = !self.show_help,
                 "p" | "P" => self.clock.toggle_pause(),
                 "." => self.clock.step_once(),

@@ -6,6 +6,7 @@
 
 mod api;
 pub(crate) mod budget;
+pub mod console;
 pub(crate) mod convert;
 mod error;
 mod host;
@@ -23,7 +24,7 @@ pub use budget::{
 pub use error::ScriptError;
 pub use host::{
     api_surface, discover, BrainState, HostOptions, PathFile, ReloadReport, ScriptHost,
-    BRAIN_BACKOFF, BRAIN_FAILURES, DEFAULT_MIGRATE_PER_TICK,
+    BRAIN_BACKOFF, BRAIN_FAILURES, CONSOLE_MOD, DEFAULT_MIGRATE_PER_TICK,
 };
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError, MANIFEST_KEYS};
 pub use output::HostOutput;

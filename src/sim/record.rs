@@ -59,6 +59,13 @@ pub enum Input {
         /// The link.
         desc: super::LinkDesc,
     },
+    /// Brains whose state changed in the tick that starts at this frame, as the trace
+    /// names them (`"running"`, …; `None`: no brain). The script host's, not the World's:
+    /// a replay runs no brain, and shows these instead.
+    Brains {
+        /// (creature, its brain's state after the tick).
+        changed: Vec<(CreatureId, Option<String>)>,
+    },
     /// A named path got a new shape (a file saved, the path editor).
     Path {
         /// `"mod/name"`.
@@ -127,6 +134,8 @@ pub struct Replay {
     pub header: Header,
     entries: Vec<Entry>,
     next: usize,
+    /// Brain states fed and not yet taken (see [`Replay::take_brains`]).
+    brains: Vec<(CreatureId, Option<String>)>,
 }
 
 /// Why a record could not be read or replayed.
@@ -194,12 +203,18 @@ impl Replay {
             header,
             entries,
             next: 0,
+            brains: Vec::new(),
         })
     }
 
     /// Entries not yet fed.
     pub fn remaining(&self) -> usize {
         self.entries.len() - self.next
+    }
+
+    /// The brain states fed since the last call (the host shows them: see `Input::Brains`).
+    pub fn take_brains(&mut self) -> Vec<(CreatureId, Option<String>)> {
+        std::mem::take(&mut self.brains)
     }
 
     /// Feeds `world` every input recorded for its current frame (call before each tick).
@@ -247,6 +262,7 @@ impl Replay {
                 Input::Path { key, path, adopt } => {
                     world.set_path(key, std::sync::Arc::new(path.clone()), adopt.clone());
                 }
+                Input::Brains { changed } => self.brains.extend(changed.iter().cloned()),
             }
         }
         Ok(())

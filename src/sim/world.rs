@@ -241,6 +241,8 @@ pub struct World {
     pub(super) scratch: Scratch,
     /// Inputs received since recording started (taken by the recorder each tick).
     pub(super) recording: Option<Vec<Entry>>,
+    /// Inputs received so far, recorded or not (see `inputs`).
+    pub(super) inputs: u64,
     /// Navmeshes and agents.
     pub(super) nav: NavWorld,
     /// The level version the agents were placed on.
@@ -299,6 +301,7 @@ impl World {
             events: Vec::new(),
             scratch: Scratch::default(),
             recording: None,
+            inputs: 0,
             nav: NavWorld::default(),
             nav_version: 0,
             rng: seed ^ 0x9e37_79b9_7f4a_7c15 | 1,
@@ -357,7 +360,33 @@ impl World {
             .unwrap_or_default()
     }
 
+    /// How many inputs (commands, spawns, level edits: what a record holds) the world has
+    /// received so far, recorded or not: a caller that must leave the world untouched when
+    /// it fails (the console) compares it before and after.
+    pub fn inputs(&self) -> u64 {
+        self.inputs
+    }
+
+    /// Inputs logged and not yet taken (see [`World::take_recorded`]).
+    pub fn recorded_len(&self) -> usize {
+        self.recording.as_ref().map_or(0, Vec::len)
+    }
+
+    /// How many creature types are registered.
+    pub fn types_len(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Forgets the inputs logged after the first `n` not yet taken (what an undone console
+    /// line sent: a replay must not see it).
+    pub fn truncate_recorded(&mut self, n: usize) {
+        if let Some(r) = self.recording.as_mut() {
+            r.truncate(n);
+        }
+    }
+
     pub(super) fn log(&mut self, input: impl FnOnce() -> Input) {
+        self.inputs += 1;
         if let Some(r) = self.recording.as_mut() {
             r.push(Entry {
                 frame: self.frame,
@@ -376,6 +405,7 @@ impl World {
         let id = CreatureId(self.next_id);
         self.next_id += 1;
         let type_name = &self.types[type_id.0 as usize].name;
+        self.inputs += 1;
         if let Some(r) = self.recording.as_mut() {
             r.push(Entry {
                 frame: self.frame,

@@ -41,6 +41,23 @@ pub(crate) fn drop_handle(lua: &Lua, id: CreatureId) -> mlua::Result<()> {
     registry::handles(lua)?.raw_set(id.0, Value::Nil)
 }
 
+/// Forgets the handles of creatures not in `world` (after a failed console line was undone:
+/// an id handed out again must not find the undone creature's handle).
+pub(crate) fn forget_missing_handles(lua: &Lua, world: &crate::sim::World) -> mlua::Result<()> {
+    let handles = registry::handles(lua)?;
+    let gone: Vec<u32> = handles
+        .clone()
+        .pairs::<u32, Value>()
+        .flatten()
+        .map(|(id, _)| id)
+        .filter(|id| world.creature(CreatureId(*id)).is_none())
+        .collect();
+    for id in gone {
+        handles.raw_set(id, Value::Nil)?;
+    }
+    Ok(())
+}
+
 /// The id a handle carries (whether or not the creature still lives). A table that is not
 /// the handle registered for that id (a copy, or a handle whose `id` was overwritten) is
 /// refused: a handle cannot be retargeted.

@@ -25,9 +25,9 @@ use mlua::{Function, Lua, Table, Value};
 use context::api_fn;
 pub(crate) use context::INTERNAL_CHUNK;
 pub(crate) use context::{ctx, BatchCaller, ModCtx, Roots};
-pub(crate) use handle::{drop_handle, handle};
+pub(crate) use handle::{drop_handle, forget_missing_handles, handle};
 pub(crate) use path::{sample_path_userdata, LuaPath};
-pub(crate) use registry::{brain_table, handle_methods};
+pub(crate) use registry::{brain_table, handle_methods, handle_mt};
 pub(crate) use resolve::resolve_behaviour;
 
 /// Makes one Lua function in a state.

@@ -149,7 +149,7 @@ impl ScriptHost {
     }
 
     /// A fresh sandboxed state for `m` with the API installed, its budget and memory cap set.
-    fn new_state(
+    pub(super) fn new_state(
         &self,
         m: &Manifest,
         all: &BTreeMap<String, Manifest>,

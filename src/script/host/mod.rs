@@ -8,6 +8,7 @@
 //! - `paths`: path files saved (or written by the path editor) change their paths' shapes.
 
 mod check;
+mod console;
 mod depends;
 mod load;
 mod migrate;
@@ -26,6 +27,7 @@ use glam::Vec3;
 use mlua::{Function, Lua, Table};
 
 pub use check::api_surface;
+pub use console::CONSOLE_MOD;
 pub use load::discover;
 pub use paths::PathFile;
 pub use reload::ReloadReport;
@@ -166,6 +168,18 @@ impl BrainState {
             BrainState::Suspended => "suspended",
         }
     }
+
+    /// The state [`BrainState::as_str`] names.
+    pub fn parse(s: &str) -> Option<BrainState> {
+        [
+            BrainState::Running,
+            BrainState::Paused,
+            BrainState::Detached,
+            BrainState::Suspended,
+        ]
+        .into_iter()
+        .find(|b| b.as_str() == s)
+    }
 }
 
 /// Runtime errors a brain may make before it is detached (each one reported; between them
@@ -213,6 +227,10 @@ pub struct ScriptHost {
     detached: BTreeMap<CreatureId, BrainRequest>,
     /// Brains of the last reloaded mod still moving into its new state.
     migration: Option<migrate::Migration>,
+    /// The console's own state, once a console line ran in it.
+    console: Option<console::ConsoleState>,
+    /// Replaying: the brain states the record says creatures had (no brain runs then).
+    replayed_brains: BTreeMap<CreatureId, Option<BrainState>>,
 }
 
 impl ScriptHost {
@@ -245,6 +263,8 @@ impl ScriptHost {
             watcher: None,
             detached: BTreeMap::new(),
             migration: None,
+            console: None,
+            replayed_brains: BTreeMap::new(),
             opts,
         }
     }
@@ -267,6 +287,14 @@ impl ScriptHost {
             .iter()
             .find(|m| m.manifest.name == name)
             .map(|m| (m.budget.units_used(), m.budget.units_allowed()))
+    }
+
+    /// Replaying: creature `id`'s brain is in `state` from now on, as the record says.
+    pub fn show_replayed_brain(&mut self, id: CreatureId, state: Option<&str>) {
+        if self.replaying {
+            self.replayed_brains
+                .insert(id, state.and_then(BrainState::parse));
+        }
     }
 
     /// Whether callbacks are off for a replay.
@@ -426,6 +454,9 @@ impl ScriptHost {
 
     /// How creature `id`'s brain stands (`None`: it has none).
     pub fn brain_state(&self, id: CreatureId) -> Option<BrainState> {
+        if let Some(s) = self.replayed_brains.get(&id) {
+            return *s;
+        }
         match self.brains.get(&id) {
             Some(b) if self.mods[b.mod_idx].suspended.is_some() => Some(BrainState::Suspended),
             Some(b) if b.resume_at.is_some() => Some(BrainState::Paused),
