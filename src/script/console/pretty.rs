@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(show(&lua, "3"), "3");
         assert_eq!(show(&lua, "0.25"), "0.25");
         assert_eq!(show(&lua, "1/3"), "0.333333");
-        assert_eq!(show(&lua, "'a\"b\\n'"), "\"a\\\"b\\\\n\"");
+        assert_eq!(show(&lua, "'a\"b\\n'"), "\"a\\\"b\\n\"");
         assert_eq!(
             show(&lua, "vector.create(1, 2.5, -3)"),
             "vector(1, 2.5, -3)"
