@@ -125,6 +125,7 @@ pub(crate) fn serve_cmd(
         record: args.record,
         replay: None,
         console: false,
+        profile: None,
     };
     let opts = ServerOptions {
         snapshot_every: 60 / args.snapshot_rate,

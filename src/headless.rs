@@ -37,6 +37,8 @@ pub struct RunOptions {
     /// Read console lines from stdin and run them between ticks (`skitter run --console`):
     /// the run is paced to the wall clock; without `frames` it ends when stdin does.
     pub console: bool,
+    /// Profile the run and write the figures here as JSON (`skitter run --profile`).
+    pub profile: Option<PathBuf>,
 }
 
 /// What a run did.
@@ -777,6 +779,9 @@ pub fn run_with(
         write_tick(t, &host)?;
         tuning.write(t, &host.world())?;
     }
+    if opts.profile.is_some() {
+        host.set_profiling(Some(0));
+    }
     let mut stdin = opts.console.then(console_lines::StdinLines::spawn);
     let mut repl = crate::script::console::Console::new();
     let paced = opts.realtime || opts.console;
@@ -833,9 +838,25 @@ pub fn run_with(
         t.flush()?;
     }
     tape.finish()?;
+    if let (Some(path), Some(figures)) = (&opts.profile, host.profile()) {
+        write_profile(path, &figures)?;
+    }
     report.frames = frame;
     report.creatures = host.world().creatures().len();
     Ok(report)
+}
+
+/// Writes a run's profile as pretty JSON.
+fn write_profile(
+    path: &std::path::Path,
+    figures: &crate::script::profile::ProfileReport,
+) -> io::Result<()> {
+    let file = std::fs::File::create(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    let mut out = io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut out, figures)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// Loads and validates the mods without running them; returns every error found.

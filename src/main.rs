@@ -190,6 +190,11 @@ struct RunArgs {
     /// --frames the run ends with stdin. `:help` lists the console's directives.
     #[arg(long, requires = "headless", conflicts_with = "replay")]
     console: bool,
+    /// Headless runs: profile every tick — each mod's callbacks per kind and behaviour (work
+    /// units, milliseconds: mean, p95, worst), its budget share and memory, the tick's
+    /// phases — and write the figures here as JSON at the end.
+    #[arg(long, requires = "headless", value_name = "FILE.json")]
+    profile: Option<PathBuf>,
     /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).
     #[arg(long, value_name = "FILE.png", conflicts_with_all = ["headless", "record", "replay"])]
     screenshot: Option<PathBuf>,
@@ -300,6 +305,7 @@ fn windowed_or_headless(
         record: opts.record,
         replay: opts.replay,
         console: false,
+        profile: None,
     };
     let report = headless::run(&run, stdout).context("running headless")?;
     eprintln!(
@@ -494,6 +500,7 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         record: args.record,
         replay: args.replay,
         console: args.console,
+        profile: args.profile,
     };
     let report = headless::run(&opts, stdout).context("running")?;
     eprintln!(

@@ -7,6 +7,7 @@ mod join;
 mod join_window;
 pub(crate) mod muscles;
 mod path_edit;
+mod profile_panel;
 pub(crate) mod screenshot;
 pub(crate) mod shader_watch;
 pub(crate) mod ui;

@@ -102,6 +102,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     (".", "one tick (pauses first)"),
     ("[ / ]", "slower / faster: x0.25, x0.5, x1, x2, x4 (the ticks are the same at any)"),
     ("`", "console: run Luau in the live world (Tab completes, Up/Down history, :help)"),
+    ("O", "profiler: each mod's callbacks (units, ms, budget, memory) and the tick's phases"),
     ("1", "debug: foot targets"),
     ("2", "debug: ground casts"),
     ("3", "debug: planted (green) vs swinging (orange) feet"),

@@ -377,7 +377,9 @@ impl App {
         self.stats.frame_ms = self.stats.frame_ms * 0.9 + dt as f32 * 1e3 * 0.1;
         self.drain_host();
         let alpha = self.clock.alpha();
+        let posing = Instant::now();
         self.view.prepare_frame(alpha, dt as f32, &self.host);
+        self.host.profile_frame_phase("posing", posing.elapsed());
         if let Some(log) = &mut self.frame_log {
             log.update_ms += started.elapsed().as_secs_f64() * 1e3;
             log.ticks += ticks;
@@ -450,9 +452,12 @@ impl App {
                 );
                 super::ui::toasts(ctx, toasts);
                 console.draw(ctx, host);
+                super::profile_panel::draw(ctx, host);
             })
         };
         present(&self.egui, gfx, output, encoder, &target, texture, size);
+        self.host
+            .profile_frame_phase("drawing", drawn_from.elapsed());
         for a in actions {
             super::ui::apply(a, &mut self.host, &mut self.view, &mut self.clock);
         }
@@ -520,6 +525,7 @@ impl App {
             }
             Key::Character(c) => match c.as_str() {
                 "`" => self.console.toggle(),
+                "o" | "O" => super::profile_panel::toggle(&mut self.host),
                 "h" | "H" => self.show_help = !self.show_help,
                 "p" | "P" => self.clock.toggle_pause(),
                 "." => self.clock.step_once(),

@@ -14,6 +14,7 @@ mod manifest;
 mod output;
 pub(crate) mod path_file;
 mod plain;
+pub mod profile;
 mod shared;
 mod source;
 mod watch;

@@ -13,6 +13,7 @@ mod depends;
 mod load;
 mod migrate;
 mod paths;
+mod profiling;
 mod reload;
 mod tick;
 mod updates;
@@ -231,6 +232,8 @@ pub struct ScriptHost {
     console: Option<console::ConsoleState>,
     /// Replaying: the brain states the record says creatures had (no brain runs then).
     replayed_brains: BTreeMap<CreatureId, Option<BrainState>>,
+    /// The profiler, while profiling is on.
+    profiler: Option<crate::script::profile::Profiler>,
 }
 
 impl ScriptHost {
@@ -265,6 +268,7 @@ impl ScriptHost {
             migration: None,
             console: None,
             replayed_brains: BTreeMap::new(),
+            profiler: None,
             opts,
         }
     }

@@ -23,6 +23,9 @@ impl ScriptHost {
             self.forget_gone();
             return events;
         }
+        if self.profiler.is_some() {
+            return self.tick_profiled();
+        }
         self.migrate_share();
         self.apply_brain_requests();
         self.reset_budgets();
@@ -33,6 +36,43 @@ impl ScriptHost {
         self.release_manual(&events);
         self.dispatch_steps(&events);
         self.forget_gone();
+        events
+    }
+
+    /// [`ScriptHost::tick`] with each part timed for the profiler (the same work in the same
+    /// order).
+    fn tick_profiled(&mut self) -> Vec<WorldEvent> {
+        let start = std::time::Instant::now();
+        let mut s = super::profiling::ScriptTimes::default();
+        let lap = |t: &mut std::time::Instant| {
+            let now = std::time::Instant::now();
+            let d = now - *t;
+            *t = now;
+            d
+        };
+        let mut t = start;
+        self.migrate_share();
+        self.apply_brain_requests();
+        self.reset_budgets();
+        s.brains += lap(&mut t);
+        self.run_updates();
+        s.updates += lap(&mut t);
+        self.apply_brain_requests();
+        s.brains += lap(&mut t);
+        self.world.borrow_mut().step(TICK_DT);
+        let events = self.world.borrow_mut().drain_events();
+        let stepped = lap(&mut t);
+        self.release_manual(&events);
+        self.dispatch_steps(&events);
+        s.events += lap(&mut t);
+        self.forget_gone();
+        s.brains += lap(&mut t);
+        let mut w = self.world.borrow().last_step_times();
+        // The step's own work outside its three phases (commands, events drained) is
+        // navigation's: the phases then add up to the step.
+        let phases = w.navigation + w.locomotion + w.physics;
+        w.navigation += stepped.saturating_sub(phases);
+        self.profile_tick(start.elapsed(), s, w);
         events
     }
 
@@ -364,10 +404,17 @@ impl ScriptHost {
         };
         argv.push_front(Value::Table(brain.handle.clone()));
         self.shared.borrow_mut().calling = Some(id);
+        let profiled = self
+            .profiler
+            .is_some()
+            .then(|| (std::time::Instant::now(), rt.budget.units_used()));
         rt.budget.begin();
         let r = f.call::<Value>(argv);
         rt.budget.end();
         self.shared.borrow_mut().calling = None;
+        if let Some(start) = profiled {
+            self.profile_call(id, f, start);
+        }
         match r {
             Ok(v) => !matches!(v, Value::Nil | Value::Boolean(false)),
             Err(e) => {

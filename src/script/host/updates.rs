@@ -62,7 +62,7 @@ pub(super) struct UpdateBatch {
     callbacks: Table,
     /// This tick's `dt` per brain (a buffer of f32, see [`DISPATCH`]), or nil.
     dts: Value,
-    ids: Rc<[CreatureId]>,
+    pub(super) ids: Rc<[CreatureId]>,
     /// `ScriptHost::brains_gen` when the arrays were built.
     gen: u64,
 }
@@ -111,7 +111,12 @@ impl ScriptHost {
             }
         }
         for (m, from, to) in runs {
-            if ready[m] {
+            if !ready[m] {
+                continue;
+            }
+            if self.profiler.is_some() {
+                self.run_batch_profiled(m, from, to, frame);
+            } else {
                 self.run_batch(m, from, to, frame);
             }
         }
@@ -235,7 +240,7 @@ impl ScriptHost {
 
     /// Calls the brains `from..to` of mod `m`'s batch; a failing brain is handled as a failed
     /// single call and the loop goes on after it, unless its mod was suspended.
-    fn run_batch(&mut self, m: usize, from: usize, to: usize, frame: u64) {
+    pub(super) fn run_batch(&mut self, m: usize, from: usize, to: usize, frame: u64) {
         let mut next = from;
         while next < to {
             let rt = &self.mods[m];
