@@ -10,6 +10,7 @@ use skitter::headless::{self, RunOptions};
 use skitter::script::HostOptions;
 
 mod cmd_net;
+mod cmd_pack;
 
 #[derive(Parser)]
 #[command(
@@ -255,6 +256,12 @@ enum Cmd {
         /// Mod folders, or folders of mod folders (default: the bundled scripts/).
         mods: Vec<PathBuf>,
     },
+    /// Pack a mod folder into NAME-VERSION.zip (with each file's SHA-256; no .git, editor
+    /// files or definitions) to hand over; `run`, `check` and `install` take the .zip.
+    Pack(cmd_pack::PackArgs),
+    /// Install a package (.zip) into the user mods folder, where dependencies are looked up,
+    /// after checking every entry.
+    Install(cmd_pack::InstallArgs),
     /// Serve the mods' world to viewers over UDP (`skitter join` watches and plays).
     Serve(cmd_net::ServeArgs),
     /// Join a server: a viewer that runs no mod and no physics, rebuilding every creature
@@ -343,7 +350,7 @@ fn bundled_scripts() -> PathBuf {
 
 /// The user mods folder: `$XDG_DATA_HOME/skitter/mods`, else `~/.local/share/skitter/mods`
 /// (`None` with neither variable set).
-fn user_mods_folder() -> Option<PathBuf> {
+pub(crate) fn user_mods_folder() -> Option<PathBuf> {
     let set = |v: &str| {
         std::env::var_os(v)
             .filter(|s| !s.is_empty())
@@ -393,6 +400,8 @@ fn real_main() -> anyhow::Result<ExitCode> {
         }
         Some(Cmd::Run(args)) => run_cmd(args, &mut stdout),
         Some(Cmd::New { path }) => new_cmd(&path),
+        Some(Cmd::Pack(args)) => cmd_pack::pack_cmd(args, &mut stdout),
+        Some(Cmd::Install(args)) => cmd_pack::install_cmd(args, &mut stdout),
         Some(Cmd::Serve(args)) => cmd_net::serve_cmd(args, &mut stdout),
         Some(Cmd::Join(args)) => cmd_net::join_cmd(args, &mut stdout),
         Some(Cmd::Check {
@@ -561,6 +570,37 @@ fn new_cmd(path: &std::path::Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `skitter check`: every error as `mod/file.lua:LINE: ...`; exit 1 when there is one.
+/// What a mod will do: what it defines, the files it loads, its load's cost, its budget.
+fn print_mod_report(r: &skitter::script::ModReport) {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    println!(
+        "  defines: types {}; behaviours {}",
+        list(&r.types),
+        list(&r.behaviours)
+    );
+    let assets: Vec<String> = r.assets.iter().map(|(f, k)| format!("{f} ({k})")).collect();
+    println!("  loads: {}", list(&assets));
+    println!(
+        "  its load: {} work units, {:.1} MiB of Lua memory, {} level piece(s) built, {} creature(s) spawned",
+        r.load_units,
+        r.memory as f64 / (1 << 20) as f64,
+        r.level_pieces,
+        r.spawns_at_load
+    );
+    println!(
+        "  runs under: {} work units a tick + {} a creature it drives, {} MiB (--cpu-budget, --cpu-budget-per-creature, --memory-mb)",
+        r.budget.0,
+        r.budget.1,
+        r.budget.2 >> 20
+    );
+}
+
 fn check_cmd(
     mods: &[PathBuf],
     host: HostOptions,
@@ -578,8 +618,12 @@ fn check_cmd(
         println!("{e}");
     }
     // Where each mod came from (a dependency found by lookup says where and for whom).
+    let reports = host.mod_reports();
     for (name, version, from) in host.mod_origins() {
         println!("mod {name} {version}: {from}");
+        if let Some(r) = reports.iter().find(|r| r.name == name) {
+            print_mod_report(r);
+        }
     }
     let w = host.world();
     // What each model type's skeleton was bound as: the legs found, their bones, lengths.

@@ -12,6 +12,7 @@ mod error;
 mod host;
 mod manifest;
 mod output;
+pub mod package;
 pub(crate) mod path_file;
 mod plain;
 pub mod profile;
@@ -24,7 +25,7 @@ pub use budget::{
 };
 pub use error::ScriptError;
 pub use host::{
-    api_surface, discover, BrainState, HostOptions, PathFile, ReloadReport, ScriptHost,
+    api_surface, discover, BrainState, HostOptions, ModReport, PathFile, ReloadReport, ScriptHost,
     BRAIN_BACKOFF, BRAIN_FAILURES, CONSOLE_MOD, DEFAULT_MIGRATE_PER_TICK,
 };
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError, MANIFEST_KEYS};

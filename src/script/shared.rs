@@ -162,6 +162,8 @@ pub(super) struct Shared {
     pub path_files: BTreeMap<String, PathSource>,
     /// (mod, other mod whose modules it `require`d): the dependents a reload must re-run.
     pub required: BTreeSet<(String, String)>,
+    /// Asset files mods loaded: (mod, file in the mod, what it is), for `skitter check`.
+    pub assets: BTreeSet<(String, String, &'static str)>,
 }
 
 /// A path file a mod loaded.

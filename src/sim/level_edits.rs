@@ -35,6 +35,11 @@ impl World {
         self.add_stairs_for("", desc)
     }
 
+    /// How many level pieces (ground, boxes, stairs) mod `owner` built.
+    pub fn pieces_of(&self, owner: &str) -> usize {
+        self.pieces.iter().filter(|(o, _)| o == owner).count()
+    }
+
     /// Replaces the ground on behalf of `owner` (a mod: its pieces go when it reloads).
     pub fn set_ground_for(&mut self, owner: &str, desc: &GroundDesc) -> Result<(), DefError> {
         let sampled = desc.sample()?;

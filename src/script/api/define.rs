@@ -299,6 +299,14 @@ fn load_model(
     )
     .map_err(|e| fail(e.to_string()))?;
     warn_repairs(lua, c, &loaded, spec);
+    {
+        let mut sh = c.shared.borrow_mut();
+        sh.assets
+            .insert((c.name.clone(), spec.file.clone(), "model"));
+        if let Some(tex) = &spec.texture {
+            sh.assets.insert((c.name.clone(), tex.clone(), "texture"));
+        }
+    }
     let body: Option<mlua::Table> = t.raw_get("body").ok();
     let given = |k: &str| {
         body.as_ref()

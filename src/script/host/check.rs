@@ -159,3 +159,79 @@ impl ScriptHost {
         }
     }
 }
+
+/// What a loaded mod does, as `skitter check` prints it: what it defines, the files it loads,
+/// what its load cost, and the budget it runs under.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModReport {
+    /// The mod.
+    pub name: String,
+    /// Creature types it defines (qualified names).
+    pub types: Vec<String>,
+    /// Behaviours it defines.
+    pub behaviours: Vec<String>,
+    /// Files it loads besides scripts: (file in the mod, what it is).
+    pub assets: Vec<(String, &'static str)>,
+    /// Creatures its entry script spawned.
+    pub spawns_at_load: usize,
+    /// Level pieces (ground, boxes, stairs) it built.
+    pub level_pieces: usize,
+    /// Work units its entry script used.
+    pub load_units: u64,
+    /// Its Lua state's memory after the load, bytes.
+    pub memory: usize,
+    /// Work units a tick it may use (before its creatures' share), per creature it drives,
+    /// and its memory limit in bytes.
+    pub budget: (u64, u64, usize),
+}
+
+impl ScriptHost {
+    /// What each loaded mod does, in load order.
+    pub fn mod_reports(&self) -> Vec<ModReport> {
+        let sh = self.shared.borrow();
+        let world = self.world.borrow();
+        self.mods
+            .iter()
+            .map(|m| {
+                let name = &m.manifest.name;
+                let mut assets: Vec<(String, &'static str)> = sh
+                    .assets
+                    .iter()
+                    .filter(|(n, _, _)| n == name)
+                    .map(|(_, f, k)| (f.clone(), *k))
+                    .collect();
+                assets.extend(
+                    sh.path_files
+                        .values()
+                        .filter(|p| p.mod_name == *name)
+                        .map(|p| (format!("paths/{}.toml", p.name), "path")),
+                );
+                ModReport {
+                    name: name.clone(),
+                    types: sh
+                        .types
+                        .iter()
+                        .filter(|(_, t)| t.mod_name == *name)
+                        .map(|(q, _)| q.clone())
+                        .collect(),
+                    behaviours: sh
+                        .behaviours
+                        .iter()
+                        .filter(|(n, _)| n == name)
+                        .map(|(_, b)| b.clone())
+                        .collect(),
+                    assets,
+                    spawns_at_load: sh.load_spawns.iter().filter(|(n, _, _)| n == name).count(),
+                    level_pieces: world.pieces_of(name),
+                    load_units: m.load_cost.0,
+                    memory: m.load_cost.1,
+                    budget: (
+                        self.opts.work_per_tick,
+                        self.opts.work_per_creature,
+                        self.opts.memory_limit,
+                    ),
+                }
+            })
+            .collect()
+    }
+}

@@ -87,8 +87,15 @@ impl ScriptHost {
         given: &[PathBuf],
     ) -> Looked {
         for m in manifests.iter() {
-            self.origins
-                .insert(m.name.clone(), m.dir.display().to_string());
+            let from = match self.packages.iter().find(|(dir, _)| *dir == m.dir) {
+                Some((dir, zip)) => format!(
+                    "{} (package, checked; unpacked in {})",
+                    zip.display(),
+                    dir.display()
+                ),
+                None => m.dir.display().to_string(),
+            };
+            self.origins.insert(m.name.clone(), from);
         }
         // Nothing missing (the usual case): no folder is read.
         let missing = manifests.iter().any(|m| {

@@ -42,13 +42,27 @@ pub(super) fn mod_folders_in(dir: &std::path::Path) -> Vec<PathBuf> {
     found
 }
 
-/// Expands each path: a folder with `mod.toml` is a mod; any other folder is searched one
-/// level down for mod folders (so `scripts/` means every bundled mod).
-pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+/// Expands each path: a folder with `mod.toml` is a mod; a `.zip` is a package (checked and
+/// unpacked, see `script::package`; files over `max_file` bytes refused); any other folder is
+/// searched one level down for mod folders (so `scripts/` means every bundled mod).
+/// Returns the mod folders, the errors, and the package each unpacked folder came from.
+pub fn discover(
+    paths: &[PathBuf],
+    max_file: u64,
+) -> (Vec<PathBuf>, Vec<String>, Vec<(PathBuf, PathBuf)>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
+    let mut packages = Vec::new();
     for p in paths {
-        if p.join("mod.toml").is_file() {
+        if p.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("zip")) {
+            match crate::script::package::open(p, max_file) {
+                Ok(dir) => {
+                    packages.push((dir.clone(), p.clone()));
+                    out.push(dir);
+                }
+                Err(e) => errors.push(e.to_string()),
+            }
+        } else if p.join("mod.toml").is_file() {
             out.push(p.clone());
         } else if p.is_dir() {
             let found = mod_folders_in(p);
@@ -63,7 +77,7 @@ pub fn discover(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
             errors.push(format!("{}: no such mod folder", p.display()));
         }
     }
-    (out, errors)
+    (out, errors, packages)
 }
 
 impl ScriptHost {
@@ -71,7 +85,8 @@ impl ScriptHost {
     /// [`ScriptHost::take_errors`]); the mods that loaded keep running.
     pub fn load(&mut self, paths: &[PathBuf]) {
         self.finish_migration();
-        let (dirs, errs) = discover(paths);
+        let (dirs, errs, packages) = discover(paths, self.opts.max_asset_bytes);
+        self.packages.extend(packages);
         for e in errs {
             self.report(ScriptError::in_mod("", e));
         }
@@ -252,12 +267,14 @@ impl ScriptHost {
             }
             return Err(err);
         }
+        let load_cost = (budget.units_used(), lua.used_memory());
         Ok(ModRuntime {
             manifest: m.clone(),
             lua,
             budget,
             suspended: None,
             updates: None,
+            load_cost,
         })
     }
 }

@@ -27,7 +27,7 @@ use std::time::Duration;
 use glam::Vec3;
 use mlua::{Function, Lua, Table};
 
-pub use check::api_surface;
+pub use check::{api_surface, ModReport};
 pub use console::CONSOLE_MOD;
 pub use load::discover;
 pub use paths::PathFile;
@@ -115,6 +115,8 @@ struct ModRuntime {
     suspended: Option<String>,
     /// The Lua side of batched `on_update` calls (built on the first tick).
     updates: Option<updates::UpdateBatch>,
+    /// What its entry script cost: work units and the state's memory after it.
+    load_cost: (u64, usize),
 }
 
 /// A creature's callbacks, in the state of the mod that runs them.
@@ -216,6 +218,8 @@ pub struct ScriptHost {
     /// Where each mod came from: its folder, and for a dependency found by lookup where and
     /// for whom (see `depends`).
     origins: BTreeMap<String, String>,
+    /// Mod folders unpacked from packages, with the package each came from.
+    packages: Vec<(std::path::PathBuf, std::path::PathBuf)>,
     /// Mods running their last good version (or not running) because their latest files
     /// failed: the error that says why.
     broken: BTreeMap<String, ScriptError>,
@@ -261,6 +265,7 @@ impl ScriptHost {
             replaying: false,
             known: BTreeMap::new(),
             origins: BTreeMap::new(),
+            packages: Vec::new(),
             broken: BTreeMap::new(),
             reloads: Vec::new(),
             watcher: None,
