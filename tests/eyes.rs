@@ -146,5 +146,10 @@ fn eyes_turn_to_a_look_within_their_limit_and_ride_the_head_without_one() {
     assert!(
         said.contains("eyes (turn to what it looks at): Eye.L, Eye.R"),
         "{said}"
+    ); // And what the mod will do: the type it defines, the model file it loads.
+    assert!(
+        said.contains("defines: types watcher/m; behaviours none"),
+        "{said}"
     );
+    assert!(said.contains("loads: assets/m.gltf (model)"), "{said}");
 }

@@ -213,7 +213,8 @@ fn hostile_archives_are_refused_each_with_its_reason() {
         v
     };
     let zeros = vec![0u8; 50 << 20];
-    let mut cases: Vec<(&str, Vec<(String, Vec<u8>)>, &str)> = vec![
+    type Case<'a> = (&'a str, Vec<(String, Vec<u8>)>, &'a str);
+    let mut cases: Vec<Case> = vec![
         (
             "traversal",
             with(&[("spider/../../evil.lua", b"x")]),

@@ -142,9 +142,12 @@ fn left_out(rel: &str, path: &Path) -> Option<&'static str> {
     None
 }
 
+/// Files left out of a package, with why.
+type Skipped = Vec<(String, &'static str)>;
+
 /// The mod folder's files (relative, `/`-separated, sorted) that go into a package, and those
 /// left out with why. A symlink is refused: a package holds files.
-fn mod_files(dir: &Path) -> Result<(Vec<String>, Vec<(String, &'static str)>), PackageError> {
+fn mod_files(dir: &Path) -> Result<(Vec<String>, Skipped), PackageError> {
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
@@ -245,10 +248,10 @@ fn safe_parts(name: &str) -> Result<Vec<&str>, &'static str> {
         return Err("a drive letter or a NUL in the name");
     }
     let parts: Vec<&str> = name.split('/').filter(|p| !p.is_empty()).collect();
-    if parts.iter().any(|p| *p == "..") {
+    if parts.contains(&"..") {
         return Err("a path that leaves the mod (\"..\")");
     }
-    if parts.iter().any(|p| *p == ".") || parts.is_empty() {
+    if parts.contains(&".") || parts.is_empty() {
         return Err("an empty or \".\" path");
     }
     Ok(parts)
