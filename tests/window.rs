@@ -3,6 +3,7 @@
 //! on point 2, drags it and releases; the mod's `paths/route.toml` changes (that point only).
 //! Hot reload at scale: a thousand wandering spiders in the window, their brain's file saved,
 //! then their scene's; the frame log shows the window kept drawing through both reloads.
+//! The console: `` ` `` opens it, a typed line spawns a creature, the next reads the world.
 //! Under `CI=true` a missing Xvfb, xdotool or adapter fails a test; elsewhere it skips with a
 //! loud message. The tests take turns (each has the machine to itself: one of them measures
 //! frame gaps).
@@ -517,4 +518,69 @@ fn a_window_without_a_desktop_session_says_nothing_of_xdg() {
     assert!(status.success(), "{all}");
     assert!(!all.contains("XDG_RUNTIME_DIR"), "{all}");
     assert!(!all.to_lowercase().contains("error"), "{all}");
+}
+
+#[test]
+fn a_line_typed_into_the_windows_console_changes_the_world() {
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    if !tools_present(&[("Xvfb", "-help"), ("xdotool", "version")]) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = temp_mod(
+        dir.path(),
+        "pen",
+        &[
+            (
+                "mod.toml",
+                "name = \"pen\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+            ),
+            (
+                "main.lua",
+                "world.ground { size = vec3(30, 0, 30) }\nlog.info('pen ready')\n",
+            ),
+        ],
+    );
+    let spider = bundled("spider").display().to_string();
+    let mut w = Session::start(&["--frames", "100000", &spider, &m.display().to_string()]);
+    if w.wait_for("[pen] pen ready", Duration::from_secs(120))
+        .is_none()
+    {
+        panic!("the mods never loaded:\n{}", w.all());
+    }
+    let win = w.xdotool(&["search", "--sync", "--name", "^skitter$"]);
+    let win = win.lines().next().unwrap().to_string();
+    if w.no_adapter() {
+        return;
+    }
+    // No window manager on Xvfb: the window is given the keyboard by hand.
+    std::thread::sleep(Duration::from_millis(1500));
+    w.xdotool(&["windowfocus", "--sync", &win]);
+    std::thread::sleep(Duration::from_millis(300));
+    w.xdotool(&["key", "grave"]);
+    std::thread::sleep(Duration::from_millis(800));
+    w.xdotool(&[
+        "type",
+        "--delay",
+        "20",
+        "local c = world.spawn(\"spider/spider\")",
+    ]);
+    w.xdotool(&["key", "Return"]);
+    std::thread::sleep(Duration::from_millis(500));
+    w.xdotool(&[
+        "type",
+        "--delay",
+        "20",
+        "c.type .. ' ' .. #world.creatures()",
+    ]);
+    w.xdotool(&["key", "Return"]);
+    let got = w.wait_for("console: \"spider/spider 1\"", Duration::from_secs(60));
+    let all = w.all();
+    drop(w);
+    assert!(got.is_some(), "the typed lines did not run:\n{all}");
+    assert!(
+        all.contains("console: > local c = world.spawn(\"spider/spider\")"),
+        "{all}"
+    );
+    assert!(!all.contains("panicked"), "{all}");
 }

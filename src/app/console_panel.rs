@@ -162,7 +162,13 @@ impl ConsolePanel {
         for r in std::mem::take(&mut self.requests) {
             match r {
                 Request::Run(line) => {
-                    self.console.submit(host, &line);
+                    // The terminal that started the window follows the session too.
+                    for shown in self.console.submit(host, &line) {
+                        match shown.kind {
+                            ConsoleKind::Error => println!("console: error: {}", shown.text),
+                            _ => println!("console: {}", shown.text),
+                        }
+                    }
                 }
                 Request::Complete(text) => {
                     let c = self.console.complete(host, &text);
@@ -204,7 +210,9 @@ mod tests {
             events,
             ..Default::default()
         };
-        let _ = ctx.run_ui(input, |ui| p.draw(ui.ctx(), host));
+        let mut out = ctx.run_ui(input, |ui| p.draw(ui.ctx(), host));
+        // No renderer takes the font texture here.
+        out.textures_delta.clear();
         p.run_requests(host);
     }
 
