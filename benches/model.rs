@@ -4,7 +4,8 @@
 //! model creatures are posed), as the bundled capsule spider and as the model spider; and
 //! the two crowds ticked in turn (`tick_added_by_models`), so that the machine's load falls
 //! on both alike; and what the model's spring chains add to its crowd's tick
-//! (`tick_added_by_springs`, issue 47: the same crowd with them stopped, in turn).
+//! (`tick_added_by_springs`, issue 47: the same crowd with them stopped, in turn); and a
+//! model loaded again, parsed or kept (`model_load`).
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -221,5 +222,32 @@ fn models(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, models);
+/// A model file loaded again (issue 49, hitches): parsed from its files, against answered
+/// from the models kept (what a script-only save of its mod does now: the files' sizes and
+/// times checked, nothing read or parsed). The shared knight, a 3.6 MB GLB.
+fn model_loads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("model_load");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    let root = root().join("../shared/assets/knight");
+    let src = skitter::model::Source {
+        root: &root,
+        mod_name: "knight",
+        file: "knight.glb",
+        texture: None,
+        hide: &[],
+    };
+    let limits = skitter::model::LoadLimits::default();
+    group.bench_function("knight_glb/parsed", |b| {
+        b.iter(|| skitter::model::load(&src, &limits).expect("loads"))
+    });
+    group.bench_function("knight_glb/kept", |b| {
+        b.iter(|| skitter::model::load_shared(&src, &limits).expect("loads"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, models, model_loads);
 criterion_main!(benches);

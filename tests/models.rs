@@ -266,6 +266,69 @@ world.spawn("mspider", { position = vec3(0, 0, 0), behaviour = "walkers/line", p
 }
 
 #[test]
+fn a_script_only_save_reloads_without_parsing_the_model_again() {
+    use skitter::model::models_parsed;
+    use skitter::script::{HostOptions, ScriptHost};
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = model_mod(
+        dir.path(),
+        r#"world.ground { size = vec3(20, 0, 20) }
+world.spawn("mspider", { position = vec3(0, 0, 0) })"#,
+        "",
+    );
+    let mut host = ScriptHost::new(HostOptions {
+        threads: 1,
+        ..HostOptions::default()
+    });
+    let before = models_parsed();
+    host.load(&[fixture("walkers"), m.clone()]);
+    assert!(host.take_errors().is_empty());
+    assert_eq!(models_parsed(), before + 1, "the model is parsed at load");
+    let model = |host: &ScriptHost| {
+        let w = host.world();
+        w.types()
+            .iter()
+            .find_map(|t| t.model.clone())
+            .expect("a model type")
+    };
+    let first = model(&host);
+    let reload = |host: &mut ScriptHost, file: &str| {
+        let changed =
+            std::collections::BTreeMap::from([("mspider".to_string(), vec![PathBuf::from(file)])]);
+        let r = host.reload(&changed);
+        assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    };
+    // A script-only save: the same model, not read or parsed again.
+    let main = m.join("main.lua");
+    let src = std::fs::read_to_string(&main).expect("main");
+    std::fs::write(&main, format!("{src}\nlog.info('saved')\n")).expect("write");
+    reload(&mut host, "main.lua");
+    assert_eq!(
+        models_parsed(),
+        before + 1,
+        "a script-only save parsed the model again"
+    );
+    assert!(std::sync::Arc::ptr_eq(&model(&host).model, &first.model));
+    // Its file saved (the same JSON, one more byte): parsed again. So is the texture.
+    let file = m.join("assets/spider.gltf");
+    let mut bytes = std::fs::read(&file).expect("read");
+    bytes.push(b'\n');
+    std::fs::write(&file, &bytes).expect("write");
+    reload(&mut host, "assets/spider.gltf");
+    assert_eq!(
+        models_parsed(),
+        before + 2,
+        "a saved model file is parsed again"
+    );
+    let png = m.join("assets/gltf_spider.png");
+    let mut img = std::fs::read(&png).expect("png");
+    img.extend_from_slice(b"trailing");
+    std::fs::write(&png, &img).expect("write");
+    reload(&mut host, "assets/gltf_spider.png");
+    assert_eq!(models_parsed(), before + 3, "a saved texture is read again");
+}
+
+#[test]
 fn saving_a_model_reloads_it_in_place_and_a_bad_save_keeps_the_last_good_one() {
     use skitter::script::{HostOptions, ScriptHost};
     let dir = tempfile::tempdir().expect("tmp");

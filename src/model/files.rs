@@ -82,9 +82,10 @@ pub(super) fn read_in_mod(
     what: &str,
 ) -> Result<Vec<u8>, String> {
     let full = root.join(rel);
-    let len = std::fs::metadata(&full)
-        .map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))?
-        .len();
+    let meta = std::fs::metadata(&full)
+        .map_err(|e| format!("cannot read {what} {}: {e}", rel.display()))?;
+    super::cache::note_read(&full, &meta);
+    let len = meta.len();
     if len > limits.max_bytes {
         let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
         return Err(format!(

@@ -7,6 +7,7 @@
 
 pub(crate) mod bind;
 pub(crate) mod bind_error;
+mod cache;
 pub(crate) mod clip;
 pub(crate) mod export;
 pub(crate) mod eyes;
@@ -28,6 +29,7 @@ use glam::{Mat4, Vec3};
 
 pub use bind::{bind, BindSpec, Binding, BodyPlan, BoundLeg, LegChain};
 pub use bind_error::{BindError, ChainError, LegsError, NoLegs, NoSuchBone};
+pub use cache::{load_shared, models_parsed};
 pub use clip::{Channel, Clip, Interpolation, Target};
 pub use export::to_glb;
 pub use eyes::{find_eyes, is_eye_name, EYE_MAX};

@@ -287,7 +287,8 @@ fn load_model(
     } else {
         LoadLimits { max_bytes: max }
     };
-    let loaded = model::load(
+    // A script-only save reloads with the model it had (parsed again only if a file changed).
+    let loaded = model::load_shared(
         &Source {
             root: &root,
             mod_name: &c.name,
@@ -322,7 +323,7 @@ fn load_model(
         },
         ..spec.bind.clone()
     };
-    let mut bound = BoundModel::new(std::sync::Arc::new(loaded), &bind, spec.idle.clone())
+    let mut bound = BoundModel::new(loaded, &bind, spec.idle.clone())
         .map_err(|e| fail(format!("{}: {e}", spec.file)))?;
     let source = crate::model::ModelSource {
         mod_name: c.name.clone(),
