@@ -49,33 +49,17 @@ impl World {
     fn plan_climbs(&mut self, version: u64) {
         let graph = match &self.surfaces {
             Some((v, g)) if *v == version => g.clone(),
+            // Baking on a worker (the window): climbers head straight on until it is ready.
+            _ if self.nav.background => match self.surfaces_in_background(version) {
+                Some(g) => g,
+                None => return,
+            },
             _ => {
-                // With the ground heightfield named, so that points under it (in the earth)
-                // are told apart: they neither sample a surface nor join two (a point under
-                // the floor projects onto it with the way out pointing down).
-                let ground = crate::sim::ground::RapierGround::new(
+                let g = Arc::new(bake_surfaces(
                     &self.physics,
-                    &self.rigs,
+                    !self.rigs.rigs.is_empty(),
                     self.ground_collider,
-                    false,
-                );
-                let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
-                for (_, c) in self.physics.colliders.iter() {
-                    if c.parent()
-                        .is_some_and(|b| self.physics.bodies.get(b).is_some_and(|b| b.is_dynamic()))
-                    {
-                        continue;
-                    }
-                    let aabb = c.compute_aabb();
-                    min = min.min(aabb.mins);
-                    max = max.max(aabb.maxs);
-                }
-                let under = |p: Vec3| ground.under_ground(p);
-                let g = Arc::new(if min.x <= max.x {
-                    crate::sim::surfaces::SurfaceGraph::bake(&ground, &under, min, max)
-                } else {
-                    crate::sim::surfaces::SurfaceGraph::default()
-                });
+                ));
                 self.surfaces = Some((version, g.clone()));
                 g
             }
@@ -103,6 +87,36 @@ impl World {
                 g.route = Some((version, route));
             }
         }
+    }
+
+    /// The surface graph of level `version` when its background bake has finished (then kept);
+    /// else `None`, a bake started on a worker thread if none is running for it (one for an
+    /// older level is left to finish and dropped). The worker queries a copy of the level's
+    /// colliders: the tick never waits for the bake.
+    fn surfaces_in_background(
+        &mut self,
+        version: u64,
+    ) -> Option<Arc<crate::sim::surfaces::SurfaceGraph>> {
+        match self.surface_bake.take() {
+            Some((v, job)) if v == version && job.is_finished() => {
+                let g = Arc::new(job.join().unwrap_or_default());
+                self.surfaces = Some((version, g.clone()));
+                return Some(g);
+            }
+            Some((v, job)) if v == version => {
+                self.surface_bake = Some((v, job));
+                return None;
+            }
+            _ => {}
+        }
+        let copy = crate::sim::ground::query_copy(&self.physics);
+        let (exclude, field) = (!self.rigs.rigs.is_empty(), self.ground_collider);
+        let job = std::thread::Builder::new()
+            .name("surface graph".into())
+            .spawn(move || bake_surfaces(&copy, exclude, field))
+            .ok()?;
+        self.surface_bake = Some((version, job));
+        None
     }
 
     /// A random point on any surface of the level within `radius` of `near` (deterministic
@@ -317,4 +331,80 @@ fn climb_route(c: &mut Creature, events: &mut Vec<WorldEvent>, dt: f32) {
         speed,
         drop: true,
     };
+}
+
+/// The surface graph of the level in `physics` (ragdolls' parts left out by being dynamic
+/// when `exclude_dynamic`), with the ground heightfield `field` named so that points under it
+/// (in the earth) are told apart: they neither sample a surface nor join two (a point under
+/// the floor projects onto it with the way out pointing down).
+fn bake_surfaces(
+    physics: &rapier3d::prelude::PhysicsWorld,
+    exclude_dynamic: bool,
+    field: Option<crate::sim::ground::GroundRef>,
+) -> crate::sim::surfaces::SurfaceGraph {
+    let ground =
+        crate::sim::ground::RapierGround::excluding(physics, exclude_dynamic, field, false);
+    let (mut min, mut max) = (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN));
+    for (_, c) in physics.colliders.iter() {
+        if c.parent()
+            .is_some_and(|b| physics.bodies.get(b).is_some_and(|b| b.is_dynamic()))
+        {
+            continue;
+        }
+        let aabb = c.compute_aabb();
+        min = min.min(aabb.mins);
+        max = max.max(aabb.maxs);
+    }
+    let under = |p: Vec3| ground.under_ground(p);
+    if min.x <= max.x {
+        crate::sim::surfaces::SurfaceGraph::bake(&ground, &under, min, max)
+    } else {
+        crate::sim::surfaces::SurfaceGraph::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::level::{BoxDesc, GroundDesc, HeightSource};
+
+    #[test]
+    fn the_surface_graph_bakes_on_a_worker_to_the_graph_the_tick_would_bake() {
+        let mut w = World::new(1);
+        w.set_background_bakes(true);
+        w.set_ground(&GroundDesc {
+            tag: Default::default(),
+            position: Vec3::ZERO,
+            width: 12.0,
+            depth: 12.0,
+            heights: HeightSource::Flat,
+        })
+        .expect("ground");
+        w.add_box(BoxDesc {
+            tag: Default::default(),
+            position: Vec3::new(0.0, 1.0, 2.0),
+            size: Vec3::new(3.0, 2.0, 0.5),
+            rotation: Vec3::ZERO,
+        })
+        .expect("box");
+        w.refresh_level();
+        let v = w.level_version;
+        // Asked first: the bake starts on a worker and the tick goes on without it.
+        assert!(w.surfaces_in_background(v).is_none());
+        assert!(w.surface_bake.is_some());
+        let start = std::time::Instant::now();
+        let g = loop {
+            if let Some(g) = w.surfaces_in_background(v) {
+                break g;
+            }
+            assert!(start.elapsed().as_secs() < 30, "the bake never finished");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        };
+        // Kept for the level, and the graph the tick would have baked itself.
+        assert!(w.surfaces.as_ref().is_some_and(|(sv, _)| *sv == v));
+        let inline = bake_surfaces(&w.physics, false, w.ground_collider);
+        assert!(g.len() > 100, "{}", g.len());
+        assert_eq!(g.len(), inline.len());
+        assert_eq!(format!("{g:?}").len(), format!("{inline:?}").len());
+    }
 }

@@ -62,11 +62,26 @@ pub(super) fn level_query<'a>(
 
 /// The filter of [`level_query`].
 fn level_filter(rigs: &super::ragdoll::Rigs) -> QueryFilter<'static> {
-    if rigs.rigs.is_empty() {
-        QueryFilter::default()
-    } else {
+    filter_of(!rigs.rigs.is_empty())
+}
+
+/// Every collider, or (`exclude_dynamic`: ragdolls are about) the level's only.
+fn filter_of(exclude_dynamic: bool) -> QueryFilter<'static> {
+    if exclude_dynamic {
         QueryFilter::exclude_dynamic()
+    } else {
+        QueryFilter::default()
     }
+}
+
+/// A copy of `physics`'s bodies, colliders and broad phase: what ground queries read, to
+/// answer them on another thread (a background bake of the surface graph).
+pub(super) fn query_copy(physics: &PhysicsWorld) -> PhysicsWorld {
+    let mut w = physics_world();
+    w.bodies = physics.bodies.clone();
+    w.colliders = physics.colliders.clone();
+    w.broad_phase = physics.broad_phase.clone();
+    w
 }
 
 /// The level's ground heightfield, answered without the query pipeline: a ray straight down
@@ -84,7 +99,7 @@ pub(super) struct Field<'a> {
 
 /// The ground's collider, and its height when it is flat (worked out once per level).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct GroundRef {
+pub(crate) struct GroundRef {
     handle: ColliderHandle,
     flat: Option<Flat>,
 }
@@ -177,14 +192,25 @@ impl<'a> RapierGround<'a> {
         ground: Option<GroundRef>,
         only_ground: bool,
     ) -> RapierGround<'a> {
-        let query = level_query(physics, rigs);
+        Self::excluding(physics, !rigs.rigs.is_empty(), ground, only_ground)
+    }
+
+    /// [`RapierGround::new`] with the ragdolls' parts left out by their being dynamic (no
+    /// rigs at hand: a copy of the physics world on another thread).
+    pub(super) fn excluding(
+        physics: &'a PhysicsWorld,
+        exclude_dynamic: bool,
+        ground: Option<GroundRef>,
+        only_ground: bool,
+    ) -> RapierGround<'a> {
+        let query = physics.query_pipeline_with_filter(filter_of(exclude_dynamic));
         let field = ground
             .and_then(|g| Field::of(physics, g).map(|f| (g.handle, f)))
             .map(|(h, f)| {
                 let rest = (!only_ground).then(|| {
                     physics.query_pipeline_with_filter(QueryFilter {
                         exclude_collider: Some(h),
-                        ..level_filter(rigs)
+                        ..filter_of(exclude_dynamic)
                     })
                 });
                 (f, rest)

@@ -266,6 +266,8 @@ pub struct World {
     pub(super) nav_deferred: Vec<Option<(u64, u64)>>,
     /// The surface graph climbers of walls are routed on, and the level it was baked for.
     pub(super) surfaces: Option<(u64, Arc<super::surfaces::SurfaceGraph>)>,
+    /// The surface graph being baked on a worker (background bakes), for that level version.
+    pub(super) surface_bake: Option<(u64, std::thread::JoinHandle<super::surfaces::SurfaceGraph>)>,
     /// Bumped whenever creatures leave `creatures` (a despawn, a restore): see `removals`.
     pub(super) removals: u64,
     /// Level of detail (`None`: every creature at full detail).
@@ -314,6 +316,7 @@ impl World {
             nav_full_rate: false,
             nav_deferred: Vec::new(),
             surfaces: None,
+            surface_bake: None,
             removals: 0,
             detail: None,
             all_due: true,
