@@ -821,6 +821,12 @@ pub fn run_with(
             write_tick(t, &host)?;
             tuning.write(t, &host.world())?;
         }
+        // A run without --frames ends when it is stopped: its profile is kept up to date.
+        if let (Some(path), true) = (&opts.profile, frame.is_multiple_of(600)) {
+            if let Some(figures) = host.profile() {
+                write_profile(path, &figures)?;
+            }
+        }
         if opts.summary && frame.is_multiple_of(60) {
             summary(console, &host, steps_this_second, tick_time)?;
             steps_this_second = 0;

@@ -193,7 +193,8 @@ struct RunArgs {
     console: bool,
     /// Headless runs: profile every tick — each mod's callbacks per kind and behaviour (work
     /// units, milliseconds: mean, p95, worst), its budget share and memory, the tick's
-    /// phases — and write the figures here as JSON at the end.
+    /// phases — and write the figures here as JSON at the end (and every 10 s of simulated
+    /// time, for a run without --frames that is stopped).
     #[arg(long, requires = "headless", value_name = "FILE.json")]
     profile: Option<PathBuf>,
     /// Render the scene after --frames ticks into this PNG, offscreen (no window or display).

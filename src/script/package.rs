@@ -467,8 +467,23 @@ fn cache_dir() -> PathBuf {
 /// The mod folder to load for the package `zip`: checked, then unpacked into the cache (a
 /// folder named by the archive's SHA-256, reused while the archive is unchanged).
 pub fn open(zip: &Path, max_file: u64) -> Result<PathBuf, PackageError> {
-    let bytes = std::fs::read(zip).map_err(|e| io_err(zip, e))?;
-    let key = &sha256_hex(&bytes)[..16];
+    // The archive's SHA-256, streamed (it is not held in memory for this).
+    let mut hasher = Sha256::new();
+    let mut file = std::fs::File::open(zip).map_err(|e| io_err(zip, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| io_err(zip, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    let sum: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let key = &sum[..16];
     let v = verify(zip, max_file)?;
     let dest = cache_dir().join(format!("{}-{}-{key}", v.name, v.version));
     let dir = dest.join(&v.name);
