@@ -506,7 +506,8 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         frames: args.frames,
         trace: args.trace,
         realtime: args.realtime,
-        summary: true,
+        // Someone typing at the console is not shown a line a second under their prompt.
+        summary: !(args.console && std::io::IsTerminal::is_terminal(&std::io::stdin())),
         record: args.record,
         replay: args.replay,
         console: args.console,

@@ -333,6 +333,25 @@ fn hostile_archives_are_refused_each_with_its_reason() {
     assert!(text(&r).contains("ran 30 ticks"), "{}", text(&r));
 }
 
+#[test]
+fn a_folder_with_a_symlink_is_not_packed() {
+    let home = tempfile::tempdir().expect("tmp");
+    let h = home.path();
+    let m = temp_mod(
+        h,
+        "linky",
+        &[
+            ("mod.toml", "name = \"linky\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", ""),
+        ],
+    );
+    std::os::unix::fs::symlink("/etc/hostname", m.join("host.lua")).expect("symlink");
+    let o = sk(h, &["pack", &s(&m), "--out", &s(&h.join("out"))]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("host.lua: a symlink"), "{}", text(&o));
+    assert!(!h.join("out/linky-0.1.0.zip").exists());
+}
+
 /// `skitter check ZIP` fails and says `reason`, naming the archive.
 fn assert_refused(h: &Path, zip: &Path, reason: &str) {
     let o = sk(h, &["check", &s(zip)]);
