@@ -366,11 +366,12 @@ impl Posed {
             && input.head.is_some_and(|h| h != input.body_rotation);
         let moved = spread || turning;
         let rehang = moved || feet;
-        let mut hung: Vec<Vec3> = if rehang {
-            input.points.to_vec()
-        } else {
-            Vec::new()
-        };
+        // The thread's buffer, not a new one per creature per frame.
+        let mut hung = HUNG.with(|h| std::mem::take(&mut *h.borrow_mut()));
+        hung.clear();
+        if rehang {
+            hung.extend_from_slice(input.points);
+        }
         let (starts, bends) = chain_starts_and_bends(input);
         let chain_point = |c: usize, k: usize| -> Option<(Vec3, Vec3)> {
             let len = *input.chain_lens.get(c)?;
@@ -437,6 +438,7 @@ impl Posed {
             }
             world[j] = m;
         }
+        HUNG.with(|h| *h.borrow_mut() = hung);
         self.ride_followers(world);
         skin.clear();
         skin.extend(
@@ -657,6 +659,11 @@ fn neck_of(model: &Model, binding: &Binding) -> Option<usize> {
         .filter(|p| *p != binding.body)?;
     super::spine::way_up(model, neck, binding.body)?;
     (!super::spine::legs_hang_from(model, binding, &[neck])).then_some(neck)
+}
+
+thread_local! {
+    /// [`Posed::pose`]'s copy of the limbs' points, kept per thread between creatures.
+    static HUNG: std::cell::RefCell<Vec<Vec3>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Where each limb's points start in `input.points`, and each limb's solved bend plane.
