@@ -67,7 +67,7 @@ impl Session {
         // A display of its own each session (a killed Xvfb may leave its lock behind).
         static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let display = format!(":{}", 250 + std::process::id() % 100 + 100 * n);
+        let display = free_display(250 + std::process::id() % 100 + 100 * n);
         let xvfb = Command::new("Xvfb")
             .args([
                 display.as_str(),

@@ -1112,13 +1112,24 @@ pub fn ci() -> bool {
 /// A virtual X display on a number of its own (`base` + this process's id's last two
 /// digits): the server process and its `DISPLAY` name. `None` (after a loud message) when
 /// Xvfb is not installed, outside CI; under CI a missing Xvfb fails.
+/// The first X display from `from` up with no lock file and no socket (an Xvfb killed by
+/// a test run that was stopped leaves its lock behind: Xvfb then refuses that display).
+pub fn free_display(from: u32) -> String {
+    let taken = |n: u32| {
+        Path::new(&format!("/tmp/.X{n}-lock")).exists()
+            || Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+    };
+    let n = (from..from + 1000).find(|n| !taken(*n)).unwrap_or(from);
+    format!(":{n}")
+}
+
 pub fn xvfb(base: u32) -> Option<(std::process::Child, String)> {
     if Command::new("Xvfb").arg("-help").output().is_err() {
         assert!(!ci(), "CI=true but Xvfb is not installed");
         eprintln!("\n!!!!! SKIPPED: Xvfb is not installed (apt-get install xvfb) !!!!!\n");
         return None;
     }
-    let display = format!(":{}", base + std::process::id() % 100);
+    let display = free_display(base + std::process::id() % 100);
     let child = Command::new("Xvfb")
         .args([
             display.as_str(),
