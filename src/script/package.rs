@@ -103,10 +103,11 @@ fn io_err(path: &Path, e: impl std::fmt::Display) -> PackageError {
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(bytes))
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Why a file in a mod folder is not packed, if it is not.
@@ -478,11 +479,7 @@ pub fn open(zip: &Path, max_file: u64) -> Result<PathBuf, PackageError> {
         }
         hasher.update(&buf[..n]);
     }
-    let sum: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let sum = hex(&hasher.finalize());
     let key = &sum[..16];
     let v = verify(zip, max_file)?;
     let dest = cache_dir().join(format!("{}-{}-{key}", v.name, v.version));

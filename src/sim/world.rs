@@ -375,11 +375,6 @@ impl World {
         self.recording.as_ref().map_or(0, Vec::len)
     }
 
-    /// How many creature types are registered.
-    pub fn types_len(&self) -> usize {
-        self.types.len()
-    }
-
     /// Forgets the inputs logged after the first `n` not yet taken (what an undone console
     /// line sent: a replay must not see it).
     pub fn truncate_recorded(&mut self, n: usize) {

@@ -2,7 +2,7 @@
 //! state that may `require` from every loaded mod), under that state's sandbox and budget; a
 //! line that fails leaves the world as it was (and out of a recording).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -135,7 +135,7 @@ impl ScriptHost {
                 self.shared.borrow().clone(),
                 w.inputs(),
                 w.recorded_len(),
-                w.types_len(),
+                w.types().len(),
             )
         };
         budget.reset(self.opts.work_per_tick, 0, 0, self.opts.cpu_per_tick);
@@ -150,7 +150,7 @@ impl ScriptHost {
             Err(e) => {
                 let err = self.error_from(&mod_name, &budget, &e);
                 let mut w = self.world.borrow_mut();
-                if w.inputs() != inputs || w.types_len() != types {
+                if w.inputs() != inputs || w.types().len() != types {
                     w.restore(cp);
                     w.truncate_recorded(recorded);
                 }
@@ -175,12 +175,9 @@ impl ScriptHost {
         }
     }
 
-    /// Mod names a console line may run in (besides the console's own state), in load order.
+    /// Mod names a console line may run in (besides the console's own state), in load order:
+    /// the running mods.
     pub fn console_targets(&self) -> Vec<String> {
-        let running: BTreeSet<String> = self.running_mods().into_iter().collect();
-        self.loaded_mods()
-            .into_iter()
-            .filter(|m| running.contains(m))
-            .collect()
+        self.running_mods()
     }
 }

@@ -8,7 +8,6 @@ use mlua::Function;
 use super::{Brain, ScriptHost};
 use crate::script::profile::{ProfileReport, Profiler};
 use crate::script::shared::BrainKind;
-use crate::sim::StepTimes;
 
 /// Wall-clock time of the script parts of one tick.
 #[derive(Clone, Copy, Debug, Default)]
@@ -19,6 +18,41 @@ pub(super) struct ScriptTimes {
     pub events: Duration,
     /// Brains attached, moved after a reload, forgotten; budgets reset.
     pub brains: Duration,
+}
+
+/// The clock of a profiled tick: each `next` the time since the last (zero, and no clock
+/// read, when profiling is off).
+pub(super) struct Laps {
+    start: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl Laps {
+    pub(super) fn start(on: bool) -> Laps {
+        let now = on.then(Instant::now);
+        Laps {
+            start: now,
+            last: now,
+        }
+    }
+
+    /// The time since the last lap.
+    pub(super) fn next(&mut self) -> Duration {
+        match self.last.as_mut() {
+            Some(t) => {
+                let now = Instant::now();
+                let d = now - *t;
+                *t = now;
+                d
+            }
+            None => Duration::ZERO,
+        }
+    }
+
+    /// The whole tick so far (`None`: not profiling).
+    pub(super) fn total(&self) -> Option<Duration> {
+        self.start.map(|s| s.elapsed())
+    }
 }
 
 impl Brain {
@@ -97,8 +131,14 @@ impl ScriptHost {
         );
     }
 
-    /// Profiling: ends a tick that took `total`, with its script parts and the world's step.
-    pub(super) fn profile_tick(&mut self, total: Duration, s: ScriptTimes, w: StepTimes) {
+    /// Profiling: ends a tick that took `total`, with its script parts and the world's step
+    /// (`stepped`: its wall clock, phases and the rest).
+    pub(super) fn profile_tick(&mut self, total: Duration, s: ScriptTimes, stepped: Duration) {
+        let mut w = self.world.borrow().last_step_times();
+        // The step's own work outside its three phases (commands, events drained) is
+        // navigation's: the phases then add up to the step.
+        let phases = w.navigation + w.locomotion + w.physics;
+        w.navigation += stepped.saturating_sub(phases);
         let mods: Vec<(String, u64, u64, usize, usize)> = self
             .mods
             .iter()

@@ -23,56 +23,28 @@ impl ScriptHost {
             self.forget_gone();
             return events;
         }
-        if self.profiler.is_some() {
-            return self.tick_profiled();
-        }
-        self.migrate_share();
-        self.apply_brain_requests();
-        self.reset_budgets();
-        self.run_updates();
-        self.apply_brain_requests();
-        self.world.borrow_mut().step(TICK_DT);
-        let events = self.world.borrow_mut().drain_events();
-        self.release_manual(&events);
-        self.dispatch_steps(&events);
-        self.forget_gone();
-        events
-    }
-
-    /// [`ScriptHost::tick`] with each part timed for the profiler (the same work in the same
-    /// order).
-    fn tick_profiled(&mut self) -> Vec<WorldEvent> {
-        let start = std::time::Instant::now();
+        // Off (the usual case) the laps read no clock.
+        let mut lap = super::profiling::Laps::start(self.profiler.is_some());
         let mut s = super::profiling::ScriptTimes::default();
-        let lap = |t: &mut std::time::Instant| {
-            let now = std::time::Instant::now();
-            let d = now - *t;
-            *t = now;
-            d
-        };
-        let mut t = start;
         self.migrate_share();
         self.apply_brain_requests();
         self.reset_budgets();
-        s.brains += lap(&mut t);
+        s.brains += lap.next();
         self.run_updates();
-        s.updates += lap(&mut t);
+        s.updates += lap.next();
         self.apply_brain_requests();
-        s.brains += lap(&mut t);
+        s.brains += lap.next();
         self.world.borrow_mut().step(TICK_DT);
         let events = self.world.borrow_mut().drain_events();
-        let stepped = lap(&mut t);
+        let stepped = lap.next();
         self.release_manual(&events);
         self.dispatch_steps(&events);
-        s.events += lap(&mut t);
+        s.events += lap.next();
         self.forget_gone();
-        s.brains += lap(&mut t);
-        let mut w = self.world.borrow().last_step_times();
-        // The step's own work outside its three phases (commands, events drained) is
-        // navigation's: the phases then add up to the step.
-        let phases = w.navigation + w.locomotion + w.physics;
-        w.navigation += stepped.saturating_sub(phases);
-        self.profile_tick(start.elapsed(), s, w);
+        s.brains += lap.next();
+        if let Some(total) = lap.total() {
+            self.profile_tick(total, s, stepped);
+        }
         events
     }
 
