@@ -273,11 +273,20 @@ struct SkinOut {
     @location(5) recolour: f32,
 };
 
+// Influences come strongest first (see `model::prune_influences`): a vertex stops at its first
+// zero weight, so the coarse levels of detail, one or two joints a vertex, read fewer matrices.
 fn skin_matrix(in: SkinIn) -> mat4x4<f32> {
-    return joints[in.base + in.joint.x] * in.weight.x
-        + joints[in.base + in.joint.y] * in.weight.y
-        + joints[in.base + in.joint.z] * in.weight.z
-        + joints[in.base + in.joint.w] * in.weight.w;
+    var m = joints[in.base + in.joint.x] * in.weight.x;
+    if in.weight.y > 0.0 {
+        m += joints[in.base + in.joint.y] * in.weight.y;
+        if in.weight.z > 0.0 {
+            m += joints[in.base + in.joint.z] * in.weight.z;
+            if in.weight.w > 0.0 {
+                m += joints[in.base + in.joint.w] * in.weight.w;
+            }
+        }
+    }
+    return m;
 }
 
 @vertex

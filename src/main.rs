@@ -211,6 +211,11 @@ struct RunArgs {
     /// With --screenshot: render every tick and report frame times.
     #[arg(long, requires = "screenshot")]
     bench_frames: bool,
+    /// With --screenshot: draw every model creature at this level of detail (0: the mesh as
+    /// made, 1-3: coarser) instead of each at the coarsest whose error covers under a pixel —
+    /// to compare, or to see a level.
+    #[arg(long, value_name = "LEVEL", requires = "screenshot", value_parser = clap::value_parser!(u8).range(0..4))]
+    lod: Option<u8>,
     /// Record what the world receives each tick (script commands, clicks, hits) here.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
@@ -462,6 +467,7 @@ fn run_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<Ex
             size: args.size,
             debug,
             bench: args.bench_frames,
+            lod: args.lod.map(usize::from),
             host: args.limits.host()?,
             edit_paths: args.edit_paths,
         };
@@ -542,12 +548,20 @@ fn screenshot_cmd(
     let size = opts.size;
     let report = skitter::app::shoot(opts, out, stdout)?;
     eprintln!(
-        "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, adapter: {})",
+        "skitter: wrote {} ({}x{}, {} creatures, {} draw calls, models by level of detail {}, {} model triangles, adapter: {})",
         out.display(),
         size.0,
         size.1,
         report.creatures,
-        report.draw_calls,
+        report.stats.draw_calls,
+        report
+            .stats
+            .per_lod
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("/"),
+        report.stats.skinned_triangles,
         report.adapter
     );
     if let (Some(f), Some(c)) = (report.mean_frame, report.mean_cpu) {

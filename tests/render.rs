@@ -18,6 +18,18 @@ fn shot(
     debug: &str,
     mods: &[PathBuf],
 ) -> Option<(Output, Image)> {
+    shot_with(out, size, frames, debug, &[], mods)
+}
+
+/// [`shot`] with more arguments (`--lod 0`).
+fn shot_with(
+    out: &Path,
+    size: &str,
+    frames: u32,
+    debug: &str,
+    extra: &[&str],
+    mods: &[PathBuf],
+) -> Option<(Output, Image)> {
     let f = frames.to_string();
     let mut args: Vec<String> = [
         "run",
@@ -35,6 +47,7 @@ fn shot(
         args.push("--debug".into());
         args.push(debug.into());
     }
+    args.extend(extra.iter().map(|s| s.to_string()));
     args.extend(mods.iter().map(|m| m.display().to_string()));
     // As on a machine without a desktop session (no XDG_RUNTIME_DIR, no display).
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
@@ -62,6 +75,42 @@ fn shot(
     assert!(o.status.success(), "{t}");
     assert!(!t.contains("panicked"), "{t}");
     Some((o, Image::read(out)))
+}
+
+/// What a screenshot run says it drew: draw calls, model creatures at each level of detail,
+/// model triangles.
+#[derive(Debug)]
+struct Drawn {
+    calls: u32,
+    per_lod: Vec<u32>,
+    triangles: u64,
+}
+
+impl Drawn {
+    fn of(o: &Output) -> Drawn {
+        let t = text(o);
+        let word_before = |what: &str| -> String {
+            let i = t
+                .find(what)
+                .unwrap_or_else(|| panic!("{what} reported:\n{t}"));
+            t[..i].rsplit(' ').next().expect("count").to_string()
+        };
+        let lods = t
+            .split("models by level of detail ")
+            .nth(1)
+            .and_then(|r| r.split(',').next())
+            .unwrap_or_else(|| panic!("levels of detail reported:\n{t}"));
+        Drawn {
+            calls: word_before(" draw calls").parse().expect("calls"),
+            per_lod: lods.split('/').map(|n| n.parse().expect("count")).collect(),
+            triangles: word_before(" model triangles").parse().expect("triangles"),
+        }
+    }
+
+    /// Levels of detail drawn at least once.
+    fn levels(&self) -> u32 {
+        self.per_lod.iter().filter(|n| **n > 0).count() as u32
+    }
 }
 
 /// An RGBA8 image.
@@ -257,25 +306,33 @@ fn draw_calls_do_not_grow_with_creatures() {
             "world.ground { size = vec3(30, 0, 30) }\nworld.spawn('spider/spider', {})\n",
         )],
     );
-    let calls = |m: &PathBuf, name: &str| -> Option<String> {
-        let (o, _) = shot(
+    let calls = |m: &PathBuf, name: &str, lod: &[&str]| -> Option<Drawn> {
+        let (o, _) = shot_with(
             &dir.path().join(name),
             "64x36",
             2,
             "",
+            lod,
             &[bundled("spider"), fixture("walkers"), m.clone()],
         )?;
-        let t = text(&o);
-        let i = t.find(" draw calls").expect("draw calls reported");
-        Some(t[..i].rsplit(' ').next().expect("count").to_string())
+        Some(Drawn::of(&o))
     };
-    let Some(a) = calls(&one, "one.png") else {
+    let Some(a) = calls(&one, "one.png", &["--lod", "0"]) else {
         return;
     };
-    let Some(b) = calls(&crowd, "crowd.png") else {
+    let Some(b) = calls(&crowd, "crowd.png", &["--lod", "0"]) else {
         return;
     };
-    assert_eq!(a, b, "draw calls: {a} for 1 spider, {b} for 60");
+    assert_eq!(
+        a.calls, b.calls,
+        "draw calls: {a:?} for 1 spider, {b:?} for 60"
+    );
+    // Levels chosen per creature: one more draw a pass (lit, shadow) for each more level.
+    let c = calls(&crowd, "auto.png", &[]).expect("ran before");
+    assert!(
+        c.calls <= a.calls + 2 * (c.levels() - 1),
+        "{c:?} against {a:?} at one level"
+    );
 }
 
 #[test]
@@ -576,11 +633,12 @@ fn draw_calls_for_model_creatures_do_not_grow_from_one_to_a_thousand() {
         "world.ground { size = vec3(80, 0, 80) }\nfor i = 0, 999 do world.spawn(\"ms\", { position = vec3(i % 32 * 2 - 32, 0, math.floor(i / 32) * 2 - 32) }) end\n",
     );
     let calls = |m: &PathBuf, name: &str| -> Option<(String, String)> {
-        let (o, _) = shot(
+        let (o, _) = shot_with(
             &dir.path().join(name),
             "64x36",
             2,
             "",
+            &["--lod", "0"],
             &[fixture("walkers"), m.clone()],
         )?;
         let t = text(&o);
@@ -635,4 +693,102 @@ fn the_bones_layer_draws_a_model_spiders_skeleton_over_its_mesh() {
         "the bones layer drew only {cyan} skeleton pixels\n{}",
         text(&o)
     );
+}
+
+#[test]
+fn levels_of_detail_cut_a_crowds_triangles_and_cannot_be_seen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let crowd = temp_mod(
+        dir.path(),
+        "crowd",
+        &[(
+            "main.lua",
+            "world.ground { size = vec3(90, 0, 90) }\n\
+             for i = 0, 399 do world.spawn('spider/spider', { position = vec3(i % 20 * 4 - 40, 0, math.floor(i / 20) * 4 - 40) }) end\n\
+             camera.look(vec3(0, 2.2, -45), vec3(0, 0, -32))\n",
+        )],
+    );
+    let mods = [bundled("spider"), fixture("walkers"), crowd];
+    let run =
+        |name: &str, lod: &[&str]| shot_with(&dir.path().join(name), "480x270", 20, "", lod, &mods);
+    let Some((o, auto)) = run("auto.png", &[]) else {
+        return;
+    };
+    let (full_o, full) = run("full.png", &["--lod", "0"]).expect("ran before");
+    let (_, coarse) = run("coarse.png", &["--lod", "3"]).expect("ran before");
+    let (a, f) = (Drawn::of(&o), Drawn::of(&full_o));
+    assert_eq!(f.per_lod[0], 400, "{f:?}");
+    assert!(
+        a.levels() >= 3,
+        "near, middle and far spiders at their own levels: {a:?}"
+    );
+    assert!(
+        a.triangles * 10 < f.triangles * 7,
+        "levels of detail drew {} triangles against {} at full detail",
+        a.triangles,
+        f.triangles
+    );
+    // Chosen per creature, under a pixel of error each: the picture is the full one's but
+    // for a thin leg's edge here and there (an aliased edge pixel flips when the surface
+    // moves by less than a pixel), and the near spiders' not at all.
+    let differ = |x: &Image, y: &Image, rows: std::ops::Range<u32>| -> (f64, usize) {
+        let (mut sum, mut far, mut n) = (0u64, 0, 0);
+        for r in rows {
+            let at = (r * x.w * 4) as usize..((r + 1) * x.w * 4) as usize;
+            for (p, q) in x.px[at.clone()].chunks(4).zip(y.px[at].chunks(4)) {
+                let d = Image::diff([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+                sum += d as u64;
+                far += (d > 60) as usize;
+                n += 1;
+            }
+        }
+        (sum as f64 / (n * 3) as f64, far)
+    };
+    let all = 0..auto.h;
+    let near = auto.h * 3 / 4..auto.h;
+    let (mean, far) = differ(&auto, &full, all.clone());
+    let (coarse_mean, coarse_far) = differ(&coarse, &full, all);
+    let (near_mean, near_far) = differ(&auto, &full, near.clone());
+    let (coarse_near_mean, _) = differ(&coarse, &full, near);
+    eprintln!(
+        "auto against full: mean {mean:.3}, {far} pixels off (near: {near_mean:.3}, {near_far}); \
+         coarsest: mean {coarse_mean:.3}, {coarse_far} pixels off (near: {coarse_near_mean:.3})"
+    );
+    if let Some(keep) = std::env::var_os("KEEP_LOD_SHOTS") {
+        for f in ["auto.png", "full.png", "coarse.png"] {
+            std::fs::copy(dir.path().join(f), Path::new(&keep).join(f)).expect("kept");
+        }
+    }
+    let pixels = (auto.w * auto.h) as usize;
+    assert!(
+        mean < 0.6 && far * 100 < pixels,
+        "levels of detail changed the picture: mean {mean:.3}, {far} pixels off"
+    );
+    assert!(
+        near_mean < 0.05 && near_far == 0,
+        "the near spiders changed: mean {near_mean:.3}, {near_far} pixels off"
+    );
+    // What the test would see if the choice were wrong: every spider at the coarsest level.
+    assert!(
+        coarse_far * 2 > far * 3 && coarse_near_mean > 10.0 * near_mean.max(0.01),
+        "the coarsest level is not told apart: mean {coarse_mean:.3}, {coarse_far} pixels, near {coarse_near_mean:.3}"
+    );
+    // A creature filling the view is drawn as made.
+    let close = temp_mod(
+        dir.path(),
+        "close",
+        &[(
+            "main.lua",
+            "world.ground { size = vec3(20, 0, 20) }\nworld.spawn('spider/spider', {})\ncamera.look(vec3(1.4, 1.0, 1.4), vec3(0, 0.2, 0))\n",
+        )],
+    );
+    let (o, _) = shot(
+        &dir.path().join("close.png"),
+        "480x270",
+        5,
+        "",
+        &[bundled("spider"), fixture("walkers"), close],
+    )
+    .expect("ran before");
+    assert_eq!(Drawn::of(&o).per_lod, [1, 0, 0, 0]);
 }

@@ -59,7 +59,7 @@ pub fn shoot_viewer(
     Ok(ShotReport {
         adapter: shot.adapter_name.clone(),
         creatures: world.creatures().len(),
-        draw_calls: shot.renderer.stats.draw_calls,
+        stats: shot.renderer.stats,
         ..ShotReport::default()
     })
 }

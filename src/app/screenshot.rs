@@ -22,6 +22,8 @@ pub struct ShotOptions {
     pub debug: DebugFlags,
     /// Render every tick and report frame times.
     pub bench: bool,
+    /// Every model creature at this level of detail (`None`: chosen per creature).
+    pub lod: Option<usize>,
     /// Host limits and seed.
     pub host: HostOptions,
     /// Draw the path editor's gizmos (as `--edit-paths` shows them in the window).
@@ -35,8 +37,8 @@ pub struct ShotReport {
     pub adapter: String,
     /// Script errors.
     pub errors: Vec<ScriptError>,
-    /// Draw calls of the last frame.
-    pub draw_calls: u32,
+    /// The last frame's draw calls, instances, model triangles and levels of detail.
+    pub stats: crate::render::FrameStats,
     /// Creatures drawn.
     pub creatures: usize,
     /// Mean GPU frame time (submit to idle) over the frames rendered, when benchmarking.
@@ -59,6 +61,7 @@ pub fn shoot(
     view.edit.on = opts.edit_paths;
     let mut shot = Offscreen::new(opts.size.0, opts.size.1, &super::scene_shader())?;
     report.adapter = shot.adapter_name.clone();
+    shot.renderer.lod_force = opts.lod;
     if let Some(e) = &shot.renderer.shader_error {
         writeln!(console, "shader error (using the built-in shader): {e}")?;
     }
@@ -99,7 +102,7 @@ pub fn shoot(
     report.creatures = host.world().creatures().len();
     let rgba = shot.read()?;
     write_png(out, opts.size.0, opts.size.1, &rgba)?;
-    report.draw_calls = shot.renderer.stats.draw_calls;
+    report.stats = shot.renderer.stats;
     if rendered > 0 {
         report.mean_frame = Some(gpu_total / rendered);
         report.mean_cpu = Some(cpu_total / rendered);

@@ -336,6 +336,17 @@ fn status_panel(
         draw.draw_calls,
         world.time()
     ));
+    if draw.per_lod.iter().any(|n| *n > 0) {
+        let lods: Vec<String> = draw.per_lod.iter().map(u32::to_string).collect();
+        ui.label(
+            egui::RichText::new(format!(
+                "models by level of detail {}   {:.1}k triangles",
+                lods.join(" / "),
+                draw.skinned_triangles as f64 / 1e3
+            ))
+            .small(),
+        );
+    }
     ui.label(egui::RichText::new(adapter).small().weak());
     // A badge per mod whose latest save failed: it runs its last good version.
     for (name, e) in host.broken_mods() {

@@ -60,6 +60,7 @@ fn skeleton(joints: &[(&str, Option<usize>, Vec3)], tips: &[(usize, Vec3)]) -> M
         plan_record: None,
         repairs: Vec::new(),
         from_nodes: false,
+        lods: Vec::new(),
     }
 }
 

@@ -86,9 +86,75 @@ const HEAD: [f32; 4] = [0.20, 0.10, 0.08, 1.0];
 const EYE: [f32; 4] = [0.02, 0.02, 0.02, 1.0];
 
 /// Triangles being built, all with one material.
-#[derive(Default)]
+/// How finely a generated model's shapes are made: (rings, segments) of a body part's
+/// ellipsoid, of a small one (an eye, a claw's palm, a paw's pad, a fist), of a ball at a
+/// limb's joint (mostly inside the tubes it joins: only its rim shows; `None`: left out), and
+/// the sides of a limb's tube.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Detail {
+    fine: (u32, u32),
+    coarse: (u32, u32),
+    knuckle: Option<(u32, u32)>,
+    tube: u32,
+}
+
+/// The model as made (the triangle budget of the bundled spider: 808, against the 500 of a
+/// loaded one, `../shared/assets/spider`, whose legs are bare), then its coarser levels.
+const DETAILS: [Detail; 4] = [
+    Detail {
+        fine: (7, 10),
+        coarse: (3, 6),
+        knuckle: Some((2, 5)),
+        tube: 5,
+    },
+    Detail {
+        fine: (5, 8),
+        coarse: (2, 5),
+        knuckle: Some((2, 4)),
+        tube: 4,
+    },
+    Detail {
+        fine: (4, 6),
+        coarse: (2, 4),
+        knuckle: None,
+        tube: 3,
+    },
+    Detail {
+        fine: (3, 5),
+        coarse: (2, 3),
+        knuckle: None,
+        tube: 3,
+    },
+];
+
+/// Which of [`Detail`]'s shapes an ellipsoid is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Part {
+    Fine,
+    Coarse,
+    Knuckle,
+}
+
+/// How far a polygon of `n` sides inscribed in a circle of radius `r` strays from it.
+fn chord_error(r: f32, n: u32) -> f32 {
+    r * (1.0 - (std::f32::consts::PI / n.max(3) as f32).cos())
+}
+
 struct Builder {
     p: Primitive,
+    detail: Detail,
+    /// The largest distance between these shapes and the true ones they stand for.
+    error: f32,
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder {
+            p: Primitive::default(),
+            detail: DETAILS[0],
+            error: 0.0,
+        }
+    }
 }
 
 impl Builder {
@@ -103,8 +169,8 @@ impl Builder {
         i
     }
 
-    /// An ellipsoid of half extents `r` at `c`, turned by `rot`, on `joint`: `fine` for a
-    /// body part, coarse for a knee, a claw, an eye (a crowd's triangles add up).
+    /// An ellipsoid of half extents `r` at `c`, turned by `rot`, on `joint`, as finely as
+    /// the builder's [`Detail`] makes a `part` (a crowd's triangles add up).
     #[allow(clippy::too_many_arguments)]
     fn ellipsoid(
         &mut self,
@@ -113,9 +179,23 @@ impl Builder {
         rot: Quat,
         color: [f32; 4],
         joint: usize,
-        fine: bool,
+        part: Part,
     ) {
-        let (rings, segs) = if fine { (7u32, 10u32) } else { (3, 6) };
+        let big = r.max_element();
+        let detail = match part {
+            Part::Fine => Some(self.detail.fine),
+            Part::Coarse => Some(self.detail.coarse),
+            Part::Knuckle => self.detail.knuckle,
+        };
+        let Some((rings, segs)) = detail else {
+            // Left out: the tubes it joins stand where it was, less half its size.
+            self.error = self.error.max(0.5 * big);
+            return;
+        };
+        self.error = self
+            .error
+            .max(chord_error(big, segs))
+            .max(chord_error(big, 2 * rings));
         let base = self.p.positions.len() as u32;
         for i in 0..=rings {
             let phi = std::f32::consts::PI * i as f32 / rings as f32;
@@ -128,12 +208,17 @@ impl Builder {
             }
         }
         let w = segs + 1;
+        // The first and last rows meet at a pole: one triangle a quad (the other would have
+        // no area, yet cost a crowd's rasteriser its set-up).
         for i in 0..rings {
             for j in 0..segs {
                 let (a, b) = (base + i * w + j, base + (i + 1) * w + j);
-                self.p
-                    .indices
-                    .extend_from_slice(&[a, b, a + 1, a + 1, b, b + 1]);
+                if i > 0 {
+                    self.p.indices.extend_from_slice(&[a, b, a + 1]);
+                }
+                if i + 1 < rings {
+                    self.p.indices.extend_from_slice(&[a + 1, b, b + 1]);
+                }
             }
         }
     }
@@ -146,7 +231,8 @@ impl Builder {
         };
         let side = dir.any_orthonormal_vector();
         let up = dir.cross(side);
-        let segs = 6u32;
+        let segs = self.detail.tube;
+        self.error = self.error.max(chord_error(ra.max(rb), segs));
         let base = self.p.positions.len() as u32;
         // The slope of the taper tilts the normals toward the narrow end.
         let slope = (ra - rb) / axis.length().max(1e-4);
@@ -264,7 +350,7 @@ fn bone(name: String, parent: Option<usize>, at: Vec3) -> Joint {
 /// The head's shape on joint `h`: an ellipsoid of `size` at `at`, and two eyes.
 fn head_shape(b: &mut Builder, at: Vec3, size: Vec3, h: usize) {
     let half = size * 0.5;
-    b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h, true);
+    b.ellipsoid(at, half, Quat::IDENTITY, HEAD, h, Part::Fine);
     for side in [-1.0f32, 1.0] {
         let eye = at + Vec3::new(side * half.x * 0.45, half.y * 0.35, half.z * 0.8);
         b.ellipsoid(
@@ -273,7 +359,7 @@ fn head_shape(b: &mut Builder, at: Vec3, size: Vec3, h: usize) {
             Quat::IDENTITY,
             EYE,
             h,
-            false,
+            Part::Coarse,
         );
     }
 }
@@ -314,7 +400,7 @@ fn limb_chain(
             Quat::IDENTITY,
             if k == 0 { LEG } else { KNEE },
             *bj,
-            false,
+            Part::Knuckle,
         );
     }
     let last = bones[bones.len() - 1];
@@ -338,7 +424,7 @@ fn limb_chain(
             Quat::IDENTITY,
             KNEE,
             pad,
-            false,
+            Part::Coarse,
         );
         pad
     });
@@ -349,7 +435,11 @@ fn limb_chain(
             Quat::IDENTITY,
             color,
             last,
-            false,
+            if size < 1.0 {
+                Part::Knuckle
+            } else {
+                Part::Coarse
+            },
         ),
         None => claw(b, limb.points[n - 2], foot, r0, last),
     }
@@ -390,7 +480,7 @@ fn swinging_chain(
             Quat::IDENTITY,
             BODY,
             j,
-            false,
+            Part::Knuckle,
         );
     }
     Some(super::SpringBones {
@@ -423,7 +513,7 @@ fn claw(b: &mut Builder, from: Vec3, end: Vec3, r: f32, joint: usize) {
         turn,
         KNEE,
         joint,
-        false,
+        Part::Coarse,
     );
     for s in [1.0f32, -1.0] {
         let root = palm + dir * (0.35 * len) + open * (s * 0.6 * r);
@@ -458,8 +548,19 @@ fn spec_plan(spec: &GenSpec) -> BodyPlan {
     }
 }
 
-/// The model generated for `spec`.
-pub fn generate(spec: &GenSpec) -> BoundModel {
+/// A generated body at one [`Detail`]: its mesh, its skeleton and what hangs on it.
+struct Shape {
+    b: Builder,
+    joints: Vec<Joint>,
+    head: Option<usize>,
+    legs: Vec<LegChain>,
+    arms: Vec<LegChain>,
+    pads: Vec<(usize, usize)>,
+    springs: Vec<super::SpringBones>,
+}
+
+/// Builds `spec`'s body at `detail` (the skeleton is the same at every detail).
+fn shape(spec: &GenSpec, detail: Detail) -> Shape {
     let mut joints = vec![bone("body".into(), None, Vec3::ZERO)];
     let head = spec.head.map(|(at, _)| {
         joints.push(bone("head".into(), Some(0), at));
@@ -467,10 +568,13 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
     });
     let mut legs = Vec::new();
     let mut arms = Vec::new();
-    let mut b = Builder::default();
+    let mut b = Builder {
+        detail,
+        ..Builder::default()
+    };
     let leg_count = spec.limbs.iter().filter(|l| !l.arm).count();
     for (part, half, color) in body_parts(spec, leg_count) {
-        b.ellipsoid(part, half, Quat::IDENTITY, color, 0, true);
+        b.ellipsoid(part, half, Quat::IDENTITY, color, 0, Part::Fine);
     }
     if let (Some(h), Some((at, size))) = (head, spec.head) {
         head_shape(&mut b, at, size, h);
@@ -500,6 +604,38 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
             joints[p].children.push(j);
         }
     }
+    Shape {
+        b,
+        joints,
+        head,
+        legs,
+        arms,
+        pads,
+        springs,
+    }
+}
+
+/// The model generated for `spec`, with its coarser levels of detail.
+pub fn generate(spec: &GenSpec) -> BoundModel {
+    let Shape {
+        b,
+        joints,
+        head,
+        legs,
+        arms,
+        pads,
+        springs,
+    } = shape(spec, DETAILS[0]);
+    let lods = DETAILS[1..]
+        .iter()
+        .map(|d| {
+            let s = shape(spec, *d);
+            super::ModelLod {
+                primitives: vec![s.b.p],
+                error: s.b.error,
+            }
+        })
+        .collect();
     let bounds = b.p.positions.iter().fold(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), v| (lo.min(Vec3::from(*v)), hi.max(Vec3::from(*v))),
@@ -519,6 +655,7 @@ pub fn generate(spec: &GenSpec) -> BoundModel {
         plan_record: None,
         repairs: Vec::new(),
         from_nodes: false,
+        lods,
     });
     let binding = Binding {
         body: 0,
@@ -611,5 +748,53 @@ mod tests {
             tips.iter().all(|v| v.x.abs() < 0.03),
             "open in the arm's vertical plane"
         );
+    }
+
+    #[test]
+    fn coarser_levels_keep_the_skeleton_lose_triangles_and_stay_near_the_mesh() {
+        let m = with_hand(HandShape::Claw);
+        let tris = |p: &[Primitive]| p.iter().map(|p| p.indices.len() / 3).sum::<usize>();
+        let full = tris(&m.model.primitives);
+        assert_eq!(m.model.lods.len(), DETAILS.len() - 1);
+        let (mut last, mut last_err) = (full, 0.0);
+        for l in &m.model.lods {
+            let n = tris(&l.primitives);
+            assert!(n < last, "{n} triangles, not fewer than {last}");
+            assert!(l.error >= last_err && l.error > 0.0);
+            // On the same joints: a level is drawn with the model's matrices.
+            assert!(l.primitives.iter().all(|p| p
+                .joints
+                .iter()
+                .all(|j| (j[0] as usize) < m.model.joints.len())));
+            // Every vertex within the level's error (plus the full mesh's own, under it) of
+            // where the full mesh's surface could be: inside its bounds grown by the error.
+            let (lo, hi) = m.model.bounds;
+            let grow = Vec3::splat(l.error + 1e-5);
+            assert!(l.primitives.iter().flat_map(|p| &p.positions).all(|v| {
+                let v = Vec3::from(*v);
+                v.cmpge(lo - grow).all() && v.cmple(hi + grow).all()
+            }));
+            (last, last_err) = (n, l.error);
+        }
+        // The body is 0.4 across: the coarsest level (a body of 3 rings and 5 sides) strays
+        // by an eighth of that, no more.
+        assert!(last_err < 0.05, "coarsest error {last_err}");
+        assert!(
+            last * 3 < full,
+            "{last} of {full} triangles at the coarsest level"
+        );
+    }
+
+    #[test]
+    fn a_pole_row_has_no_triangles_without_area() {
+        let m = with_hand(HandShape::Fist);
+        let p = &m.model.primitives[0];
+        let v = |i: u32| Vec3::from(p.positions[i as usize]);
+        let flat = p
+            .indices
+            .chunks_exact(3)
+            .filter(|t| (v(t[1]) - v(t[0])).cross(v(t[2]) - v(t[0])).length() < 1e-12)
+            .count();
+        assert_eq!(flat, 0, "{flat} triangles without area");
     }
 }

@@ -411,6 +411,7 @@ impl<'a> Reading<'a> {
                 .and_then(|e| PlanRecord::from_extras(e.get())),
             repairs: self.repairs.take(),
             from_nodes: skinless,
+            lods: Vec::new(),
         };
         model.measure_reach();
         Ok(model)

@@ -17,6 +17,7 @@ pub(crate) mod flyer;
 pub(crate) mod generate;
 pub(crate) mod habits;
 pub(crate) mod load;
+pub(crate) mod lod;
 pub(crate) mod picture;
 pub(crate) mod plan;
 pub(crate) mod pose;
@@ -36,6 +37,7 @@ pub use eyes::{find_eyes, is_eye_name, EYE_MAX};
 pub use feet::FootInput;
 pub use generate::{generate, ChainSpec, GenSpec, HandShape, LimbSpec};
 pub use load::{load, LoadLimits, ModelError, Source, DEFAULT_MAX_ASSET_MB};
+pub use lod::{mesh_lods, prune_influences, MeshLod, LOD_INFLUENCES, LOD_RATIOS};
 pub use picture::picture;
 pub use pose::{PoseInput, Posed};
 pub use record::{LimbRecord, PlanRecord};
@@ -73,6 +75,19 @@ pub struct Model {
     /// Its skeleton is its node tree (a model with no skin: each limb a node of rigid
     /// meshes), whose limbs may be single bones.
     pub from_nodes: bool,
+    /// Coarser meshes made with the model, finest first (a generated one's: fewer sides,
+    /// no knuckles); empty for a loaded one, whose levels the renderer simplifies itself
+    /// ([`mesh_lods`]).
+    pub lods: Vec<ModelLod>,
+}
+
+/// A coarser mesh of a model, made with it.
+#[derive(Clone, Debug)]
+pub struct ModelLod {
+    /// Its primitives, on the model's joints and materials.
+    pub primitives: Vec<Primitive>,
+    /// The largest distance between it and the model's own mesh, scene units.
+    pub error: f32,
 }
 
 /// One joint of the skin.

@@ -106,6 +106,10 @@ pub struct FrameStats {
     pub draw_calls: u32,
     /// Instances drawn (spheres + capsules + boxes).
     pub instances: u32,
+    /// Triangles of model creatures drawn in the lit pass.
+    pub skinned_triangles: u64,
+    /// Model creatures drawn at each level of detail (the mesh as made first).
+    pub per_lod: [u32; super::skinned::MAX_LODS],
 }
 
 /// Scene rendering into any colour target of `format`.
@@ -140,6 +144,9 @@ pub struct Renderer {
     depth: Option<(wgpu::Texture, wgpu::TextureView, (u32, u32))>,
     /// Statistics of the last frame.
     pub stats: FrameStats,
+    /// Every model creature drawn at this level of detail (`None`: each at the coarsest
+    /// whose error covers under a pixel).
+    pub lod_force: Option<usize>,
 }
 
 fn gpu_mesh<V: Pod>(device: &wgpu::Device, label: &str, m: &mesh::Mesh<V>) -> GpuMesh {
@@ -379,6 +386,7 @@ impl Renderer {
             skinned,
             depth: None,
             stats: FrameStats::default(),
+            lod_force: None,
         }
     }
 
@@ -496,8 +504,6 @@ impl Renderer {
             &self.queue,
             bytemuck::cast_slice(&frame.joints),
         );
-        self.skinned
-            .prepare(&self.device, &self.queue, &frame.skinned, &frame.skins);
         self.counts = (
             frame.spheres.len() as u32,
             frame.capsules.len() as u32,
@@ -534,6 +540,13 @@ impl Renderer {
             radius * 4.0,
         );
         let eye = camera.eye();
+        let lod = super::skinned::LodView {
+            eye,
+            pixels_at_1: size.1 as f32 * 0.5 / (super::camera::FOV_Y_DEG.to_radians() * 0.5).tan(),
+            force: self.lod_force,
+        };
+        self.skinned
+            .prepare(&self.device, &self.queue, &frame.skinned, &frame.skins, lod);
         let g = Globals {
             view_proj: vp.to_cols_array_2d(),
             inv_view_proj: vp.inverse().to_cols_array_2d(),
@@ -646,6 +659,8 @@ impl Renderer {
         self.stats = FrameStats {
             draw_calls: draws,
             instances: boxes + ns + nc + nj + self.skinned.instances(),
+            skinned_triangles: self.skinned.triangles(),
+            per_lod: self.skinned.per_lod(),
         };
     }
 
@@ -678,7 +693,7 @@ impl Renderer {
             } else {
                 &p.skinned
             });
-            self.skinned.draw(pass, !shadow, draws);
+            self.skinned.draw(pass, shadow, draws);
         }
     }
 }

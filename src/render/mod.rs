@@ -13,7 +13,7 @@ pub(crate) mod skinned;
 
 pub use camera::OrbitCamera;
 pub use gpu::ShaderError;
-pub use gpu::{RenderError, Renderer};
+pub use gpu::{FrameStats, RenderError, Renderer};
 pub use instances::{DebugFlags, FrameInstances, UnknownLayer, DEBUG_LAYERS};
 pub use offscreen::Offscreen;
 

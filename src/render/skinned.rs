@@ -151,13 +151,49 @@ struct GpuPrimitive {
     material: usize,
 }
 
+/// One level of detail of a model on the GPU: a primitive per material, and the largest
+/// distance (bind-pose scene units) between its surface and the full mesh's.
+struct GpuLod {
+    primitives: Vec<GpuPrimitive>,
+    error: f32,
+    triangles: u32,
+}
+
 /// One model on the GPU.
 struct GpuModel {
     /// The model it was made from (re-uploaded when the type's model changes).
     source: Arc<BoundModel>,
-    primitives: Vec<GpuPrimitive>,
+    /// Finest first: level 0 is the mesh as made.
+    lods: Vec<GpuLod>,
     materials: Vec<wgpu::BindGroup>,
     joints: u32,
+    /// The bind pose's bounding sphere (scene space), carried to the world by joint 0.
+    centre: glam::Vec3,
+    radius: f32,
+}
+
+/// What the level of detail of a frame's creatures is chosen from: the camera's eye and the
+/// pixels one scene unit covers one unit in front of it. `force` draws every creature at one
+/// level (`--lod`: to compare, or to see a level). A creature's shadow is cast by the level
+/// it is drawn at: chosen for the shadow map's texels instead, a near creature's shadow
+/// would change by a texel, which near the camera is many pixels.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LodView {
+    pub eye: glam::Vec3,
+    pub pixels_at_1: f32,
+    pub force: Option<usize>,
+}
+
+/// A level may be drawn where its error covers at most this many pixels.
+pub(crate) const LOD_PIXELS: f32 = 0.75;
+
+/// A draw: a model's level of detail for a run of instances.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Draw {
+    model: usize,
+    lod: usize,
+    first: u32,
+    n: u32,
 }
 
 /// Skinned drawing state of a renderer.
@@ -172,11 +208,17 @@ pub(crate) struct Skinned {
     joints_group: wgpu::BindGroup,
     instances: wgpu::Buffer,
     instances_capacity: u64,
-    /// This frame's draws: (type index, first instance, instances).
-    draws: Vec<(usize, u32, u32)>,
+    /// This frame's draws (the lit pass's and the shadow pass's).
+    draws: Vec<Draw>,
     scratch: Vec<SkinInstance>,
-    order: Vec<usize>,
+    /// This frame's drawable creatures: (view, level of detail).
+    order: Vec<(usize, usize)>,
+    /// Creatures drawn this frame at each level of detail (lit pass).
+    per_lod: [u32; MAX_LODS],
 }
+
+/// Levels of detail a model keeps at most (the mesh as made and its coarser levels).
+pub(crate) const MAX_LODS: usize = 1 + crate::model::LOD_RATIOS.len();
 
 fn storage(
     device: &wgpu::Device,
@@ -205,6 +247,167 @@ fn joints_group(
             resource: buf.as_entire_binding(),
         }],
     })
+}
+
+/// A material's merged vertices (skinning influences strongest first) and triangles.
+type MaterialMesh = (Vec<SkinVertex>, Vec<u32>);
+
+/// A model's primitives merged per material: a model draws once per material whatever its
+/// parts.
+fn by_material(
+    primitives: &[crate::model::Primitive],
+) -> std::collections::BTreeMap<usize, MaterialMesh> {
+    let mut out: std::collections::BTreeMap<usize, MaterialMesh> = Default::default();
+    for p in primitives {
+        let (vertices, indices) = out.entry(p.material).or_default();
+        let base = vertices.len() as u32;
+        vertices.extend((0..p.positions.len()).map(|i| {
+            let (joints, weights) = crate::model::prune_influences(p.joints[i], p.weights[i], 4);
+            SkinVertex {
+                pos: p.positions[i],
+                normal: p.normals.get(i).copied().unwrap_or([0.0, 1.0, 0.0]),
+                uv: p.uvs[i],
+                color: p.colors[i],
+                joints,
+                weights,
+            }
+        }));
+        indices.extend(p.indices.iter().map(|i| i + base));
+    }
+    out
+}
+
+fn gpu_primitive(
+    device: &wgpu::Device,
+    material: usize,
+    vertices: &[SkinVertex],
+    indices: &[u32],
+) -> GpuPrimitive {
+    GpuPrimitive {
+        vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("model vertices"),
+            contents: bytemuck::cast_slice(vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        }),
+        indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("model indices"),
+            contents: bytemuck::cast_slice(indices),
+            usage: wgpu::BufferUsages::INDEX,
+        }),
+        count: indices.len() as u32,
+        material,
+    }
+}
+
+/// A level of detail before upload: per material, its vertices and triangles; its error.
+type Level = (Vec<(usize, Vec<SkinVertex>, Vec<u32>)>, f32);
+
+/// The coarser levels of a model's mesh (per material, `meshes`): those made with the model,
+/// or else simplified here, each vertex keeping [`crate::model::LOD_INFLUENCES`] joints.
+fn coarser_levels(
+    model: &crate::model::Model,
+    meshes: &std::collections::BTreeMap<usize, MaterialMesh>,
+) -> Vec<Level> {
+    if !model.lods.is_empty() {
+        return model
+            .lods
+            .iter()
+            .map(|l| {
+                let parts = by_material(&l.primitives)
+                    .into_iter()
+                    .map(|(m, (v, i))| (m, v, i))
+                    .collect();
+                (parts, l.error)
+            })
+            .collect();
+    }
+    let mut levels: Vec<Level> = vec![(Vec::new(), 0.0); crate::model::LOD_RATIOS.len()];
+    for (&material, (vertices, indices)) in meshes {
+        let field = |f: fn(&SkinVertex) -> [f32; 3]| vertices.iter().map(f).collect::<Vec<_>>();
+        let (pos, nrm) = (field(|v| v.pos), field(|v| v.normal));
+        let joints: Vec<[u16; 4]> = vertices.iter().map(|v| v.joints).collect();
+        let weights: Vec<[f32; 4]> = vertices.iter().map(|v| v.weights).collect();
+        let lods = crate::model::mesh_lods(&pos, &nrm, &joints, &weights, indices);
+        for (level, l) in levels.iter_mut().zip(lods) {
+            let verts = l
+                .vertices
+                .iter()
+                .map(|&i| {
+                    let mut v = vertices[i as usize];
+                    (v.joints, v.weights) =
+                        crate::model::prune_influences(v.joints, v.weights, l.influences);
+                    v
+                })
+                .collect();
+            level.1 = level.1.max(l.error);
+            level.0.push((material, verts, l.indices));
+        }
+    }
+    levels
+}
+
+/// A model's levels of detail on the GPU (the mesh as made, then each coarser level that
+/// drops at least a fifth of the triangles of the one before), and its bind pose's bounding
+/// sphere.
+fn upload_lods(
+    device: &wgpu::Device,
+    model: &crate::model::Model,
+) -> (Vec<GpuLod>, glam::Vec3, f32) {
+    let meshes = by_material(&model.primitives);
+    let (mut lo, mut hi) = (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN));
+    for (v, _) in meshes.values() {
+        for x in v {
+            lo = lo.min(x.pos.into());
+            hi = hi.max(x.pos.into());
+        }
+    }
+    let centre = if lo.x <= hi.x {
+        (lo + hi) * 0.5
+    } else {
+        glam::Vec3::ZERO
+    };
+    let radius = meshes
+        .values()
+        .flat_map(|(v, _)| v.iter())
+        .map(|x| centre.distance(x.pos.into()))
+        .fold(0.0f32, f32::max);
+    let full = GpuLod {
+        primitives: meshes
+            .iter()
+            .map(|(m, (v, i))| gpu_primitive(device, *m, v, i))
+            .collect(),
+        error: 0.0,
+        triangles: meshes.values().map(|(_, i)| i.len() as u32 / 3).sum(),
+    };
+    let mut lods = vec![full];
+    for (level, error) in coarser_levels(model, &meshes) {
+        let triangles = level
+            .iter()
+            .map(|(_, _, i)| i.len() as u32 / 3)
+            .sum::<u32>();
+        let last = lods.last().map_or(0, |l| l.triangles);
+        if triangles == 0 || triangles * 5 > last * 4 {
+            continue;
+        }
+        let primitives = level
+            .iter()
+            .map(|(m, v, i)| gpu_primitive(device, *m, v, i))
+            .collect();
+        lods.push(GpuLod {
+            primitives,
+            error,
+            triangles,
+        });
+    }
+    (lods, centre, radius)
+}
+
+/// The coarsest of `lods` whose error, at `scale` pixels a scene unit, covers at most
+/// [`LOD_PIXELS`].
+fn pick_lod(lods: &[GpuLod], scale: f32) -> usize {
+    lods.iter()
+        .rposition(|l| l.error * scale <= LOD_PIXELS)
+        .unwrap_or(0)
 }
 
 impl Skinned {
@@ -245,6 +448,7 @@ impl Skinned {
             draws: Vec::new(),
             scratch: Vec::new(),
             order: Vec::new(),
+            per_lod: [0; MAX_LODS],
         }
     }
 
@@ -283,39 +487,7 @@ impl Skinned {
 
     fn upload(&self, device: &wgpu::Device, queue: &wgpu::Queue, m: &Arc<BoundModel>) -> GpuModel {
         let model = &m.model;
-        // One buffer per material: a model draws once per material whatever its parts.
-        let mut by_material: std::collections::BTreeMap<usize, (Vec<SkinVertex>, Vec<u32>)> =
-            std::collections::BTreeMap::new();
-        for p in &model.primitives {
-            let (vertices, indices) = by_material.entry(p.material).or_default();
-            let base = vertices.len() as u32;
-            vertices.extend((0..p.positions.len()).map(|i| SkinVertex {
-                pos: p.positions[i],
-                normal: p.normals.get(i).copied().unwrap_or([0.0, 1.0, 0.0]),
-                uv: p.uvs[i],
-                color: p.colors[i],
-                joints: p.joints[i],
-                weights: p.weights[i],
-            }));
-            indices.extend(p.indices.iter().map(|i| i + base));
-        }
-        let primitives = by_material
-            .into_iter()
-            .map(|(material, (vertices, indices))| GpuPrimitive {
-                vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("model vertices"),
-                    contents: bytemuck::cast_slice(&vertices),
-                    usage: wgpu::BufferUsages::VERTEX,
-                }),
-                indices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("model indices"),
-                    contents: bytemuck::cast_slice(&indices),
-                    usage: wgpu::BufferUsages::INDEX,
-                }),
-                count: indices.len() as u32,
-                material,
-            })
-            .collect();
+        let (lods, centre, radius) = upload_lods(device, model);
         let materials = model
             .materials
             .iter()
@@ -371,56 +543,31 @@ impl Skinned {
             .collect();
         GpuModel {
             source: m.clone(),
-            primitives,
+            lods,
             materials,
             joints: model.joints.len() as u32,
+            centre,
+            radius,
         }
     }
 
     /// Uploads this frame's joint matrices and instances (the selected creature tinted),
-    /// grouped by model.
+    /// grouped by model and level of detail (each creature at the coarsest level whose error
+    /// covers under [`LOD_PIXELS`] of the image).
     pub(crate) fn prepare(
         &mut self,
         device: &wgpu::Device,
         queue: &wgpu::Queue,
         views: &[SkinnedView],
         skins: &[glam::Mat4],
+        lod: LodView,
     ) {
-        self.draws.clear();
-        self.scratch.clear();
-        self.order.clear();
-        let models = &self.models;
-        self.order.extend((0..views.len()).filter(|i| {
-            let c = &views[*i];
-            models
-                .get(c.model as usize)
-                .and_then(Option::as_ref)
-                .is_some_and(|g| g.joints == c.skin_count)
-        }));
-        self.order.sort_by_key(|i| (views[*i].model, *i));
-        for &i in &self.order {
-            let c = &views[i];
-            let m = c.model as usize;
-            match self.draws.last_mut() {
-                Some((last, _, n)) if *last == m => *n += 1,
-                _ => self.draws.push((m, self.scratch.len() as u32, 1)),
-            }
-            let (recolour, tint) = match c.tint {
-                Some(t) => (1.0, t),
-                None => (0.0, glam::Vec3::ONE),
-            };
-            self.scratch.push(SkinInstance {
-                base: c.first_skin,
-                recolour,
-                _pad: [0; 2],
-                tint: if c.selected {
-                    (tint * glam::Vec3::new(1.15, 1.1, 0.9))
-                        .extend(0.25)
-                        .to_array()
-                } else {
-                    tint.extend(0.0).to_array()
-                },
-            });
+        self.pick_lods(views, skins, lod);
+        self.order.sort_by_key(|&(i, l)| (views[i].model, l, i));
+        self.push_instances(views);
+        self.per_lod = [0; MAX_LODS];
+        for d in &self.draws {
+            self.per_lod[d.lod] += d.n;
         }
         let joints: &[u8] = bytemuck::cast_slice(skins);
         if joints.len() as u64 > self.joints_capacity {
@@ -448,6 +595,67 @@ impl Skinned {
         }
         if !inst.is_empty() {
             queue.write_buffer(&self.instances, 0, inst);
+        }
+    }
+
+    /// `order`: every drawable creature with its level of detail.
+    fn pick_lods(&mut self, views: &[SkinnedView], skins: &[glam::Mat4], lod: LodView) {
+        self.order.clear();
+        for (i, c) in views.iter().enumerate() {
+            let Some(g) = self.models.get(c.model as usize).and_then(Option::as_ref) else {
+                continue;
+            };
+            if g.joints != c.skin_count {
+                continue;
+            }
+            if let Some(k) = lod.force {
+                self.order.push((i, k.min(g.lods.len() - 1)));
+                continue;
+            }
+            let Some(m) = skins.get(c.first_skin as usize) else {
+                continue;
+            };
+            // Skin matrices are near-rigid times a uniform scale.
+            let scale = m.x_axis.truncate().length();
+            let centre = m.transform_point3(g.centre);
+            let near = (centre.distance(lod.eye) - g.radius * scale).max(0.05);
+            self.order
+                .push((i, pick_lod(&g.lods, scale * lod.pixels_at_1 / near)));
+        }
+    }
+
+    /// The instances of `order` in `scratch`, one draw per run of the same model and level.
+    fn push_instances(&mut self, views: &[SkinnedView]) {
+        self.draws.clear();
+        self.scratch.clear();
+        for &(i, lod) in &self.order {
+            let c = &views[i];
+            let model = c.model as usize;
+            match self.draws.last_mut() {
+                Some(d) if d.model == model && d.lod == lod => d.n += 1,
+                _ => self.draws.push(Draw {
+                    model,
+                    lod,
+                    first: self.scratch.len() as u32,
+                    n: 1,
+                }),
+            }
+            let (recolour, tint) = match c.tint {
+                Some(t) => (1.0, t),
+                None => (0.0, glam::Vec3::ONE),
+            };
+            self.scratch.push(SkinInstance {
+                base: c.first_skin,
+                recolour,
+                _pad: [0; 2],
+                tint: if c.selected {
+                    (tint * glam::Vec3::new(1.15, 1.1, 0.9))
+                        .extend(0.25)
+                        .to_array()
+                } else {
+                    tint.extend(0.0).to_array()
+                },
+            });
         }
     }
 
@@ -489,30 +697,50 @@ impl Skinned {
 
     /// Model creatures drawn this frame.
     pub(crate) fn instances(&self) -> u32 {
-        self.scratch.len() as u32
+        self.draws.iter().map(|d| d.n).sum()
     }
 
-    /// Draws every model's instances: one call per (model, material's primitive). The
-    /// pipeline is set by the caller (lit or shadow); `materials` binds group 2.
-    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, materials: bool, draws: &mut u32) {
+    /// Model creatures drawn this frame at each level of detail.
+    pub(crate) fn per_lod(&self) -> [u32; MAX_LODS] {
+        self.per_lod
+    }
+
+    /// Triangles of model creatures drawn this frame (in each pass).
+    pub(crate) fn triangles(&self) -> u64 {
+        self.draws
+            .iter()
+            .filter_map(|d| {
+                let g = self.models.get(d.model).and_then(Option::as_ref)?;
+                Some(u64::from(g.lods.get(d.lod)?.triangles) * u64::from(d.n))
+            })
+            .sum()
+    }
+
+    /// Draws every model's instances in the lit pass (`shadow` false: materials bound as group
+    /// 2) or the shadow pass: one call per (model, level of detail, material). The pipeline is
+    /// set by the caller.
+    pub(crate) fn draw(&self, pass: &mut wgpu::RenderPass<'_>, shadow: bool, draws: &mut u32) {
         if self.draws.is_empty() {
             return;
         }
         pass.set_bind_group(1, &self.joints_group, &[]);
         pass.set_vertex_buffer(1, self.instances.slice(..));
-        for &(m, first, n) in &self.draws {
-            let Some(g) = self.models.get(m).and_then(Option::as_ref) else {
+        for d in &self.draws {
+            let Some(g) = self.models.get(d.model).and_then(Option::as_ref) else {
                 continue;
             };
-            for p in &g.primitives {
-                if materials {
+            let Some(level) = g.lods.get(d.lod) else {
+                continue;
+            };
+            for p in &level.primitives {
+                if !shadow {
                     if let Some(mat) = g.materials.get(p.material) {
                         pass.set_bind_group(2, mat, &[]);
                     }
                 }
                 pass.set_vertex_buffer(0, p.vertices.slice(..));
                 pass.set_index_buffer(p.indices.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..p.count, 0, first..first + n);
+                pass.draw_indexed(0..p.count, 0, d.first..d.first + d.n);
                 *draws += 1;
             }
         }
