@@ -6,7 +6,7 @@
 //! first, at most `limit` of them: a battle's brains asking for their nearest foe cost the
 //! cells around them each, not every creature each.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use glam::Vec3;
 
@@ -51,7 +51,7 @@ pub(super) struct NearGrid {
     /// What it was built for: (frame, removals, creatures).
     key: (u64, u64, usize),
     /// Each cell's creatures, in creature order.
-    cells: HashMap<(i32, i32), Vec<Entry>>,
+    cells: FxHashMap<(i32, i32), Vec<Entry>>,
     /// Every creature, in creature order.
     all: Vec<Entry>,
 }

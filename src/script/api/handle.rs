@@ -19,7 +19,8 @@ use crate::sim::{Command, Creature, CreatureId};
 
 /// The handle table of creature `id` in this state (created once, then cached).
 pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result<Table> {
-    let handles = registry::handles(lua)?;
+    let keys = registry::handle_keys(lua)?;
+    let handles = &keys.handles;
     if let Value::Table(t) = handles.raw_get::<Value>(id.0)? {
         return Ok(t);
     }
@@ -62,7 +63,8 @@ pub(crate) fn forget_missing_handles(lua: &Lua, world: &crate::sim::World) -> ml
 /// the handle registered for that id (a copy, or a handle whose `id` was overwritten) is
 /// refused: a handle cannot be retargeted.
 pub(super) fn handle_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
-    let id = match this.raw_get::<Value>("id")? {
+    let keys = registry::handle_keys(lua)?;
+    let id = match this.raw_get::<Value>(&keys.id)? {
         v @ (Value::Number(_) | Value::Integer(_)) => {
             CreatureId(as_number(&v).unwrap_or(0.0) as u32)
         }
@@ -73,7 +75,7 @@ pub(super) fn handle_id(lua: &Lua, this: &Table) -> mlua::Result<CreatureId> {
             ))
         }
     };
-    match registry::handles(lua)?.raw_get::<Value>(id.0)? {
+    match keys.handles.raw_get::<Value>(id.0)? {
         Value::Table(t) if t == *this => Ok(id),
         // Gone creatures lose their registered handle: say so.
         Value::Nil if ctx(lua)?.world.borrow().creature(id).is_none() => Err(gone(lua, id)),

@@ -15,7 +15,31 @@ pub(super) fn create(lua: &Lua) -> mlua::Result<()> {
     for key in [MODULES, BEHAVIOURS, TYPES, HANDLES] {
         lua.set_named_registry_value(key, lua.create_table()?)?;
     }
+    lua.remove_app_data::<std::rc::Rc<HandleKeys>>();
     Ok(())
+}
+
+/// What every handle method reads, kept on the Rust side: the handle's `id` key and the
+/// handles table. (Named, each read would intern its key string and look it up in the
+/// registry: a battle's brains make a few million such reads a minute.)
+pub(crate) struct HandleKeys {
+    /// The string `"id"`.
+    pub id: mlua::LuaString,
+    /// [`handles`].
+    pub handles: Table,
+}
+
+/// This state's [`HandleKeys`] (made on first use).
+pub(crate) fn handle_keys(lua: &Lua) -> mlua::Result<std::rc::Rc<HandleKeys>> {
+    if let Some(k) = lua.app_data_ref::<std::rc::Rc<HandleKeys>>() {
+        return Ok(k.clone());
+    }
+    let k = std::rc::Rc::new(HandleKeys {
+        id: lua.create_string("id")?,
+        handles: handles(lua)?,
+    });
+    lua.set_app_data(k.clone());
+    Ok(k)
 }
 
 /// Modules loaded by `require`, by chunk name (`false` while one is loading).
