@@ -81,5 +81,49 @@ fn render_cpu(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, render_cpu);
+/// Whole frames of 1 000 generated spiders on llvmpipe (or the GPU there is), 1280×720, as a
+/// window draws them: skinned with levels of detail, skinned all at full detail, and as
+/// sticks (`--debug sticks`: the capsules the locomotion sees) — the skinned crowd's cost
+/// against the sticks'.
+fn render_gpu(c: &mut Criterion) {
+    let Ok(mut gpu) = Offscreen::new(1280, 720, skitter::render::SCENE_WGSL) else {
+        eprintln!("render bench: no GPU adapter; no whole frames to time");
+        return;
+    };
+    let mut g = c.benchmark_group("render_frame");
+    g.sample_size(10).measurement_time(Duration::from_secs(8));
+    let host = host_with(1000);
+    let w = host.world();
+    let mut snap = Snapshot::default();
+    snap.capture(&w);
+    gpu.renderer.set_models(w.types());
+    let cam = OrbitCamera::look(Vec3::new(0.0, 9.0, -30.0), Vec3::new(0.0, 0.0, 2.0));
+    for (name, lod, sticks) in [
+        ("skinned_lod", None, false),
+        ("skinned_full", Some(0), false),
+        ("sticks", None, true),
+    ] {
+        let debug = DebugFlags {
+            sticks,
+            ..DebugFlags::default()
+        };
+        let mut frame = FrameInstances::default();
+        frame.build(&snap, None, debug, &[], &[]);
+        gpu.renderer.lod_force = lod;
+        g.bench_function(BenchmarkId::new(name, 1000), |b| {
+            b.iter(|| {
+                gpu.draw(w.level(), w.level_version(), &frame, &cam, 0.0);
+                std::hint::black_box(gpu.renderer.stats.draw_calls)
+            })
+        });
+        let s = gpu.renderer.stats;
+        eprintln!(
+            "render_frame/{name}: {} draw calls, models by level of detail {:?}, {} model triangles",
+            s.draw_calls, s.per_lod, s.skinned_triangles
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, render_cpu, render_gpu);
 criterion_main!(benches);
