@@ -204,7 +204,7 @@ struct RunArgs {
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
     /// Debug layers to draw, a comma list: targets, casts, contacts, plane, paths, lean, nav,
-    /// ragdoll, bones, sticks, surface, net, springs, or all (every overlay; sticks replaces the models, so
+    /// ragdoll, bones, sticks, surface, net, springs, lod, or all (every overlay; sticks replaces the models, so
     /// it is asked for by name). The README lists what each draws.
     #[arg(long, default_value = "")]
     debug: String,

@@ -773,6 +773,15 @@ fn levels_of_detail_cut_a_crowds_triangles_and_cannot_be_seen() {
         coarse_far * 2 > far * 3 && coarse_near_mean > 10.0 * near_mean.max(0.01),
         "the coarsest level is not told apart: mean {coarse_mean:.3}, {coarse_far} pixels, near {coarse_near_mean:.3}"
     );
+    // The `lod` layer tints each creature by its level: the far ones turn green, yellow or
+    // blue; the near ones (drawn as made) stay as they are.
+    let (_, tinted) = run("tinted.png", &["--debug", "lod"]).expect("ran before");
+    let (tint_near_mean, _) = differ(&tinted, &auto, auto.h * 3 / 4..auto.h);
+    let (tint_mean, tint_far) = differ(&tinted, &auto, 0..auto.h);
+    assert!(
+        tint_near_mean < 0.05 && tint_far > 200 && tint_mean > 2.0 * tint_near_mean,
+        "the lod layer: near mean {tint_near_mean:.3}, whole mean {tint_mean:.3}, {tint_far} pixels tinted"
+    );
     // A creature filling the view is drawn as made.
     let close = temp_mod(
         dir.path(),

@@ -562,6 +562,7 @@ impl App {
                 "u" | "U" => self.view.debug.surface ^= true,
                 "n" | "N" => self.view.debug.net ^= true,
                 "j" | "J" => self.view.debug.springs ^= true,
+                "l" | "L" => self.view.debug.lod ^= true,
                 "k" | "K" => {
                     if let Some(id) = self.view.selected.filter(|_| !self.host.replaying()) {
                         let fwd = self.view.camera.target - self.view.camera.eye();

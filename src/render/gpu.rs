@@ -544,6 +544,7 @@ impl Renderer {
             eye,
             pixels_at_1: size.1 as f32 * 0.5 / (super::camera::FOV_Y_DEG.to_radians() * 0.5).tan(),
             force: self.lod_force,
+            show: frame.lod_tint,
         };
         self.skinned
             .prepare(&self.device, &self.queue, &frame.skinned, &frame.skins, lod);

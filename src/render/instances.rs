@@ -73,12 +73,14 @@ pub struct DebugFlags {
     /// Spring chains (tails, antennae, abdomens): a pink line through each chain's points
     /// and a cross at each joint.
     pub springs: bool,
+    /// Skinned creatures tinted by the level of detail they are drawn at.
+    pub lod: bool,
 }
 
 /// Every debug layer: its `--debug` name, the window's key for it, and what it draws. The
 /// one list: the help, the unknown-layer error, the README and the docs are checked
 /// against it (`tests/docs.rs`).
-pub const DEBUG_LAYERS: [(&str, &str, &str); 13] = [
+pub const DEBUG_LAYERS: [(&str, &str, &str); 14] = [
     ("targets", "1", "foot targets (crosses) and the line from each foot to its target"),
     ("casts", "2", "the ground casts from above the body down to each target"),
     ("contacts", "3", "planted feet green, swinging feet orange"),
@@ -92,6 +94,7 @@ pub const DEBUG_LAYERS: [(&str, &str, &str); 13] = [
     ("surface", "U", "climbers' surfaces: the body's up, creases crossed, each foot's normal"),
     ("net", "N", "a network viewer: the server's latest snapshot of each body beside what is drawn"),
     ("springs", "J", "spring chains (tails, antennae, abdomens): each chain's points and joints"),
+    ("lod", "L", "skinned creatures tinted by the level of detail they are drawn at: as made, then green, yellow, blue"),
 ];
 
 /// A debug layer name `DebugFlags::parse` does not know.
@@ -131,6 +134,7 @@ impl DebugFlags {
                 "surface" => f.surface = true,
                 "net" => f.net = true,
                 "springs" => f.springs = true,
+                "lod" => f.lod = true,
                 "all" => {
                     f = DebugFlags {
                         targets: true,
@@ -147,6 +151,7 @@ impl DebugFlags {
                         surface: true,
                         net: true,
                         springs: true,
+                        lod: true,
                     }
                 }
                 other => return Err(UnknownLayer(other.to_string())),
@@ -168,6 +173,7 @@ impl DebugFlags {
             || self.bones
             || self.sticks
             || self.springs
+            || self.lod
     }
 }
 
@@ -221,6 +227,8 @@ pub struct FrameInstances {
     pub(crate) skins: Vec<Mat4>,
     /// Draw the model creatures' skeletons (the renderer adds the lines: it has the models).
     pub(crate) bones: bool,
+    /// The `lod` layer: skinned creatures tinted by their level of detail.
+    pub(crate) lod_tint: bool,
 }
 
 const BODY: [f32; 4] = [0.42, 0.12, 0.07, 0.0];
@@ -295,6 +303,7 @@ impl FrameInstances {
         self.skinned.clear();
         self.skins.clone_from(&snap.skins);
         self.bones = debug.bones;
+        self.lod_tint = debug.lod;
         for c in &snap.creatures {
             let sel = Some(c.id) == selected;
             match c.model.filter(|_| !debug.sticks) {

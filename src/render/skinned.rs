@@ -182,7 +182,16 @@ pub(crate) struct LodView {
     pub eye: glam::Vec3,
     pub pixels_at_1: f32,
     pub force: Option<usize>,
+    /// Tint each creature by its level (the `lod` debug layer).
+    pub show: bool,
 }
+
+/// The `lod` layer's colour of each coarser level (the mesh as made keeps its own).
+const LOD_TINTS: [glam::Vec3; MAX_LODS - 1] = [
+    glam::Vec3::new(0.35, 1.4, 0.35),
+    glam::Vec3::new(1.5, 1.3, 0.2),
+    glam::Vec3::new(0.45, 0.5, 1.8),
+];
 
 /// A level may be drawn where its error covers at most this many pixels.
 pub(crate) const LOD_PIXELS: f32 = 0.75;
@@ -564,7 +573,7 @@ impl Skinned {
     ) {
         self.pick_lods(views, skins, lod);
         self.order.sort_by_key(|&(i, l)| (views[i].model, l, i));
-        self.push_instances(views);
+        self.push_instances(views, lod.show);
         self.per_lod = [0; MAX_LODS];
         for d in &self.draws {
             self.per_lod[d.lod] += d.n;
@@ -625,7 +634,7 @@ impl Skinned {
     }
 
     /// The instances of `order` in `scratch`, one draw per run of the same model and level.
-    fn push_instances(&mut self, views: &[SkinnedView]) {
+    fn push_instances(&mut self, views: &[SkinnedView], show: bool) {
         self.draws.clear();
         self.scratch.clear();
         for &(i, lod) in &self.order {
@@ -640,9 +649,10 @@ impl Skinned {
                     n: 1,
                 }),
             }
-            let (recolour, tint) = match c.tint {
-                Some(t) => (1.0, t),
-                None => (0.0, glam::Vec3::ONE),
+            let (recolour, tint) = match (c.tint, lod.checked_sub(1)) {
+                (_, Some(k)) if show => (1.0, LOD_TINTS[k.min(LOD_TINTS.len() - 1)]),
+                (Some(t), _) => (1.0, t),
+                (None, _) => (0.0, glam::Vec3::ONE),
             };
             self.scratch.push(SkinInstance {
                 base: c.first_skin,
