@@ -126,6 +126,7 @@ pub(crate) fn serve_cmd(
         replay: None,
         console: false,
         profile: None,
+        audio: None,
     };
     let opts = ServerOptions {
         snapshot_every: 60 / args.snapshot_rate,

@@ -7,8 +7,11 @@ use std::time::{Duration, Instant};
 
 use glam::Vec3;
 
+mod audio_out;
 mod console_lines;
 mod events;
+
+pub use audio_out::AudioOptions;
 
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};
@@ -39,6 +42,8 @@ pub struct RunOptions {
     pub console: bool,
     /// Profile the run and write the figures here as JSON (`skitter run --profile`).
     pub profile: Option<PathBuf>,
+    /// Mix what a listener hears into a WAV (`skitter run --audio-out`).
+    pub audio: Option<audio_out::AudioOptions>,
 }
 
 /// What a run did.
@@ -653,10 +658,16 @@ fn flush(
     trace: &mut TraceOut,
     console: &mut dyn Write,
     report: &mut RunReport,
+    audio: Option<&mut audio_out::AudioOut>,
 ) -> io::Result<()> {
     let frame = host.world().frame();
-    // No view to move: camera requests are traced, then dropped (never queued for ever).
-    for r in host.take_camera_requests() {
+    // No view to move: camera requests are traced (and move the listener), then dropped
+    // (never queued for ever).
+    let requests = host.take_camera_requests();
+    if let Some(a) = audio {
+        requests.iter().for_each(|r| a.camera(r));
+    }
+    for r in requests {
         if let Some(t) = trace.as_mut() {
             events::write_camera(t, frame, &r)?;
         }
@@ -772,7 +783,11 @@ pub fn run_with(
         mods: host.loaded_mods(),
         ..Default::default()
     };
-    flush(&mut host, &mut trace, console, &mut report)?;
+    let mut audio = match &opts.audio {
+        Some(a) => Some(audio_out::AudioOut::create(a, host.world().seed())?),
+        None => None,
+    };
+    flush(&mut host, &mut trace, console, &mut report, audio.as_mut())?;
     report.load_errors = report.errors.len();
     let mut tuning = events::Tuning::default();
     if let Some(t) = trace.as_mut() {
@@ -792,7 +807,7 @@ pub fn run_with(
     while opts.frames.is_none_or(|n| frame < n) {
         if let Some(lines) = stdin.as_mut() {
             let open = lines.run(&mut host, &mut repl, console)?;
-            flush(&mut host, &mut trace, console, &mut report)?;
+            flush(&mut host, &mut trace, console, &mut report, audio.as_mut())?;
             if !open && opts.frames.is_none() {
                 break;
             }
@@ -800,13 +815,16 @@ pub fn run_with(
         tape.before_tick(&mut host)?;
         if host.watching() {
             host.poll_reloads();
-            flush(&mut host, &mut trace, console, &mut report)?;
+            flush(&mut host, &mut trace, console, &mut report, audio.as_mut())?;
         }
         hook.before_tick(&mut host);
         let t0 = Instant::now();
         let events = host.tick();
         tape.after_tick(&mut host)?;
         hook.after_tick(&host, &events);
+        if let Some(a) = audio.as_mut() {
+            a.after_tick(&host, &events)?;
+        }
         if let Some(t) = trace.as_mut() {
             write_arrivals(t, host.world().frame(), &events)?;
         }
@@ -816,7 +834,7 @@ pub fn run_with(
             .filter(|e| matches!(e, WorldEvent::Step { .. }))
             .count();
         frame += 1;
-        flush(&mut host, &mut trace, console, &mut report)?;
+        flush(&mut host, &mut trace, console, &mut report, audio.as_mut())?;
         if let Some(t) = trace.as_mut() {
             write_tick(t, &host)?;
             tuning.write(t, &host.world())?;
@@ -833,23 +851,31 @@ pub fn run_with(
             tick_time = Duration::ZERO;
         }
         if paced {
-            let due = start + Duration::from_secs_f64(frame as f64 * TICK_DT as f64);
-            let now = Instant::now();
-            if due > now {
-                std::thread::sleep(due - now);
-            }
+            pace(start, frame);
         }
     }
     if let Some(t) = trace.as_mut() {
         t.flush()?;
     }
     tape.finish()?;
+    if let Some(a) = audio {
+        writeln!(console, "{}", a.finish()?)?;
+    }
     if let (Some(path), Some(figures)) = (&opts.profile, host.profile()) {
         write_profile(path, &figures)?;
     }
     report.frames = frame;
     report.creatures = host.world().creatures().len();
     Ok(report)
+}
+
+/// Sleeps until tick `frame` is due, `frame` ticks of 1/60 s after `start`.
+fn pace(start: Instant, frame: u64) {
+    let due = start + Duration::from_secs_f64(frame as f64 * TICK_DT as f64);
+    let now = Instant::now();
+    if due > now {
+        std::thread::sleep(due - now);
+    }
 }
 
 /// Writes a run's profile as pretty JSON.

@@ -7,6 +7,7 @@
 #![warn(unreachable_pub)]
 
 pub mod app;
+pub mod audio;
 pub mod editor;
 pub mod headless;
 pub mod locomotion;

@@ -208,6 +208,10 @@ struct RunArgs {
     /// it is asked for by name). The README lists what each draws.
     #[arg(long, default_value = "")]
     debug: String,
+    /// Headless: mix what a listener at the camera hears (footfalls, lifts, hits) into this
+    /// 16-bit stereo 48 kHz WAV, the same bytes for the same seed and mods.
+    #[arg(long, value_name = "FILE.wav", requires = "headless")]
+    audio_out: Option<PathBuf>,
     /// With --screenshot: render every tick and report frame times.
     #[arg(long, requires = "screenshot")]
     bench_frames: bool,
@@ -319,6 +323,7 @@ fn windowed_or_headless(
         replay: opts.replay,
         console: false,
         profile: None,
+        audio: None,
     };
     let report = headless::run(&run, stdout).context("running headless")?;
     eprintln!(
@@ -518,6 +523,15 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         replay: args.replay,
         console: args.console,
         profile: args.profile,
+        audio: args.audio_out.map(|path| {
+            // The listener is where the window's camera starts (a script's camera.look moves it).
+            let cam = skitter::render::OrbitCamera::default();
+            headless::AudioOptions {
+                path,
+                eye: cam.eye(),
+                target: cam.target,
+            }
+        }),
     };
     let report = headless::run(&opts, stdout).context("running")?;
     eprintln!(

@@ -11,7 +11,7 @@ fn layer(module: &str) -> Option<u8> {
         "math" => 0,
         "locomotion" | "nav" | "path" | "model" => 1,
         "sim" => 2,
-        "script" | "headless" | "scaffold" | "editor" | "net" => 3,
+        "script" | "headless" | "scaffold" | "editor" | "net" | "audio" => 3,
         "render" | "app" => 4,
         _ => return None,
     })

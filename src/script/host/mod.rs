@@ -386,7 +386,12 @@ impl ScriptHost {
         out
     }
 
-    /// Camera requests from scripts since the last call.
+    /// The camera requests not taken yet (left where they are).
+    pub fn pending_camera_requests(&self) -> Vec<CameraRequest> {
+        self.shared.borrow().camera.clone()
+    }
+
+    /// The camera requests scripts made since the last call, oldest first (taken).
     pub fn take_camera_requests(&mut self) -> Vec<CameraRequest> {
         std::mem::take(&mut self.shared.borrow_mut().camera)
     }

@@ -1,0 +1,240 @@
+//! Sound from the motion, heard through `skitter run --headless --audio-out F.wav`: the
+//! mix's onsets against the trace's plants, level by distance, pan by side, the same bytes
+//! for the same seed, and many legs folded into few voices.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // test set-up: a failure is a failed test
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// A mod walking one creature of `ty` along x from -8 to +8 at z = 3, past a camera at
+/// the origin looking +z (its right is -x).
+fn walk_past(dir: &Path, ty: &str) -> PathBuf {
+    temp_mod(
+        dir,
+        "walkpast",
+        &[(
+            "main.lua",
+            &format!(
+                "behaviour.define {{ name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.2) end }}\n\
+                 world.ground {{ size = vec3(60, 0, 60) }}\n\
+                 world.spawn(\"{ty}\", {{ position = vec3(-8, 0, 3), yaw = 90, behaviour = \"pass\" }})\n\
+                 camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"
+            ),
+        )],
+    )
+}
+
+/// Runs `frames` ticks with `--audio-out`; the console text, the WAV (interleaved left,
+/// right) and the trace's plants and lifts (frame of each).
+fn heard(
+    dir: &Path,
+    name: &str,
+    frames: u32,
+    mods: &[PathBuf],
+    seed: &str,
+) -> (String, Vec<i16>, Vec<u64>, Vec<u64>) {
+    let wav = dir.join(format!("{name}.wav"));
+    let trace = dir.join(format!("{name}.jsonl"));
+    let f = frames.to_string();
+    let mut args = vec![
+        "run".to_string(),
+        "--headless".into(),
+        "--frames".into(),
+        f,
+        "--seed".into(),
+        seed.into(),
+        "--audio-out".into(),
+        wav.display().to_string(),
+        "--trace".into(),
+        trace.display().to_string(),
+    ];
+    args.extend(mods.iter().map(|m| m.display().to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = skitter(&argv);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let mut r = hound::WavReader::open(&wav).expect("a WAV");
+    let spec = r.spec();
+    assert_eq!(
+        (spec.channels, spec.sample_rate, spec.bits_per_sample),
+        (2, 48_000, 16)
+    );
+    let samples: Vec<i16> = r.samples::<i16>().map(|s| s.expect("sample")).collect();
+    assert_eq!(
+        samples.len(),
+        (frames as usize + 1) * 800 * 2,
+        "a tick's samples a tick"
+    );
+    let (mut plants, mut lifts) = (Vec::new(), Vec::new());
+    let mut was = std::collections::HashMap::new();
+    for line in std::fs::read_to_string(&trace).expect("trace").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let Some(feet) = v["feet"].as_array() else {
+            continue;
+        };
+        let frame = v["frame"].as_u64().expect("frame");
+        for foot in feet {
+            let key = (v["id"].as_u64(), foot["leg"].as_str().map(String::from));
+            let g = foot["grounded"].as_bool().expect("grounded");
+            if let Some(before) = was.insert(key, g) {
+                if before != g {
+                    if g {
+                        plants.push(frame)
+                    } else {
+                        lifts.push(frame)
+                    }
+                }
+            }
+        }
+    }
+    (t, samples, plants, lifts)
+}
+
+/// Where sounds start (seconds): 1 ms bins whose level passes `threshold` of the loudest
+/// after at least 20 ms below it; with each onset's peak (left, right) over its next 40 ms.
+fn onsets(samples: &[i16], threshold: f64) -> Vec<(f64, f64, f64)> {
+    let bin = 48;
+    let level: Vec<f64> = samples
+        .chunks(bin * 2)
+        .map(|c| c.iter().map(|s| (*s as f64).abs()).fold(0.0, f64::max))
+        .collect();
+    let top = level.iter().copied().fold(0.0, f64::max);
+    let mut out = Vec::new();
+    let mut quiet = 20;
+    for (i, l) in level.iter().enumerate() {
+        if *l >= threshold * top {
+            if quiet >= 20 {
+                let span = &samples[i * bin * 2..((i + 40) * bin * 2).min(samples.len())];
+                let peak = |ch: usize| {
+                    span.iter()
+                        .skip(ch)
+                        .step_by(2)
+                        .map(|s| (*s as f64).abs())
+                        .fold(0.0, f64::max)
+                };
+                out.push((i as f64 / 1000.0, peak(0), peak(1)));
+            }
+            quiet = 0;
+        } else {
+            quiet += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn a_spider_walking_past_is_heard_on_its_plants_nearer_louder_panned_by_side_and_the_same_each_run()
+{
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = [
+        bundled("spider"),
+        fixture("walkers"),
+        walk_past(dir.path(), "spider/spider"),
+    ];
+    let (t, a, plants, lifts) = heard(dir.path(), "a", 840, &mods, "1");
+    let (_, b, _, _) = heard(dir.path(), "b", 840, &mods, "1");
+    let (_, c, _, _) = heard(dir.path(), "c", 840, &mods, "2");
+    assert!(a == b, "the same seed and mods gave a different mix");
+    assert!(a != c, "another seed gave the same mix");
+    assert!(
+        plants.len() > 100 && lifts.len() > 100,
+        "{} plants, {} lifts",
+        plants.len(),
+        lifts.len()
+    );
+    // The footfalls (the loud onsets: lifts are a fifth as loud) start where the trace's
+    // plants are, each within 10 ms of one; and every plant is heard (an onset at most a
+    // merge window, 50 ms, before it).
+    let steps = onsets(&a, 0.3);
+    let at = |f: &u64| *f as f64 / 60.0;
+    for (s, _, _) in &steps {
+        let near = plants
+            .iter()
+            .map(|p| (at(p) - s).abs())
+            .fold(f64::MAX, f64::min);
+        assert!(
+            near <= 0.010,
+            "an onset at {s:.3} s is {near:.3} s from the nearest plant"
+        );
+    }
+    for p in &plants {
+        assert!(
+            steps
+                .iter()
+                .any(|(s, _, _)| at(p) - s >= -0.010 && at(p) - s <= 0.060),
+            "the plant at {:.3} s has no onset\n{t}",
+            at(p)
+        );
+    }
+    // Feet landing together are one voice: the spider's four of a gait group.
+    let groups = plants.windows(2).filter(|w| w[1] != w[0]).count() + 1;
+    assert!(
+        steps.len() <= groups + 2 && steps.len() * 4 >= plants.len() * 9 / 10,
+        "{} onsets for {} plants in {groups} groups",
+        steps.len(),
+        plants.len()
+    );
+    // Right of the camera (x < 0: its right is -x) at first, left at the end; loudest as
+    // it passes in front (6 m away, 10 m at either end).
+    let third = steps.len() / 3;
+    let side =
+        |s: &[(f64, f64, f64)]| s.iter().map(|(_, l, r)| r - l).sum::<f64>() / s.len() as f64;
+    let peak =
+        |s: &[(f64, f64, f64)]| s.iter().map(|(_, l, r)| l + r).sum::<f64>() / s.len() as f64;
+    let (first, middle, last) = (
+        &steps[..third],
+        &steps[third..2 * third],
+        &steps[2 * third..],
+    );
+    assert!(
+        side(first) > 0.0 && side(last) < 0.0,
+        "pan: {} then {}",
+        side(first),
+        side(last)
+    );
+    assert!(
+        peak(middle) > 1.2 * peak(first) && peak(middle) > 1.2 * peak(last),
+        "levels: {:.0}, {:.0}, {:.0}",
+        peak(first),
+        peak(middle),
+        peak(last)
+    );
+    assert!(t.contains("audio: wrote"), "{t}");
+}
+
+#[test]
+fn a_centipedes_twenty_legs_are_a_few_voices_a_second() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mods = [
+        bundled("spider"),
+        bundled("menagerie"),
+        fixture("walkers"),
+        walk_past(dir.path(), "menagerie/centipede"),
+    ];
+    let (t, _, plants, _) = heard(dir.path(), "centipede", 600, &mods, "1");
+    let line = t
+        .lines()
+        .find(|l| l.starts_with("audio: wrote"))
+        .expect("the audio line");
+    let voices: u64 = line
+        .split(": ")
+        .nth(2)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("voices");
+    // Plants and lifts each fold into at most one voice per 50 ms: at most 40 a second, and
+    // the wave gait's plants (about 20 a second) far fewer.
+    let seconds = 10.0;
+    assert!(
+        plants.len() as f64 > 15.0 * seconds,
+        "{} plants",
+        plants.len()
+    );
+    assert!(
+        (voices as f64) <= 40.0 * seconds && (voices as f64) < plants.len() as f64,
+        "{voices} voices for {} plants: {line}",
+        plants.len()
+    );
+}
