@@ -231,6 +231,12 @@ function Creature:tint() end
 ---@param tint vector?
 function Creature:set_tint(tint) end
 
+--- Plays a bundled sound ("step", "lift" or "thud") at its body, for whoever listens
+--- (`skitter run --headless --audio-out`): `volume` (0..8) and `pitch` (0.25..4) times its own.
+---@param name "step"|"lift"|"thud"
+---@param opts? { volume?: number, pitch?: number }
+function Creature:play(name, opts) end
+
 --- A vector of three numbers (anything else is an error that says what it got).
 ---@param x number
 ---@param y number
@@ -374,6 +380,15 @@ function camera.path(p, opts) end
 ---@param from vector
 ---@param at vector
 function camera.look(from, at) end
+
+sound = {}
+
+--- Plays a bundled sound ("step", "lift" or "thud") at `at`, for whoever listens
+--- (`skitter run --headless --audio-out`): `volume` (0..8) and `pitch` (0.25..4) times its own.
+---@param name "step"|"lift"|"thud"
+---@param at vector
+---@param opts? { volume?: number, pitch?: number }
+function sound.play(name, at, opts) end
 
 log = {}
 

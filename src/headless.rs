@@ -10,6 +10,7 @@ use glam::Vec3;
 mod audio_out;
 mod console_lines;
 mod events;
+mod profile_out;
 
 pub use audio_out::AudioOptions;
 
@@ -664,8 +665,11 @@ fn flush(
     // No view to move: camera requests are traced (and move the listener), then dropped
     // (never queued for ever).
     let requests = host.take_camera_requests();
+    // Sounds asked for outside a tick (loading, a console line) start with the next one.
+    let sounds = host.take_sound_requests();
     if let Some(a) = audio {
         requests.iter().for_each(|r| a.camera(r));
+        a.queue(sounds);
     }
     for r in requests {
         if let Some(t) = trace.as_mut() {
@@ -823,7 +827,7 @@ pub fn run_with(
         tape.after_tick(&mut host)?;
         hook.after_tick(&host, &events);
         if let Some(a) = audio.as_mut() {
-            a.after_tick(&host, &events)?;
+            a.after_tick(&mut host, &events)?;
         }
         if let Some(t) = trace.as_mut() {
             write_arrivals(t, host.world().frame(), &events)?;
@@ -842,7 +846,7 @@ pub fn run_with(
         // A run without --frames ends when it is stopped: its profile is kept up to date.
         if let (Some(path), true) = (&opts.profile, frame.is_multiple_of(600)) {
             if let Some(figures) = host.profile() {
-                write_profile(path, &figures)?;
+                profile_out::write_profile(path, &figures)?;
             }
         }
         if opts.summary && frame.is_multiple_of(60) {
@@ -862,7 +866,7 @@ pub fn run_with(
         writeln!(console, "{}", a.finish()?)?;
     }
     if let (Some(path), Some(figures)) = (&opts.profile, host.profile()) {
-        write_profile(path, &figures)?;
+        profile_out::write_profile(path, &figures)?;
     }
     report.frames = frame;
     report.creatures = host.world().creatures().len();
@@ -876,19 +880,6 @@ fn pace(start: Instant, frame: u64) {
     if due > now {
         std::thread::sleep(due - now);
     }
-}
-
-/// Writes a run's profile as pretty JSON.
-fn write_profile(
-    path: &std::path::Path,
-    figures: &crate::script::profile::ProfileReport,
-) -> io::Result<()> {
-    let file = std::fs::File::create(path)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    let mut out = io::BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut out, figures)?;
-    out.write_all(b"\n")?;
-    out.flush()
 }
 
 /// Loads and validates the mods without running them; returns every error found.

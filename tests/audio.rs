@@ -238,3 +238,95 @@ fn a_centipedes_twenty_legs_are_a_few_voices_a_second() {
         plants.len()
     );
 }
+
+#[test]
+fn scripts_play_sounds_where_and_as_loud_as_they_ask_and_bad_requests_say_what() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A thud every half second at a point 4 m in front, its volume from the mod's name.
+    let player = |name: &str, volume: &str| {
+        temp_mod(
+            dir.path(),
+            name,
+            &[(
+                "main.lua",
+                &format!(
+                    "world.ground {{ size = vec3(30, 0, 30) }}\n\
+                     behaviour.define {{ name = \"drum\", on_update = function(self)\n\
+                       if math.floor(world.time() * 60 + 0.5) % 30 == 0 then sound.play(\"thud\", vec3(0, 0, 4), {{ volume = {volume} }}) end\n\
+                     end }}\n\
+                     world.spawn(\"spider/spider\", {{ position = vec3(0, 0, 40), behaviour = \"drum\" }})\n\
+                     camera.look(vec3(0, 1.5, 0), vec3(0, 0, 4))\n"
+                ),
+            )],
+        )
+    };
+    let loud = player("loud", "1");
+    let soft = player("soft", "0.5");
+    let (t, a, _, _) = heard(
+        dir.path(),
+        "loud",
+        120,
+        &[bundled("spider"), fixture("walkers"), loud],
+        "1",
+    );
+    let (_, b, _, _) = heard(
+        dir.path(),
+        "soft",
+        120,
+        &[bundled("spider"), fixture("walkers"), soft],
+        "1",
+    );
+    let hits = onsets(&a, 0.3);
+    assert!(hits.len() >= 3, "{hits:?}\n{t}");
+    // Every half second, at the tick that asked (the spider is 40 m off: its own steps are
+    // far quieter).
+    for (s, _, _) in &hits {
+        let half = (s * 2.0).round() / 2.0;
+        assert!((s - half).abs() <= 0.02, "a thud at {s:.3} s");
+    }
+    let peak = |x: &[i16]| x.iter().map(|s| (*s as f64).abs()).fold(0.0, f64::max);
+    let ratio = peak(&a) / peak(&b);
+    assert!(
+        (1.7..2.3).contains(&ratio),
+        "volume 1 against 0.5: {ratio:.2}"
+    );
+    // Bad requests: what and where, and the world runs on.
+    for (call, want) in [
+        (
+            "sound.play(\"boom\", vec3(0, 0, 0))",
+            "unknown sound \"boom\" (one of step, lift, thud)",
+        ),
+        (
+            "sound.play(\"thud\", vec3(0, 0, 0), { volume = -1 })",
+            "field 'volume' must be a number from 0 to 8, got -1",
+        ),
+        (
+            "sound.play(\"thud\", vec3(0, 0, 0), { loud = 2 })",
+            "unknown field 'loud' (volume, pitch)",
+        ),
+    ] {
+        let m = temp_mod(
+            dir.path(),
+            "bad",
+            &[(
+                "main.lua",
+                &format!("world.ground {{ size = vec3(10, 0, 10) }}\n{call}\n"),
+            )],
+        );
+        let o = skitter(&[
+            "run",
+            "--headless",
+            "--frames",
+            "5",
+            &bundled("spider").display().to_string(),
+            &fixture("walkers").display().to_string(),
+            &m.display().to_string(),
+        ]);
+        let t = text(&o);
+        assert!(
+            t.contains(&format!("bad/main.lua:2: sound.play: {want}")),
+            "{t}"
+        );
+        assert!(t.contains("skitter: ran 5 ticks"), "{t}");
+    }
+}

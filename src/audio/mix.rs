@@ -103,6 +103,9 @@ pub struct Mix {
     events: u64,
     stats: MixStats,
     block: Vec<[f32; 2]>,
+    /// Scripts' sounds so far, and the pitch the next voice is played at.
+    script: u64,
+    pitch: f32,
 }
 
 impl Mix {
@@ -122,6 +125,8 @@ impl Mix {
             events: 0,
             stats: MixStats::default(),
             block: vec![[0.0; 2]; TICK_SAMPLES],
+            script: 0,
+            pitch: 1.0,
         }
     }
 
@@ -161,6 +166,23 @@ impl Mix {
             self.start(who, at, level * weight(mass), mass, ear);
         }
         self.render()
+    }
+
+    /// A sound a script asked for (`SOUNDS[sound]`, at `at`, `volume` times its level,
+    /// `pitch` times its rate), starting with the next tick's events: a voice of its own (not
+    /// merged with footfalls), under the same cap and culling.
+    pub fn play(&mut self, sound: usize, at: Vec3, volume: f32, pitch: f32, ear: &Listener) {
+        let kind = match sound {
+            0 => Kind::Step,
+            1 => Kind::Lift,
+            _ => Kind::Thud,
+        };
+        self.script += 1;
+        // Its own key: a script's sounds never fold into each other or into footfalls.
+        let who = (CreatureId(u32::MAX - (self.script % 1024) as u32), kind);
+        self.pitch = pitch;
+        self.start(who, at, volume, 5.0, ear);
+        self.pitch = 1.0;
     }
 
     /// A voice for `who` at `at`, `level` before distance, unless it merges, is culled or
@@ -204,8 +226,9 @@ impl Mix {
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
         // Heavier creatures sound lower; each footfall a little different.
-        let rate =
-            ((0.92 + 0.16 * rng.unit()) * (mass / 5.0).max(0.01).powf(-0.12)).clamp(0.55, 1.6);
+        let rate = ((0.92 + 0.16 * rng.unit()) * (mass / 5.0).max(0.01).powf(-0.12))
+            .clamp(0.55, 1.6)
+            * self.pitch;
         let voice = Voice {
             sound,
             pos: 0.0,

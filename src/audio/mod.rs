@@ -11,6 +11,9 @@ pub mod synth;
 
 pub use mix::{Listener, Mix, MixStats, MAX_VOICES};
 
+/// The sounds a script may play by name (`c:play`, `sound.play`): the bundled ones.
+pub const SOUNDS: [&str; 3] = ["step", "lift", "thud"];
+
 /// Samples a second.
 pub const SAMPLE_RATE: u32 = 48_000;
 

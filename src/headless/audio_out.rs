@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use glam::Vec3;
 
 use crate::audio::{Listener, Mix, SAMPLE_RATE, TICK_SAMPLES};
-use crate::script::{CameraRequest, ScriptHost};
+use crate::script::{CameraRequest, ScriptHost, SoundAt, SoundRequest};
 use crate::sim::WorldEvent;
 
 /// Where to write and where the listener starts.
@@ -29,6 +29,8 @@ pub(super) struct AudioOut {
     ear: Listener,
     wav: hound::WavWriter<io::BufWriter<std::fs::File>>,
     ticks: u64,
+    /// Scripts' sounds waiting for the next tick.
+    queued: Vec<SoundRequest>,
 }
 
 fn wav_err(path: &std::path::Path, e: hound::Error) -> io::Error {
@@ -55,6 +57,7 @@ impl AudioOut {
             ear: Listener::looking(o.eye, o.target),
             wav,
             ticks: 0,
+            queued: Vec::new(),
         })
     }
 
@@ -65,14 +68,31 @@ impl AudioOut {
         }
     }
 
-    /// The tick's sound (the listener first moved by any camera request of the tick).
+    /// Scripts' sounds to start with the next tick.
+    pub(super) fn queue(&mut self, sounds: Vec<SoundRequest>) {
+        self.queued.extend(sounds);
+    }
+
+    /// The tick's sound (the listener first moved by any camera request of the tick): the
+    /// sounds scripts asked for in it, then its events' voices.
     pub(super) fn after_tick(
         &mut self,
-        host: &ScriptHost,
+        host: &mut ScriptHost,
         events: &[WorldEvent],
     ) -> io::Result<()> {
         for r in host.pending_camera_requests() {
             self.camera(&r);
+        }
+        self.queued.extend(host.take_sound_requests());
+        for r in std::mem::take(&mut self.queued) {
+            let at = match r.at {
+                SoundAt::Point(p) => p,
+                SoundAt::Creature(id) => match host.world().creature(id) {
+                    Some(c) => c.body_pose().0,
+                    None => continue,
+                },
+            };
+            self.mix.play(r.sound, at, r.volume, r.pitch, &self.ear);
         }
         let samples = self.mix.tick(events, &host.world(), &self.ear);
         debug_assert_eq!(samples.len(), TICK_SAMPLES * 2);

@@ -30,7 +30,7 @@ pub use host::{
 };
 pub use manifest::{Dependency, DependencyError, Manifest, ManifestError, MANIFEST_KEYS};
 pub use output::HostOutput;
-pub use shared::{CameraRequest, LogLevel, LogLine, LookAt};
+pub use shared::{CameraRequest, LogLevel, LogLine, LookAt, SoundAt, SoundRequest};
 pub use source::{read_script, SourceError, MAX_SCRIPT_BYTES};
 pub use watch::WatchError;
 

@@ -116,6 +116,28 @@ pub enum CameraRequest {
     },
 }
 
+/// A sound a script asked for (`c:play`, `sound.play`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoundRequest {
+    /// Which (an index into `audio::SOUNDS`).
+    pub sound: usize,
+    /// Where: a creature (its body, when the sound starts) or a point.
+    pub at: SoundAt,
+    /// Times its level.
+    pub volume: f32,
+    /// Times its rate.
+    pub pitch: f32,
+}
+
+/// Where a requested sound is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SoundAt {
+    /// At a creature's body.
+    Creature(CreatureId),
+    /// At a point.
+    Point(Vec3),
+}
+
 /// State shared by all mods of one host (plain data only: never a Lua value).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Shared {
@@ -131,6 +153,8 @@ pub(super) struct Shared {
     pub spawned: Vec<(String, CreatureId)>,
     /// Camera requests, oldest first.
     pub camera: Vec<CameraRequest>,
+    /// Sound requests, oldest first.
+    pub sounds: Vec<SoundRequest>,
     /// The time scale a script asked for last (`world.set_time_scale`), not yet taken.
     pub time_scale: Option<f64>,
     /// The mod whose entry script is running (load or reload), if any.

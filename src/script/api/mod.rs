@@ -14,6 +14,7 @@ mod path;
 mod registry;
 mod require;
 mod resolve;
+mod sound;
 mod tuning;
 mod values;
 mod world;
@@ -127,6 +128,12 @@ const GLOBALS: &[(&str, &[Entry])] = &[
         ],
     ),
     (
+        "sound",
+        &[("play", "name, at, opts?", |l| {
+            api_fn(l, "sound.play", sound::play_at)
+        })],
+    ),
+    (
         "camera",
         &[
             ("follow", "c", |l| {
@@ -225,6 +232,9 @@ const HANDLE: &[Entry] = &[
         api_fn(l, "c:set_team", links::set_team)
     }),
     ("tint", "", |l| api_fn(l, "c:tint", links::tint)),
+    ("play", "name, opts?", |l| {
+        api_fn(l, "c:play", sound::play_on)
+    }),
     ("set_tint", "tint?", |l| {
         api_fn(l, "c:set_tint", links::set_tint)
     }),
