@@ -330,3 +330,49 @@ fn scripts_play_sounds_where_and_as_loud_as_they_ask_and_bad_requests_say_what()
         assert!(t.contains("skitter: ran 5 ticks"), "{t}");
     }
 }
+
+#[test]
+fn a_ragdoll_falling_from_higher_lands_louder() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A spider on a pillar goes limp at 0.5 s and is shoved off it; the thud of the shove
+    // is over by 0.8 s, the landing comes after. The listener is 20 m off, so where it
+    // lands (a metre or three from the pillar) changes its distance little.
+    let landing = |h: f32| -> f64 {
+        let name = format!("pillar{}", (h * 10.0) as u32);
+        let m = temp_mod(
+            dir.path(),
+            &name,
+            &[(
+                "main.lua",
+                &format!(
+                    "world.ground {{ size = vec3(30, 0, 30) }}\n\
+                     world.box {{ position = vec3(0, {h} / 2, 4), size = vec3(0.9, {h}, 0.9) }}\n\
+                     behaviour.define {{ name = \"faller\", on_update = function(self)\n\
+                       if math.floor(world.time() * 60 + 0.5) == 30 then self:ragdoll(); self:hit(vec3(1, 0.2, 0), 4) end\n\
+                     end }}\n\
+                     world.spawn(\"spider/spider\", {{ position = vec3(0, {h} + 0.5, 4), behaviour = \"faller\" }})\n\
+                     camera.look(vec3(0, 1.5, -16), vec3(0, 0, 4))\n"
+                ),
+            )],
+        );
+        let (t, s, _, _) = heard(
+            dir.path(),
+            &name,
+            240,
+            &[bundled("spider"), fixture("walkers"), m],
+            "1",
+        );
+        // The landing's energy (its parts' impacts, folded into a voice or two).
+        let after = (48_000.0 * 0.9) as usize * 2;
+        let energy = s[after..].iter().map(|x| (*x as f64).powi(2)).sum::<f64>();
+        assert!(energy > 0.0, "no landing heard from {h} m\n{t}");
+        energy
+    };
+    // (A spawn lands on a pillar 2 m tall or more; a lower one puts it on the ground.)
+    let (low, high) = (landing(2.0), landing(5.0));
+    // 6.3 m/s against 9.9 m/s at the ground: levels 0.78 and 1.24, energies 2.5 times.
+    assert!(
+        high > 1.6 * low,
+        "a 5 m fall {high:.3e}, a 2 m fall {low:.3e}"
+    );
+}

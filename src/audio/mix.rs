@@ -19,6 +19,9 @@ pub const MAX_VOICES: usize = 32;
 const NEAR: f32 = 2.0;
 /// Creatures farther than this (m) are not heard.
 const FAR: f32 = 60.0;
+/// The mix's level before its soft limit: a voice at full level near the listener peaks
+/// near a third of full scale, so a few together still sound apart.
+const HEADROOM: f32 = 0.5;
 /// A voice quieter than this at the listener is left out.
 const QUIETEST: f32 = 0.002;
 
@@ -147,6 +150,11 @@ impl Mix {
                     ..
                 } => ((*id, Kind::Step), *position, step_level(*speed)),
                 WorldEvent::Lift { id, position, .. } => ((*id, Kind::Lift), *position, 0.5),
+                WorldEvent::Impact {
+                    id,
+                    position,
+                    speed,
+                } => ((*id, Kind::Thud), *position, impact_level(*speed)),
                 WorldEvent::Hit { id, strength, .. } => {
                     let Some(c) = world.creature(*id) else {
                         continue;
@@ -282,8 +290,8 @@ impl Mix {
         let mut out = Vec::with_capacity(TICK_SAMPLES * 2);
         for s in &self.block {
             for c in s {
-                // A soft limit: loud crowds saturate instead of wrapping.
-                out.push((c.tanh() * 32000.0) as i16);
+                // Headroom, then a soft limit: loud crowds saturate instead of wrapping.
+                out.push(((c * HEADROOM).tanh() * 32000.0) as i16);
             }
         }
         out
@@ -293,6 +301,12 @@ impl Mix {
 /// A footfall's level from how fast the foot came down (m/s): a creeping foot is faint.
 fn step_level(speed: f32) -> f32 {
     (0.25 + speed * 0.6).clamp(0.25, 1.2)
+}
+
+/// A ragdoll part's landing level from how fast it came down (m/s): a slump is faint, a fall
+/// from a height loud.
+fn impact_level(speed: f32) -> f32 {
+    (speed / 8.0).clamp(0.05, 1.5)
 }
 
 /// How a creature's mass (kg) scales its sounds' level: a 2 kg spider 0.76, a 30 kg soldier 1.7.

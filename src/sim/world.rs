@@ -166,6 +166,16 @@ pub enum WorldEvent {
         /// The kind of surface.
         surface: crate::locomotion::Surface,
     },
+    /// A part of a ragdoll landed hard: the hardest of a tick (a part falling faster than
+    /// [`IMPACT_SPEED`](crate::sim::ragdoll::IMPACT_SPEED) stopped by what it hit).
+    Impact {
+        /// Whose.
+        id: CreatureId,
+        /// Where the part was.
+        position: Vec3,
+        /// How fast it was coming down, m/s.
+        speed: f32,
+    },
     /// A ragdoll got up and walks again.
     Recover {
         /// Who.

@@ -99,6 +99,10 @@ impl RagdollPhase {
     }
 }
 
+/// A part coming down faster than this (m/s) and stopped by more than this within a tick
+/// landed: an impact (heard, see `audio`). Gravity alone changes a speed by 0.16 m/s a tick.
+pub(crate) const IMPACT_SPEED: f32 = 0.8;
+
 /// A creature in physics. Plain data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ragdoll {
@@ -134,6 +138,9 @@ pub struct Ragdoll {
     pub(crate) righting: Option<righting::Righting>,
     /// This creature's stiffness and damping multipliers (the inspector's sliders).
     pub gains: [f32; 2],
+    /// This tick's hardest landing of a part: where, and how fast it was coming down (m/s)
+    /// — a [`WorldEvent::Impact`] once the tick's physics is read back.
+    pub(crate) impact: Option<(Vec3, f32)>,
 }
 
 impl Ragdoll {
@@ -155,6 +162,7 @@ impl Ragdoll {
             from: body,
             goal: body,
             righting: None,
+            impact: None,
             gains: [1.0, 1.0],
         }
     }

@@ -86,6 +86,15 @@ impl World {
             self.rigs.steps += 1;
         }
         self.step_times.rapier = t.elapsed();
+        for c in self.creatures.iter_mut() {
+            if let Some((position, speed)) = c.rag.as_mut().and_then(|r| r.impact.take()) {
+                self.events.push(WorldEvent::Impact {
+                    id: c.id,
+                    position,
+                    speed,
+                });
+            }
+        }
         self.judge_recoveries();
     }
 
@@ -378,7 +387,20 @@ pub(super) fn read_back(
         return;
     }
     r.asleep = false;
+    // A part that was coming down and was stopped within the tick landed on something.
+    let mut falling = [0.0f32; 32];
+    for (f, p) in falling.iter_mut().zip(&rag.parts) {
+        *f = -p.linvel.y;
+    }
     rig::read_parts(physics, r, &mut rag.parts);
+    for (f, p) in falling.iter().zip(&rag.parts) {
+        if *f > super::IMPACT_SPEED
+            && p.linvel.y + f > super::IMPACT_SPEED
+            && rag.impact.is_none_or(|(_, s)| *f > s)
+        {
+            rag.impact = Some((p.position, *f));
+        }
+    }
     // Settled once still for a while (slow, and gone nowhere); unsettled by a move.
     let fast = rag
         .parts
