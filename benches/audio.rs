@@ -4,46 +4,21 @@
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
-use std::path::PathBuf;
 use std::time::Duration;
+
+#[path = "common/scenes.rs"]
+mod scenes;
+use scenes::walking_spiders;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
 use skitter::audio::{Listener, Mix};
-use skitter::locomotion::Intent;
-use skitter::script::{HostOptions, ScriptHost};
-use skitter::sim::{Command, WorldEvent};
-
-fn walking(n: usize) -> ScriptHost {
-    let scripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts");
-    let mut host = ScriptHost::new(HostOptions::default());
-    host.load(&[scripts.join("arena"), scripts.join("spider")]);
-    {
-        let mut w = host.world_mut();
-        let t = w.type_by_name("spider/spider").expect("spider type");
-        for i in 0..n {
-            let p = Vec3::new((i % 32) as f32 - 16.0, 0.0, (i / 32 % 32) as f32 - 16.0);
-            let id = w.spawn(t, p, i as f32).expect("spawned");
-            w.push(Command::SetIntent(
-                id,
-                Intent::Move {
-                    dir: Vec3::Z,
-                    speed: 0.8,
-                    drop: false,
-                },
-            ));
-        }
-    }
-    for _ in 0..60 {
-        host.tick();
-    }
-    host
-}
+use skitter::sim::WorldEvent;
 
 fn audio(c: &mut Criterion) {
     let mut g = c.benchmark_group("audio");
     g.sample_size(20).measurement_time(Duration::from_secs(5));
-    let mut host = walking(1000);
+    let mut host = walking_spiders(1000, 60);
     // A second of the crowd's events, mixed over and over.
     let ticks: Vec<Vec<WorldEvent>> = (0..60).map(|_| host.tick()).collect();
     let events: usize = ticks.iter().map(Vec::len).sum();

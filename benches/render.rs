@@ -3,41 +3,16 @@
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
-use std::path::PathBuf;
 use std::time::Duration;
+
+#[path = "common/scenes.rs"]
+mod scenes;
+use scenes::walking_spiders;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use glam::Vec3;
-use skitter::locomotion::Intent;
 use skitter::render::{DebugFlags, FrameInstances, Offscreen, OrbitCamera};
-use skitter::script::{HostOptions, ScriptHost};
-use skitter::sim::{Command, Snapshot, TICK_DT};
-
-fn host_with(n: usize) -> ScriptHost {
-    let scripts = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts");
-    let mut host = ScriptHost::new(HostOptions::default());
-    host.load(&[scripts.join("arena"), scripts.join("spider")]);
-    {
-        let mut w = host.world_mut();
-        let t = w.type_by_name("spider/spider").expect("spider type");
-        for i in 0..n {
-            let p = Vec3::new((i % 32) as f32 - 16.0, 0.0, (i / 32 % 32) as f32 - 16.0);
-            let id = w.spawn(t, p, i as f32).expect("spawned");
-            w.push(Command::SetIntent(
-                id,
-                Intent::Move {
-                    dir: Vec3::Z,
-                    speed: 0.8,
-                    drop: false,
-                },
-            ));
-        }
-        for _ in 0..30 {
-            w.step(TICK_DT);
-        }
-    }
-    host
-}
+use skitter::sim::Snapshot;
 
 fn render_cpu(c: &mut Criterion) {
     let mut g = c.benchmark_group("render_cpu");
@@ -47,7 +22,7 @@ fn render_cpu(c: &mut Criterion) {
         eprintln!("render bench: no GPU adapter; measuring snapshot + instances only");
     }
     for n in [100usize, 1000] {
-        let host = host_with(n);
+        let host = walking_spiders(n, 30);
         let w = host.world();
         let mut snap = Snapshot::default();
         let mut frame = FrameInstances::default();
@@ -92,7 +67,7 @@ fn render_gpu(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("render_frame");
     g.sample_size(10).measurement_time(Duration::from_secs(8));
-    let host = host_with(1000);
+    let host = walking_spiders(1000, 30);
     let w = host.world();
     let mut snap = Snapshot::default();
     snap.capture(&w);

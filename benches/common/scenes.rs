@@ -159,3 +159,30 @@ pub fn crowd(dir: &std::path::Path, n: usize, opts: HostOptions) -> ScriptHost {
     assert!(host.take_errors().is_empty(), "the crowd loads");
     host
 }
+
+/// `n` spiders of the bundled spider mod on the arena, 1 m apart in rows of 32, each told to
+/// walk +z at 0.8 m/s (no brains), after `warm` ticks.
+pub fn walking_spiders(n: usize, warm: usize) -> ScriptHost {
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[scripts().join("arena"), scripts().join("spider")]);
+    {
+        let mut w = host.world_mut();
+        let t = w.type_by_name("spider/spider").expect("spider type");
+        for i in 0..n {
+            let p = Vec3::new((i % 32) as f32 - 16.0, 0.0, (i / 32 % 32) as f32 - 16.0);
+            let id = w.spawn(t, p, i as f32).expect("spawned");
+            w.push(Command::SetIntent(
+                id,
+                skitter::locomotion::Intent::Move {
+                    dir: Vec3::Z,
+                    speed: 0.8,
+                    drop: false,
+                },
+            ));
+        }
+    }
+    for _ in 0..warm {
+        host.tick();
+    }
+    host
+}

@@ -623,7 +623,11 @@ impl Skinned {
             }
             // The body bone carries the mesh's bounds with the creature (a model's first
             // joint may be an IK target or a root left behind).
-            let body = g.source.binding.body.min(g.joints.saturating_sub(1) as usize);
+            let body = g
+                .source
+                .binding
+                .body
+                .min(g.joints.saturating_sub(1) as usize);
             let Some(m) = skins.get(c.first_skin as usize + body) else {
                 continue;
             };
