@@ -266,7 +266,7 @@ function curve.smoothstep(x0, x1) end
 creature = {}
 
 --- Defines a creature type of this mod (see docs/lua-api-notes.md for every field). Returns the table.
----@param def table name, model, body, legs, arms, gait, lean, nav, physics, climb, behaviour and callbacks
+---@param def table name, model, body, legs, arms, gait, lean, nav, physics, climb, sounds, behaviour and callbacks
 ---@return table
 function creature.define(def) end
 

@@ -376,3 +376,164 @@ fn a_ragdoll_falling_from_higher_lands_louder() {
         "a 5 m fall {high:.3e}, a 2 m fall {low:.3e}"
     );
 }
+
+/// A WAV of a `hz` sine, `ms` long, at `rate`, fading out.
+fn sine_wav(path: &Path, hz: f32, ms: u32, rate: u32) {
+    std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: rate,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(path, spec).expect("wav");
+    let n = rate * ms / 1000;
+    for i in 0..n {
+        let t = i as f32 / rate as f32;
+        let fade = 1.0 - i as f32 / n as f32;
+        w.write_sample(((std::f32::consts::TAU * hz * t).sin() * fade * 20000.0) as i16)
+            .expect("sample");
+    }
+    w.finalize().expect("finalize");
+}
+
+/// Zero crossings a second of the left channel over `ms` after `at` seconds.
+fn crossings(samples: &[i16], at: f64, ms: f64) -> f64 {
+    let from = (at * 48_000.0) as usize;
+    let n = (ms / 1000.0 * 48_000.0) as usize;
+    let left: Vec<i16> = samples
+        .iter()
+        .step_by(2)
+        .skip(from)
+        .take(n)
+        .copied()
+        .collect();
+    let flips = left
+        .windows(2)
+        .filter(|w| (w[0] >= 0) != (w[1] >= 0))
+        .count();
+    flips as f64 / (ms / 1000.0)
+}
+
+#[test]
+fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A type that steps with a 600 Hz tone (a 22 050 Hz file: resampled to the mix).
+    let own = temp_mod(
+        dir.path(),
+        "tone",
+        &[(
+            "main.lua",
+            "creature.define { name = \"toner\", body = { size = vec3(0.5, 0.2, 0.6), height = 0.35, mass = 5 },\n\
+               legs = {\n\
+                 { name = \"L\", hip = vec3(0.2, 0, 0), rest = vec3(0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
+                 { name = \"R\", hip = vec3(-0.2, 0, 0), rest = vec3(-0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
+                 { name = \"L2\", hip = vec3(0.2, 0, -0.2), rest = vec3(0.45, -0.35, -0.3), segments = { 0.3, 0.3 } },\n\
+                 { name = \"R2\", hip = vec3(-0.2, 0, -0.2), rest = vec3(-0.45, -0.35, -0.3), segments = { 0.3, 0.3 } },\n\
+               },\n\
+               sounds = { step = { \"assets/tone.wav\" }, lift = \"assets/tone.wav\" } }\n\
+             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
+             world.ground { size = vec3(40, 0, 40) }\n\
+             world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n\
+             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n",
+        )],
+    );
+    sine_wav(&own.join("assets/tone.wav"), 600.0, 120, 22_050);
+    let (t, s, plants, _) = heard(
+        dir.path(),
+        "tone",
+        300,
+        &[bundled("spider"), fixture("walkers"), own],
+        "1",
+    );
+    assert!(plants.len() > 10, "{t}");
+    let steps = onsets(&s, 0.3);
+    assert!(steps.len() >= 4, "{t}");
+    // The file's tone, at the pitch the mix gives a 5 kg body (0.92..1.08 of it): 600 Hz is
+    // 1 200 crossings a second; the bundled step is noise, several thousand.
+    let end = s.len() as f64 / 2.0 / 48_000.0;
+    for (at, _, _) in steps.iter().filter(|(at, _, _)| at + 0.05 < end) {
+        let z = crossings(&s, *at + 0.005, 40.0);
+        assert!(
+            (1000.0..1400.0).contains(&z),
+            "{z:.0} crossings a second at {at:.3} s"
+        );
+    }
+    // Bad files: each error names the kind, the file and what is wrong; the world runs on.
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("empty.wav", Vec::new(), "the file is empty"),
+        (
+            "text.wav",
+            b"this is not a sound".to_vec(),
+            "not a sound file skitter reads",
+        ),
+        (
+            "huge.wav",
+            vec![0u8; 1_200_000],
+            "1.2 MB, over the 1.0 MB limit (--max-asset-mb)",
+        ),
+        (
+            "cut.wav",
+            {
+                let p = dir.path().join("whole.wav");
+                sine_wav(&p, 440.0, 200, 48_000);
+                let mut b = std::fs::read(&p).expect("read");
+                b.truncate(44);
+                b
+            },
+            "no audio in it",
+        ),
+    ];
+    for (i, (file, bytes, want)) in cases.into_iter().enumerate() {
+        let name = format!("bad{i}");
+        let m = temp_mod(
+            dir.path(),
+            &name,
+            &[(
+                "main.lua",
+                &format!(
+                    "world.ground {{ size = vec3(10, 0, 10) }}\n\
+                     creature.define {{ name = \"x\", legs = {{ {{ name = \"a\", hip = vec3(0.1, 0, 0), rest = vec3(0.3, -0.35, 0), segments = {{ 0.25, 0.25 }} }}, {{ name = \"b\", hip = vec3(-0.1, 0, 0), rest = vec3(-0.3, -0.35, 0), segments = {{ 0.25, 0.25 }} }} }}, sounds = {{ step = {{ \"assets/{file}\" }} }} }}\n"
+                ),
+            )],
+        );
+        std::fs::create_dir_all(m.join("assets")).expect("mkdir");
+        std::fs::write(m.join("assets").join(file), bytes).expect("write");
+        let o = skitter(&[
+            "run",
+            "--headless",
+            "--frames",
+            "5",
+            "--max-asset-mb",
+            "1",
+            &bundled("spider").display().to_string(),
+            &fixture("walkers").display().to_string(),
+            &m.display().to_string(),
+        ]);
+        let t = text(&o);
+        assert!(
+            t.contains(&format!(
+                "{name}/main.lua:2: creature.define: sounds.step[1]: assets/{file}: {want}"
+            )),
+            "{file}: {t}"
+        );
+        assert!(t.contains("skitter: ran 5 ticks"), "{t}");
+    }
+    // A path out of the mod folder is refused before anything is read.
+    let m = temp_mod(
+        dir.path(),
+        "out",
+        &[("main.lua", "creature.define { name = \"y\", legs = { { name = \"a\", hip = vec3(0.1, 0, 0), rest = vec3(0.3, -0.35, 0), segments = { 0.25, 0.25 } }, { name = \"b\", hip = vec3(-0.1, 0, 0), rest = vec3(-0.3, -0.35, 0), segments = { 0.25, 0.25 } } }, sounds = { hit = \"../whole.wav\" } }\n")],
+    );
+    let o = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "2",
+        &bundled("spider").display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &m.display().to_string(),
+    ]);
+    let t = text(&o);
+    assert!(t.contains("out/main.lua:1: creature.define: sounds.hit[1]: ../whole.wav: \"../whole.wav\" leaves the mod folder"), "{t}");
+}

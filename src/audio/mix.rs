@@ -31,6 +31,7 @@ enum Kind {
     Step,
     Lift,
     Thud,
+    Impact,
 }
 
 /// Where the listener is: its position and the unit vector to its right.
@@ -109,6 +110,8 @@ pub struct Mix {
     /// Scripts' sounds so far, and the pitch the next voice is played at.
     script: u64,
     pitch: f32,
+    /// The sounds of the type whose event is being heard, if it brings its own.
+    own: Option<std::sync::Arc<crate::sim::TypeSounds>>,
 }
 
 impl Mix {
@@ -130,6 +133,7 @@ impl Mix {
             block: vec![[0.0; 2]; TICK_SAMPLES],
             script: 0,
             pitch: 1.0,
+            own: None,
         }
     }
 
@@ -154,7 +158,7 @@ impl Mix {
                     id,
                     position,
                     speed,
-                } => ((*id, Kind::Thud), *position, impact_level(*speed)),
+                } => ((*id, Kind::Impact), *position, impact_level(*speed)),
                 WorldEvent::Hit { id, strength, .. } => {
                     let Some(c) = world.creature(*id) else {
                         continue;
@@ -167,11 +171,13 @@ impl Mix {
                 }
                 _ => continue,
             };
-            let mass = world
+            let ty = world
                 .creature(who.0)
-                .and_then(|c| world.creature_type(c.type_id))
-                .map_or(2.0, |t| t.def.body.mass);
+                .and_then(|c| world.creature_type(c.type_id));
+            let mass = ty.map_or(2.0, |t| t.def.body.mass);
+            self.own = ty.and_then(|t| t.sounds.clone());
             self.start(who, at, level * weight(mass), mass, ear);
+            self.own = None;
         }
         self.render()
     }
@@ -227,10 +233,17 @@ impl Mix {
             .map_or(0.0, |u| u.dot(ear.right))
             .clamp(-1.0, 1.0);
         let theta = (side + 1.0) * std::f32::consts::FRAC_PI_4;
-        let list = match who.1 {
-            Kind::Step => &self.bank.step,
-            Kind::Lift => &self.bank.lift,
-            Kind::Thud => &self.bank.thud,
+        let own = self.own.as_deref().map(|o| match who.1 {
+            Kind::Step => &o.step,
+            Kind::Lift => &o.lift,
+            Kind::Thud => &o.hit,
+            Kind::Impact => &o.ragdoll_impact,
+        });
+        let list = match (own, who.1) {
+            (Some(o), _) if !o.is_empty() => o,
+            (_, Kind::Step) => &self.bank.step,
+            (_, Kind::Lift) => &self.bank.lift,
+            (_, Kind::Thud | Kind::Impact) => &self.bank.thud,
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
         // Heavier creatures sound lower; each footfall a little different.

@@ -6,6 +6,7 @@
 //! seed, into 16-bit stereo at [`SAMPLE_RATE`]: `skitter run --headless --audio-out F.wav`.
 //! The bundled sounds are made here ([`synth`]).
 
+pub mod decode;
 mod mix;
 pub mod synth;
 

@@ -1,7 +1,7 @@
 //! Mod folder watching for hot reload: every loaded mod's folder, recursively, through a
 //! short debouncer (an editor's save is often several writes); changes come back grouped
 //! by mod, only for the files a mod is made of (`.lua`, `.luau`, `mod.toml`,
-//! `paths/*.toml`, and model files, buffers and textures under `assets/`).
+//! `paths/*.toml`, and model files, buffers, textures and sounds under `assets/`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,12 +61,14 @@ pub(super) fn is_mod_file(p: &Path) -> bool {
         .parent()
         .and_then(|d| d.file_name())
         .is_some_and(|d| d == crate::script::path_file::PATHS_DIR);
-    // Model files and their buffers and textures, anywhere under `assets/`.
+    // Model files and their buffers and textures, and sound files, anywhere under `assets/`.
     let in_assets = p.components().any(|c| c.as_os_str() == "assets");
     let lower = name.to_ascii_lowercase();
-    let asset = [".gltf", ".glb", ".bin", ".png", ".jpg", ".jpeg"]
-        .iter()
-        .any(|x| lower.ends_with(x));
+    let asset = [
+        ".gltf", ".glb", ".bin", ".png", ".jpg", ".jpeg", ".wav", ".ogg", ".flac",
+    ]
+    .iter()
+    .any(|x| lower.ends_with(x));
     name == "mod.toml"
         || name.ends_with(".lua")
         || name.ends_with(".luau")
@@ -175,6 +177,9 @@ mod tests {
             "assets/fox/fox.gltf",
             "assets/fox/fox.bin",
             "assets/skin.PNG",
+            "assets/step1.wav",
+            "assets/sfx/thud.OGG",
+            "assets/land.flac",
         ] {
             assert!(is_mod_file(Path::new(ok)), "{ok}");
         }

@@ -47,5 +47,6 @@ pub use ragdoll::{
 pub use record::{Header, Recorder, Replay, ReplayError};
 pub use snapshot::{Crease, CreatureView, LegPose, Motion, Snapshot};
 pub use world::{
-    Command, Creature, CreatureId, CreatureType, StepTimes, TypeId, World, WorldEvent, TICK_DT,
+    Command, Creature, CreatureId, CreatureType, StepTimes, TypeId, TypeSounds, World, WorldEvent,
+    TICK_DT,
 };

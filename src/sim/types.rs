@@ -18,6 +18,23 @@ pub struct CreatureType {
     /// Where a model it brings came from and how it was bound (`None`: made from its
     /// definition): what a network viewer loads it again from.
     pub source: Option<Arc<crate::model::ModelSource>>,
+    /// Sounds its mod brings for it (`creature.define{ sounds = … }`), decoded; `None`: the
+    /// bundled ones.
+    pub sounds: Option<Arc<TypeSounds>>,
+}
+
+/// A type's own sounds: for each kind, its variations (mono at the mix's rate); an empty
+/// kind sounds as bundled.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TypeSounds {
+    /// A foot planted.
+    pub step: Vec<Arc<[f32]>>,
+    /// A foot lifted.
+    pub lift: Vec<Arc<[f32]>>,
+    /// Hit (`c:hit`).
+    pub hit: Vec<Arc<[f32]>>,
+    /// A ragdoll's part landing hard.
+    pub ragdoll_impact: Vec<Arc<[f32]>>,
 }
 
 impl World {
@@ -30,6 +47,7 @@ impl World {
             self.types[i].def = def;
             self.types[i].model = model;
             self.types[i].source = None;
+            self.types[i].sounds = None;
             return TypeId(i as u32);
         }
         self.types.push(CreatureType {
@@ -37,8 +55,16 @@ impl World {
             def,
             model,
             source: None,
+            sounds: None,
         });
         TypeId(self.types.len() as u32 - 1)
+    }
+
+    /// Gives type `id` its own sounds (or takes them away).
+    pub fn set_type_sounds(&mut self, id: TypeId, sounds: Option<Arc<TypeSounds>>) {
+        if let Some(t) = self.types.get_mut(id.0 as usize) {
+            t.sounds = sounds;
+        }
     }
 
     /// Gives type `id` its model (or takes it away).

@@ -36,7 +36,7 @@ pub struct CreatureId(pub u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TypeId(pub u32);
 
-pub use super::types::CreatureType;
+pub use super::types::{CreatureType, TypeSounds};
 
 pub use super::creature::Creature;
 

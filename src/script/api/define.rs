@@ -89,6 +89,7 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
         }
         None => (None, None),
     };
+    let sounds = load_sounds(lua, &c, &t)?;
     let valid = def.validate().map_err(|e| match &model {
         Some(m) if binder_wrote(&t, &e.field) => located(lua, unwalkable(m, &e)),
         _ => bad_define(lua, &t, e),
@@ -149,6 +150,7 @@ fn define_creature(lua: &Lua, t: Value) -> mlua::Result<Value> {
             w.set_type_model(id, model);
         }
         w.set_type_source(id, source);
+        w.set_type_sounds(id, sounds);
     }
     c.shared.borrow_mut().types.insert(
         qualified.clone(),
@@ -249,6 +251,112 @@ fn warn_repairs(
             text: format!("{here}creature.define: {}: {l}", m.source),
         });
     }
+}
+
+/// The kinds of sound a type may bring, as `sounds` names them.
+const SOUND_KINDS: [&str; 4] = ["step", "lift", "hit", "ragdoll_impact"];
+
+/// `sounds = { step = { "assets/a.wav", "assets/b.ogg" }, lift = "assets/c.flac", … }`:
+/// each file read inside the mod's folder (within `--max-asset-mb`) and decoded; an error
+/// names the kind, the file and what is wrong with it.
+fn load_sounds(
+    lua: &Lua,
+    c: &super::context::ModCtx,
+    t: &mlua::Table,
+) -> mlua::Result<Option<std::sync::Arc<crate::sim::TypeSounds>>> {
+    let fail = |e: String| located(lua, format!("creature.define: {e}"));
+    let v: Value = t.raw_get("sounds")?;
+    let table = match v {
+        Value::Nil => return Ok(None),
+        Value::Table(s) => s,
+        other => {
+            return Err(fail(format!(
+                "field 'sounds' must be a table of sound files by kind ({}), got {}",
+                SOUND_KINDS.join(", "),
+                type_name(&other)
+            )))
+        }
+    };
+    let root = c
+        .roots
+        .get(&c.name)
+        .map(|(dir, _)| dir.clone())
+        .ok_or_else(|| fail(format!("sounds: mod \"{}\" has no folder", c.name)))?;
+    let max = match c.shared.borrow().max_asset_bytes {
+        0 => crate::model::LoadLimits::default().max_bytes,
+        m => m,
+    };
+    let mut out = crate::sim::TypeSounds::default();
+    for pair in table.pairs::<Value, Value>() {
+        let (k, v) = pair?;
+        let key = match &k {
+            Value::String(s) if SOUND_KINDS.contains(&&*s.to_string_lossy()) => s.to_string_lossy(),
+            _ => {
+                return Err(fail(format!(
+                    "sounds: unknown kind {} (one of {})",
+                    match &k {
+                        Value::String(s) => format!("'{}'", s.to_string_lossy()),
+                        other => type_name(other).to_string(),
+                    },
+                    SOUND_KINDS.join(", ")
+                )))
+            }
+        };
+        let files: Vec<Value> = match v {
+            Value::Table(list) => list
+                .sequence_values::<Value>()
+                .collect::<mlua::Result<_>>()?,
+            other => vec![other],
+        };
+        let list = match key.as_str() {
+            "step" => &mut out.step,
+            "lift" => &mut out.lift,
+            "hit" => &mut out.hit,
+            _ => &mut out.ragdoll_impact,
+        };
+        for (i, f) in files.iter().enumerate() {
+            let at = format!("sounds.{key}[{}]", i + 1);
+            let Value::String(rel) = f else {
+                return Err(fail(format!(
+                    "{at} must be a file name, got {}",
+                    type_name(f)
+                )));
+            };
+            let rel = rel.to_string_lossy();
+            let sound =
+                read_sound(&root, &rel, max).map_err(|e| fail(format!("{at}: {rel}: {e}")))?;
+            c.shared
+                .borrow_mut()
+                .assets
+                .insert((c.name.clone(), rel.to_string(), "sound"));
+            list.push(sound);
+        }
+    }
+    Ok(Some(std::sync::Arc::new(out)))
+}
+
+/// One of a mod's sound files, read and decoded.
+fn read_sound(
+    root: &std::path::Path,
+    rel: &str,
+    max: u64,
+) -> Result<std::sync::Arc<[f32]>, String> {
+    let path = crate::model::files::resolve(root, root, rel)?;
+    let len = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+    if len > max {
+        return Err(format!(
+            "{:.1} MB, over the {:.1} MB limit (--max-asset-mb)",
+            len as f64 / 1e6,
+            max as f64 / 1e6
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    crate::audio::decode::decode(bytes, &ext)
 }
 
 /// Loads and binds a type's model (inside its mod's folder) and fills what the define left

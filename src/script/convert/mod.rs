@@ -272,6 +272,8 @@ const CREATURE_KEYS: &[&str] = &[
     "antennae",
     // Its brain's `on_update` follows the level of detail (see `BRAIN_LOD`).
     "lod",
+    // Its own sound files (read by `api::define`'s `load_sounds`).
+    "sounds",
 ];
 /// The key of a creature type or behaviour that lets its `on_update` follow the level of
 /// detail: `lod = true` runs it on a far creature's turns only, with their time.
