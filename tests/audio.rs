@@ -537,3 +537,63 @@ fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
     let t = text(&o);
     assert!(t.contains("out/main.lua:1: creature.define: sounds.hit[1]: ../whole.wav: \"../whole.wav\" leaves the mod folder"), "{t}");
 }
+
+#[test]
+fn feet_on_a_tagged_surface_take_its_sounds() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // 600 Hz steps on the plain ground, 300 Hz ones on a stone floor from x = 0 on.
+    let m = temp_mod(
+        dir.path(),
+        "floors",
+        &[(
+            "main.lua",
+            "creature.define { name = \"toner\", body = { size = vec3(0.5, 0.2, 0.6), height = 0.35, mass = 5 },\n\
+               legs = {\n\
+                 { name = \"L\", hip = vec3(0.2, 0, 0), rest = vec3(0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
+                 { name = \"R\", hip = vec3(-0.2, 0, 0), rest = vec3(-0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
+               },\n\
+               gait = { groups = { { \"L\" }, { \"R\" } }, min_grounded = 1 },\n\
+               sounds = { step = \"assets/high.wav\", by_surface = { stone = { step = { \"assets/low.wav\" } } } } }\n\
+             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
+             world.ground { size = vec3(40, 0, 40) }\n\
+             world.box { position = vec3(6, 0.01, 3), size = vec3(12, 0.02, 4), surface = \"stone\" }\n\
+             world.spawn(\"toner\", { position = vec3(-4, 0, 3), behaviour = \"pass\" })\n\
+             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n",
+        )],
+    );
+    sine_wav(&m.join("assets/high.wav"), 600.0, 120, 48_000);
+    sine_wav(&m.join("assets/low.wav"), 300.0, 120, 48_000);
+    let (t, s, _, _) = heard(
+        dir.path(),
+        "floors",
+        480,
+        &[bundled("spider"), fixture("walkers"), m],
+        "1",
+    );
+    let end = s.len() as f64 / 2.0 / 48_000.0;
+    let tones: Vec<(f64, f64)> = onsets(&s, 0.3)
+        .into_iter()
+        .filter(|(at, _, _)| at + 0.05 < end)
+        .map(|(at, _, _)| (at, crossings(&s, at + 0.005, 40.0)))
+        .collect();
+    let high: Vec<f64> = tones
+        .iter()
+        .filter(|(_, z)| (1000.0..1400.0).contains(z))
+        .map(|(t, _)| *t)
+        .collect();
+    let low: Vec<f64> = tones
+        .iter()
+        .filter(|(_, z)| (480.0..720.0).contains(z))
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(high.len() >= 3 && low.len() >= 3, "{tones:?}\n{t}");
+    assert_eq!(
+        high.len() + low.len(),
+        tones.len(),
+        "every step one of the two: {tones:?}"
+    );
+    // On the plain ground first, then on the stone.
+    let last_high = high.iter().copied().fold(0.0, f64::max);
+    let first_low = low.iter().copied().fold(f64::MAX, f64::min);
+    assert!(last_high < first_low, "{tones:?}");
+}

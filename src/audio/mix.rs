@@ -110,8 +110,10 @@ pub struct Mix {
     /// Scripts' sounds so far, and the pitch the next voice is played at.
     script: u64,
     pitch: f32,
-    /// The sounds of the type whose event is being heard, if it brings its own.
+    /// The sounds of the type whose event is being heard, if it brings its own, and which
+    /// of its surfaces' the foot is on.
     own: Option<std::sync::Arc<crate::sim::TypeSounds>>,
+    surface: Option<usize>,
 }
 
 impl Mix {
@@ -134,6 +136,7 @@ impl Mix {
             script: 0,
             pitch: 1.0,
             own: None,
+            surface: None,
         }
     }
 
@@ -176,8 +179,17 @@ impl Mix {
                 .and_then(|c| world.creature_type(c.type_id));
             let mass = ty.map_or(2.0, |t| t.def.body.mass);
             self.own = ty.and_then(|t| t.sounds.clone());
+            // Feet on a tagged surface take that surface's sounds, when the type has some.
+            self.surface = match (&self.own, who.1) {
+                (Some(o), Kind::Step | Kind::Lift) if !o.by_surface.is_empty() => world
+                    .surface_at(at)
+                    .and_then(|t| t.surface)
+                    .and_then(|s| o.by_surface.iter().position(|(n, _)| *n == s)),
+                _ => None,
+            };
             self.start(who, at, level * weight(mass), mass, ear);
             self.own = None;
+            self.surface = None;
         }
         self.render()
     }
@@ -233,17 +245,27 @@ impl Mix {
             .map_or(0.0, |u| u.dot(ear.right))
             .clamp(-1.0, 1.0);
         let theta = (side + 1.0) * std::f32::consts::FRAC_PI_4;
-        let own = self.own.as_deref().map(|o| match who.1 {
-            Kind::Step => &o.step,
-            Kind::Lift => &o.lift,
-            Kind::Thud => &o.hit,
-            Kind::Impact => &o.ragdoll_impact,
-        });
-        let list = match (own, who.1) {
-            (Some(o), _) if !o.is_empty() => o,
-            (_, Kind::Step) => &self.bank.step,
-            (_, Kind::Lift) => &self.bank.lift,
-            (_, Kind::Thud | Kind::Impact) => &self.bank.thud,
+        fn kind(o: &crate::sim::TypeSounds, k: Kind) -> &Vec<Samples> {
+            match k {
+                Kind::Step => &o.step,
+                Kind::Lift => &o.lift,
+                Kind::Thud => &o.hit,
+                Kind::Impact => &o.ragdoll_impact,
+            }
+        }
+        let on = self
+            .own
+            .as_deref()
+            .zip(self.surface)
+            .and_then(|(o, i)| o.by_surface.get(i))
+            .map(|(_, s)| kind(s, who.1));
+        let own = self.own.as_deref().map(|o| kind(o, who.1));
+        let list = match (on, own, who.1) {
+            (Some(o), _, _) if !o.is_empty() => o,
+            (_, Some(o), _) if !o.is_empty() => o,
+            (_, _, Kind::Step) => &self.bank.step,
+            (_, _, Kind::Lift) => &self.bank.lift,
+            (_, _, Kind::Thud | Kind::Impact) => &self.bank.thud,
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
         // Heavier creatures sound lower; each footfall a little different.

@@ -395,6 +395,12 @@ impl World {
     /// surface, looked for from 10 cm above it to 30 cm below.
     pub fn surface_under(&mut self, p: Vec3) -> Option<crate::sim::PieceTag> {
         self.refresh_level();
+        self.surface_at(p)
+    }
+
+    /// [`World::surface_under`] on the level as the last step left it (after a tick it is
+    /// current: a step brings the level's colliders up to date).
+    pub fn surface_at(&self, p: Vec3) -> Option<crate::sim::PieceTag> {
         if !p.is_finite() {
             return None;
         }

@@ -256,9 +256,10 @@ fn warn_repairs(
 /// The kinds of sound a type may bring, as `sounds` names them.
 const SOUND_KINDS: [&str; 4] = ["step", "lift", "hit", "ragdoll_impact"];
 
-/// `sounds = { step = { "assets/a.wav", "assets/b.ogg" }, lift = "assets/c.flac", … }`:
-/// each file read inside the mod's folder (within `--max-asset-mb`) and decoded; an error
-/// names the kind, the file and what is wrong with it.
+/// `sounds = { step = { "assets/a.wav", "assets/b.ogg" }, lift = "assets/c.flac", …,
+/// by_surface = { stone = { step = … }, … } }`: each file read inside the mod's folder
+/// (within `--max-asset-mb`) and decoded; an error names the kind, the file and what is wrong
+/// with it.
 fn load_sounds(
     lua: &Lua,
     c: &super::context::ModCtx,
@@ -286,53 +287,110 @@ fn load_sounds(
         0 => crate::model::LoadLimits::default().max_bytes,
         m => m,
     };
-    let mut out = crate::sim::TypeSounds::default();
-    for pair in table.pairs::<Value, Value>() {
-        let (k, v) = pair?;
-        let key = match &k {
-            Value::String(s) if SOUND_KINDS.contains(&&*s.to_string_lossy()) => s.to_string_lossy(),
-            _ => {
-                return Err(fail(format!(
-                    "sounds: unknown kind {} (one of {})",
-                    match &k {
-                        Value::String(s) => format!("'{}'", s.to_string_lossy()),
-                        other => type_name(other).to_string(),
-                    },
-                    SOUND_KINDS.join(", ")
-                )))
-            }
-        };
-        let files: Vec<Value> = match v {
-            Value::Table(list) => list
-                .sequence_values::<Value>()
-                .collect::<mlua::Result<_>>()?,
-            other => vec![other],
-        };
-        let list = match key.as_str() {
-            "step" => &mut out.step,
-            "lift" => &mut out.lift,
-            "hit" => &mut out.hit,
-            _ => &mut out.ragdoll_impact,
-        };
-        for (i, f) in files.iter().enumerate() {
-            let at = format!("sounds.{key}[{}]", i + 1);
-            let Value::String(rel) = f else {
-                return Err(fail(format!(
-                    "{at} must be a file name, got {}",
-                    type_name(f)
-                )));
-            };
-            let rel = rel.to_string_lossy();
-            let sound =
-                read_sound(&root, &rel, max).map_err(|e| fail(format!("{at}: {rel}: {e}")))?;
-            c.shared
-                .borrow_mut()
-                .assets
-                .insert((c.name.clone(), rel.to_string(), "sound"));
-            list.push(sound);
-        }
+    let files = SoundFiles {
+        lua,
+        c,
+        root: &root,
+        max,
+    };
+    Ok(Some(std::sync::Arc::new(
+        files.kinds(&table, "sounds", true)?,
+    )))
+}
+
+/// Where a type's sound files are read from, and how.
+struct SoundFiles<'a> {
+    lua: &'a Lua,
+    c: &'a super::context::ModCtx,
+    root: &'a std::path::Path,
+    max: u64,
+}
+
+impl SoundFiles<'_> {
+    fn fail(&self, e: String) -> mlua::Error {
+        located(self.lua, format!("creature.define: {e}"))
     }
-    Ok(Some(std::sync::Arc::new(out)))
+
+    /// A `{ step = …, lift = …, … }` table at `at` (`sounds`, `sounds.by_surface.stone`);
+    /// `by_surface` only at the top.
+    fn kinds(
+        &self,
+        table: &mlua::Table,
+        at: &str,
+        top: bool,
+    ) -> mlua::Result<crate::sim::TypeSounds> {
+        let mut out = crate::sim::TypeSounds::default();
+        for pair in table.pairs::<Value, Value>() {
+            let (k, v) = pair?;
+            let key = match &k {
+                Value::String(s) => s.to_string_lossy(),
+                other => {
+                    return Err(self.fail(format!(
+                        "{at}: a key must be a kind, got {}",
+                        type_name(other)
+                    )))
+                }
+            };
+            if top && key == "by_surface" {
+                let Value::Table(surfaces) = v else {
+                    return Err(self.fail(format!(
+                        "{at}.by_surface must be a table of sounds by surface name, got {}",
+                        type_name(&v)
+                    )));
+                };
+                for pair in surfaces.pairs::<String, Value>() {
+                    let (name, v) = pair?;
+                    let Value::Table(kinds) = v else {
+                        return Err(self.fail(format!(
+                            "{at}.by_surface.{name} must be a table of sound files by kind, got {}",
+                            type_name(&v)
+                        )));
+                    };
+                    let sounds = self.kinds(&kinds, &format!("{at}.by_surface.{name}"), false)?;
+                    out.by_surface.push((name, sounds));
+                }
+                out.by_surface.sort_by(|a, b| a.0.cmp(&b.0));
+                continue;
+            }
+            let list = match key.as_str() {
+                "step" => &mut out.step,
+                "lift" => &mut out.lift,
+                "hit" => &mut out.hit,
+                "ragdoll_impact" => &mut out.ragdoll_impact,
+                _ => {
+                    return Err(self.fail(format!(
+                        "{at}: unknown kind '{key}' (one of {}{})",
+                        SOUND_KINDS.join(", "),
+                        if top { ", by_surface" } else { "" }
+                    )))
+                }
+            };
+            let files: Vec<Value> = match v {
+                Value::Table(list) => list
+                    .sequence_values::<Value>()
+                    .collect::<mlua::Result<_>>()?,
+                other => vec![other],
+            };
+            for (i, f) in files.iter().enumerate() {
+                let here = format!("{at}.{key}[{}]", i + 1);
+                let Value::String(rel) = f else {
+                    return Err(
+                        self.fail(format!("{here} must be a file name, got {}", type_name(f)))
+                    );
+                };
+                let rel = rel.to_string_lossy();
+                let sound = read_sound(self.root, &rel, self.max)
+                    .map_err(|e| self.fail(format!("{here}: {rel}: {e}")))?;
+                self.c.shared.borrow_mut().assets.insert((
+                    self.c.name.clone(),
+                    rel.to_string(),
+                    "sound",
+                ));
+                list.push(sound);
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// One of a mod's sound files, read and decoded.
