@@ -415,6 +415,19 @@ fn crossings(samples: &[i16], at: f64, ms: f64) -> f64 {
     flips as f64 / (ms / 1000.0)
 }
 
+/// A 5 kg biped type `toner` with the given `sounds = …` field.
+fn toner(sounds: &str) -> String {
+    format!(
+        "creature.define {{ name = \"toner\", body = {{ size = vec3(0.5, 0.2, 0.6), height = 0.35, mass = 5 }},\n\
+           legs = {{\n\
+             {{ name = \"L\", hip = vec3(0.2, 0, 0), rest = vec3(0.45, -0.35, 0), segments = {{ 0.3, 0.3 }} }},\n\
+             {{ name = \"R\", hip = vec3(-0.2, 0, 0), rest = vec3(-0.45, -0.35, 0), segments = {{ 0.3, 0.3 }} }},\n\
+           }},\n\
+           gait = {{ groups = {{ {{ \"L\" }}, {{ \"R\" }} }}, min_grounded = 1 }},\n\
+           {sounds} }}"
+    )
+}
+
 #[test]
 fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -424,18 +437,11 @@ fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
         "tone",
         &[(
             "main.lua",
-            "creature.define { name = \"toner\", body = { size = vec3(0.5, 0.2, 0.6), height = 0.35, mass = 5 },\n\
-               legs = {\n\
-                 { name = \"L\", hip = vec3(0.2, 0, 0), rest = vec3(0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
-                 { name = \"R\", hip = vec3(-0.2, 0, 0), rest = vec3(-0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
-                 { name = \"L2\", hip = vec3(0.2, 0, -0.2), rest = vec3(0.45, -0.35, -0.3), segments = { 0.3, 0.3 } },\n\
-                 { name = \"R2\", hip = vec3(-0.2, 0, -0.2), rest = vec3(-0.45, -0.35, -0.3), segments = { 0.3, 0.3 } },\n\
-               },\n\
-               sounds = { step = { \"assets/tone.wav\" }, lift = \"assets/tone.wav\" } }\n\
+            &(toner("sounds = { step = { \"assets/tone.wav\" }, lift = \"assets/tone.wav\" }") + "\n\
              behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
              world.ground { size = vec3(40, 0, 40) }\n\
              world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n\
-             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n",
+             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
         )],
     );
     sine_wav(&own.join("assets/tone.wav"), 600.0, 120, 22_050);
@@ -547,18 +553,12 @@ fn feet_on_a_tagged_surface_take_its_sounds() {
         "floors",
         &[(
             "main.lua",
-            "creature.define { name = \"toner\", body = { size = vec3(0.5, 0.2, 0.6), height = 0.35, mass = 5 },\n\
-               legs = {\n\
-                 { name = \"L\", hip = vec3(0.2, 0, 0), rest = vec3(0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
-                 { name = \"R\", hip = vec3(-0.2, 0, 0), rest = vec3(-0.45, -0.35, 0), segments = { 0.3, 0.3 } },\n\
-               },\n\
-               gait = { groups = { { \"L\" }, { \"R\" } }, min_grounded = 1 },\n\
-               sounds = { step = \"assets/high.wav\", by_surface = { stone = { step = { \"assets/low.wav\" } } } } }\n\
+            &(toner("sounds = { step = \"assets/high.wav\", by_surface = { stone = { step = { \"assets/low.wav\" } } } }") + "\n\
              behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
              world.ground { size = vec3(40, 0, 40) }\n\
              world.box { position = vec3(6, 0.01, 3), size = vec3(12, 0.02, 4), surface = \"stone\" }\n\
              world.spawn(\"toner\", { position = vec3(-4, 0, 3), behaviour = \"pass\" })\n\
-             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n",
+             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
         )],
     );
     sine_wav(&m.join("assets/high.wav"), 600.0, 120, 48_000);
