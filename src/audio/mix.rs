@@ -107,13 +107,50 @@ pub struct Mix {
     events: u64,
     stats: MixStats,
     block: Vec<[f32; 2]>,
-    /// Scripts' sounds so far, and the pitch the next voice is played at.
-    script: u64,
+}
+
+/// A voice asked for: whose and what (`merge`: folded into that creature's voice of the
+/// kind started within [`MERGE_WINDOW`]), where, its level before distance, the body's mass,
+/// its pitch, and the type's own variations to pick from (`None`: the bundled ones).
+struct Ask<'a> {
+    who: (CreatureId, Kind),
+    merge: bool,
+    at: Vec3,
+    level: f32,
+    mass: f32,
     pitch: f32,
-    /// The sounds of the type whose event is being heard, if it brings its own, and which
-    /// of its surfaces' the foot is on.
-    own: Option<std::sync::Arc<crate::sim::TypeSounds>>,
-    surface: Option<usize>,
+    own: Option<&'a [Samples]>,
+}
+
+/// The variations a type brings for `kind`: its surface's where the foot (`at`) is on a
+/// tagged surface it has sounds for, else its own; `None` where it brings none.
+fn own_sounds<'a>(
+    o: &'a crate::sim::TypeSounds,
+    kind: Kind,
+    world: &World,
+    at: Vec3,
+) -> Option<&'a [Samples]> {
+    let of = |s: &'a crate::sim::TypeSounds| -> &'a [Samples] {
+        match kind {
+            Kind::Step => &s.step,
+            Kind::Lift => &s.lift,
+            Kind::Thud => &s.hit,
+            Kind::Impact => &s.ragdoll_impact,
+        }
+    };
+    // Feet only, and only for a type with surface sounds: one ray a footfall.
+    let on = match kind {
+        Kind::Step | Kind::Lift if !o.by_surface.is_empty() => world
+            .surface_at(at)
+            .and_then(|t| t.surface)
+            .and_then(|s| o.by_surface.iter().find(|(n, _)| *n == s))
+            .map(|(_, s)| of(s)),
+        _ => None,
+    };
+    [on, Some(of(o))]
+        .into_iter()
+        .flatten()
+        .find(|l| !l.is_empty())
 }
 
 impl Mix {
@@ -133,10 +170,6 @@ impl Mix {
             events: 0,
             stats: MixStats::default(),
             block: vec![[0.0; 2]; TICK_SAMPLES],
-            script: 0,
-            pitch: 1.0,
-            own: None,
-            surface: None,
         }
     }
 
@@ -178,18 +211,18 @@ impl Mix {
                 .creature(who.0)
                 .and_then(|c| world.creature_type(c.type_id));
             let mass = ty.map_or(2.0, |t| t.def.body.mass);
-            self.own = ty.and_then(|t| t.sounds.clone());
-            // Feet on a tagged surface take that surface's sounds, when the type has some.
-            self.surface = match (&self.own, who.1) {
-                (Some(o), Kind::Step | Kind::Lift) if !o.by_surface.is_empty() => world
-                    .surface_at(at)
-                    .and_then(|t| t.surface)
-                    .and_then(|s| o.by_surface.iter().position(|(n, _)| *n == s)),
-                _ => None,
+            let ask = Ask {
+                who,
+                merge: true,
+                at,
+                level: level * weight(mass),
+                mass,
+                pitch: 1.0,
+                own: ty
+                    .and_then(|t| t.sounds.as_deref())
+                    .and_then(|o| own_sounds(o, who.1, world, at)),
             };
-            self.start(who, at, level * weight(mass), mass, ear);
-            self.own = None;
-            self.surface = None;
+            self.start(ask, ear);
         }
         self.render()
     }
@@ -203,21 +236,34 @@ impl Mix {
             1 => Kind::Lift,
             _ => Kind::Thud,
         };
-        self.script += 1;
-        // Its own key: a script's sounds never fold into each other or into footfalls.
-        let who = (CreatureId(u32::MAX - (self.script % 1024) as u32), kind);
-        self.pitch = pitch;
-        self.start(who, at, volume, 5.0, ear);
-        self.pitch = 1.0;
+        let ask = Ask {
+            who: (CreatureId(u32::MAX), kind),
+            // A script's sounds never fold into each other or into footfalls.
+            merge: false,
+            at,
+            level: volume,
+            mass: 5.0,
+            pitch,
+            own: None,
+        };
+        self.start(ask, ear);
     }
 
-    /// A voice for `who` at `at`, `level` before distance, unless it merges, is culled or
-    /// capped.
-    fn start(&mut self, who: (CreatureId, Kind), at: Vec3, level: f32, mass: f32, ear: &Listener) {
+    /// A voice as `ask` says, unless it merges, is culled or capped.
+    fn start(&mut self, ask: Ask<'_>, ear: &Listener) {
+        let Ask {
+            who,
+            merge,
+            at,
+            level,
+            mass,
+            pitch,
+            own,
+        } = ask;
         self.stats.events += 1;
         self.events += 1;
         let mut rng = Rng::new(self.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ self.events);
-        if let Some(&start) = self.recent.get(&who) {
+        if let Some(&start) = self.recent.get(&who).filter(|_| merge) {
             if self.now - start < MERGE_WINDOW {
                 if let Some(v) = self
                     .voices
@@ -245,33 +291,17 @@ impl Mix {
             .map_or(0.0, |u| u.dot(ear.right))
             .clamp(-1.0, 1.0);
         let theta = (side + 1.0) * std::f32::consts::FRAC_PI_4;
-        fn kind(o: &crate::sim::TypeSounds, k: Kind) -> &Vec<Samples> {
-            match k {
-                Kind::Step => &o.step,
-                Kind::Lift => &o.lift,
-                Kind::Thud => &o.hit,
-                Kind::Impact => &o.ragdoll_impact,
-            }
-        }
-        let on = self
-            .own
-            .as_deref()
-            .zip(self.surface)
-            .and_then(|(o, i)| o.by_surface.get(i))
-            .map(|(_, s)| kind(s, who.1));
-        let own = self.own.as_deref().map(|o| kind(o, who.1));
-        let list = match (on, own, who.1) {
-            (Some(o), _, _) if !o.is_empty() => o,
-            (_, Some(o), _) if !o.is_empty() => o,
-            (_, _, Kind::Step) => &self.bank.step,
-            (_, _, Kind::Lift) => &self.bank.lift,
-            (_, _, Kind::Thud | Kind::Impact) => &self.bank.thud,
+        let list: &[Samples] = match (own, who.1) {
+            (Some(o), _) => o,
+            (None, Kind::Step) => &self.bank.step,
+            (None, Kind::Lift) => &self.bank.lift,
+            (None, Kind::Thud | Kind::Impact) => &self.bank.thud,
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
         // Heavier creatures sound lower; each footfall a little different.
         let rate = ((0.92 + 0.16 * rng.unit()) * (mass / 5.0).max(0.01).powf(-0.12))
             .clamp(0.55, 1.6)
-            * self.pitch;
+            * pitch;
         let voice = Voice {
             sound,
             pos: 0.0,
@@ -296,7 +326,9 @@ impl Mix {
             }
             self.voices.swap_remove(q);
         }
-        self.recent.insert(who, self.now);
+        if merge {
+            self.recent.insert(who, self.now);
+        }
         self.voices.push(voice);
         self.stats.voices += 1;
         self.stats.most_at_once = self.stats.most_at_once.max(self.voices.len());

@@ -73,16 +73,14 @@ impl AudioOut {
         self.queued.extend(sounds);
     }
 
-    /// The tick's sound (the listener first moved by any camera request of the tick): the
-    /// sounds scripts asked for in it, then its events' voices.
+    /// The tick's sound: the sounds scripts asked for in it, then its events' voices (the
+    /// listener where the camera requests up to the last tick put it: `flush` hands them
+    /// over as it takes them).
     pub(super) fn after_tick(
         &mut self,
         host: &mut ScriptHost,
         events: &[WorldEvent],
     ) -> io::Result<()> {
-        for r in host.pending_camera_requests() {
-            self.camera(&r);
-        }
         self.queued.extend(host.take_sound_requests());
         for r in std::mem::take(&mut self.queued) {
             let at = match r.at {

@@ -222,8 +222,6 @@ pub(crate) struct Skinned {
     scratch: Vec<SkinInstance>,
     /// This frame's drawable creatures: (view, level of detail).
     order: Vec<(usize, usize)>,
-    /// Creatures drawn this frame at each level of detail (lit pass).
-    per_lod: [u32; MAX_LODS],
 }
 
 /// Levels of detail a model keeps at most (the mesh as made and its coarser levels).
@@ -457,7 +455,6 @@ impl Skinned {
             draws: Vec::new(),
             scratch: Vec::new(),
             order: Vec::new(),
-            per_lod: [0; MAX_LODS],
         }
     }
 
@@ -574,10 +571,6 @@ impl Skinned {
         self.pick_lods(views, skins, lod);
         self.order.sort_by_key(|&(i, l)| (views[i].model, l, i));
         self.push_instances(views, lod.show);
-        self.per_lod = [0; MAX_LODS];
-        for d in &self.draws {
-            self.per_lod[d.lod] += d.n;
-        }
         let joints: &[u8] = bytemuck::cast_slice(skins);
         if joints.len() as u64 > self.joints_capacity {
             self.joints_capacity = (joints.len() as u64).next_power_of_two();
@@ -719,7 +712,11 @@ impl Skinned {
 
     /// Model creatures drawn this frame at each level of detail.
     pub(crate) fn per_lod(&self) -> [u32; MAX_LODS] {
-        self.per_lod
+        let mut n = [0; MAX_LODS];
+        for d in &self.draws {
+            n[d.lod] += d.n;
+        }
+        n
     }
 
     /// Triangles of model creatures drawn this frame (in each pass).

@@ -153,8 +153,8 @@ pub(super) struct Shared {
     pub spawned: Vec<(String, CreatureId)>,
     /// Camera requests, oldest first.
     pub camera: Vec<CameraRequest>,
-    /// Sound requests, oldest first.
-    pub sounds: Vec<SoundRequest>,
+    /// Sound requests, oldest first (the oldest dropped past `MAX_SOUND_REQUESTS`).
+    pub sounds: VecDeque<SoundRequest>,
     /// The time scale a script asked for last (`world.set_time_scale`), not yet taken.
     pub time_scale: Option<f64>,
     /// The mod whose entry script is running (load or reload), if any.

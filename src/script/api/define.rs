@@ -253,6 +253,23 @@ fn warn_repairs(
     }
 }
 
+/// Where a mod's asset files are read from (its folder) and within what size
+/// (`--max-asset-mb`; 0: the default).
+fn asset_place(
+    c: &super::context::ModCtx,
+) -> Result<(std::path::PathBuf, crate::model::LoadLimits), String> {
+    let root = c
+        .roots
+        .get(&c.name)
+        .map(|(dir, _)| dir.clone())
+        .ok_or_else(|| format!("mod \"{}\" has no folder", c.name))?;
+    let limits = match c.shared.borrow().max_asset_bytes {
+        0 => crate::model::LoadLimits::default(),
+        max_bytes => crate::model::LoadLimits { max_bytes },
+    };
+    Ok((root, limits))
+}
+
 /// The kinds of sound a type may bring, as `sounds` names them.
 const SOUND_KINDS: [&str; 4] = ["step", "lift", "hit", "ragdoll_impact"];
 
@@ -278,15 +295,8 @@ fn load_sounds(
             )))
         }
     };
-    let root = c
-        .roots
-        .get(&c.name)
-        .map(|(dir, _)| dir.clone())
-        .ok_or_else(|| fail(format!("sounds: mod \"{}\" has no folder", c.name)))?;
-    let max = match c.shared.borrow().max_asset_bytes {
-        0 => crate::model::LoadLimits::default().max_bytes,
-        m => m,
-    };
+    let (root, limits) = asset_place(c).map_err(|e| fail(format!("sounds: {e}")))?;
+    let max = limits.max_bytes;
     let files = SoundFiles {
         lua,
         c,
@@ -430,7 +440,7 @@ fn load_model(
     std::sync::Arc<crate::model::BoundModel>,
     crate::model::ModelSource,
 )> {
-    use crate::model::{self, BoundModel, LoadLimits, Source};
+    use crate::model::{self, BoundModel, Source};
     let fail = |e: String| located(lua, format!("creature.define: {e}"));
     for (key, given) in [
         ("tail", def.body.tail.is_some()),
@@ -442,17 +452,7 @@ fn load_model(
             )));
         }
     }
-    let root = c
-        .roots
-        .get(&c.name)
-        .map(|(dir, _)| dir.clone())
-        .ok_or_else(|| fail(format!("model: mod \"{}\" has no folder", c.name)))?;
-    let max = c.shared.borrow().max_asset_bytes;
-    let limits = if max == 0 {
-        LoadLimits::default()
-    } else {
-        LoadLimits { max_bytes: max }
-    };
+    let (root, limits) = asset_place(c).map_err(|e| fail(format!("model: {e}")))?;
     // A script-only save reloads with the model it had (parsed again only if a file changed).
     let loaded = model::load_shared(
         &Source {

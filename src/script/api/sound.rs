@@ -134,8 +134,8 @@ fn push(lua: &Lua, r: SoundRequest) -> mlua::Result<()> {
     let c = ctx(lua)?;
     let mut sh = c.shared.borrow_mut();
     if sh.sounds.len() >= MAX_SOUND_REQUESTS {
-        sh.sounds.remove(0);
+        sh.sounds.pop_front();
     }
-    sh.sounds.push(r);
+    sh.sounds.push_back(r);
     Ok(())
 }

@@ -388,12 +388,7 @@ impl ScriptHost {
 
     /// The sounds scripts asked for since the last call, oldest first (taken).
     pub fn take_sound_requests(&mut self) -> Vec<crate::script::SoundRequest> {
-        std::mem::take(&mut self.shared.borrow_mut().sounds)
-    }
-
-    /// The camera requests not taken yet (left where they are).
-    pub fn pending_camera_requests(&self) -> Vec<CameraRequest> {
-        self.shared.borrow().camera.clone()
+        self.shared.borrow_mut().sounds.drain(..).collect()
     }
 
     /// The camera requests scripts made since the last call, oldest first (taken).
