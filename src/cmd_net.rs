@@ -43,6 +43,9 @@ pub(crate) struct ServeArgs {
     /// Bytes a second each viewer's snapshots may use.
     #[arg(long, default_value_t = 250_000)]
     budget: usize,
+    /// The server's window: no sound (`M` mutes a running window).
+    #[arg(long, conflicts_with = "headless")]
+    mute: bool,
     #[command(flatten)]
     limits: crate::Limits,
     /// Mod folders, or folders of mod folders (default: the bundled scripts/).
@@ -88,6 +91,13 @@ pub(crate) struct JoinArgs {
     /// Seconds to wait for the server before giving up.
     #[arg(long, default_value_t = 10.0)]
     timeout: f64,
+    /// A window: no sound (the output device is not opened; `M` mutes a running window).
+    #[arg(long, conflicts_with_all = ["headless", "screenshot"])]
+    mute: bool,
+    /// Headless: mix what a listener at the camera's start hears of the shown world (feet
+    /// landing and lifting, hits) into this 16-bit stereo 48 kHz WAV, a frame at a time.
+    #[arg(long, value_name = "FILE.wav", requires = "headless")]
+    audio_out: Option<PathBuf>,
 }
 
 fn resolve(addr: &str) -> anyhow::Result<SocketAddr> {
@@ -153,6 +163,7 @@ pub(crate) fn serve_cmd(
             replay: None,
             edit_paths: false,
             frame_log: None,
+            mute: args.mute,
         };
         match skitter::app::run_window_with(window, Some(Box::new(serving))) {
             Ok(()) => return Ok(ExitCode::SUCCESS),
@@ -197,6 +208,7 @@ pub(crate) fn join_cmd(
             debug,
             frames: args.frames,
             cache: args.cache,
+            mute: args.mute,
         })?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -208,6 +220,14 @@ pub(crate) fn join_cmd(
         join_timeout: Duration::from_secs_f64(args.timeout),
         sim: args.net_sim,
         cache: args.cache,
+        audio: args.audio_out.map(|path| {
+            let cam = skitter::render::OrbitCamera::default();
+            skitter::headless::AudioOptions {
+                path,
+                eye: cam.eye(),
+                target: cam.target,
+            }
+        }),
     };
     let viewer = skitter::net::join_headless(&opts, stdout)?;
     let f = viewer.figures();

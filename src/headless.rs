@@ -13,6 +13,7 @@ mod events;
 mod profile_out;
 
 pub use audio_out::AudioOptions;
+pub(crate) use audio_out::AudioOut;
 
 use crate::math::frame::forward_from_yaw;
 use crate::script::{HostOptions, HostOutput, ReloadReport, ScriptError, ScriptHost};

@@ -212,6 +212,9 @@ struct RunArgs {
     /// 16-bit stereo 48 kHz WAV, the same bytes for the same seed and mods.
     #[arg(long, value_name = "FILE.wav", requires = "headless")]
     audio_out: Option<PathBuf>,
+    /// Window runs: no sound (the output device is not opened; `M` mutes a running window).
+    #[arg(long, conflicts_with_all = ["headless", "screenshot"])]
+    mute: bool,
     /// With --screenshot: render every tick and report frame times.
     #[arg(long, requires = "screenshot")]
     bench_frames: bool,
@@ -404,6 +407,7 @@ fn real_main() -> anyhow::Result<ExitCode> {
                     replay: None,
                     edit_paths: false,
                     frame_log: None,
+                    mute: false,
                 },
                 &mut stdout,
             )?;
@@ -503,6 +507,7 @@ fn run_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<Ex
             replay: args.replay,
             edit_paths: args.edit_paths,
             frame_log: args.frame_log,
+            mute: args.mute,
         },
         stdout,
     )?;

@@ -597,3 +597,164 @@ fn feet_on_a_tagged_surface_take_its_sounds() {
     let first_low = low.iter().copied().fold(f64::MAX, f64::min);
     assert!(last_high < first_low, "{tones:?}");
 }
+
+/// A toner walking off a ledge `height` m high with a 300 Hz `land` sound: when its feet
+/// came down (s), and the land tones heard (when, peak).
+fn off_a_ledge(dir: &Path, height: f32) -> (f64, Vec<(f64, f64)>, String) {
+    let name = format!("lander{}", (height * 10.0) as u32);
+    let own = temp_mod(
+        dir,
+        &name,
+        &[(
+            "main.lua",
+            &(toner("sounds = { land = \"assets/land.wav\" }") + &format!("\n\
+             behaviour.define {{ name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }}\n\
+             world.ground {{ size = vec3(40, 0, 40) }}\n\
+             world.box {{ position = vec3(-2, {}, 3), size = vec3(4, {height}, 3) }}\n\
+             world.spawn(\"toner\", {{ position = vec3(-1.2, {height}, 3), behaviour = \"pass\" }})\n\
+             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n", height / 2.0)),
+        )],
+    );
+    sine_wav(&own.join("assets/land.wav"), 300.0, 200, 48_000);
+    let (t, s, _, _) = heard(
+        dir,
+        &name,
+        240,
+        &[bundled("spider"), fixture("walkers"), own],
+        "1",
+    );
+    // When it came down: the first frame, once below the ledge's top, with every foot down.
+    let trace = std::fs::read_to_string(dir.join(format!("{name}.jsonl"))).expect("trace");
+    let mut fell = false;
+    let mut landed = None;
+    for line in trace.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let Some(feet) = v["feet"].as_array() else {
+            continue;
+        };
+        let y = v["pos"][1].as_f64().unwrap_or(0.0);
+        fell |= y < height as f64 * 0.75 && v["falling"].as_bool() == Some(true);
+        if fell && feet.iter().all(|f| f["grounded"].as_bool() == Some(true)) {
+            landed = v["frame"].as_u64();
+            break;
+        }
+    }
+    let landed = landed.unwrap_or_else(|| panic!("it never landed\n{t}")) as f64 / 60.0;
+    // The land tone: 300 Hz, 600 crossings a second (a little more with a lift's scrape
+    // under it); the steps are the bundled noise (thousands).
+    let tones = onsets(&s, 0.05)
+        .into_iter()
+        .filter(|o| (450.0..1000.0).contains(&crossings(&s, o.0 + 0.01, 60.0)))
+        .map(|o| (o.0, o.1.max(o.2)))
+        .collect();
+    (landed, tones, t)
+}
+
+/// A body coming down on its feet (here off a ledge) is heard as its type's `land` sound,
+/// once, at the tick it lands; louder from higher.
+#[test]
+fn a_fall_onto_the_feet_sounds_the_types_land_sound_when_it_lands_louder_from_higher() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut peaks = Vec::new();
+    for height in [1.0, 2.0] {
+        let (landed, tones, t) = off_a_ledge(dir.path(), height);
+        assert_eq!(
+            tones.len(),
+            1,
+            "off {height} m: land tones at {tones:?}; landed at {landed:.3} s\n{t}"
+        );
+        assert!(
+            (tones[0].0 - landed).abs() <= 1.5 / 60.0,
+            "off {height} m: heard at {:.3} s, landed at {landed:.3} s",
+            tones[0].0
+        );
+        peaks.push(tones[0].1);
+    }
+    assert!(
+        peaks[1] > peaks[0] * 1.2,
+        "off 2 m {} against off 1 m {}",
+        peaks[1],
+        peaks[0]
+    );
+}
+
+/// Saving a type's sound file reloads it in place: the creature stays where it is with its
+/// id, its type steps with the new file; a broken save names the file and keeps the last
+/// good sounds.
+#[test]
+fn a_saved_sound_file_reloads_in_place_and_a_broken_one_keeps_the_last_good() {
+    use skitter::script::{HostOptions, ScriptHost};
+    use std::collections::BTreeMap;
+    let dir = tempfile::tempdir().expect("tmp");
+    let own = temp_mod(
+        dir.path(),
+        "tone",
+        &[(
+            "main.lua",
+            &(toner("sounds = { step = \"assets/tone.wav\" }") + "\n\
+             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
+             world.ground { size = vec3(40, 0, 40) }\n\
+             world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n"),
+        )],
+    );
+    let file = own.join("assets/tone.wav");
+    sine_wav(&file, 600.0, 120, 48_000);
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&[bundled("spider"), fixture("walkers"), own.clone()]);
+    assert!(host.take_errors().is_empty());
+    for _ in 0..30 {
+        host.tick();
+    }
+    // The creature, and the crossings a second of its type's step sound.
+    let now = |host: &ScriptHost| {
+        let w = host.world();
+        let c = w
+            .creatures()
+            .iter()
+            .find(|c| {
+                w.creature_type(c.type_id)
+                    .is_some_and(|t| t.name.ends_with("toner"))
+            })
+            .expect("the toner");
+        let sounds = w
+            .creature_type(c.type_id)
+            .and_then(|t| t.sounds.clone())
+            .expect("its sounds");
+        let s = &sounds.step[0];
+        let flips = s
+            .windows(2)
+            .filter(|w| (w[0] >= 0.0) != (w[1] >= 0.0))
+            .count();
+        (
+            c.id,
+            c.loco.position,
+            flips as f64 / (s.len() as f64 / 48_000.0),
+        )
+    };
+    let (id, at, hz600) = now(&host);
+    assert!((1100.0..1300.0).contains(&hz600), "{hz600}");
+    let changed = BTreeMap::from([("tone".to_string(), vec![PathBuf::from("assets/tone.wav")])]);
+    // Saved as a 300 Hz tone: reloaded, the same creature where it was.
+    sine_wav(&file, 300.0, 120, 48_000);
+    let r = host.reload(&changed);
+    assert!(r.len() == 1 && r[0].ok, "{r:?}");
+    let (id2, at2, hz300) = now(&host);
+    assert_eq!(id2, id);
+    assert!(at2.distance(at) < 0.05, "moved on reload: {at} -> {at2}");
+    assert!((550.0..650.0).contains(&hz300), "{hz300}");
+    // A broken save: the reload fails naming the file; the 300 Hz step stays.
+    std::fs::write(&file, b"RIFF\x10\x00\x00\x00WAVEfmt ").expect("write");
+    let r = host.reload(&changed);
+    let err = r[0]
+        .error
+        .as_ref()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(!r[0].ok && err.contains("assets/tone.wav"), "{r:?}");
+    let (id3, _, kept) = now(&host);
+    assert_eq!(id3, id);
+    assert_eq!(kept, hz300, "the last good sound must stay");
+    for _ in 0..30 {
+        host.tick();
+    }
+}

@@ -785,6 +785,8 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
     let (server, addr, rest) = spawn_serve(&["--headless", "--frames", "900"], None);
     let trace = dir.path().join("view.jsonl");
     let t = trace.display().to_string();
+    let wav = dir.path().join("view.wav");
+    let w = wav.display().to_string();
     let o = common::skitter_within(
         &[
             "join",
@@ -794,6 +796,8 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
             "150",
             "--trace",
             &t,
+            "--audio-out",
+            &w,
         ],
         std::time::Duration::from_secs(60),
         "join hung",
@@ -814,6 +818,18 @@ fn serve_and_join_as_two_processes_over_udp_on_loopback() {
     );
     let viewer = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
     assert!(viewer.ids().len() == 8, "{:?}", viewer.ids());
+    // What it showed was heard: a tick's block a frame, the feet's voices in it.
+    let mut r = hound::WavReader::open(&wav).expect("the viewer's WAV");
+    let samples: Vec<i16> = r.samples::<i16>().map(|s| s.expect("sample")).collect();
+    assert_eq!(samples.len(), 151 * 800 * 2, "{out}");
+    let voices: u64 = out
+        .split("s): ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no audio line in {out}"));
+    assert!(voices > 10, "{out}");
+    assert!(samples.iter().any(|s| s.unsigned_abs() > 1000), "{out}");
     assert!(viewer.recs.iter().all(|r| r.server_time.is_some()));
     let moved = viewer
         .recs
@@ -1195,5 +1211,126 @@ fn a_served_session_with_a_viewers_clicks_replays_from_the_servers_record() {
         "the replay parts at line {first:?}:\n{}\n{}",
         a[first.unwrap_or(0)],
         b[first.unwrap_or(0)]
+    );
+}
+
+/// A foot's lift or plant: creature, leg, when (ticks: the server's, or the shown time a
+/// viewer heard it at) and where.
+type Foot = (u32, usize, f64, [f32; 3]);
+
+/// A viewer hears what it shows: each foot the server planted or lifted is one sound event
+/// on the viewer, at the shown time of the server's tick and where the server had it.
+#[test]
+fn a_viewer_hears_each_footfall_the_server_made_when_it_shows_it() {
+    use skitter::sim::WorldEvent;
+    let mut host = ScriptHost::new(HostOptions::default());
+    host.load(&demo());
+    assert!(host.take_errors().is_empty());
+    let mut net = Loopback::new(NetServer::new(ServerOptions::default()));
+    net.connect(NetViewer::new(), LinkSim::default(), 1);
+    let foot = |e: &WorldEvent, at: f64| match *e {
+        WorldEvent::Step {
+            id, leg, position, ..
+        } => Some((true, (id.0, leg, at, position.to_array()))),
+        WorldEvent::Lift { id, leg, position } => {
+            Some((false, (id.0, leg, at, position.to_array())))
+        }
+        _ => None,
+    };
+    let mut server: Vec<(bool, Foot)> = Vec::new();
+    let mut viewer: Vec<(bool, Foot)> = Vec::new();
+    let mut lands: Vec<(u32, f64)> = Vec::new();
+    let ticks = 900u64;
+    for tick in 0..ticks {
+        net.server.apply_inputs(&mut host);
+        let events = host.tick();
+        net.server.after_tick(&host.world(), &events);
+        // The tick's events happened at the world's time after it: tick + 1.
+        server.extend(events.iter().filter_map(|e| foot(e, (tick + 1) as f64)));
+        net.pump(DT, &host.world());
+        let v = &mut net.links[0].viewer;
+        let Some(shown) = v.shown_time() else {
+            continue;
+        };
+        let shown = shown / DT;
+        let sounds = v.take_sounds();
+        viewer.extend(sounds.iter().filter_map(|e| foot(e, shown)));
+        lands.extend(sounds.iter().filter_map(|e| match e {
+            WorldEvent::Land { id, .. } => Some((id.0, shown)),
+            _ => None,
+        }));
+    }
+    let first = viewer.first().expect("the viewer heard nothing").1 .2;
+    let last_shown = viewer.last().expect("heard").1 .2;
+    // The server's feet from when the viewer was hearing until what it had shown by the end.
+    let want: Vec<&(bool, Foot)> = server
+        .iter()
+        .filter(|(_, f)| f.2 > first + 30.0 && f.2 < last_shown - 30.0)
+        .collect();
+    let plants = want.iter().filter(|(p, _)| *p).count();
+    assert!(plants > 400, "{plants} plants to hear");
+    let (mut late, mut worst) = (0, 0.0f64);
+    for (plant, (id, leg, tick, pos)) in &want {
+        let what = if *plant { "plant" } else { "lift" };
+        let (_, _, at, p) = viewer
+            .iter()
+            .filter(|(p, f)| p == plant && f.0 == *id && f.1 == *leg)
+            .map(|(_, f)| f)
+            .min_by(|a, b| (a.2 - tick).abs().total_cmp(&(b.2 - tick).abs()))
+            .unwrap_or_else(|| panic!("creature {id} leg {leg}'s {what} at {tick}: never heard"));
+        assert!(
+            (at - tick).abs() < 4.0,
+            "creature {id} leg {leg}'s {what} at tick {tick} heard at {at:.1} at the nearest"
+        );
+        let off = glam::Vec3::from_array(*p).distance(glam::Vec3::from_array(*pos));
+        assert!(
+            off < 0.01,
+            "{what} {id}/{leg} at {tick}: {off} m from the server's\nserver {:?}\nviewer {:?}",
+            server
+                .iter()
+                .filter(|(_, f)| f.0 == *id && f.1 == *leg && (f.2 - tick).abs() < 60.0)
+                .collect::<Vec<_>>(),
+            viewer
+                .iter()
+                .filter(|(_, f)| f.0 == *id && f.1 == *leg && (f.2 - tick).abs() < 60.0)
+                .collect::<Vec<_>>()
+        );
+        // A shown frame can fall a tick either side of the server's.
+        let dt = (at - tick).abs();
+        worst = worst.max(dt);
+        late += usize::from(dt > 1.0 + 1e-9);
+    }
+    assert!(
+        late * 50 <= want.len(),
+        "{late} of {} heard over a tick from their time (worst {worst:.1} ticks)",
+        want.len()
+    );
+    // Nothing heard that the server did not do, but the feet of a jump's landing (which the
+    // server sounds as the body's `Land`, as the viewer does too).
+    let made = |(p, f): &(bool, Foot)| {
+        server
+            .iter()
+            .any(|(q, g)| q == p && g.0 == f.0 && g.1 == f.1 && (g.2 - f.2).abs() < 4.0)
+    };
+    let extra: Vec<&(bool, Foot)> = viewer
+        .iter()
+        .filter(|(_, f)| f.2 > first + 36.0 && f.2 < last_shown - 36.0)
+        .filter(|e| !made(e))
+        .collect();
+    for (p, f) in &extra {
+        assert!(
+            *p && lands
+                .iter()
+                .any(|(id, t)| *id == f.0 && (t - f.2).abs() < 6.0),
+            "heard a {} the server did not make: {f:?}",
+            if *p { "plant" } else { "lift" }
+        );
+    }
+    assert!(!lands.is_empty(), "the demo's jumpers landed unheard");
+    eprintln!(
+        "{} feet heard, worst {worst:.2} ticks off; {} landings, {} feet on them",
+        want.len(),
+        lands.len(),
+        extra.len()
     );
 }

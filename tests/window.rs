@@ -64,6 +64,11 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str]) -> Session {
+        Session::start_with(args, &[])
+    }
+
+    /// [`Session::start`] with environment variables set for the run.
+    fn start_with(args: &[&str], env: &[(&str, &Path)]) -> Session {
         // A display of its own each session (a killed Xvfb may leave its lock behind).
         static SESSIONS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -89,6 +94,7 @@ impl Session {
             .env_remove("WAYLAND_DISPLAY")
             // As on a machine without a desktop session (CI's, a server's).
             .env_remove("XDG_RUNTIME_DIR")
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -500,14 +506,29 @@ fn a_frame_log_that_cannot_be_written_is_said_at_once_and_a_headless_run_says_it
 /// opens, draws its frames and ends without libwayland's "error: XDG_RUNTIME_DIR is invalid
 /// or not set" (Mesa's device-select layer asking for a compositor): nothing that reads as
 /// a failure when nothing failed.
+/// A home whose ALSA configuration makes the default output `pcm` (a card that is not there,
+/// or ALSA's null device), whatever the machine has.
+fn alsa_home(dir: &Path, pcm: &str) -> std::path::PathBuf {
+    let home = dir.join(pcm.split_whitespace().next().unwrap_or("home"));
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::write(
+        home.join(".asoundrc"),
+        format!("pcm.!default {{\n {pcm}\n}}\n"),
+    )
+    .expect("asoundrc");
+    home
+}
+
 #[test]
-fn a_window_without_a_desktop_session_says_nothing_of_xdg() {
+fn a_window_without_a_desktop_session_or_a_sound_card_says_so_once_and_nothing_of_xdg() {
     if !tools_present(&[("Xvfb", "-help")]) {
         return;
     }
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = alsa_home(dir.path(), "type hw card 29");
     let spider = bundled("spider").display().to_string();
-    let mut w = Session::start(&["--frames", "20", &spider]);
+    let mut w = Session::start_with(&["--frames", "20", &spider], &[("HOME", &home)]);
     // The run ends by itself after its frames: the pipes close.
     let _ = w.wait_for("a line no run prints", Duration::from_secs(120));
     if w.no_adapter() {
@@ -518,6 +539,69 @@ fn a_window_without_a_desktop_session_says_nothing_of_xdg() {
     assert!(status.success(), "{all}");
     assert!(!all.contains("XDG_RUNTIME_DIR"), "{all}");
     assert!(!all.to_lowercase().contains("error"), "{all}");
+    // No sound device: said once, in skitter's words (ALSA's own lines kept off stderr).
+    let said: Vec<&str> = all.lines().filter(|l| l.contains("sound")).collect();
+    assert!(
+        said.len() == 1
+            && said[0].starts_with("skitter: sound: ")
+            && said[0].ends_with("running silent"),
+        "{all}"
+    );
+    assert!(!all.contains("ALSA lib"), "{all}");
+}
+
+/// With a device (ALSA's null output, which takes what it is given), the window says which
+/// and plays on it, the world as it runs without one.
+#[test]
+fn a_window_with_a_sound_device_says_which_once_and_plays_on_it() {
+    if !tools_present(&[("Xvfb", "-help")]) {
+        return;
+    }
+    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("tmp");
+    let home = alsa_home(dir.path(), "type null");
+    // A spider walking from the first tick, in front of the camera.
+    let m = temp_mod(
+        dir.path(),
+        "walkby",
+        &[(
+            "main.lua",
+            "behaviour.define { name = \"go\", on_update = function(self) self:move(vec3(1, 0, 0), 1.2) end }\n\
+             world.ground { size = vec3(30, 0, 30) }\n\
+             world.spawn(\"spider/spider\", { position = vec3(-2, 0, 0), yaw = 90, behaviour = \"go\" })\n\
+             camera.look(vec3(0, 2, -5), vec3(0, 0.3, 0))\n",
+        )],
+    )
+    .display()
+    .to_string();
+    let spider = bundled("spider").display().to_string();
+    let walkers = fixture("walkers").display().to_string();
+    let mut w = Session::start_with(
+        &["--frames", "40", &spider, &walkers, &m],
+        &[("HOME", &home)],
+    );
+    let _ = w.wait_for("a line no run prints", Duration::from_secs(120));
+    if w.no_adapter() {
+        return;
+    }
+    let status = w.child.wait().expect("the run ends");
+    let all = w.all();
+    assert!(status.success(), "{all}");
+    let said: Vec<&str> = all.lines().filter(|l| l.contains("sound")).collect();
+    assert!(
+        said.len() == 2 && said[0].starts_with("skitter: sound: ") && said[0].contains("48000 Hz"),
+        "{all}"
+    );
+    assert!(!all.to_lowercase().contains("error"), "{all}");
+    // As it closed: what it played — the spiders' feet, a voice each footfall.
+    let voices: u64 = said[1]
+        .split("s: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no voices in {:?}", said[1]));
+    assert!(said[1].starts_with("skitter: sound: played"), "{all}");
+    assert!(voices > 0, "{all}");
 }
 
 #[test]

@@ -33,6 +33,8 @@ pub struct JoinWindowOptions {
     pub frames: Option<u64>,
     /// The asset cache folder (`None`: the default).
     pub cache: Option<std::path::PathBuf>,
+    /// No sound: the output device is not opened.
+    pub mute: bool,
 }
 
 struct ViewerApp {
@@ -51,6 +53,8 @@ struct ViewerApp {
     frames: u64,
     failure: Option<anyhow::Error>,
     said_live: bool,
+    /// Feet and hits heard at the camera.
+    speaker: super::speaker::Speaker,
 }
 
 /// Opens a viewer window on `opts.addr` and runs until it is closed.
@@ -61,7 +65,10 @@ pub fn run_join_window(opts: JoinWindowOptions) -> anyhow::Result<()> {
         Some(dir) => NetViewer::with_cache(dir.clone()),
         None => NetViewer::new(),
     };
+    // The viewer's world has no seed of the server's: variations from a fixed one.
+    let speaker = super::speaker::Speaker::open(0, opts.mute);
     let mut app = ViewerApp {
+        speaker,
         display: event_loop.owned_display_handle(),
         opts,
         egui: egui::Context::default(),
@@ -79,6 +86,9 @@ pub fn run_join_window(opts: JoinWindowOptions) -> anyhow::Result<()> {
         said_live: false,
     };
     event_loop.run_app(&mut app).context("window event loop")?;
+    if let Some(l) = app.speaker.summary() {
+        eprintln!("{l}");
+    }
     match app.failure.take() {
         Some(e) => Err(e),
         None => Ok(()),
@@ -97,6 +107,7 @@ impl ViewerApp {
         let dt = (now - self.last).min(Duration::from_millis(250));
         self.last = now;
         self.udp.frame(&mut self.viewer, dt)?;
+        let sounds = self.viewer.take_sounds();
         match self.viewer.status() {
             ViewerStatus::Refused(why) => anyhow::bail!("the server refused: {why}"),
             ViewerStatus::Disconnected(why) => anyhow::bail!("disconnected: {why}"),
@@ -113,6 +124,8 @@ impl ViewerApp {
             self.view = Some(v);
         }
         if let Some(v) = self.view.as_mut() {
+            let ear = (v.camera.eye(), v.camera.target);
+            self.speaker.frame(dt.as_secs_f64(), sounds, world, ear);
             // What is near the camera is sent first.
             let focus = v.camera.target;
             v.after_tick(world);
@@ -134,7 +147,7 @@ impl ViewerApp {
             ViewerStatus::Refused(w) | ViewerStatus::Disconnected(w) => w.clone(),
         };
         format!(
-            "{state}\nping {:.0} ms   loss {:.1} %   {:.1} kB/s\nbuffer {:.0} ms   creatures {}\n{}",
+            "{state}\nping {:.0} ms   loss {:.1} %   {:.1} kB/s\nbuffer {:.0} ms   creatures {}\n{}\n{}",
             rtt * 1e3,
             loss.max(f.loss) * 100.0,
             bps / 1e3,
@@ -144,7 +157,8 @@ impl ViewerApp {
                 "click a creature, then the ground to walk it there; K knocks it over; N: the server's latest snapshot"
             } else {
                 "watching (the server takes no clicks); N: the server's latest snapshot"
-            }
+            },
+            self.speaker.line() + " (M: off / on)"
         )
     }
 
@@ -222,6 +236,7 @@ impl ViewerApp {
                 }
             }
             "n" | "N" => view.debug.net ^= true,
+            "m" | "M" => self.speaker.toggle_mute(),
             "0" => view.debug.sticks ^= true,
             "3" => view.debug.contacts ^= true,
             "6" => view.debug.lean ^= true,

@@ -10,6 +10,7 @@ mod path_edit;
 mod profile_panel;
 pub(crate) mod screenshot;
 pub(crate) mod shader_watch;
+pub(crate) mod speaker;
 pub(crate) mod ui;
 pub(crate) mod view;
 pub(crate) mod window;

@@ -88,6 +88,7 @@ pub(crate) fn toasts(ctx: &egui::Context, toasts: &[Toast]) {
 /// The keys, as the help window lists them.
 pub(crate) const HELP: &[(&str, &str)] = &[
     ("H", "show or hide this help"),
+    ("M", "sound off / on (footfalls, lifts, thuds and scripts' sounds, heard at the camera)"),
     (
         "left click",
         "select a creature; with one selected, click the ground to send it there",
@@ -156,6 +157,8 @@ pub(crate) struct Readouts<'a> {
     pub(crate) draw: FrameStats,
     /// The GPU adapter's name.
     pub(crate) adapter: &'a str,
+    /// The sound's line (the device, or why silent; muted).
+    pub(crate) sound: &'a str,
     /// A network server's line (where it listens, its viewers and their links).
     pub(crate) net: Option<&'a str>,
 }
@@ -313,6 +316,7 @@ fn status_panel(
         paused,
         draw,
         adapter,
+        sound,
         net,
     } = *readouts;
     let world = host.world();
@@ -348,6 +352,7 @@ fn status_panel(
         );
     }
     ui.label(egui::RichText::new(adapter).small().weak());
+    ui.label(egui::RichText::new(sound).small().weak());
     // A badge per mod whose latest save failed: it runs its last good version.
     for (name, e) in host.broken_mods() {
         let running = host.loaded_mods().contains(name);

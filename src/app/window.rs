@@ -39,6 +39,8 @@ pub struct WindowOptions {
     pub edit_paths: bool,
     /// Write one CSV line per drawn frame here (its timing, ticks, reloads): to find hitches.
     pub frame_log: Option<PathBuf>,
+    /// No sound: the output device is not opened.
+    pub mute: bool,
 }
 
 /// Whether a display server is reachable (X11 or Wayland).
@@ -69,6 +71,9 @@ pub fn run_with(
     app.frame_log = frame_log;
     app.hook = hook;
     event_loop.run_app(&mut app).context("window event loop")?;
+    if let Some(l) = app.speaker.summary() {
+        eprintln!("{l}");
+    }
     app.tape.finish().context("writing the record")?;
     match app.failure.take() {
         Some(e) => Err(e),
@@ -216,6 +221,8 @@ struct App {
     hook: Option<Box<dyn crate::headless::TickHook>>,
     /// The console (`` ` ``).
     console: super::console_panel::ConsolePanel,
+    /// Footfalls and thuds heard at the camera (kept across restarts: `R`).
+    speaker: super::speaker::Speaker,
 }
 
 fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
@@ -243,6 +250,7 @@ fn load_host(opts: &WindowOptions, tape: &mut Tape) -> (ScriptHost, View) {
 impl App {
     fn new(opts: WindowOptions, mut tape: Tape, display: OwnedDisplayHandle) -> App {
         let (host, view) = load_host(&opts, &mut tape);
+        let speaker = super::speaker::Speaker::open(opts.host.seed, opts.mute);
         App {
             opts,
             display,
@@ -265,6 +273,7 @@ impl App {
             frame_log: None,
             hook: None,
             console: Default::default(),
+            speaker,
         }
     }
 
@@ -344,12 +353,13 @@ impl App {
             self.clock.set_scale(s);
         }
         let t0 = Instant::now();
-        let (tape, host, errors, view, hook) = (
+        let (tape, host, errors, view, hook, speaker) = (
             &mut self.tape,
             &mut self.host,
             &mut self.errors,
             &mut self.view,
             &mut self.hook,
+            &mut self.speaker,
         );
         let ticks = self.clock.frame(dt, || {
             let started = Instant::now();
@@ -367,6 +377,8 @@ impl App {
             if let Some(h) = hook.as_mut() {
                 h.after_tick(host, &events);
             }
+            let ear = (view.camera.eye(), view.camera.target);
+            speaker.tick(&events, host.take_sound_requests(), &host.world(), ear);
             view.after_tick(&host.world());
             started.elapsed().as_secs_f64()
         });
@@ -429,6 +441,7 @@ impl App {
             let net = self.hook.as_ref().and_then(|h| h.status());
             let shader_error = gfx.renderer.shader_error.clone();
             let adapter = gfx.adapter.clone();
+            let sound = self.speaker.line();
             self.egui.run_pass(input, |ctx| {
                 let readouts = super::ui::Readouts {
                     frame_ms: stats.frame_ms,
@@ -438,6 +451,7 @@ impl App {
                     paused: self.clock.paused(),
                     draw,
                     adapter: &adapter,
+                    sound: &sound,
                     net: net.as_deref(),
                 };
                 super::ui::overlay(
@@ -527,6 +541,7 @@ impl App {
                 "`" => self.console.toggle(),
                 "o" | "O" => super::profile_panel::toggle(&mut self.host),
                 "h" | "H" => self.show_help = !self.show_help,
+                "m" | "M" => self.speaker.toggle_mute(),
                 "p" | "P" => self.clock.toggle_pause(),
                 "." => self.clock.step_once(),
                 "[" => self.clock.nudge(false),

@@ -32,6 +32,7 @@ enum Kind {
     Lift,
     Thud,
     Impact,
+    Land,
 }
 
 /// Where the listener is: its position and the unit vector to its right.
@@ -136,11 +137,12 @@ fn own_sounds<'a>(
             Kind::Lift => &s.lift,
             Kind::Thud => &s.hit,
             Kind::Impact => &s.ragdoll_impact,
+            Kind::Land => &s.land,
         }
     };
-    // Feet only, and only for a type with surface sounds: one ray a footfall.
+    // Feet and landings only, and only for a type with surface sounds: one ray each.
     let on = match kind {
-        Kind::Step | Kind::Lift if !o.by_surface.is_empty() => world
+        Kind::Step | Kind::Lift | Kind::Land if !o.by_surface.is_empty() => world
             .surface_at(at)
             .and_then(|t| t.surface)
             .and_then(|s| o.by_surface.iter().find(|(n, _)| *n == s))
@@ -195,6 +197,11 @@ impl Mix {
                     position,
                     speed,
                 } => ((*id, Kind::Impact), *position, impact_level(*speed)),
+                WorldEvent::Land {
+                    id,
+                    position,
+                    speed,
+                } => ((*id, Kind::Land), *position, land_level(*speed)),
                 WorldEvent::Hit { id, strength, .. } => {
                     let Some(c) = world.creature(*id) else {
                         continue;
@@ -295,7 +302,7 @@ impl Mix {
             (Some(o), _) => o,
             (None, Kind::Step) => &self.bank.step,
             (None, Kind::Lift) => &self.bank.lift,
-            (None, Kind::Thud | Kind::Impact) => &self.bank.thud,
+            (None, Kind::Thud | Kind::Impact | Kind::Land) => &self.bank.thud,
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
         // Heavier creatures sound lower; each footfall a little different.
@@ -374,6 +381,12 @@ fn step_level(speed: f32) -> f32 {
 /// from a height loud.
 fn impact_level(speed: f32) -> f32 {
     (speed / 8.0).clamp(0.05, 1.5)
+}
+
+/// A body's landing on its feet from how fast it came down (m/s): a hop's touch-down about
+/// a footfall's level, a fall of a metre or more louder than any step.
+fn land_level(speed: f32) -> f32 {
+    (0.4 + speed * 0.25).clamp(0.4, 2.0)
 }
 
 /// How a creature's mass (kg) scales its sounds' level: a 2 kg spider 0.76, a 30 kg soldier 1.7.

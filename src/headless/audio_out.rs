@@ -9,7 +9,7 @@ use glam::Vec3;
 
 use crate::audio::{Listener, Mix, SAMPLE_RATE, TICK_SAMPLES};
 use crate::script::{CameraRequest, ScriptHost, SoundAt, SoundRequest};
-use crate::sim::WorldEvent;
+use crate::sim::{World, WorldEvent};
 
 /// Where to write and where the listener starts.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,8 +22,8 @@ pub struct AudioOptions {
     pub target: Vec3,
 }
 
-/// A run's mix on its way to a file.
-pub(super) struct AudioOut {
+/// A run's (or a viewer's) mix on its way to a file.
+pub(crate) struct AudioOut {
     path: PathBuf,
     mix: Mix,
     ear: Listener,
@@ -38,7 +38,7 @@ fn wav_err(path: &std::path::Path, e: hound::Error) -> io::Error {
 }
 
 impl AudioOut {
-    pub(super) fn create(o: &AudioOptions, seed: u64) -> io::Result<AudioOut> {
+    pub(crate) fn create(o: &AudioOptions, seed: u64) -> io::Result<AudioOut> {
         let spec = hound::WavSpec {
             channels: 2,
             sample_rate: SAMPLE_RATE,
@@ -82,17 +82,23 @@ impl AudioOut {
         events: &[WorldEvent],
     ) -> io::Result<()> {
         self.queued.extend(host.take_sound_requests());
+        self.write_tick(events, &host.world())
+    }
+
+    /// One tick's (or a viewer's frame's) sound: the queued scripts' sounds, then `events`'
+    /// voices, in `world`.
+    pub(crate) fn write_tick(&mut self, events: &[WorldEvent], world: &World) -> io::Result<()> {
         for r in std::mem::take(&mut self.queued) {
             let at = match r.at {
                 SoundAt::Point(p) => p,
-                SoundAt::Creature(id) => match host.world().creature(id) {
+                SoundAt::Creature(id) => match world.creature(id) {
                     Some(c) => c.body_pose().0,
                     None => continue,
                 },
             };
             self.mix.play(r.sound, at, r.volume, r.pitch, &self.ear);
         }
-        let samples = self.mix.tick(events, &host.world(), &self.ear);
+        let samples = self.mix.tick(events, world, &self.ear);
         debug_assert_eq!(samples.len(), TICK_SAMPLES * 2);
         for s in samples {
             self.wav
@@ -104,7 +110,7 @@ impl AudioOut {
     }
 
     /// Closes the file; a line for the console saying what was heard.
-    pub(super) fn finish(self) -> io::Result<String> {
+    pub(crate) fn finish(self) -> io::Result<String> {
         let s = self.mix.stats();
         self.wav.finalize().map_err(|e| wav_err(&self.path, e))?;
         Ok(format!(

@@ -125,6 +125,8 @@ pub struct Scratch {
     steps: Vec<usize>,
     points: Vec<Vec3>,
     joints: Vec<Vec3>,
+    /// Where each foot was before the update.
+    stood_at: Vec<Vec3>,
     /// Feet that landed during the last update.
     pub events: Vec<StepEvent>,
     /// The last update reached the end of a `loop = false` path.
@@ -478,6 +480,10 @@ impl Locomotor {
             .enumerate()
             .take(64)
             .fold(0, |m, (i, st)| m | (u64::from(st.grounded) << i));
+        // Where they stand: a lift's place (a jump's or a let-go's too, whose swings do not
+        // start from there).
+        scratch.stood_at.clear();
+        scratch.stood_at.extend(self.legs.iter().map(|st| st.foot));
         let y_before = self.position.y - self.sink_change;
         let yaw = yaw_rotation(self.yaw);
         let climbing = match (def.climb.as_ref(), self.is_climbing()) {
@@ -531,7 +537,7 @@ impl Locomotor {
             if stood & (1 << i) != 0 && !st.grounded {
                 scratch.events.push(StepEvent {
                     leg: i,
-                    position: st.swing_from,
+                    position: scratch.stood_at[i],
                     speed: 0.0,
                     lift: true,
                 });

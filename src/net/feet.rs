@@ -337,6 +337,15 @@ pub(crate) fn decode(bytes: &[u8], mut set: impl FnMut(Decoded)) -> Result<usize
     Ok(count)
 }
 
+/// A leg's lift or landing as a viewer shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum LegSound {
+    /// It left the ground here.
+    Lift(Vec3),
+    /// It landed here, this fast (m/s).
+    Plant(Vec3, f32),
+}
+
 /// One step as a viewer draws it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct ViewStep {
@@ -446,6 +455,23 @@ impl ViewLeg {
                 }
                 self.step = sub(pos, self.at);
                 self.at = pos;
+            }
+        }
+    }
+
+    /// What this leg did in the shown time after tick `since` up to `t` — its lifts (where
+    /// from) and its landings (where, and how fast: the swing's path over its time, as the
+    /// viewer draws it) — for the viewer's sound. Before [`ViewLeg::foot`] lets them go.
+    pub(crate) fn heard(&self, since: f64, t: f64, mut out: impl FnMut(LegSound)) {
+        let within = |x: f64| since < x && x <= t;
+        for s in &self.steps {
+            if within(s.lift) {
+                out(LegSound::Lift(s.from));
+            }
+            if let Some((_, pos)) = s.landed().filter(|(at, _)| within(*at)) {
+                let path = s.from.distance(pos) + 2.0 * s.height;
+                let speed = path / (s.dur.max(1.0) as f32 * TICK_DT);
+                out(LegSound::Plant(pos, speed));
             }
         }
     }

@@ -106,6 +106,8 @@ pub struct JoinOptions {
     pub sim: Option<super::LinkSim>,
     /// The asset cache folder (`None`: the default).
     pub cache: Option<PathBuf>,
+    /// Mix what a listener hears of the shown world into a WAV.
+    pub audio: Option<crate::headless::AudioOptions>,
 }
 
 /// Joins a server without a window: runs `frames` frames at 60 Hz, writing the trace.
@@ -120,11 +122,19 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
         Some(p) => Some(io::BufWriter::new(std::fs::File::create(p)?)),
         None => None,
     };
+    let mut audio = match &opts.audio {
+        Some(a) => Some(crate::headless::AudioOut::create(a, 0)?),
+        None => None,
+    };
     let start = Instant::now();
     let dt = Duration::from_secs_f64(TICK_DT as f64);
     let mut said_live = false;
     for frame in 0..opts.frames {
         udp.frame(&mut viewer, dt)?;
+        if let Some(a) = audio.as_mut() {
+            // A frame is a tick long: its sounds are one block.
+            a.write_tick(&viewer.take_sounds(), viewer.world())?;
+        }
         match viewer.status() {
             ViewerStatus::Refused(why) => anyhow::bail!("the server refused: {why}"),
             ViewerStatus::Disconnected(why) => anyhow::bail!("disconnected: {why}"),
@@ -156,6 +166,9 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
     }
     if let Some(t) = trace.as_mut() {
         t.flush()?;
+    }
+    if let Some(a) = audio {
+        writeln!(console, "{}", a.finish()?)?;
     }
     Ok(viewer)
 }

@@ -11,12 +11,12 @@ use renet::RenetClient;
 
 use super::assets::AssetEntry;
 use super::clock::Clock;
-use super::feet::{self, ViewLeg};
+use super::feet::{self, LegSound, ViewLeg};
 use super::proto::{self, channel, Baseline, FromViewer, Ordered, PROTOCOL};
 use super::snapshot;
 use super::state::{interpolate, interpolate_rig, StateQ};
 use crate::locomotion::{PuppetFoot, PuppetRoot, ValidCreatureDef};
-use crate::sim::{CreatureId, TypeId, World, TICK_DT};
+use crate::sim::{CreatureId, TypeId, World, WorldEvent, TICK_DT};
 
 /// Where a viewer is with its server.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +70,8 @@ struct Shown {
     hits: Vec<(u64, Vec3, f32)>,
     /// Its pose at the shown time.
     pose: Option<Pose>,
+    /// In the air at the last shown frame: how fast it was coming down (m/s).
+    falling: Option<f32>,
 }
 
 /// A networked viewer: its connection and the World it shows.
@@ -91,6 +93,9 @@ pub struct NetViewer {
     version: String,
     play: bool,
     assets: Assets,
+    /// What the last frame showed happening: feet lifting and landing, hits (the
+    /// viewer's sound).
+    sounds: Vec<WorldEvent>,
 }
 
 /// A viewer's side of the assets: its cache, the server's manifest, what is on its way,
@@ -127,6 +132,7 @@ impl NetViewer {
             camera: None,
             figures: ViewerFigures::default(),
             shown: None,
+            sounds: Vec::new(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             play: false,
             assets: Assets {
@@ -241,6 +247,7 @@ impl NetViewer {
     /// One frame of `dt` seconds at local time `now` (s): reads what arrived, answers, and
     /// shows the world at the shown time.
     pub fn frame(&mut self, dt: f64, now: f64) {
+        self.sounds.clear();
         self.renet.update(std::time::Duration::from_secs_f64(dt));
         if let Some(r) = self.renet.disconnect_reason() {
             if !matches!(self.status, ViewerStatus::Refused(_)) {
@@ -284,9 +291,12 @@ impl NetViewer {
         }
         if let Some(t) = self.clock.advance(dt, now) {
             let tick = t / TICK_DT as f64;
+            // Sounds from the second shown frame on (not every step already done at the
+            // first), for what happened since the last shown tick.
+            let since = self.shown.unwrap_or(tick);
             self.shown = Some(tick);
             self.figures.frames += 1;
-            self.show(tick, dt as f32);
+            self.show(tick, since, dt as f32);
         }
     }
 
@@ -518,6 +528,7 @@ impl NetViewer {
                 despawn: None,
                 hits: Vec::new(),
                 pose: None,
+                falling: None,
             },
         );
     }
@@ -541,8 +552,16 @@ impl NetViewer {
         }
     }
 
-    /// Drives every creature at shown tick `t`.
-    fn show(&mut self, t: f64, dt: f32) {
+    /// The feet's lifts and landings, the bodies' landings and the hits the last frame
+    /// showed, as the simulating side's events (`Step`, `Lift`, `Land`, `Hit`), for a
+    /// [`Mix`](crate::audio::Mix).
+    /// Ragdolls' impacts are not sent: a viewer's ragdolls land silent.
+    pub fn take_sounds(&mut self) -> Vec<WorldEvent> {
+        std::mem::take(&mut self.sounds)
+    }
+
+    /// Drives every creature at shown tick `t` (`since`: the tick shown before).
+    fn show(&mut self, t: f64, since: f64, dt: f32) {
         let keep_orphans = snapshot::MAX_BASE_AGE as f64 + 30.0;
         self.orphans
             .retain(|_, h| h.back().is_some_and(|(k, _)| *k as f64 + keep_orphans >= t));
@@ -566,6 +585,11 @@ impl NetViewer {
             // Hits shown by now kick the lean (the body's push is in the roots already).
             for (_, dir, s) in c.hits.extract_if(.., |h| h.0 as f64 <= t) {
                 self.world.kick_lean(id, dir, s);
+                self.sounds.push(WorldEvent::Hit {
+                    id,
+                    dir,
+                    strength: s,
+                });
             }
             let Some(w) = self.world.creature(id) else {
                 continue;
@@ -573,9 +597,33 @@ impl NetViewer {
             let def = std::sync::Arc::clone(&w.def);
             let in_rig = w.rag.is_some();
             c.feet.clear();
-            for l in &mut c.legs {
+            for (leg, l) in c.legs.iter_mut().enumerate() {
+                l.heard(since, t, |e| {
+                    self.sounds.push(match e {
+                        LegSound::Lift(position) => WorldEvent::Lift { id, leg, position },
+                        LegSound::Plant(position, speed) => WorldEvent::Step {
+                            id,
+                            leg,
+                            position,
+                            speed,
+                        },
+                    })
+                });
                 c.feet.push(l.foot(t, &def.gait.step_arc));
             }
+            // Down on its feet after a jump or a fall: the landing the server heard.
+            let air = match &pose {
+                Some(Pose::Root(r)) => r.airborne.then_some(-r.velocity.y),
+                _ => None,
+            };
+            if let (Some(speed), None, Some(Pose::Root(r))) = (c.falling, air, &pose) {
+                self.sounds.push(WorldEvent::Land {
+                    id,
+                    position: r.position,
+                    speed: speed.max(0.0),
+                });
+            }
+            c.falling = air;
             match &pose {
                 Some(Pose::Rig(p, r, segs, recovering)) => {
                     let parts = crate::sim::parts_from(&def, (*p, *r), segs);

@@ -35,6 +35,8 @@ pub struct TypeSounds {
     pub hit: Vec<Arc<[f32]>>,
     /// A ragdoll's part landing hard.
     pub ragdoll_impact: Vec<Arc<[f32]>>,
+    /// Coming down on its feet after a jump or a fall.
+    pub land: Vec<Arc<[f32]>>,
     /// Sounds for feet on a surface (a level piece's `surface =` tag), by its name: a kind
     /// they leave out sounds as above.
     pub by_surface: Vec<(String, TypeSounds)>,

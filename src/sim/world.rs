@@ -176,6 +176,16 @@ pub enum WorldEvent {
         /// How fast it was coming down, m/s.
         speed: f32,
     },
+    /// A creature came down on its feet after a jump or a fall (its feet's own `Step`s
+    /// come with it).
+    Land {
+        /// Who.
+        id: CreatureId,
+        /// Where its body was.
+        position: Vec3,
+        /// How fast it was coming down the tick before, m/s.
+        speed: f32,
+    },
     /// A ragdoll got up and walks again.
     Recover {
         /// Who.
@@ -695,10 +705,12 @@ impl World {
             let mut rest = Vec::new();
             for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
                 if let Some(dt) = c.take_turn(dt) {
+                    let falling = Falling::before(&c.loco);
                     c.loco
                         .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
                     let end = std::mem::take(&mut scratch.path_end);
-                    push_steps(events, c.id, &scratch.events, end);
+                    let land = falling.landed(&c.loco);
+                    push_steps(events, c.id, &scratch.events, end, land);
                     scratch.events.clear();
                 }
                 after.finish(c, &ground, &mut rest);
@@ -722,23 +734,25 @@ impl World {
                             |(s, ground, rest), c| {
                                 let Some(turn) = c.take_turn(dt) else {
                                     after.finish(c, &*ground, rest);
-                                    return (c.id, Vec::new(), false);
+                                    return (c.id, Vec::new(), false, None);
                                 };
+                                let falling = Falling::before(&c.loco);
                                 c.loco.update(&c.def, &c.gait, &c.lean, &*ground, turn, s);
+                                let land = falling.landed(&c.loco);
                                 // Its body after its legs, while its state is at hand.
                                 after.finish(c, &*ground, rest);
                                 let end = std::mem::take(&mut s.path_end);
-                                (c.id, std::mem::take(&mut s.events), end)
+                                (c.id, std::mem::take(&mut s.events), end, land)
                             },
                         )
-                        .filter(|(_, steps, end)| !steps.is_empty() || *end)
-                        .collect::<Vec<(CreatureId, Vec<StepEvent>, bool)>>()
+                        .filter(|(_, steps, end, land)| !steps.is_empty() || *end || land.is_some())
+                        .collect::<Vec<StepsOf>>()
                 },
                 nav_step,
             )
         });
-        for (id, steps, end) in out {
-            push_steps(events, id, &steps, end);
+        for (id, steps, end, land) in out {
+            push_steps(events, id, &steps, end, land);
         }
     }
 
@@ -816,9 +830,41 @@ impl World {
     }
 }
 
-/// A creature's step and lift events of a tick, and the end of a path followed once (the
-/// same event as a destination reached), as world events.
-fn push_steps(events: &mut Vec<WorldEvent>, id: CreatureId, steps: &[StepEvent], end: bool) {
+/// A creature's tick of locomotion as it comes out of the parallel pass: its steps and
+/// lifts, whether it ended a path followed once, and its landing.
+type StepsOf = (CreatureId, Vec<StepEvent>, bool, Option<(Vec3, f32)>);
+
+/// Whether a creature was in the air before its tick, and how fast it came down.
+struct Falling(Option<f32>);
+
+impl Falling {
+    fn before(loco: &crate::locomotion::Locomotor) -> Falling {
+        Falling(loco.airborne.then_some(-loco.velocity.y))
+    }
+
+    /// Where and how fast it landed, if this tick brought it down.
+    fn landed(&self, loco: &crate::locomotion::Locomotor) -> Option<(Vec3, f32)> {
+        let speed = self.0.filter(|_| !loco.airborne && loco.landing)?;
+        Some((loco.position, speed.max(0.0)))
+    }
+}
+
+/// A creature's step and lift events of a tick, its landing, and the end of a path
+/// followed once (the same event as a destination reached), as world events.
+fn push_steps(
+    events: &mut Vec<WorldEvent>,
+    id: CreatureId,
+    steps: &[StepEvent],
+    end: bool,
+    land: Option<(Vec3, f32)>,
+) {
+    if let Some((position, speed)) = land {
+        events.push(WorldEvent::Land {
+            id,
+            position,
+            speed,
+        });
+    }
     for s in steps {
         events.push(if s.lift {
             WorldEvent::Lift {

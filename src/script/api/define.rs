@@ -271,7 +271,7 @@ fn asset_place(
 }
 
 /// The kinds of sound a type may bring, as `sounds` names them.
-const SOUND_KINDS: [&str; 4] = ["step", "lift", "hit", "ragdoll_impact"];
+const SOUND_KINDS: [&str; 5] = ["step", "lift", "land", "hit", "ragdoll_impact"];
 
 /// `sounds = { step = { "assets/a.wav", "assets/b.ogg" }, lift = "assets/c.flac", …,
 /// by_surface = { stone = { step = … }, … } }`: each file read inside the mod's folder
@@ -367,6 +367,7 @@ impl SoundFiles<'_> {
                 "lift" => &mut out.lift,
                 "hit" => &mut out.hit,
                 "ragdoll_impact" => &mut out.ragdoll_impact,
+                "land" => &mut out.land,
                 _ => {
                     return Err(self.fail(format!(
                         "{at}: unknown kind '{key}' (one of {}{})",

@@ -154,7 +154,10 @@ impl ScriptHost {
     /// Any event but a step: the callback its brain has for it, or a log line.
     fn dispatch_event(&mut self, ev: &WorldEvent) {
         match ev {
-            WorldEvent::Step { .. } | WorldEvent::Lift { .. } | WorldEvent::Impact { .. } => {}
+            WorldEvent::Step { .. }
+            | WorldEvent::Lift { .. }
+            | WorldEvent::Impact { .. }
+            | WorldEvent::Land { .. } => {}
             WorldEvent::Arrive { id } => {
                 if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
                     self.call(*id, &f, Value::Nil);
