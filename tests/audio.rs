@@ -758,3 +758,93 @@ fn a_saved_sound_file_reloads_in_place_and_a_broken_one_keeps_the_last_good() {
         host.tick();
     }
 }
+
+/// A type's `volume` curve (level by how fast a foot came down) and `pitch` curve (rate by
+/// the body's mass) replace the bundled ones; a value that is no curve says so.
+#[test]
+fn a_types_volume_and_pitch_curves_set_its_footfalls_level_and_rate() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let run = |name: &str, curves: &str| {
+        let own = temp_mod(
+            dir.path(),
+            name,
+            &[(
+                "main.lua",
+                &(toner(&format!("sounds = {{ step = \"assets/tone.wav\", lift = \"assets/hush.wav\", {curves} }}")) + "\n\
+                 behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
+                 world.ground { size = vec3(40, 0, 40) }\n\
+                 world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n\
+                 camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
+            )],
+        );
+        sine_wav(&own.join("assets/tone.wav"), 600.0, 120, 48_000);
+        // Lifts (with the other foot's plants, for a biped) silent: the tone alone.
+        let spec = hound::WavSpec {
+            channels: 1,
+            sample_rate: 48_000,
+            bits_per_sample: 16,
+            sample_format: hound::SampleFormat::Int,
+        };
+        let mut hush = hound::WavWriter::create(own.join("assets/hush.wav"), spec).expect("wav");
+        for _ in 0..480 {
+            hush.write_sample(0i16).expect("sample");
+        }
+        hush.finalize().expect("finalize");
+        let (t, s, plants, _) = heard(
+            dir.path(),
+            name,
+            240,
+            &[bundled("spider"), fixture("walkers"), own],
+            "1",
+        );
+        // The footfalls' onsets (not the lifts' bundled scrape): how loud, how high.
+        let tones: Vec<(f64, f64, f64)> = onsets(&s, 0.02)
+            .into_iter()
+            .filter(|o| {
+                plants
+                    .iter()
+                    .any(|f| (*f as f64 / 60.0 - o.0).abs() < 0.012)
+            })
+            .map(|(at, l, r)| (at, l.max(r), crossings(&s, at + 0.005, 40.0)))
+            .collect();
+        assert!(tones.len() >= 4, "{name}: {tones:?}\n{t}");
+        tones
+    };
+    let quiet = run("quiet", "volume = curve{ {0, 0.2}, {10, 0.2} }");
+    let loud_high = run(
+        "loudhigh",
+        "volume = 0.4, pitch = curve{ {1, 2}, {100, 2} }",
+    );
+    let mean = |v: &[(f64, f64, f64)], f: fn(&(f64, f64, f64)) -> f64| {
+        v.iter().map(f).sum::<f64>() / v.len() as f64
+    };
+    let (z1, z2) = (mean(&quiet, |o| o.2), mean(&loud_high, |o| o.2));
+    assert!((1000.0..1400.0).contains(&z1), "{z1}");
+    assert!(
+        (1.8..2.2).contains(&(z2 / z1)),
+        "pitch 2: {z2} against {z1}"
+    );
+    let (p1, p2) = (mean(&quiet, |o| o.1), mean(&loud_high, |o| o.1));
+    assert!(
+        (1.6..2.4).contains(&(p2 / p1)),
+        "volume twice: {p2} against {p1}"
+    );
+    // Not a curve: the error names the field.
+    let bad = temp_mod(
+        dir.path(),
+        "badcurve",
+        &[("main.lua", &toner("sounds = { volume = \"loud\" }"))],
+    );
+    let o = skitter(&[
+        "check",
+        &bundled("spider").display().to_string(),
+        &fixture("walkers").display().to_string(),
+        &bad.display().to_string(),
+    ]);
+    let t = text(&o);
+    assert!(
+        t.contains("badcurve/main.lua:")
+            && t.contains("sounds.volume must be a curve (curve{...}), got string"),
+        "{t}"
+    );
+}

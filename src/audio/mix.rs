@@ -111,15 +111,15 @@ pub struct Mix {
 }
 
 /// A voice asked for: whose and what (`merge`: folded into that creature's voice of the
-/// kind started within [`MERGE_WINDOW`]), where, its level before distance, the body's mass,
-/// its pitch, and the type's own variations to pick from (`None`: the bundled ones).
+/// kind started within [`MERGE_WINDOW`]), where, its level before distance, its rate before
+/// the voice's own jitter (the body's mass, a script's pitch), and the type's own variations
+/// to pick from (`None`: the bundled ones).
 struct Ask<'a> {
     who: (CreatureId, Kind),
     merge: bool,
     at: Vec3,
     level: f32,
-    mass: f32,
-    pitch: f32,
+    rate: f32,
     own: Option<&'a [Samples]>,
 }
 
@@ -184,33 +184,31 @@ impl Mix {
     /// [`TICK_SAMPLES`] stereo samples are returned, interleaved (left, right).
     pub fn tick(&mut self, events: &[WorldEvent], world: &World, ear: &Listener) -> Vec<i16> {
         for e in events {
-            let (who, at, level) = match e {
+            // Where, and how fast it came down (a level of its own for a lift or a hit).
+            let (who, at, speed) = match e {
                 WorldEvent::Step {
                     id,
                     position,
                     speed,
                     ..
-                } => ((*id, Kind::Step), *position, step_level(*speed)),
-                WorldEvent::Lift { id, position, .. } => ((*id, Kind::Lift), *position, 0.5),
+                } => ((*id, Kind::Step), *position, Ok(*speed)),
+                WorldEvent::Lift { id, position, .. } => ((*id, Kind::Lift), *position, Err(0.5)),
                 WorldEvent::Impact {
                     id,
                     position,
                     speed,
-                } => ((*id, Kind::Impact), *position, impact_level(*speed)),
+                } => ((*id, Kind::Impact), *position, Ok(*speed)),
                 WorldEvent::Land {
                     id,
                     position,
                     speed,
-                } => ((*id, Kind::Land), *position, land_level(*speed)),
+                } => ((*id, Kind::Land), *position, Ok(*speed)),
                 WorldEvent::Hit { id, strength, .. } => {
                     let Some(c) = world.creature(*id) else {
                         continue;
                     };
-                    (
-                        (*id, Kind::Thud),
-                        c.body_pose().0,
-                        (strength / 3.0).clamp(0.2, 1.5),
-                    )
+                    let level = (strength / 3.0).clamp(0.2, 1.5);
+                    ((*id, Kind::Thud), c.body_pose().0, Err(level))
                 }
                 _ => continue,
             };
@@ -218,16 +216,28 @@ impl Mix {
                 .creature(who.0)
                 .and_then(|c| world.creature_type(c.type_id));
             let mass = ty.map_or(2.0, |t| t.def.body.mass);
+            let own = ty.and_then(|t| t.sounds.as_deref());
+            // The type's curves where it brings them: level by speed, rate by mass.
+            let level = match (speed, own.and_then(|o| o.volume.as_ref())) {
+                (Ok(v), Some(curve)) => curve.eval(v).clamp(0.0, 8.0),
+                (Ok(v), None) => match who.1 {
+                    Kind::Step => step_level(v),
+                    Kind::Land => land_level(v),
+                    _ => impact_level(v),
+                },
+                (Err(level), _) => level,
+            };
+            let rate = match own.and_then(|o| o.pitch.as_ref()) {
+                Some(curve) => curve.eval(mass).clamp(0.25, 4.0),
+                None => mass_rate(mass),
+            };
             let ask = Ask {
                 who,
                 merge: true,
                 at,
                 level: level * weight(mass),
-                mass,
-                pitch: 1.0,
-                own: ty
-                    .and_then(|t| t.sounds.as_deref())
-                    .and_then(|o| own_sounds(o, who.1, world, at)),
+                rate,
+                own: own.and_then(|o| own_sounds(o, who.1, world, at)),
             };
             self.start(ask, ear);
         }
@@ -249,8 +259,7 @@ impl Mix {
             merge: false,
             at,
             level: volume,
-            mass: 5.0,
-            pitch,
+            rate: mass_rate(5.0) * pitch,
             own: None,
         };
         self.start(ask, ear);
@@ -263,8 +272,7 @@ impl Mix {
             merge,
             at,
             level,
-            mass,
-            pitch,
+            rate,
             own,
         } = ask;
         self.stats.events += 1;
@@ -305,10 +313,8 @@ impl Mix {
             (None, Kind::Thud | Kind::Impact | Kind::Land) => &self.bank.thud,
         };
         let sound = list[(rng.next_u64() % list.len() as u64) as usize].clone();
-        // Heavier creatures sound lower; each footfall a little different.
-        let rate = ((0.92 + 0.16 * rng.unit()) * (mass / 5.0).max(0.01).powf(-0.12))
-            .clamp(0.55, 1.6)
-            * pitch;
+        // Each footfall a little different.
+        let rate = ((0.92 + 0.16 * rng.unit()) * rate).clamp(0.2, 5.0);
         let voice = Voice {
             sound,
             pos: 0.0,
@@ -387,6 +393,12 @@ fn impact_level(speed: f32) -> f32 {
 /// a footfall's level, a fall of a metre or more louder than any step.
 fn land_level(speed: f32) -> f32 {
     (0.4 + speed * 0.25).clamp(0.4, 2.0)
+}
+
+/// How a creature's mass (kg) sets its sounds' rate: heavier is lower (a 2 kg spider 1.12,
+/// a 30 kg soldier 0.81).
+fn mass_rate(mass: f32) -> f32 {
+    (mass / 5.0).max(0.01).powf(-0.12).clamp(0.55, 1.6)
 }
 
 /// How a creature's mass (kg) scales its sounds' level: a 2 kg spider 0.76, a 30 kg soldier 1.7.

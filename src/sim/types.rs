@@ -37,6 +37,11 @@ pub struct TypeSounds {
     pub ragdoll_impact: Vec<Arc<[f32]>>,
     /// Coming down on its feet after a jump or a fall.
     pub land: Vec<Arc<[f32]>>,
+    /// Level by how fast a foot, a body or a ragdoll's part came down (m/s), before the
+    /// mass's factor (`None`: the bundled curves).
+    pub volume: Option<crate::math::Curve>,
+    /// Rate by the body's mass (kg) (`None`: heavier is lower, the bundled way).
+    pub pitch: Option<crate::math::Curve>,
     /// Sounds for feet on a surface (a level piece's `surface =` tag), by its name: a kind
     /// they leave out sounds as above.
     pub by_surface: Vec<(String, TypeSounds)>,

@@ -274,7 +274,7 @@ fn asset_place(
 const SOUND_KINDS: [&str; 5] = ["step", "lift", "land", "hit", "ragdoll_impact"];
 
 /// `sounds = { step = { "assets/a.wav", "assets/b.ogg" }, lift = "assets/c.flac", …,
-/// by_surface = { stone = { step = … }, … } }`: each file read inside the mod's folder
+/// by_surface = { stone = { step = … }, … }, volume = curve, pitch = curve }`: each file read inside the mod's folder
 /// (within `--max-asset-mb`) and decoded; an error names the kind, the file and what is wrong
 /// with it.
 fn load_sounds(
@@ -362,6 +362,15 @@ impl SoundFiles<'_> {
                 out.by_surface.sort_by(|a, b| a.0.cmp(&b.0));
                 continue;
             }
+            if top && (key == "volume" || key == "pitch") {
+                let curve = convert::curve_from_value(&v)
+                    .map_err(|e| self.fail(format!("{at}.{key} {e}")))?;
+                match key.as_str() {
+                    "volume" => out.volume = curve,
+                    _ => out.pitch = curve,
+                }
+                continue;
+            }
             let list = match key.as_str() {
                 "step" => &mut out.step,
                 "lift" => &mut out.lift,
@@ -372,7 +381,11 @@ impl SoundFiles<'_> {
                     return Err(self.fail(format!(
                         "{at}: unknown kind '{key}' (one of {}{})",
                         SOUND_KINDS.join(", "),
-                        if top { ", by_surface" } else { "" }
+                        if top {
+                            ", by_surface, volume, pitch"
+                        } else {
+                            ""
+                        }
                     )))
                 }
             };
