@@ -848,3 +848,63 @@ fn a_types_volume_and_pitch_curves_set_its_footfalls_level_and_rate() {
         "{t}"
     );
 }
+
+/// The bundled mods' sound files are made by the project's generator (`audio::synth`), not
+/// borrowed: each file is byte for byte what it makes, and there is no other.
+/// `SKITTER_BLESS=1 cargo test --release --test audio bundled` writes them.
+#[test]
+fn the_bundled_mods_sound_files_are_what_the_generator_makes() {
+    use skitter::audio::synth;
+    let scripts = bundled("spider").parent().expect("scripts").to_path_buf();
+    let bless = std::env::var_os("SKITTER_BLESS").is_some();
+    let made = synth::bundled_files();
+    for f in &made {
+        let path = scripts.join(f.mod_name).join(&f.file);
+        let want = synth::wav_bytes(&f.samples).expect("a WAV");
+        if bless {
+            std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+            std::fs::write(&path, &want).expect("write");
+        }
+        let got = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            got == want,
+            "{} is not what the generator makes: SKITTER_BLESS=1 cargo test --release --test audio bundled",
+            path.display()
+        );
+    }
+    // No sound file in a bundled mod that the generator did not make.
+    for m in std::fs::read_dir(&scripts).expect("scripts") {
+        let sounds = m.expect("entry").path().join("assets/sounds");
+        let Ok(files) = std::fs::read_dir(&sounds) else {
+            continue;
+        };
+        for f in files {
+            let p = f.expect("entry").path();
+            assert!(
+                made.iter()
+                    .any(|b| scripts.join(b.mod_name).join(&b.file) == p),
+                "{} is not the generator's",
+                p.display()
+            );
+        }
+    }
+}
+
+/// A mod named by a relative path (`skitter check scripts/spider`, from the project's
+/// folder) reads its sound files from inside itself, as an absolute one does.
+#[test]
+fn sound_files_load_from_a_mod_given_by_a_relative_path() {
+    let spider = bundled("spider");
+    let root = spider
+        .parent()
+        .and_then(|p| p.parent())
+        .expect("the project");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_skitter"))
+        .current_dir(root)
+        .args(["check", "scripts/spider"])
+        .output()
+        .expect("runs");
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("assets/sounds/step1.wav (sound)"), "{t}");
+}

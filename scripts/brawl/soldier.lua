@@ -1,6 +1,16 @@
 -- A soft soldier: a two-legged creature on the same legs, gait and stepper as every other,
 -- whose physics section makes it a deliberately wobbly active ragdoll (seed 003's "soft
 -- soldiers"): under-damped muscles, a low hit threshold, quick to get up.
+-- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
+-- `nameN.wav` under assets/sounds/, one picked per voice.
+local function sounds(name, n)
+  local list = {}
+  for i = 1, n do
+    list[i] = "assets/sounds/" .. name .. i .. ".wav"
+  end
+  return list
+end
+
 return creature.define {
   name = "soldier",
   body = {
@@ -39,5 +49,13 @@ return creature.define {
     getup_delay = 1.2,
     recovery_time = 1.4,
     friction = 0.9,
+  },
+  -- Boots: a dull thump and a scuff; thuds when it lands, is hit or falls.
+  sounds = {
+    step = sounds("boot", 4),
+    lift = sounds("scuff", 2),
+    land = sounds("thud", 4),
+    hit = sounds("thud", 4),
+    ragdoll_impact = sounds("thud", 4),
   },
 }

@@ -15,6 +15,16 @@ for i = 0, 9 do
   end
 end
 
+-- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
+-- `nameN.wav` under assets/sounds/, one picked per voice.
+local function sounds(name, n)
+  local list = {}
+  for i = 1, n do
+    list[i] = "assets/sounds/" .. name .. i .. ".wav"
+  end
+  return list
+end
+
 return creature.define {
   name = "centipede",
   body = {
@@ -26,5 +36,12 @@ return creature.define {
   gait = { pattern = "wave", step_trigger = 0.12, step_duration = 0.12, step_height = 0.05 },
   lean = { turn = { gain = 0.05, max = 8 } },
   nav = { speed = 0.45, acceleration = 2, turn_rate = 80 },
+  -- Twenty hard little feet: a tick each, the ticks of a wave of them one rustle.
+  sounds = {
+    step = sounds("tick", 4),
+    lift = sounds("lift", 2),
+    land = sounds("thud", 2),
+    ragdoll_impact = sounds("thud", 2),
+  },
   behaviour = "wander",
 }

@@ -4,6 +4,16 @@
 -- brain strolls, trots off now and then, and bolts from whatever comes too near. Its head
 -- looks where it goes while the body turns and leans; its tail swings on springs: it trails
 -- a turn, and wags past rest when the hound stops.
+-- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
+-- `nameN.wav` under assets/sounds/, one picked per voice.
+local function sounds(name, n)
+  local list = {}
+  for i = 1, n do
+    list[i] = "assets/sounds/" .. name .. i .. ".wav"
+  end
+  return list
+end
+
 return creature.define {
   name = "hound",
   body = {
@@ -32,5 +42,12 @@ return creature.define {
   },
   lean = { turn = { gain = 0.08, max = 12 }, accel = { gain = 2, max = 6 } },
   nav = { speed = 3.2, acceleration = 3, turn_rate = 160 },
+  -- Padded paws: a soft pat a footfall.
+  sounds = {
+    step = sounds("paw", 4),
+    lift = sounds("lift", 2),
+    land = sounds("thud", 2),
+    ragdoll_impact = sounds("thud", 2),
+  },
   behaviour = "romp",
 }

@@ -22,6 +22,16 @@ for i, row in ipairs(rows) do
   end
 end
 
+-- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
+-- `nameN.wav` under assets/sounds/, one picked per voice.
+local function sounds(name, n)
+  local list = {}
+  for i = 1, n do
+    list[i] = "assets/sounds/" .. name .. i .. ".wav"
+  end
+  return list
+end
+
 return creature.define {
   name = "spider",
   body = {
@@ -56,5 +66,14 @@ return creature.define {
   -- jump: the navmesh bake finds links it can leap (gaps up to 1.2 m between ledges, hops
   -- up to 0.6 m, drops up to 1.5 m); its agents cross them with a crouch and a jump.
   nav = { speed = 1.6, acceleration = 4, turn_rate = 200, jump = { gap = 1.2, up = 0.6, down = 1.5 } },
+  -- A click on each footfall (a gait group's feet together are one), a scrape on each lift,
+  -- a thud when it comes down from a jump or hits the ground as a ragdoll.
+  sounds = {
+    step = sounds("step", 4),
+    lift = sounds("lift", 4),
+    land = sounds("thud", 2),
+    hit = sounds("thud", 2),
+    ragdoll_impact = sounds("thud", 2),
+  },
   behaviour = "wander",
 }

@@ -133,13 +133,115 @@ pub fn thud(variation: usize) -> Samples {
     )
 }
 
+/// A boot coming down (the soldiers'): a dull 110 ms thump of low noise over a short low
+/// tone, with a scuff of mid noise on it.
+pub fn boot(variation: usize) -> Samples {
+    burst(
+        &Burst {
+            length: 0.11,
+            decay: 0.025,
+            corner: 900.0,
+            tone: Some((170.0, 80.0, 0.6, 0.03)),
+            click: Some((1400.0, 0.25)),
+            level: 0.95,
+        },
+        0xB007 + variation as u64,
+    )
+}
+
+/// A padded paw (the hound's): a soft 80 ms pat of low noise, no click.
+pub fn paw(variation: usize) -> Samples {
+    burst(
+        &Burst {
+            length: 0.08,
+            decay: 0.018,
+            corner: 700.0,
+            tone: Some((220.0, 120.0, 0.3, 0.02)),
+            click: None,
+            level: 0.8,
+        },
+        0x9A3 + variation as u64,
+    )
+}
+
+/// A tiny hard foot (the centipede's): a 30 ms bright tick.
+pub fn tick(variation: usize) -> Samples {
+    burst(
+        &Burst {
+            length: 0.03,
+            decay: 0.005,
+            corner: 6000.0,
+            tone: None,
+            click: Some((4200.0, 0.6)),
+            level: 0.7,
+        },
+        0x71C + variation as u64,
+    )
+}
+
+/// One of the bundled mods' sound files: the mod, the file inside it, and what it holds.
+pub struct BundledFile {
+    /// The bundled mod's folder name (`scripts/NAME`).
+    pub mod_name: &'static str,
+    /// Its path inside the mod (`assets/sounds/…`).
+    pub file: String,
+    /// The sound.
+    pub samples: Samples,
+}
+
+/// Every sound file the bundled mods' creatures use, as the generator makes it: the
+/// spider's clicks and scrapes, the soldiers' boots, the hound's paws, the centipede's ticks,
+/// and the thuds of landings and ragdolls. Written to `scripts/` by the bless test
+/// (`SKITTER_BLESS=1 cargo test --release --test docs`), checked against it otherwise.
+pub fn bundled_files() -> Vec<BundledFile> {
+    type Maker = fn(usize) -> Samples;
+    let sets: [(&str, &str, Maker, usize); 10] = [
+        ("spider", "step", step, VARIATIONS),
+        ("spider", "lift", lift, VARIATIONS),
+        ("spider", "thud", thud, 2),
+        ("brawl", "boot", boot, VARIATIONS),
+        ("brawl", "scuff", lift, 2),
+        ("brawl", "thud", thud, VARIATIONS),
+        ("menagerie", "paw", paw, VARIATIONS),
+        ("menagerie", "tick", tick, VARIATIONS),
+        ("menagerie", "lift", lift, 2),
+        ("menagerie", "thud", thud, 2),
+    ];
+    sets.iter()
+        .flat_map(|&(mod_name, name, make, n)| {
+            (0..n).map(move |v| BundledFile {
+                mod_name,
+                file: format!("assets/sounds/{name}{}.wav", v + 1),
+                samples: make(v),
+            })
+        })
+        .collect()
+}
+
+/// A sound as a 16-bit mono WAV at [`SAMPLE_RATE`].
+pub fn wav_bytes(samples: &[f32]) -> Result<Vec<u8>, hound::Error> {
+    let spec = hound::WavSpec {
+        channels: 1,
+        sample_rate: SAMPLE_RATE,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut out = std::io::Cursor::new(Vec::new());
+    let mut w = hound::WavWriter::new(&mut out, spec)?;
+    for v in samples {
+        w.write_sample((v.clamp(-1.0, 1.0) * 32767.0).round() as i16)?;
+    }
+    w.finalize()?;
+    Ok(out.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn sounds_are_the_same_every_time_different_by_variation_and_in_range() {
-        for make in [step as fn(usize) -> Samples, lift, thud] {
+        for make in [step as fn(usize) -> Samples, lift, thud, boot, paw, tick] {
             let (a, b, c) = (make(0), make(0), make(1));
             assert_eq!(a, b);
             assert_ne!(a, c);
@@ -151,5 +253,22 @@ mod tests {
         }
         // A thud is longer and lower than a step: most of its energy below 500 Hz.
         assert!(thud(0).len() > 2 * step(0).len());
+    }
+
+    #[test]
+    fn the_bundled_files_decode_back_to_their_sounds() {
+        let files = bundled_files();
+        assert!(files.len() >= 30);
+        for f in &files {
+            let bytes = wav_bytes(&f.samples).expect("a WAV");
+            let back = crate::audio::decode::decode(bytes, "wav").expect(&f.file);
+            assert_eq!(back.len(), f.samples.len(), "{}", f.file);
+            let worst = back
+                .iter()
+                .zip(f.samples.iter())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(worst < 1e-4, "{}: {worst}", f.file);
+        }
     }
 }

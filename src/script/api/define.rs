@@ -423,7 +423,13 @@ fn read_sound(
     rel: &str,
     max: u64,
 ) -> Result<std::sync::Arc<[f32]>, String> {
-    let path = crate::model::files::resolve(root, root, rel)?;
+    // Inside the mod folder, relative to it (a relative `root` — `skitter run scripts/x` —
+    // joined once, not twice).
+    let path = root.join(crate::model::files::resolve(
+        root,
+        std::path::Path::new(""),
+        rel,
+    )?);
     let len = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
     if len > max {
         return Err(format!(
