@@ -908,3 +908,43 @@ fn sound_files_load_from_a_mod_given_by_a_relative_path() {
     assert!(o.status.success(), "{t}");
     assert!(t.contains("assets/sounds/step1.wav (sound)"), "{t}");
 }
+
+/// A definition run from another mod (`require("@kit/toner")`) reads the sound files beside
+/// it, in its own mod's folder, not the requiring mod's.
+#[test]
+fn a_required_definition_reads_its_sounds_from_its_own_mod() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let kit = temp_mod(
+        dir.path(),
+        "kit",
+        &[
+            ("mod.toml", "name = \"kit\"\nversion = \"0.1.0\"\n"),
+            ("main.lua", "-- types for others to require\n"),
+            (
+                "toner.lua",
+                &toner("sounds = { step = \"assets/tone.wav\" }")
+                    .replace("creature.define", "return creature.define"),
+            ),
+        ],
+    );
+    sine_wav(&kit.join("assets/tone.wav"), 600.0, 120, 48_000);
+    let user = temp_mod(
+        dir.path(),
+        "user",
+        &[
+            (
+                "mod.toml",
+                "name = \"user\"\nversion = \"0.1.0\"\ndepends = [\"kit\"]\n",
+            ),
+            ("main.lua", "require(\"@kit/toner\")\n"),
+        ],
+    );
+    let o = skitter(&[
+        "check",
+        &kit.display().to_string(),
+        &user.display().to_string(),
+    ]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("defines: types user/toner"), "{t}");
+}

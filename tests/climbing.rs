@@ -21,7 +21,7 @@ fn climb_mod(dir: &Path, climb: &str, level: &str) -> PathBuf {
             &format!("name = \"climber\", climb = {climb}"),
         )
         .replace("return creature.define", "creature.define");
-    temp_mod(
+    let m = temp_mod(
         dir,
         "climbing",
         &[(
@@ -34,7 +34,9 @@ fn climb_mod(dir: &Path, climb: &str, level: &str) -> PathBuf {
                  {level}"
             ),
         )],
-    )
+    );
+    bundled_sounds("spider", &m);
+    m
 }
 
 /// A climbing scene run headless for `frames` ticks in `dir` (the climbing mod of

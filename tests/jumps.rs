@@ -48,7 +48,7 @@ fn jump_mod(dir: &Path, nav_extra: &str, level: &str) -> PathBuf {
         .replace("behaviour = \"romp\"", "behaviour = \"goer\"")
         .replace("return creature.define", "creature.define");
     assert!(hound.contains("up = 0.8"), "the hound's nav line moved");
-    temp_mod(
+    let m = temp_mod(
         dir,
         "jumps",
         &[
@@ -65,7 +65,10 @@ fn jump_mod(dir: &Path, nav_extra: &str, level: &str) -> PathBuf {
             ),
         ),
         ],
-    )
+    );
+    bundled_sounds("spider", &m);
+    bundled_sounds("menagerie", &m);
+    m
 }
 
 /// A jumping scene run headless for `frames` ticks: its trace (parsed, and its text) and

@@ -529,6 +529,7 @@ fn an_exported_type_passes_the_validator_and_loads_back_to_the_same_legs_and_tra
         "name = \"rt\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n",
     )
     .expect("write");
+    bundled_sounds("spider", &rt);
     let run = |def: &str| {
         let main = format!(
             "{def}\nworld.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.2, scale = 5, seed = 4 }} }}\n\
@@ -673,6 +674,7 @@ fn a_type_with_its_own_legs_gives_the_same_trace_with_a_model_as_without() {
         "name = \"same\"\nversion = \"0.1.0\"\ndepends = [\"walkers\"]\n",
     )
     .expect("write");
+    bundled_sounds("spider", &m);
     let run = |model: &str| {
         let main = format!(
             "{}\nworld.ground {{ size = vec3(30, 0, 30), noise = {{ amplitude = 0.2, scale = 5, seed = 4 }} }}\n\

@@ -304,6 +304,7 @@ world.spawn("{ty}", {{ position = vec3(2, 0, -1), behaviour = "go", params = {{ 
     };
     let src = format!("{grounded}\n{}", level("grounded"));
     let m = temp_mod(dir.path(), "rim", &[("main.lua", &src)]);
+    bundled_sounds("spider", &m);
     let (out, t) = run_trace(
         dir.path(),
         600,

@@ -291,6 +291,7 @@ behaviour.define {{
             ("soldier.lua", &soldier),
         ],
     );
+    bundled_sounds("brawl", &m);
     vec![
         bundled("spider"),
         bundled("menagerie"),

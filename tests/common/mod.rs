@@ -1208,3 +1208,15 @@ pub fn bound_asset(dir: &str, file: &str, texture: Option<&str>) -> skitter::mod
     )
     .unwrap_or_else(|e| panic!("{dir}: {e}"))
 }
+
+/// Copies a bundled mod's sound files (`scripts/FROM/assets/sounds`) into mod folder `to`:
+/// for a test mod that copies one of its creature definitions, whose `sounds` name them.
+pub fn bundled_sounds(from: &str, to: &Path) {
+    let src = bundled(from).join("assets/sounds");
+    let dst = to.join("assets/sounds");
+    std::fs::create_dir_all(&dst).expect("mkdir");
+    for f in std::fs::read_dir(&src).expect("the bundled sounds") {
+        let p = f.expect("entry").path();
+        std::fs::copy(&p, dst.join(p.file_name().expect("name"))).expect("copy");
+    }
+}

@@ -256,13 +256,20 @@ fn warn_repairs(
 /// Where a mod's asset files are read from (its folder) and within what size
 /// (`--max-asset-mb`; 0: the default).
 fn asset_place(
+    lua: &Lua,
     c: &super::context::ModCtx,
 ) -> Result<(std::path::PathBuf, crate::model::LoadLimits), String> {
+    // The mod whose file makes the call: a definition another mod runs
+    // (`require("@spider/body")`) reads the files beside it, in its own mod's folder.
+    let of_file = caller_location(lua)
+        .and_then(|at| at.split_once('/').map(|(m, _)| m.to_string()))
+        .filter(|m| c.roots.contains_key(m));
+    let name = of_file.as_ref().unwrap_or(&c.name);
     let root = c
         .roots
-        .get(&c.name)
+        .get(name)
         .map(|(dir, _)| dir.clone())
-        .ok_or_else(|| format!("mod \"{}\" has no folder", c.name))?;
+        .ok_or_else(|| format!("mod \"{name}\" has no folder"))?;
     let limits = match c.shared.borrow().max_asset_bytes {
         0 => crate::model::LoadLimits::default(),
         max_bytes => crate::model::LoadLimits { max_bytes },
@@ -295,7 +302,7 @@ fn load_sounds(
             )))
         }
     };
-    let (root, limits) = asset_place(c).map_err(|e| fail(format!("sounds: {e}")))?;
+    let (root, limits) = asset_place(lua, c).map_err(|e| fail(format!("sounds: {e}")))?;
     let max = limits.max_bytes;
     let files = SoundFiles {
         lua,
@@ -472,7 +479,7 @@ fn load_model(
             )));
         }
     }
-    let (root, limits) = asset_place(c).map_err(|e| fail(format!("model: {e}")))?;
+    let (root, limits) = asset_place(lua, c).map_err(|e| fail(format!("model: {e}")))?;
     // A script-only save reloads with the model it had (parsed again only if a file changed).
     let loaded = model::load_shared(
         &Source {
