@@ -428,21 +428,36 @@ fn toner(sounds: &str) -> String {
     )
 }
 
+/// A mod `name` whose one toner (with `sounds = …`) walks +x at 1 m/s from x = `from_x`
+/// along z = 3, past the camera at (0, 1.5, -3), on a 40 m ground with `level` on it.
+fn toner_walk(dir: &Path, name: &str, sounds: &str, from_x: f32, level: &str) -> PathBuf {
+    temp_mod(
+        dir,
+        name,
+        &[(
+            "main.lua",
+            &(toner(sounds)
+                + &format!(
+                    "\nbehaviour.define {{ name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }}\n\
+                     world.ground {{ size = vec3(40, 0, 40) }}\n\
+                     {level}\n\
+                     world.spawn(\"toner\", {{ position = vec3({from_x}, 0, 3), behaviour = \"pass\" }})\n\
+                     camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"
+                )),
+        )],
+    )
+}
+
 #[test]
 fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
     let dir = tempfile::tempdir().expect("tmp");
     // A type that steps with a 600 Hz tone (a 22 050 Hz file: resampled to the mix).
-    let own = temp_mod(
+    let own = toner_walk(
         dir.path(),
         "tone",
-        &[(
-            "main.lua",
-            &(toner("sounds = { step = { \"assets/tone.wav\" }, lift = \"assets/tone.wav\" }") + "\n\
-             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
-             world.ground { size = vec3(40, 0, 40) }\n\
-             world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n\
-             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
-        )],
+        "sounds = { step = { \"assets/tone.wav\" }, lift = \"assets/tone.wav\" }",
+        -3.0,
+        "",
     );
     sine_wav(&own.join("assets/tone.wav"), 600.0, 120, 22_050);
     let (t, s, plants, _) = heard(
@@ -548,18 +563,12 @@ fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
 fn feet_on_a_tagged_surface_take_its_sounds() {
     let dir = tempfile::tempdir().expect("tmp");
     // 600 Hz steps on the plain ground, 300 Hz ones on a stone floor from x = 0 on.
-    let m = temp_mod(
+    let m = toner_walk(
         dir.path(),
         "floors",
-        &[(
-            "main.lua",
-            &(toner("sounds = { step = \"assets/high.wav\", by_surface = { stone = { step = { \"assets/low.wav\" } } } }") + "\n\
-             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
-             world.ground { size = vec3(40, 0, 40) }\n\
-             world.box { position = vec3(6, 0.01, 3), size = vec3(12, 0.02, 4), surface = \"stone\" }\n\
-             world.spawn(\"toner\", { position = vec3(-4, 0, 3), behaviour = \"pass\" })\n\
-             camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
-        )],
+        "sounds = { step = \"assets/high.wav\", by_surface = { stone = { step = { \"assets/low.wav\" } } } }",
+        -4.0,
+        "world.box { position = vec3(6, 0.01, 3), size = vec3(12, 0.02, 4), surface = \"stone\" }",
     );
     sine_wav(&m.join("assets/high.wav"), 600.0, 120, 48_000);
     sine_wav(&m.join("assets/low.wav"), 300.0, 120, 48_000);
@@ -686,16 +695,12 @@ fn a_saved_sound_file_reloads_in_place_and_a_broken_one_keeps_the_last_good() {
     use skitter::script::{HostOptions, ScriptHost};
     use std::collections::BTreeMap;
     let dir = tempfile::tempdir().expect("tmp");
-    let own = temp_mod(
+    let own = toner_walk(
         dir.path(),
         "tone",
-        &[(
-            "main.lua",
-            &(toner("sounds = { step = \"assets/tone.wav\" }") + "\n\
-             behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
-             world.ground { size = vec3(40, 0, 40) }\n\
-             world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n"),
-        )],
+        "sounds = { step = \"assets/tone.wav\" }",
+        -3.0,
+        "",
     );
     let file = own.join("assets/tone.wav");
     sine_wav(&file, 600.0, 120, 48_000);
@@ -765,18 +770,10 @@ fn a_saved_sound_file_reloads_in_place_and_a_broken_one_keeps_the_last_good() {
 fn a_types_volume_and_pitch_curves_set_its_footfalls_level_and_rate() {
     let dir = tempfile::tempdir().expect("tmp");
     let run = |name: &str, curves: &str| {
-        let own = temp_mod(
-            dir.path(),
-            name,
-            &[(
-                "main.lua",
-                &(toner(&format!("sounds = {{ step = \"assets/tone.wav\", lift = \"assets/hush.wav\", {curves} }}")) + "\n\
-                 behaviour.define { name = \"pass\", on_update = function(self) self:move(vec3(1, 0, 0), 1.0) end }\n\
-                 world.ground { size = vec3(40, 0, 40) }\n\
-                 world.spawn(\"toner\", { position = vec3(-3, 0, 3), behaviour = \"pass\" })\n\
-                 camera.look(vec3(0, 1.5, -3), vec3(0, 0.3, 3))\n"),
-            )],
+        let sounds = format!(
+            "sounds = {{ step = \"assets/tone.wav\", lift = \"assets/hush.wav\", {curves} }}"
         );
+        let own = toner_walk(dir.path(), name, &sounds, -3.0, "");
         sine_wav(&own.join("assets/tone.wav"), 600.0, 120, 48_000);
         // Lifts (with the other foot's plants, for a biped) silent: the tone alone.
         let spec = hound::WavSpec {

@@ -506,6 +506,20 @@ fn a_frame_log_that_cannot_be_written_is_said_at_once_and_a_headless_run_says_it
 /// opens, draws its frames and ends without libwayland's "error: XDG_RUNTIME_DIR is invalid
 /// or not set" (Mesa's device-select layer asking for a compositor): nothing that reads as
 /// a failure when nothing failed.
+/// A window run to the end of its frames (the pipes close), which must succeed: all it
+/// printed (`None`: no adapter, skipped loudly).
+fn run_to_its_end(args: &[&str], env: &[(&str, &Path)]) -> Option<String> {
+    let mut w = Session::start_with(args, env);
+    let _ = w.wait_for("a line no run prints", Duration::from_secs(120));
+    if w.no_adapter() {
+        return None;
+    }
+    let status = w.child.wait().expect("the run ends");
+    let all = w.all();
+    assert!(status.success(), "{all}");
+    Some(all)
+}
+
 /// A home whose ALSA configuration makes the default output `pcm` (a card that is not there,
 /// or ALSA's null device), whatever the machine has.
 fn alsa_home(dir: &Path, pcm: &str) -> std::path::PathBuf {
@@ -528,15 +542,9 @@ fn a_window_without_a_desktop_session_or_a_sound_card_says_so_once_and_nothing_o
     let dir = tempfile::tempdir().expect("tmp");
     let home = alsa_home(dir.path(), "type hw card 29");
     let spider = bundled("spider").display().to_string();
-    let mut w = Session::start_with(&["--frames", "20", &spider], &[("HOME", &home)]);
-    // The run ends by itself after its frames: the pipes close.
-    let _ = w.wait_for("a line no run prints", Duration::from_secs(120));
-    if w.no_adapter() {
+    let Some(all) = run_to_its_end(&["--frames", "20", &spider], &[("HOME", &home)]) else {
         return;
-    }
-    let status = w.child.wait().expect("the run ends");
-    let all = w.all();
-    assert!(status.success(), "{all}");
+    };
     assert!(!all.contains("XDG_RUNTIME_DIR"), "{all}");
     assert!(!all.to_lowercase().contains("error"), "{all}");
     // No sound device: said once, in skitter's words (ALSA's own lines kept off stderr).
@@ -576,17 +584,10 @@ fn a_window_with_a_sound_device_says_which_once_and_plays_on_it() {
     .to_string();
     let spider = bundled("spider").display().to_string();
     let walkers = fixture("walkers").display().to_string();
-    let mut w = Session::start_with(
-        &["--frames", "40", &spider, &walkers, &m],
-        &[("HOME", &home)],
-    );
-    let _ = w.wait_for("a line no run prints", Duration::from_secs(120));
-    if w.no_adapter() {
+    let args = ["--frames", "40", &spider, &walkers, &m];
+    let Some(all) = run_to_its_end(&args, &[("HOME", &home)]) else {
         return;
-    }
-    let status = w.child.wait().expect("the run ends");
-    let all = w.all();
-    assert!(status.success(), "{all}");
+    };
     let said: Vec<&str> = all.lines().filter(|l| l.contains("sound")).collect();
     assert!(
         said.len() == 2 && said[0].starts_with("skitter: sound: ") && said[0].contains("48000 Hz"),

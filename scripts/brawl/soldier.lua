@@ -1,16 +1,6 @@
 -- A soft soldier: a two-legged creature on the same legs, gait and stepper as every other,
 -- whose physics section makes it a deliberately wobbly active ragdoll (seed 003's "soft
 -- soldiers"): under-damped muscles, a low hit threshold, quick to get up.
--- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
--- `nameN.wav` under assets/sounds/, one picked per voice.
-local function sounds(name, n)
-  local list = {}
-  for i = 1, n do
-    list[i] = "assets/sounds/" .. name .. i .. ".wav"
-  end
-  return list
-end
-
 return creature.define {
   name = "soldier",
   body = {
@@ -52,10 +42,10 @@ return creature.define {
   },
   -- Boots: a dull thump and a scuff; thuds when it lands, is hit or falls.
   sounds = {
-    step = sounds("boot", 4),
-    lift = sounds("scuff", 2),
-    land = sounds("thud", 4),
-    hit = sounds("thud", 4),
-    ragdoll_impact = sounds("thud", 4),
+    step = { "assets/sounds/boot1.wav", "assets/sounds/boot2.wav", "assets/sounds/boot3.wav", "assets/sounds/boot4.wav" },
+    lift = { "assets/sounds/scuff1.wav", "assets/sounds/scuff2.wav" },
+    land = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav", "assets/sounds/thud3.wav", "assets/sounds/thud4.wav" },
+    hit = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav", "assets/sounds/thud3.wav", "assets/sounds/thud4.wav" },
+    ragdoll_impact = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav", "assets/sounds/thud3.wav", "assets/sounds/thud4.wav" },
   },
 }

@@ -15,16 +15,6 @@ for i = 0, 9 do
   end
 end
 
--- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
--- `nameN.wav` under assets/sounds/, one picked per voice.
-local function sounds(name, n)
-  local list = {}
-  for i = 1, n do
-    list[i] = "assets/sounds/" .. name .. i .. ".wav"
-  end
-  return list
-end
-
 return creature.define {
   name = "centipede",
   body = {
@@ -38,10 +28,10 @@ return creature.define {
   nav = { speed = 0.45, acceleration = 2, turn_rate = 80 },
   -- Twenty hard little feet: a tick each, the ticks of a wave of them one rustle.
   sounds = {
-    step = sounds("tick", 4),
-    lift = sounds("lift", 2),
-    land = sounds("thud", 2),
-    ragdoll_impact = sounds("thud", 2),
+    step = { "assets/sounds/tick1.wav", "assets/sounds/tick2.wav", "assets/sounds/tick3.wav", "assets/sounds/tick4.wav" },
+    lift = { "assets/sounds/lift1.wav", "assets/sounds/lift2.wav" },
+    land = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
+    ragdoll_impact = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
   },
   behaviour = "wander",
 }

@@ -4,16 +4,6 @@
 -- brain strolls, trots off now and then, and bolts from whatever comes too near. Its head
 -- looks where it goes while the body turns and leans; its tail swings on springs: it trails
 -- a turn, and wags past rest when the hound stops.
--- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
--- `nameN.wav` under assets/sounds/, one picked per voice.
-local function sounds(name, n)
-  local list = {}
-  for i = 1, n do
-    list[i] = "assets/sounds/" .. name .. i .. ".wav"
-  end
-  return list
-end
-
 return creature.define {
   name = "hound",
   body = {
@@ -44,10 +34,10 @@ return creature.define {
   nav = { speed = 3.2, acceleration = 3, turn_rate = 160 },
   -- Padded paws: a soft pat a footfall.
   sounds = {
-    step = sounds("paw", 4),
-    lift = sounds("lift", 2),
-    land = sounds("thud", 2),
-    ragdoll_impact = sounds("thud", 2),
+    step = { "assets/sounds/paw1.wav", "assets/sounds/paw2.wav", "assets/sounds/paw3.wav", "assets/sounds/paw4.wav" },
+    lift = { "assets/sounds/lift1.wav", "assets/sounds/lift2.wav" },
+    land = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
+    ragdoll_impact = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
   },
   behaviour = "romp",
 }

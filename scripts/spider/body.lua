@@ -22,16 +22,6 @@ for i, row in ipairs(rows) do
   end
 end
 
--- Its sound files (made by skitter's own generator, src/audio/synth.rs): `name1.wav` ..
--- `nameN.wav` under assets/sounds/, one picked per voice.
-local function sounds(name, n)
-  local list = {}
-  for i = 1, n do
-    list[i] = "assets/sounds/" .. name .. i .. ".wav"
-  end
-  return list
-end
-
 return creature.define {
   name = "spider",
   body = {
@@ -67,13 +57,14 @@ return creature.define {
   -- up to 0.6 m, drops up to 1.5 m); its agents cross them with a crouch and a jump.
   nav = { speed = 1.6, acceleration = 4, turn_rate = 200, jump = { gap = 1.2, up = 0.6, down = 1.5 } },
   -- A click on each footfall (a gait group's feet together are one), a scrape on each lift,
-  -- a thud when it comes down from a jump or hits the ground as a ragdoll.
+  -- a thud when it comes down from a jump or hits the ground as a ragdoll: files in this
+  -- mod's assets/sounds/ (made by skitter's own generator), one picked per voice.
   sounds = {
-    step = sounds("step", 4),
-    lift = sounds("lift", 4),
-    land = sounds("thud", 2),
-    hit = sounds("thud", 2),
-    ragdoll_impact = sounds("thud", 2),
+    step = { "assets/sounds/step1.wav", "assets/sounds/step2.wav", "assets/sounds/step3.wav", "assets/sounds/step4.wav" },
+    lift = { "assets/sounds/lift1.wav", "assets/sounds/lift2.wav", "assets/sounds/lift3.wav", "assets/sounds/lift4.wav" },
+    land = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
+    hit = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
+    ragdoll_impact = { "assets/sounds/thud1.wav", "assets/sounds/thud2.wav" },
   },
   behaviour = "wander",
 }
