@@ -11,7 +11,7 @@ use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use glam::Vec3;
 
 use crate::audio::{Listener, Mix, SAMPLE_RATE, TICK_SAMPLES};
-use crate::script::{SoundAt, SoundRequest};
+use crate::script::SoundRequest;
 use crate::sim::{World, WorldEvent};
 
 /// The most mixed sound waiting for the device, in frames (100 ms): past it a tick's block
@@ -102,14 +102,9 @@ impl Speaker {
         }
         let ear = Listener::looking(eye, target);
         for r in requests {
-            let at = match r.at {
-                SoundAt::Point(p) => p,
-                SoundAt::Creature(id) => match world.creature(id) {
-                    Some(c) => c.body_pose().0,
-                    None => continue,
-                },
-            };
-            self.mix.play(r.sound, at, r.volume, r.pitch, &ear);
+            if let Some(at) = r.position(world) {
+                self.mix.play(r.sound, at, r.volume, r.pitch, &ear);
+            }
         }
         let block = self.mix.tick(events, world, &ear);
         let Some(out) = self.out.as_mut() else {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use glam::Vec3;
 
 use crate::audio::{Listener, Mix, SAMPLE_RATE, TICK_SAMPLES};
-use crate::script::{CameraRequest, ScriptHost, SoundAt, SoundRequest};
+use crate::script::{CameraRequest, ScriptHost, SoundRequest};
 use crate::sim::{World, WorldEvent};
 
 /// Where to write and where the listener starts.
@@ -89,14 +89,9 @@ impl AudioOut {
     /// voices, in `world`.
     pub(crate) fn write_tick(&mut self, events: &[WorldEvent], world: &World) -> io::Result<()> {
         for r in std::mem::take(&mut self.queued) {
-            let at = match r.at {
-                SoundAt::Point(p) => p,
-                SoundAt::Creature(id) => match world.creature(id) {
-                    Some(c) => c.body_pose().0,
-                    None => continue,
-                },
-            };
-            self.mix.play(r.sound, at, r.volume, r.pitch, &self.ear);
+            if let Some(at) = r.position(world) {
+                self.mix.play(r.sound, at, r.volume, r.pitch, &self.ear);
+            }
         }
         let samples = self.mix.tick(events, world, &self.ear);
         debug_assert_eq!(samples.len(), TICK_SAMPLES * 2);

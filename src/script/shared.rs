@@ -129,6 +129,16 @@ pub struct SoundRequest {
     pub pitch: f32,
 }
 
+impl SoundRequest {
+    /// Where it sounds in `world` now (`None`: its creature is gone).
+    pub fn position(&self, world: &crate::sim::World) -> Option<Vec3> {
+        match self.at {
+            SoundAt::Point(p) => Some(p),
+            SoundAt::Creature(id) => world.creature(id).map(|c| c.body_pose().0),
+        }
+    }
+}
+
 /// Where a requested sound is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SoundAt {
