@@ -125,7 +125,8 @@ impl ViewerApp {
         }
         if let Some(v) = self.view.as_mut() {
             let ear = (v.camera.eye(), v.camera.target);
-            self.speaker.frame(dt.as_secs_f64(), sounds, world, ear);
+            self.speaker.queue(&sounds, Vec::new(), world);
+            self.speaker.frame(dt.as_secs_f64(), world, ear);
             // What is near the camera is sent first.
             let focus = v.camera.target;
             v.after_tick(world);

@@ -1,6 +1,7 @@
 //! Sound out of the window and `skitter join` viewers: the same [`Mix`] that
-//! `--audio-out` writes to a file, for a listener at the window's camera, fed tick by tick
-//! to the default output device (cpal) through a lock-free ring the device's thread reads
+//! `--audio-out` writes to a file, for a listener at the window's camera, fed a tick-long
+//! block for every 1/60 s of real time (the ticks' events in the next block) to the default
+//! output device (cpal) through a lock-free ring the device's thread reads
 //! (it never waits on a tick: an empty ring plays silence). No device — a server, CI — is
 //! said once, in one line, and the run goes on silent without mixing at all; ALSA's own
 //! lines about missing cards are kept off stderr (the first one goes into that line).
@@ -25,16 +26,27 @@ pub(crate) struct Speaker {
     muted: bool,
     /// What the overlay says of it.
     pub(crate) state: String,
-    /// A viewer's events waiting for the next block, and the time its frames have covered
-    /// that no block has yet (s).
+    /// Events and scripts' sounds (which, where, volume, pitch) waiting for the next
+    /// block, and the time the frames have covered that no block has yet (s).
     waiting: Vec<WorldEvent>,
+    plays: Vec<(usize, Vec3, f32, f32)>,
     owed: f64,
     /// Tick-long blocks mixed.
     blocks: u64,
 }
 
-/// The most frame time a viewer's sound catches up on at once, s.
+/// The most frame time the sound catches up on at once, s.
 const MAX_OWED: f64 = 0.1;
+
+/// How many tick-long blocks are due after a frame of `dt` seconds, `owed` the time earlier
+/// frames covered that no block has yet (kept within [`MAX_OWED`]).
+fn due(owed: &mut f64, dt: f64) -> usize {
+    let tick = 1.0 / 60.0;
+    *owed = (*owed + dt.max(0.0)).min(MAX_OWED);
+    let n = (*owed / tick + 1e-9).floor();
+    *owed = (*owed - n * tick).max(0.0);
+    n as usize
+}
 
 struct Output {
     /// Kept alive: dropping it stops the sound.
@@ -72,6 +84,7 @@ impl Speaker {
             muted: false,
             state,
             waiting: Vec::new(),
+            plays: Vec::new(),
             owed: 0.0,
             blocks: 0,
         }
@@ -87,63 +100,65 @@ impl Speaker {
         self.muted = !self.muted;
     }
 
-    /// One tick's sound for a listener at `eye` looking at `target`: scripts' `requests`,
-    /// then `events`' voices, mixed and queued for the device. Nothing is mixed while
-    /// nothing is heard.
-    pub(crate) fn tick(
+    /// What a tick (or a viewer's frame) made happen: its `events` and scripts' `requests`
+    /// (placed now, where their creatures are), for the next block. Dropped while nothing
+    /// is heard.
+    pub(crate) fn queue(
         &mut self,
         events: &[WorldEvent],
         requests: Vec<SoundRequest>,
         world: &World,
-        (eye, target): (Vec3, Vec3),
     ) {
         if !self.live() {
             return;
         }
-        let ear = Listener::looking(eye, target);
+        self.waiting.extend_from_slice(events);
         for r in requests {
             if let Some(at) = r.position(world) {
-                self.mix.play(r.sound, at, r.volume, r.pitch, &ear);
+                self.plays.push((r.sound, at, r.volume, r.pitch));
             }
         }
-        let block = self.mix.tick(events, world, &ear);
-        let Some(out) = self.out.as_mut() else {
+    }
+
+    /// A drawn frame `dt` seconds after the last: as many tick-long blocks are mixed for a
+    /// listener at `eye` looking at `target` as real time has covered — the queued sounds
+    /// in the first — so the sound runs at the wall clock's pace whatever the world's:
+    /// paused, voices ring out; slowed, footfalls come further apart; sped up, a block
+    /// takes several ticks' events. At most [`MAX_OWED`] is caught up after a stall.
+    pub(crate) fn frame(&mut self, dt: f64, world: &World, (eye, target): (Vec3, Vec3)) {
+        if !self.live() {
             return;
+        }
+        let ear = Listener::looking(eye, target);
+        for _ in 0..due(&mut self.owed, dt) {
+            for (sound, at, volume, pitch) in std::mem::take(&mut self.plays) {
+                self.mix.play(sound, at, volume, pitch, &ear);
+            }
+            let events = std::mem::take(&mut self.waiting);
+            let block = self.mix.tick(&events, world, &ear);
+            if !self.send(&block) {
+                return;
+            }
+        }
+    }
+
+    /// A block to the device; false when the device has stopped (said once, then silent).
+    fn send(&mut self, block: &[i16]) -> bool {
+        let Some(out) = self.out.as_mut() else {
+            return false;
         };
         if let Some(why) = out.failed.lock().ok().and_then(|mut f| f.take()) {
             eprintln!("skitter: sound: the device stopped ({why}): silent from here");
             self.state = format!("silent: the device stopped ({why})");
             self.out = None;
-            return;
+            return false;
         }
         let frames: Vec<[i16; 2]> = block.chunks_exact(2).map(|s| [s[0], s[1]]).collect();
         debug_assert_eq!(frames.len(), TICK_SAMPLES);
         let (_, left) = out.ring.push_partial_slice(&frames);
         out.dropped += left.len() as u64;
         self.blocks += 1;
-    }
-
-    /// A viewer's frame of `dt` seconds: its `events` (what the frame showed happening)
-    /// start with the next tick-long block, and as many blocks are mixed as the frames'
-    /// time has covered (at most a few: a long stall is not played back late).
-    pub(crate) fn frame(
-        &mut self,
-        dt: f64,
-        events: Vec<WorldEvent>,
-        world: &World,
-        ear: (Vec3, Vec3),
-    ) {
-        if !self.live() {
-            return;
-        }
-        self.waiting.extend(events);
-        self.owed = (self.owed + dt).min(MAX_OWED);
-        let tick = 1.0 / 60.0;
-        while self.owed >= tick {
-            self.owed -= tick;
-            let events = std::mem::take(&mut self.waiting);
-            self.tick(&events, Vec::new(), world, ear);
-        }
+        true
     }
 
     /// What was played, for the line a window prints as it closes (`None`: no device).
@@ -422,6 +437,25 @@ mod tests {
         let six = fed(&tone[..100], 48_000, 6, 6 * 50);
         assert!((six[6 * 11] - tone[10][0] as f32 / 32768.0).abs() < 1e-6);
         assert!(six.chunks(6).all(|f| f[2..].iter().all(|s| *s == 0.0)));
+    }
+
+    #[test]
+    fn blocks_follow_real_time_whatever_the_frames() {
+        let total = |dt: f64, frames: usize| {
+            let mut owed = 0.0;
+            (0..frames).map(|_| due(&mut owed, dt)).sum::<usize>()
+        };
+        // One second is 60 blocks at 60, 144 or 30 frames a second.
+        assert_eq!(total(1.0 / 60.0, 60), 60);
+        assert_eq!(total(1.0 / 144.0, 144), 60);
+        assert_eq!(total(1.0 / 30.0, 30), 60);
+        // At 144 frames a second most frames mix nothing, some one.
+        let mut owed = 0.0;
+        let per: Vec<usize> = (0..10).map(|_| due(&mut owed, 1.0 / 144.0)).collect();
+        assert!(per.iter().all(|n| *n <= 1) && per.contains(&0) && per.contains(&1));
+        // A two-second stall catches up 100 ms, not two seconds.
+        let mut owed = 0.0;
+        assert_eq!(due(&mut owed, 2.0), 6);
     }
 
     #[test]

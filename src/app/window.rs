@@ -377,11 +377,12 @@ impl App {
             if let Some(h) = hook.as_mut() {
                 h.after_tick(host, &events);
             }
-            let ear = (view.camera.eye(), view.camera.target);
-            speaker.tick(&events, host.take_sound_requests(), &host.world(), ear);
+            speaker.queue(&events, host.take_sound_requests(), &host.world());
             view.after_tick(&host.world());
             started.elapsed().as_secs_f64()
         });
+        let ear = (self.view.camera.eye(), self.view.camera.target);
+        self.speaker.frame(dt, &self.host.world(), ear);
         if ticks > 0 {
             let per = t0.elapsed().as_secs_f32() * 1e3 / ticks as f32;
             self.stats.tick_ms = self.stats.tick_ms * 0.9 + per * 0.1;
