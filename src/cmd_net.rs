@@ -220,14 +220,7 @@ pub(crate) fn join_cmd(
         join_timeout: Duration::from_secs_f64(args.timeout),
         sim: args.net_sim,
         cache: args.cache,
-        audio: args.audio_out.map(|path| {
-            let cam = skitter::render::OrbitCamera::default();
-            skitter::headless::AudioOptions {
-                path,
-                eye: cam.eye(),
-                target: cam.target,
-            }
-        }),
+        audio: args.audio_out.map(crate::audio_at_start),
     };
     let viewer = skitter::net::join_headless(&opts, stdout)?;
     let f = viewer.figures();

@@ -514,6 +514,17 @@ fn run_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--audio-out`'s listener where the window's camera starts (a script's `camera.look`
+/// moves it).
+fn audio_at_start(path: PathBuf) -> headless::AudioOptions {
+    let cam = skitter::render::OrbitCamera::default();
+    headless::AudioOptions {
+        path,
+        eye: cam.eye(),
+        target: cam.target,
+    }
+}
+
 /// `skitter run --headless`: the ticks as fast as they go (or paced), a trace if asked.
 fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Result<ExitCode> {
     let opts = RunOptions {
@@ -528,15 +539,7 @@ fn headless_cmd(args: RunArgs, stdout: &mut impl std::io::Write) -> anyhow::Resu
         replay: args.replay,
         console: args.console,
         profile: args.profile,
-        audio: args.audio_out.map(|path| {
-            // The listener is where the window's camera starts (a script's camera.look moves it).
-            let cam = skitter::render::OrbitCamera::default();
-            headless::AudioOptions {
-                path,
-                eye: cam.eye(),
-                target: cam.target,
-            }
-        }),
+        audio: args.audio_out.map(audio_at_start),
     };
     let report = headless::run(&opts, stdout).context("running")?;
     eprintln!(

@@ -313,15 +313,7 @@ fn scripts_play_sounds_where_and_as_loud_as_they_ask_and_bad_requests_say_what()
                 &format!("world.ground {{ size = vec3(10, 0, 10) }}\n{call}\n"),
             )],
         );
-        let o = skitter(&[
-            "run",
-            "--headless",
-            "--frames",
-            "5",
-            &bundled("spider").display().to_string(),
-            &fixture("walkers").display().to_string(),
-            &m.display().to_string(),
-        ]);
+        let o = ticks_beside_walkers(&m, 5, &[]);
         let t = text(&o);
         assert!(
             t.contains(&format!("bad/main.lua:2: sound.play: {want}")),
@@ -520,17 +512,7 @@ fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
         );
         std::fs::create_dir_all(m.join("assets")).expect("mkdir");
         std::fs::write(m.join("assets").join(file), bytes).expect("write");
-        let o = skitter(&[
-            "run",
-            "--headless",
-            "--frames",
-            "5",
-            "--max-asset-mb",
-            "1",
-            &bundled("spider").display().to_string(),
-            &fixture("walkers").display().to_string(),
-            &m.display().to_string(),
-        ]);
+        let o = ticks_beside_walkers(&m, 5, &["--max-asset-mb", "1"]);
         let t = text(&o);
         assert!(
             t.contains(&format!(
@@ -546,15 +528,7 @@ fn a_mods_own_sound_files_are_heard_and_bad_ones_say_what_is_wrong() {
         "out",
         &[("main.lua", "creature.define { name = \"y\", legs = { { name = \"a\", hip = vec3(0.1, 0, 0), rest = vec3(0.3, -0.35, 0), segments = { 0.25, 0.25 } }, { name = \"b\", hip = vec3(-0.1, 0, 0), rest = vec3(-0.3, -0.35, 0), segments = { 0.25, 0.25 } } }, sounds = { hit = \"../whole.wav\" } }\n")],
     );
-    let o = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "2",
-        &bundled("spider").display().to_string(),
-        &fixture("walkers").display().to_string(),
-        &m.display().to_string(),
-    ]);
+    let o = ticks_beside_walkers(&m, 2, &[]);
     let t = text(&o);
     assert!(t.contains("out/main.lua:1: creature.define: sounds.hit[1]: ../whole.wav: \"../whole.wav\" leaves the mod folder"), "{t}");
 }

@@ -15,8 +15,8 @@ use crate::audio::{Listener, Mix, SAMPLE_RATE, TICK_SAMPLES};
 use crate::script::SoundRequest;
 use crate::sim::{World, WorldEvent};
 
-/// The most mixed sound waiting for the device, in frames (100 ms): past it a tick's block
-/// is dropped (the ticks running ahead of the wall clock: time sped up, a catch-up).
+/// The most mixed sound waiting for the device, in frames (100 ms): past it the rest of a
+/// block is dropped (a device taking samples slower than its rate says).
 pub(crate) const RING_FRAMES: usize = SAMPLE_RATE as usize / 10;
 
 /// The window's (or a viewer's) sound.
@@ -25,7 +25,7 @@ pub(crate) struct Speaker {
     mix: Mix,
     muted: bool,
     /// What the overlay says of it.
-    pub(crate) state: String,
+    state: String,
     /// Events and scripts' sounds (which, where, volume, pitch) waiting for the next
     /// block, and the time the frames have covered that no block has yet (s).
     waiting: Vec<WorldEvent>,
@@ -35,13 +35,16 @@ pub(crate) struct Speaker {
     blocks: u64,
 }
 
+/// A block's length, s: a tick's.
+const BLOCK_SECONDS: f64 = TICK_SAMPLES as f64 / SAMPLE_RATE as f64;
+
 /// The most frame time the sound catches up on at once, s.
 const MAX_OWED: f64 = 0.1;
 
 /// How many tick-long blocks are due after a frame of `dt` seconds, `owed` the time earlier
 /// frames covered that no block has yet (kept within [`MAX_OWED`]).
 fn due(owed: &mut f64, dt: f64) -> usize {
-    let tick = 1.0 / 60.0;
+    let tick = BLOCK_SECONDS;
     *owed = (*owed + dt.max(0.0)).min(MAX_OWED);
     let n = (*owed / tick + 1e-9).floor();
     *owed = (*owed - n * tick).max(0.0);
@@ -153,10 +156,13 @@ impl Speaker {
             self.out = None;
             return false;
         }
-        let frames: Vec<[i16; 2]> = block.chunks_exact(2).map(|s| [s[0], s[1]]).collect();
-        debug_assert_eq!(frames.len(), TICK_SAMPLES);
-        let (_, left) = out.ring.push_partial_slice(&frames);
-        out.dropped += left.len() as u64;
+        debug_assert_eq!(block.len(), TICK_SAMPLES * 2);
+        let frames = block.chunks_exact(2).map(|s| [s[0], s[1]]);
+        let room = out.ring.slots().min(frames.len());
+        if let Ok(chunk) = out.ring.write_chunk_uninit(room) {
+            chunk.fill_from_iter(frames);
+        }
+        out.dropped += (TICK_SAMPLES - room) as u64;
         self.blocks += 1;
         true
     }
@@ -167,7 +173,7 @@ impl Speaker {
         let s = self.mix.stats();
         Some(format!(
             "skitter: sound: played {:.1} s: {} voices from {} footfalls, lifts and hits ({} frames dropped)",
-            self.blocks as f64 / 60.0,
+            self.blocks as f64 * BLOCK_SECONDS,
             s.voices,
             s.events,
             out.dropped

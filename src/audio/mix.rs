@@ -58,7 +58,8 @@ impl Listener {
 /// What a mix did, for the console and the tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MixStats {
-    /// Feet planted, lifted, and hits heard of (before merging and culling).
+    /// Sounds asked for — feet planted and lifted, landings, hits, ragdolls' impacts,
+    /// scripts' sounds — before merging and culling.
     pub events: u64,
     /// Voices started.
     pub voices: u64,
@@ -105,7 +106,6 @@ pub struct Mix {
     recent: HashMap<(CreatureId, Kind), u64>,
     /// Samples mixed so far.
     now: u64,
-    events: u64,
     stats: MixStats,
     block: Vec<[f32; 2]>,
 }
@@ -169,7 +169,6 @@ impl Mix {
             voices: Vec::new(),
             recent: HashMap::new(),
             now: 0,
-            events: 0,
             stats: MixStats::default(),
             block: vec![[0.0; 2]; TICK_SAMPLES],
         }
@@ -276,8 +275,7 @@ impl Mix {
             own,
         } = ask;
         self.stats.events += 1;
-        self.events += 1;
-        let mut rng = Rng::new(self.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ self.events);
+        let mut rng = Rng::new(self.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ self.stats.events);
         if let Some(&start) = self.recent.get(&who).filter(|_| merge) {
             if self.now - start < MERGE_WINDOW {
                 if let Some(v) = self

@@ -126,14 +126,18 @@ pub fn text(o: &Output) -> String {
 
 /// Runs one headless tick of the spider and walkers mods plus `m` (to read what `m` logs).
 pub fn one_tick_beside_walkers(m: &Path) -> Output {
+    ticks_beside_walkers(m, 1, &[])
+}
+
+/// Runs `frames` headless ticks of the spider and walkers mods plus `m`, with `extra`
+/// options.
+pub fn ticks_beside_walkers(m: &Path, frames: u32, extra: &[&str]) -> Output {
     let (spider, walkers) = (bundled("spider"), fixture("walkers"));
-    let args = ["run", "--headless", "--frames", "1"].map(String::from);
-    let paths = [spider.as_path(), walkers.as_path(), m].map(|p| p.display().to_string());
-    let argv: Vec<&str> = args
-        .iter()
-        .chain(paths.iter())
-        .map(String::as_str)
-        .collect();
+    let mut args: Vec<String> = ["run", "--headless", "--frames"].map(String::from).into();
+    args.push(frames.to_string());
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend([spider.as_path(), walkers.as_path(), m].map(|p| p.display().to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     skitter(&argv)
 }
 

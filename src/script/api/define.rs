@@ -261,8 +261,8 @@ fn asset_place(
 ) -> Result<(std::path::PathBuf, crate::model::LoadLimits), String> {
     // The mod whose file makes the call: a definition another mod runs
     // (`require("@spider/body")`) reads the files beside it, in its own mod's folder.
-    let of_file = caller_location(lua)
-        .and_then(|at| at.split_once('/').map(|(m, _)| m.to_string()))
+    let of_file = super::require::calling_file(lua)
+        .map(|(m, _)| m)
         .filter(|m| c.roots.contains_key(m));
     let name = of_file.as_ref().unwrap_or(&c.name);
     let root = c

@@ -10,7 +10,7 @@ use super::registry;
 use crate::script::source::{self, read_script, BYTECODE_REFUSED};
 
 /// The folder and chunk-name prefix of the script that is calling (from its chunk name `mod/path`).
-fn calling_file(lua: &Lua) -> Option<(String, PathBuf)> {
+pub(super) fn calling_file(lua: &Lua) -> Option<(String, PathBuf)> {
     let loc = caller_location(lua)?;
     let file = loc.rsplit_once(':').map(|(f, _)| f.to_string())?;
     let (m, rel) = file.split_once('/')?;
