@@ -40,7 +40,7 @@ fn split(host: &mut ScriptHost, n: usize, ticks: u32) -> [f64; 5] {
         host.tick();
         let total = t0.elapsed();
         let st = host.world().last_step_times();
-        let world = st.navigation + st.locomotion + st.physics;
+        let world = (st.navigation + st.locomotion + st.physics).saturating_sub(st.overlap);
         sum[0] += total;
         sum[1] += total.saturating_sub(world);
         sum[2] += st.navigation;

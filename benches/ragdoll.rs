@@ -20,12 +20,13 @@ const FROM: u64 = 60;
 /// See [`FROM`].
 const UNTIL: u64 = 300;
 
-/// Adds a tick's step times to `split` (navigation, locomotion, physics, the rapier step),
-/// as µs per creature-tick over `creature_ticks`.
-fn add_split(split: &mut [f64; 4], t: skitter::sim::StepTimes, creature_ticks: usize) {
+/// Adds a tick's step times to `split` (navigation, locomotion, physics, the rapier step,
+/// and how long locomotion ran beside physics), as µs per creature-tick over
+/// `creature_ticks`.
+fn add_split(split: &mut [f64; 5], t: skitter::sim::StepTimes, creature_ticks: usize) {
     for (s, d) in split
         .iter_mut()
-        .zip([t.navigation, t.locomotion, t.physics, t.rapier])
+        .zip([t.navigation, t.locomotion, t.physics, t.rapier, t.overlap])
     {
         *s += d.as_secs_f64() * 1e6 / creature_ticks as f64;
     }
@@ -98,7 +99,7 @@ fn ragdolls(c: &mut Criterion) {
         }
         let cp = h.world().checkpoint();
         let mut tick = UNTIL;
-        let step = |tick: &mut u64, split: Option<&mut [f64; 4]>| -> Duration {
+        let step = |tick: &mut u64, split: Option<&mut [f64; 5]>| -> Duration {
             let mut w = h.world_mut();
             if *tick == UNTIL {
                 w.restore(cp.clone());
@@ -126,7 +127,7 @@ fn ragdolls(c: &mut Criterion) {
             b.iter_custom(|iters| (0..iters).map(|_| step(&mut tick, None)).sum())
         });
         // Where a tick's time goes, per soldier (wall clock over the stretch once).
-        let mut split = [0.0f64; 4];
+        let mut split = [0.0f64; 5];
         tick = UNTIL;
         for _ in FROM..UNTIL {
             step(&mut tick, Some(&mut split));
@@ -192,7 +193,7 @@ fn battles(c: &mut Criterion) {
         });
         // Where a tick goes, per creature (wall clock over the stretch once).
         let mut host = battle_host(dir.path(), per_army, threads);
-        let (mut split, mut whole) = ([0.0f64; 4], 0.0f64);
+        let (mut split, mut whole) = ([0.0f64; 5], 0.0f64);
         let mut in_physics = 0;
         for _ in 0..SPAN {
             let t0 = Instant::now();
@@ -204,15 +205,16 @@ fn battles(c: &mut Criterion) {
         }
         let g = host.world().physics_groups();
         eprintln!(
-            "battle/{name}: {n} creatures, {} in physics on average ({} groups, the largest {}); per creature-tick {whole:.1} µs: physics {:.1} (rapier step {:.1}), locomotion {:.2}, commands and navigation {:.2}, brains and the rest {:.1}",
+            "battle/{name}: {n} creatures, {} in physics on average ({} groups, the largest {}); per creature-tick {whole:.1} µs: physics {:.1} (rapier step {:.1}), locomotion {:.2} ({:.2} of it beside physics), commands and navigation {:.2}, brains and the rest {:.1}",
             in_physics / SPAN,
             g.groups,
             g.largest,
             split[2],
             split[3],
             split[1],
+            split[4],
             split[0],
-            whole - split[0] - split[1] - split[2],
+            whole - split[0] - split[1] - split[2] + split[4],
         );
     }
     group.finish();

@@ -30,8 +30,13 @@ fn main() -> std::io::Result<()> {
         return Ok(());
     }
     let mut host = scenes::battle_host(dir.path(), per_army, threads);
+    if std::env::var_os("TIMELINE").is_some() {
+        timeline(&mut host, ticks);
+        return Ok(());
+    }
     let n = host.world().creatures().len();
     let (mut whole, mut physics, mut rapier, mut loco, mut in_physics) = (0.0, 0.0, 0.0, 0.0, 0);
+    let mut overlap = 0.0;
     for _ in 0..ticks {
         let t0 = Instant::now();
         host.tick();
@@ -41,6 +46,7 @@ fn main() -> std::io::Result<()> {
         physics += t.physics.as_secs_f64();
         rapier += t.rapier.as_secs_f64();
         loco += t.locomotion.as_secs_f64();
+        overlap += t.overlap.as_secs_f64();
         in_physics += w.ragdoll_count();
     }
     let per = |t: f64| t * 1e6 / (ticks * n) as f64;
@@ -54,9 +60,44 @@ fn main() -> std::io::Result<()> {
         per(physics),
         per(rapier),
         per(loco),
-        per(whole - physics - loco)
+        per(whole - physics - loco + overlap)
     );
     Ok(())
+}
+
+/// Second by second from 6 s: the tick's wall clock, physics and rapier's share, and who is in
+/// physics (limp, recovering, settled rigs, asleep) with the groups — how a melee grows.
+fn timeline(host: &mut skitter::script::ScriptHost, ticks: usize) {
+    let (mut whole, mut physics, mut rapier) = (0.0, 0.0, 0.0);
+    for t in 1..=ticks {
+        let t0 = Instant::now();
+        host.tick();
+        whole += t0.elapsed().as_secs_f64();
+        let w = host.world();
+        physics += w.last_step_times().physics.as_secs_f64();
+        rapier += w.last_step_times().rapier.as_secs_f64();
+        if t % 60 == 0 {
+            let limp = w
+                .creatures()
+                .iter()
+                .filter(|c| c.ragdoll_state() == "limp")
+                .count();
+            let g = w.physics_groups();
+            println!(
+                "{:5.1} s: {:5.1} ms a tick (physics {:5.1}, rapier {:5.1}); in physics {} ({} limp, {} asleep), {} groups, largest {}",
+                6.0 + t as f64 / 60.0,
+                whole * 1e3 / 60.0,
+                physics * 1e3 / 60.0,
+                rapier * 1e3 / 60.0,
+                w.ragdoll_count(),
+                limp,
+                w.sleeping_rigs(),
+                g.groups,
+                g.largest
+            );
+            (whole, physics, rapier) = (0.0, 0.0, 0.0);
+        }
+    }
 }
 
 /// The ragdoll bench's shoving soldiers: `n` in physics in two facing lines, shoved every

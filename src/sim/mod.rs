@@ -1,6 +1,7 @@
 //! Layer 2: the World — owns all simulation state (static level in rapier, creature types,
 //! creatures), steps it at a fixed 60 Hz, and answers queries. No scripting, no rendering.
 
+mod bodies;
 mod breath;
 mod checkpoint;
 mod climb_nav;

@@ -11,7 +11,6 @@ use glam::Vec3;
 
 use rapier3d::prelude::PhysicsWorld;
 
-use super::ground::RapierGround;
 use super::level::Level;
 use super::level_edits::LevelPiece;
 use super::nav_world::NavWorld;
@@ -19,7 +18,6 @@ use super::navigation::NavGoal;
 use super::ragdoll::{RagdollCause, RagdollRequest, Rigs, DEFAULT_MAX_RAGDOLLS};
 use super::record::{Entry, Input};
 use crate::locomotion::locomotor::Scratch;
-use crate::locomotion::StepEvent;
 use crate::locomotion::{GaitParams, Intent, LeanDef, Locomotor};
 
 /// The fixed simulation step: 60 Hz.
@@ -233,6 +231,10 @@ pub struct StepTimes {
     /// Of `locomotion`: the crowd navigation update that runs beside it (on the pool's other
     /// thread when there is one; its own time, not added to the phase's wall clock).
     pub beside: std::time::Duration,
+    /// How long `locomotion` and `physics` ran side by side (on a pool the walkers move
+    /// while the ragdolls' worlds step): the step's wall clock is `navigation + locomotion
+    /// + physics - overlap`.
+    pub overlap: std::time::Duration,
 }
 
 /// All simulation state.
@@ -637,123 +639,18 @@ impl World {
         self.step_nav(dt);
         self.resolve_targets();
         let t1 = std::time::Instant::now();
-        self.step_locomotion(dt);
-        // Climbers that came onto a surface of another kind (in id order).
-        for c in &mut self.creatures {
-            if let Some(cl) = c.loco.climb.as_mut().filter(|cl| cl.changed) {
-                cl.changed = false;
-                self.events.push(WorldEvent::Surface {
-                    id: c.id,
-                    normal: cl.up(),
-                    surface: cl.surface,
-                });
-            }
-        }
-        let t2 = std::time::Instant::now();
-        self.step_times.rapier = std::time::Duration::ZERO;
-        self.step_ragdolls(dt);
+        self.step_bodies(dt);
         self.finish_bodies(self.time + f64::from(dt), dt, false);
-        // Wall-clock phase times, for profiling only: nothing in the simulation reads them.
-        self.step_times = StepTimes {
-            navigation: t1 - t0,
-            locomotion: t2 - t1,
-            physics: t2.elapsed(),
-            rapier: self.step_times.rapier,
-            beside: self.step_times.beside,
-        };
+        // Wall-clock phase times, for profiling only: nothing in the simulation reads them
+        // (`step_bodies` set locomotion's and physics's; the bodies' springs are physics's).
+        self.step_times.navigation = t1 - t0;
+        let bodies = self.step_times.locomotion + self.step_times.physics;
+        let rest = t1
+            .elapsed()
+            .saturating_sub(bodies.saturating_sub(self.step_times.overlap));
+        self.step_times.physics += rest;
         self.frame += 1;
         self.time += dt as f64;
-    }
-
-    /// Locomotion of every animated creature: on the calling thread, or spread over the
-    /// pool (each creature's update reads only the static level and its own state, so the
-    /// results are the same at any thread count; events are gathered in id order).
-    fn step_locomotion(&mut self, dt: f32) {
-        let after = super::springs::After {
-            types: &self.types,
-            time: self.time + f64::from(dt),
-            tick: self.frame + 1,
-            dt,
-        };
-        let World {
-            creatures,
-            scratch,
-            events,
-            pool,
-            physics,
-            rigs,
-            ground_collider,
-            level,
-            nav,
-            nav_deferred,
-            step_times,
-            ..
-        } = self;
-        // The crowd navigation deferred by `step_nav` (it touches only the navigators, fed
-        // already): beside locomotion, on the pool's other thread when there is one.
-        let deferred = &*nav_deferred;
-        let beside = &mut step_times.beside;
-        let mut nav_step = || {
-            let t = std::time::Instant::now();
-            nav.step_deferred(deferred, dt);
-            *beside = t.elapsed();
-        };
-        let (physics, rigs) = (&*physics, &*rigs);
-        let (field, only_ground) = (*ground_collider, level.boxes.is_empty());
-        let Some(pool) = pool.as_ref() else {
-            let ground = RapierGround::new(physics, rigs, field, only_ground);
-            let mut rest = Vec::new();
-            for c in creatures.iter_mut().filter(|c| c.rag.is_none()) {
-                if let Some(dt) = c.take_turn(dt) {
-                    let falling = Falling::before(&c.loco);
-                    c.loco
-                        .update(&c.def, &c.gait, &c.lean, &ground, dt, scratch);
-                    let end = std::mem::take(&mut scratch.path_end);
-                    let land = falling.landed(&c.loco);
-                    push_steps(events, c.id, &scratch.events, end, land);
-                    scratch.events.clear();
-                }
-                after.finish(c, &ground, &mut rest);
-            }
-            nav_step();
-            return;
-        };
-        use rayon::prelude::*;
-        let (out, ()) = pool.install(|| {
-            rayon::join(
-                || {
-                    creatures
-                        .par_iter_mut()
-                        .filter(|c| c.rag.is_none())
-                        .map_init(
-                            // A query pipeline per chunk of work (its filter is not shareable).
-                            || {
-                                let ground = RapierGround::new(physics, rigs, field, only_ground);
-                                (Scratch::default(), ground, Vec::new())
-                            },
-                            |(s, ground, rest), c| {
-                                let Some(turn) = c.take_turn(dt) else {
-                                    after.finish(c, &*ground, rest);
-                                    return (c.id, Vec::new(), false, None);
-                                };
-                                let falling = Falling::before(&c.loco);
-                                c.loco.update(&c.def, &c.gait, &c.lean, &*ground, turn, s);
-                                let land = falling.landed(&c.loco);
-                                // Its body after its legs, while its state is at hand.
-                                after.finish(c, &*ground, rest);
-                                let end = std::mem::take(&mut s.path_end);
-                                (c.id, std::mem::take(&mut s.events), end, land)
-                            },
-                        )
-                        .filter(|(_, steps, end, land)| !steps.is_empty() || *end || land.is_some())
-                        .collect::<Vec<StepsOf>>()
-                },
-                nav_step,
-            )
-        });
-        for (id, steps, end, land) in out {
-            push_steps(events, id, &steps, end, land);
-        }
     }
 
     /// Runs the tick's per-creature locomotion on `n` threads (1: on the calling thread).
@@ -827,62 +724,6 @@ impl World {
     /// Takes the events of the ticks since the last call.
     pub fn drain_events(&mut self) -> Vec<WorldEvent> {
         std::mem::take(&mut self.events)
-    }
-}
-
-/// A creature's tick of locomotion as it comes out of the parallel pass: its steps and
-/// lifts, whether it ended a path followed once, and its landing.
-type StepsOf = (CreatureId, Vec<StepEvent>, bool, Option<(Vec3, f32)>);
-
-/// Whether a creature was in the air before its tick, and how fast it came down.
-struct Falling(Option<f32>);
-
-impl Falling {
-    fn before(loco: &crate::locomotion::Locomotor) -> Falling {
-        Falling(loco.airborne.then_some(-loco.velocity.y))
-    }
-
-    /// Where and how fast it landed, if this tick brought it down.
-    fn landed(&self, loco: &crate::locomotion::Locomotor) -> Option<(Vec3, f32)> {
-        let speed = self.0.filter(|_| !loco.airborne && loco.landing)?;
-        Some((loco.position, speed.max(0.0)))
-    }
-}
-
-/// A creature's step and lift events of a tick, its landing, and the end of a path
-/// followed once (the same event as a destination reached), as world events.
-fn push_steps(
-    events: &mut Vec<WorldEvent>,
-    id: CreatureId,
-    steps: &[StepEvent],
-    end: bool,
-    land: Option<(Vec3, f32)>,
-) {
-    if let Some((position, speed)) = land {
-        events.push(WorldEvent::Land {
-            id,
-            position,
-            speed,
-        });
-    }
-    for s in steps {
-        events.push(if s.lift {
-            WorldEvent::Lift {
-                id,
-                leg: s.leg,
-                position: s.position,
-            }
-        } else {
-            WorldEvent::Step {
-                id,
-                leg: s.leg,
-                position: s.position,
-                speed: s.speed,
-            }
-        });
-    }
-    if end {
-        events.push(WorldEvent::Arrive { id });
     }
 }
 

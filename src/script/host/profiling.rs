@@ -136,8 +136,8 @@ impl ScriptHost {
     pub(super) fn profile_tick(&mut self, total: Duration, s: ScriptTimes, stepped: Duration) {
         let mut w = self.world.borrow().last_step_times();
         // The step's own work outside its three phases (commands, events drained) is
-        // navigation's: the phases then add up to the step.
-        let phases = w.navigation + w.locomotion + w.physics;
+        // navigation's: the phases (less what ran side by side) then add up to the step.
+        let phases = (w.navigation + w.locomotion + w.physics).saturating_sub(w.overlap);
         w.navigation += stepped.saturating_sub(phases);
         let mods: Vec<(String, u64, u64, usize, usize)> = self
             .mods

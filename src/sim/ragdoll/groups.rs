@@ -8,15 +8,18 @@
 //! world growing with it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use glam::Vec3;
 use rapier3d::prelude::PhysicsWorld;
 
 use super::rig;
 use super::step::{self, OwnPartsApart};
+use super::Rigs;
 use crate::sim::ground::SOLVER_ITERATIONS;
 use crate::sim::level::Level;
-use crate::sim::world::CreatureId;
+use crate::sim::world::{Creature, CreatureId};
 use crate::sim::World;
 
 /// How far beyond its parts' centres a rig may reach within a tick (m): a part's half size
@@ -293,57 +296,93 @@ impl World {
             }
         }
     }
+}
 
-    /// Every group's world: its rigs driven (muscles, balance, anchors), one rapier step if
-    /// one of them is awake, its parts read back — each world apart, on the pool when there
-    /// is one (a world's rigs touch only it and their own creatures). False when none
-    /// stepped.
-    pub(super) fn step_worlds(&mut self, dt: f32) -> bool {
-        let World {
-            creatures,
-            rigs,
-            physics: level,
-            pool,
-            ..
-        } = self;
-        // Each world's rigs with their creatures, in id order (both are).
-        let mut jobs: BTreeMap<u32, Members> = BTreeMap::new();
-        for (c, r) in with_rigs(creatures.iter_mut(), |c| c.id, rigs.rigs.iter_mut()) {
-            if let Some(r) = r {
-                jobs.entry(r.world).or_default().push((c, r));
-            }
+/// A world this large (rigs) steps first on a pool, the pool's other threads sharing out its
+/// narrow phase before they take the rest of the tick's bodies (see [`step_worlds`]).
+const LEAD_WORLD: usize = 32;
+
+/// Every group's world: its rigs driven (muscles, balance, anchors), one rapier step if one
+/// of them is awake, its parts read back — each world apart (a world's rigs touch only it
+/// and their own creatures) — and `beside`, the tick's other bodies (locomotion), which
+/// touches none of them. `rigged`: the creatures in physics, in id order. Whether a world
+/// stepped, the worlds' wall clock, and what `beside` gave.
+///
+/// Called on a pool (`on_pool`), the worlds are shared out over its threads, one world a
+/// job, the largest first, with `beside` alongside. A large world (a melee's pile) is the
+/// tick's long pole: its step starts at once, and the other threads first help with its
+/// narrow phase (vendored rapier's patch 4 shares its pairs out on the pool) — its largest
+/// part, and the one part of it that can be shared — then, once its contacts are updated
+/// (`PhysicsHooks::contacts_updated`), take the other worlds and `beside` while it solves.
+/// Off a pool: `beside`, then every world in turn. Either way each world's step is the
+/// same, so the results are too.
+pub(in crate::sim) fn step_worlds<R: Send>(
+    rigged: &mut [&mut Creature],
+    rigs: &mut Rigs,
+    level: &PhysicsWorld,
+    on_pool: bool,
+    dt: f32,
+    beside: impl FnOnce() -> R + Send,
+) -> (bool, Duration, R) {
+    let t0 = Instant::now();
+    // Each world's rigs with their creatures, in id order (both are).
+    let mut jobs: BTreeMap<u32, Members> = BTreeMap::new();
+    let rigs = &mut *rigs;
+    let creatures = rigged.iter_mut().map(|c| &mut **c);
+    for (c, r) in with_rigs(creatures, |c| c.id, rigs.rigs.iter_mut()) {
+        if let Some(r) = r {
+            jobs.entry(r.world).or_default().push((c, r));
         }
-        let mut work: Vec<(&mut PhysicsWorld, Members)> = rigs
-            .worlds
-            .iter_mut()
-            .filter_map(|(k, w)| Some((w, jobs.remove(k)?)))
-            .collect();
-        // The largest first: the threads share the work out evenly (which world steps when
-        // changes nothing: they are apart).
-        work.sort_by_key(|(_, rigs)| std::cmp::Reverse(rigs.len()));
-        let level: &PhysicsWorld = level;
-        let run = |(w, rigs): &mut (&mut PhysicsWorld, Members)| step_world(level, w, rigs, dt);
-        match pool.as_ref() {
-            Some(pool) if work.len() > 1 => {
-                use rayon::prelude::*;
-                // One world a job: rayon splits a slice as many ways as it has threads and
-                // splits further only what another thread steals, so the first half (the
-                // largest world and the next few) would stay with one thread while the
-                // other, its half done, idled (a battle: 27 of 28 ms on one thread).
-                pool.install(|| {
-                    work.par_iter_mut()
-                        .with_max_len(1)
-                        .map(run)
-                        .reduce(|| false, |a, b| a || b)
-                })
-            }
-            _ => {
-                let mut stepped = false;
-                for job in work.iter_mut() {
-                    stepped |= run(job);
-                }
-                stepped
-            }
+    }
+    let mut work: Vec<(&mut PhysicsWorld, Members)> = rigs
+        .worlds
+        .iter_mut()
+        .filter_map(|(k, w)| Some((w, jobs.remove(k)?)))
+        .collect();
+    // The largest first (which world steps when changes nothing: they are apart).
+    work.sort_by_key(|(_, rigs)| std::cmp::Reverse(rigs.len()));
+    let run = |(w, rigs): &mut (&mut PhysicsWorld, Members), ready: Option<&AtomicBool>| {
+        step_world(level, w, rigs, dt, ready)
+    };
+    // One world a job: rayon splits a slice as many ways as it has threads and splits
+    // further only what another thread steals, so the first half (the largest world and the
+    // next few) would stay with one thread while the other, its half done, idled.
+    let spread = |work: &mut [(&mut PhysicsWorld, Members)]| {
+        use rayon::prelude::*;
+        work.par_iter_mut()
+            .with_max_len(1)
+            .map(|job| run(job, None))
+            .reduce(|| false, |a, b| a || b)
+    };
+    if !on_pool {
+        let r = beside();
+        let t = Instant::now();
+        let mut stepped = false;
+        for job in work.iter_mut() {
+            stepped |= run(job, None);
+        }
+        return (stepped, t.elapsed(), r);
+    }
+    match work.split_first_mut() {
+        Some((lead, rest)) if lead.1.len() >= LEAD_WORLD => {
+            let ready = AtomicBool::new(false);
+            let ((a, ta), ((b, tb), r)) = rayon::join(
+                || (run(lead, Some(&ready)), t0.elapsed()),
+                || {
+                    // Help with the lead world's narrow phase until its contacts are done.
+                    while !ready.load(Ordering::Acquire) {
+                        if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                            std::hint::spin_loop();
+                        }
+                    }
+                    rayon::join(|| (spread(rest), t0.elapsed()), beside)
+                },
+            );
+            (a || b, ta.max(tb), r)
+        }
+        _ => {
+            let ((stepped, t), r) = rayon::join(|| (spread(&mut work), t0.elapsed()), beside);
+            (stepped, t, r)
         }
     }
 }
@@ -359,7 +398,13 @@ impl World {
 /// (1 000-soldier battle, one thread: 7 % less physics); a limp one asks for none
 /// ([`rig::Rig::extra_now`]). A world of one kind sets none on its bodies, and rapier then
 /// does not sort them into substep groups.
-fn step_world(level: &PhysicsWorld, w: &mut PhysicsWorld, rigs: &mut Members, dt: f32) -> bool {
+fn step_world(
+    level: &PhysicsWorld,
+    w: &mut PhysicsWorld,
+    rigs: &mut Members,
+    dt: f32,
+    ready: Option<&AtomicBool>,
+) -> bool {
     for (c, r) in rigs.iter_mut() {
         step::drive(level, w, c, r);
     }
@@ -373,7 +418,11 @@ fn step_world(level: &PhysicsWorld, w: &mut PhysicsWorld, rigs: &mut Members, dt
             }
         }
         w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + fewest;
-        w.step_with_events(&OwnPartsApart, &());
+        w.step_with_events(&OwnPartsApart { ready }, &());
+    }
+    // (Asleep, it did not step: nobody waits on its contacts.)
+    if let Some(r) = ready {
+        r.store(true, Ordering::Release);
     }
     for (c, r) in rigs.iter_mut() {
         step::read_back(w, c, r, dt);

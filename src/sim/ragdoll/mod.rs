@@ -23,6 +23,7 @@ pub(crate) mod rig;
 pub(crate) mod righting;
 mod shown;
 mod step;
+pub(super) use groups::step_worlds;
 pub use shown::parts_from;
 
 use std::collections::BTreeMap;

@@ -17,14 +17,23 @@ use crate::sim::world::{CreatureId, WorldEvent};
 use crate::sim::World;
 
 /// Parts of one creature never touch each other (joined neighbours are also filtered by
-/// their joints); every other pair does.
-pub(super) struct OwnPartsApart;
+/// their joints); every other pair does. `ready` is set once the step's contacts are
+/// updated (others wait on it: see `groups::step_worlds`).
+pub(super) struct OwnPartsApart<'a> {
+    pub(super) ready: Option<&'a std::sync::atomic::AtomicBool>,
+}
 
-impl PhysicsHooks for OwnPartsApart {
+impl PhysicsHooks for OwnPartsApart<'_> {
     fn filter_contact_pair(&self, ctx: &PairFilterContext) -> Option<SolverFlags> {
         let a = ctx.colliders.get(ctx.collider1).map_or(0, |c| c.user_data);
         let b = ctx.colliders.get(ctx.collider2).map_or(0, |c| c.user_data);
         (a == 0 || a != b).then_some(SolverFlags::COMPUTE_RIGID_IMPULSES)
+    }
+
+    fn contacts_updated(&self) {
+        if let Some(r) = self.ready {
+            r.store(true, std::sync::atomic::Ordering::Release);
+        }
     }
 }
 
@@ -73,19 +82,23 @@ fn heading(rot: Quat) -> f32 {
 }
 
 impl World {
-    /// Advances every ragdoll by `dt`.
-    pub(crate) fn step_ragdolls(&mut self, dt: f32) {
+    /// A tick's ragdolls before their worlds step (see `World::step_bodies`): phases and
+    /// timers, rigs built, moved and dropped. False when there is nothing in physics.
+    pub(crate) fn ragdolls_before(&mut self, dt: f32) -> bool {
         if self.creatures.iter().all(|c| c.rag.is_none()) && self.rigs.rigs.is_empty() {
-            return;
+            return false;
         }
         self.advance_phases(dt);
         self.sync_rigs();
-        // Wall-clock, for profiling only: nothing in the simulation reads it.
-        let t = std::time::Instant::now();
-        if self.step_worlds(dt) {
+        true
+    }
+
+    /// A tick's ragdolls after their worlds stepped (`stepped`: one of them did): the parts'
+    /// impacts as events, recoveries judged and handed back.
+    pub(crate) fn ragdolls_after(&mut self, stepped: bool) {
+        if stepped {
             self.rigs.steps += 1;
         }
-        self.step_times.rapier = t.elapsed();
         for c in self.creatures.iter_mut() {
             if let Some((position, speed)) = c.rag.as_mut().and_then(|r| r.impact.take()) {
                 self.events.push(WorldEvent::Impact {

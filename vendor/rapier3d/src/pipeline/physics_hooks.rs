@@ -319,6 +319,12 @@ pub trait PhysicsHooks: crate::utils::MaybeSync {
     /// manifold; two soft surfaces' contacts arrive as candidates ([`ModifiableContacts::Soft`])
     /// whose direction and distance may be edited, or disabled; self contacts never reach the hook.
     fn modify_solver_contacts(&self, _context: &mut ContactModificationContext) {}
+
+    /// skitter patch: called on the stepping thread once a step's first collision detection
+    /// (broad and narrow phase) is done, before the solver. A caller stepping several worlds
+    /// on a rayon pool holds its other work back until then, so that the pool's idle
+    /// threads share out this world's narrow phase (see `NarrowPhase::compute_contacts`).
+    fn contacts_updated(&self) {}
 }
 
 #[cfg(feature = "alloc")]

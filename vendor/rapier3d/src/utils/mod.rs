@@ -186,15 +186,14 @@ where
 ///
 /// Safety: this is only sound if each element is accessed by at most one
 /// thread at a time (threads own disjoint sets of indices).
-#[cfg(feature = "parallel")]
+///
+/// (skitter patch: also without `parallel`, for the narrow phase's pair update on the
+/// caller's rayon pool; see `NarrowPhase::compute_contacts`.)
 #[derive(Copy, Clone)]
 pub(crate) struct SyncPtr<T>(pub *mut T);
-#[cfg(feature = "parallel")]
 unsafe impl<T: Send> Send for SyncPtr<T> {}
-#[cfg(feature = "parallel")]
 unsafe impl<T: Send> Sync for SyncPtr<T> {}
 
-#[cfg(feature = "parallel")]
 impl<T> SyncPtr<T> {
     /// Pointer to the `i`-th element. Safety: mutating through it is only sound
     /// under the struct-level contract (disjoint per-thread element indices).

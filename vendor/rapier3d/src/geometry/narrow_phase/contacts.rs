@@ -99,7 +99,9 @@ impl NarrowPhase {
         #[cfg(not(feature = "parallel"))]
         let mut transitions: Vec<PairTransition> = Vec::new();
         #[cfg(not(feature = "parallel"))]
-        let process_pair = |edge: &mut crate::data::graph::Edge<ContactPair>, edge_id: u32| {
+        let process_pair = |edge: &mut crate::data::graph::Edge<ContactPair>,
+                            edge_id: u32,
+                            transitions: &mut Vec<PairTransition>| {
             pair_update::process_pair(
                 edge,
                 edge_id,
@@ -116,7 +118,7 @@ impl NarrowPhase {
                 &awake_body_mask,
                 hints_ptr,
                 soft_ctx,
-                &mut transitions,
+                transitions,
             )
         };
         // Takes the hooks as an argument rather than capturing them: under
@@ -153,21 +155,65 @@ impl NarrowPhase {
 
         #[cfg(not(feature = "parallel"))]
         {
-            let mut process_pair = process_pair;
+            // skitter patch: a large world's pairs are shared out on the caller's rayon pool
+            // (when it steps on one of two or more threads), in blocks whose results are
+            // joined in the candidates' order — the same dirty list, rebuild flag and
+            // transitions, in the same order, as the loop below: each pair's update reads
+            // shared state and writes only its own edge and hint slot. Outside a pool (one
+            // thread) nothing changes.
+            const PAR_MIN: usize = 256;
+            const BLOCK: usize = 64;
             let edges = &mut self.contact_graph.graph.edges;
-            for (i, id) in update_candidates.iter().enumerate() {
-                if let Some(next_id) = update_candidates.get(i + PREFETCH_AHEAD) {
-                    crate::utils::prefetch_read::<2, _>(&edges[*next_id as usize]);
+            let on_pool =
+                rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1;
+            if on_pool && update_candidates.len() >= PAR_MIN {
+                use rayon::prelude::*;
+                let edges_ptr = &crate::utils::SyncPtr(edges.as_mut_ptr());
+                let blocks: Vec<(Vec<u32>, bool, Vec<PairTransition>)> = update_candidates
+                    .par_chunks(BLOCK)
+                    .map(|chunk| {
+                        let (mut dirty, mut full, mut moved) = (Vec::new(), false, Vec::new());
+                        for (i, id) in chunk.iter().enumerate() {
+                            if let Some(next_id) = chunk.get(i + PREFETCH_AHEAD) {
+                                crate::utils::prefetch_read::<2, _>(
+                                    edges_ptr.add(*next_id as usize) as *const _
+                                );
+                            }
+                            // SAFETY: `update_candidates` is deduplicated, so each edge is
+                            //         accessed by exactly one block.
+                            let edge = unsafe { &mut *edges_ptr.add(*id as usize) };
+                            match process_pair(edge, *id, &mut moved) {
+                                OUTCOME_RECYCLED_REQUALIFIED | OUTCOME_FULL => dirty.push(*id),
+                                OUTCOME_FULL_COMPOSITE | OUTCOME_CLEARED_IN_GRAPH => {
+                                    dirty.push(*id);
+                                    full = true;
+                                }
+                                _ => {}
+                            }
+                        }
+                        (dirty, full, moved)
+                    })
+                    .collect();
+                for (dirty, full, moved) in blocks {
+                    solver_graph_dirty.extend_from_slice(&dirty);
+                    force_full_rebuild |= full;
+                    transitions.extend(moved);
                 }
-                match process_pair(&mut edges[*id as usize], *id) {
-                    OUTCOME_RECYCLED_REQUALIFIED | OUTCOME_FULL => {
-                        solver_graph_dirty.push(*id);
+            } else {
+                for (i, id) in update_candidates.iter().enumerate() {
+                    if let Some(next_id) = update_candidates.get(i + PREFETCH_AHEAD) {
+                        crate::utils::prefetch_read::<2, _>(&edges[*next_id as usize]);
                     }
-                    OUTCOME_FULL_COMPOSITE | OUTCOME_CLEARED_IN_GRAPH => {
-                        solver_graph_dirty.push(*id);
-                        force_full_rebuild = true;
+                    match process_pair(&mut edges[*id as usize], *id, &mut transitions) {
+                        OUTCOME_RECYCLED_REQUALIFIED | OUTCOME_FULL => {
+                            solver_graph_dirty.push(*id);
+                        }
+                        OUTCOME_FULL_COMPOSITE | OUTCOME_CLEARED_IN_GRAPH => {
+                            solver_graph_dirty.push(*id);
+                            force_full_rebuild = true;
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
 

@@ -460,6 +460,8 @@ impl PhysicsPipeline {
             true,
             soft_bodies,
         );
+        // skitter patch: see `PhysicsHooks::contacts_updated`.
+        hooks.contacts_updated();
 
         self.counters.stages.user_changes.resume();
         self.clear_modified_colliders(colliders, &mut modified_colliders);
