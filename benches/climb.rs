@@ -31,6 +31,13 @@ fn crowd(dir: &Path, climb: bool) -> ScriptHost {
     )
     .expect("write");
     let body = std::fs::read_to_string(root().join("scripts/spider/body.lua")).expect("body");
+    // The sound files the spider's definition names, beside the copy.
+    let sounds = m.join("assets/sounds");
+    std::fs::create_dir_all(&sounds).expect("mkdir");
+    for f in std::fs::read_dir(root().join("scripts/spider/assets/sounds")).expect("sounds") {
+        let p = f.expect("entry").path();
+        std::fs::copy(&p, sounds.join(p.file_name().expect("name"))).expect("copy");
+    }
     let def = body
         .replace("name = \"spider\"", "name = \"climber\", climb = {}")
         .replace("return creature.define", "creature.define");

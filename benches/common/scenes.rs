@@ -32,6 +32,15 @@ pub fn host(dir: &std::path::Path) -> ScriptHost {
         // The spider's default brain lives in its own mod: none here.
         std::fs::write(m.join(to), src.replace("behaviour = \"wander\",", "")).expect("write");
     }
+    // The sound files the two types name, beside them.
+    let sounds = m.join("assets/sounds");
+    std::fs::create_dir_all(&sounds).expect("mkdir");
+    for from in ["spider", "brawl"] {
+        for f in std::fs::read_dir(scripts().join(from).join("assets/sounds")).expect("sounds") {
+            let p = f.expect("entry").path();
+            std::fs::copy(&p, sounds.join(p.file_name().expect("name"))).expect("copy");
+        }
+    }
     std::fs::write(
         m.join("main.lua"),
         "world.ground { size = vec3(80, 0, 80) }\nrequire('./spider')\nrequire('./soldier')\n",

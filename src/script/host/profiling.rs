@@ -162,6 +162,7 @@ impl ScriptHost {
         p.phase("navigation", w.navigation);
         p.phase("locomotion", w.locomotion);
         p.phase("locomotion/crowd steering (beside)", w.beside);
+        p.phase("locomotion/beside physics", w.overlap);
         p.phase("physics", w.physics);
         p.phase("physics/rapier", w.rapier);
         p.end_tick(total, &mods);
