@@ -298,6 +298,15 @@ impl World {
     }
 }
 
+/// Raises its flag when dropped.
+struct Raise<'a>(&'a AtomicBool);
+
+impl Drop for Raise<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
 /// A world this large (rigs) steps first on a pool, the pool's other threads sharing out its
 /// narrow phase before they take the rest of the tick's bodies (see [`step_worlds`]).
 const LEAD_WORLD: usize = 32;
@@ -367,7 +376,11 @@ pub(in crate::sim) fn step_worlds<R: Send>(
         Some((lead, rest)) if lead.1.len() >= LEAD_WORLD => {
             let ready = AtomicBool::new(false);
             let ((a, ta), ((b, tb), r)) = rayon::join(
-                || (run(lead, Some(&ready)), t0.elapsed()),
+                || {
+                    // Raised however the step ends (a panic too): nobody waits for ever.
+                    let _raised = Raise(&ready);
+                    (run(lead, Some(&ready)), t0.elapsed())
+                },
                 || {
                     // Help with the lead world's narrow phase until its contacts are done.
                     while !ready.load(Ordering::Acquire) {
@@ -389,7 +402,7 @@ pub(in crate::sim) fn step_worlds<R: Send>(
 
 /// One group's world: its rigs (with their creatures, in id order) driven, one rapier step
 /// if one of them is awake, their parts read back (`level`: the level alone, for the balance
-/// help's ray). Whether it stepped.
+/// help's ray). Whether it stepped. `ready` is raised once the step's contacts are updated.
 ///
 /// The world steps with the fewest substeps its rigs need (its own count); a rig that needs
 /// more carries the rest on its bodies, which rapier gives their contact island only (every
@@ -419,10 +432,6 @@ fn step_world(
         }
         w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + fewest;
         w.step_with_events(&OwnPartsApart { ready }, &());
-    }
-    // (Asleep, it did not step: nobody waits on its contacts.)
-    if let Some(r) = ready {
-        r.store(true, Ordering::Release);
     }
     for (c, r) in rigs.iter_mut() {
         step::read_back(w, c, r, dt);
