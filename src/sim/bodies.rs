@@ -21,8 +21,9 @@ type StepsOf = (CreatureId, Vec<StepEvent>, bool, Option<(Vec3, f32)>);
 
 impl World {
     /// Locomotion and the ragdolls (see the module's note), with their wall-clock times in
-    /// `step_times` (`overlap`: how long they ran side by side).
-    pub(super) fn step_bodies(&mut self, dt: f32) {
+    /// `step_times` (`overlap`: how long they ran side by side). Whether a creature is in
+    /// physics (false: every creature walked, its spring chains already stepped).
+    pub(super) fn step_bodies(&mut self, dt: f32) -> bool {
         let t0 = Instant::now();
         // The ragdolls' phases and rigs first: their events go after locomotion's.
         let mark = self.events.len();
@@ -58,6 +59,7 @@ impl World {
         t.rapier = rapier;
         t.physics = before + rapier + t2.elapsed();
         t.overlap = (took + rapier).saturating_sub(both);
+        ragdolls
     }
 
     /// Each animated creature's locomotion (its steps, path ends and landings, and its own

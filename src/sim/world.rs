@@ -639,8 +639,10 @@ impl World {
         self.step_nav(dt);
         self.resolve_targets();
         let t1 = std::time::Instant::now();
-        self.step_bodies(dt);
-        self.finish_bodies(self.time + f64::from(dt), dt, false);
+        // Those in physics finish their bodies after the ragdolls (the walkers did already).
+        if self.step_bodies(dt) {
+            self.finish_bodies(self.time + f64::from(dt), dt, false);
+        }
         // Wall-clock phase times, for profiling only: nothing in the simulation reads them
         // (`step_bodies` set locomotion's and physics's; the bodies' springs are physics's).
         self.step_times.navigation = t1 - t0;
