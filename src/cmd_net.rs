@@ -61,7 +61,8 @@ pub(crate) struct JoinArgs {
     #[arg(long)]
     headless: bool,
     /// Frames (60 per second) to run; a window closes after them (default: open until
-    /// closed), a headless or --screenshot run defaults to 120.
+    /// closed), a headless or --screenshot run defaults to 120, counted from the server's
+    /// welcome.
     #[arg(long)]
     frames: Option<u64>,
     /// Write the viewer's trace here (each line also carrying `server_time`).

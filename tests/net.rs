@@ -1077,6 +1077,54 @@ fn a_hot_reload_on_the_server_reaches_its_viewers() {
     assert!(f.worst_body < 0.05 && f.worst_plant < 0.01, "{f:?}");
 }
 
+/// A headless viewer started before its server (or while the server is still opening its
+/// window on a busy machine) counts its `--frames` from the welcome: it waits past more
+/// than its frames' worth of time, then shows the world for the frames asked.
+#[test]
+fn a_headless_join_counts_its_frames_from_the_servers_welcome() {
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .and_then(|s| s.local_addr())
+        .expect("a free port")
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let dir = tempfile::tempdir().expect("tmp");
+    let trace = dir.path().join("late.jsonl");
+    let t = trace.display().to_string();
+    let join = {
+        let addr = addr.clone();
+        std::thread::spawn(move || {
+            common::skitter_within(
+                &["join", &addr, "--headless", "--frames", "30", "--trace", &t],
+                std::time::Duration::from_secs(60),
+                "join hung",
+            )
+        })
+    };
+    // 1.5 s: ninety of the viewer's frames go by before anyone answers.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let mut args: Vec<String> = ["serve", "--headless", "--bind", "127.0.0.1", "--port"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend([port.to_string(), "--frames".into(), "300".into()]);
+    args.extend(demo().iter().map(|m| m.display().to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let served = common::skitter_within(&args, std::time::Duration::from_secs(60), "serve hung");
+    assert!(served.status.success(), "{}", common::text(&served));
+    let o = join.join().expect("join thread");
+    assert!(o.status.success(), "{}", common::text(&o));
+    assert!(common::text(&o).contains(&format!("joined {addr}")), "{}", common::text(&o));
+    let viewer = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
+    assert_eq!(viewer.ids().len(), 8, "the demo's creatures, shown");
+    let frames: std::collections::BTreeSet<u64> = viewer.recs.iter().map(|r| r.frame).collect();
+    // Thirty frames from the welcome, less the jitter buffer's few before the first shown.
+    assert!(
+        (15..=30).contains(&frames.len()),
+        "{} frames shown",
+        frames.len()
+    );
+}
+
 /// The server in its window and a viewer in another, under Xvfb (as a user at a desk
 /// would run them); a headless viewer's trace in between shows the world travelled.
 #[test]

@@ -96,7 +96,7 @@ pub struct JoinOptions {
     pub addr: SocketAddr,
     /// The server's shared secret, if it has one.
     pub secret: Option<String>,
-    /// Frames (60 a second) to run.
+    /// Frames (60 a second) to run once the server has welcomed it.
     pub frames: u64,
     /// Trace file: the same lines as a run's, each with the server time it shows.
     pub trace: Option<PathBuf>,
@@ -110,7 +110,8 @@ pub struct JoinOptions {
     pub audio: Option<crate::headless::AudioOptions>,
 }
 
-/// Joins a server without a window: runs `frames` frames at 60 Hz, writing the trace.
+/// Joins a server without a window: runs `frames` frames at 60 Hz from its welcome, writing
+/// the trace.
 /// Returns the viewer at the end (its world, its figures).
 pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Result<NetViewer> {
     let mut udp = UdpViewer::connect(opts.addr, opts.secret.as_deref(), opts.sim)?;
@@ -129,7 +130,10 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
     let start = Instant::now();
     let dt = Duration::from_secs_f64(TICK_DT as f64);
     let mut said_live = false;
-    for frame in 0..opts.frames {
+    // `frames` counts from the welcome: a server slow to start (a window opening on a busy
+    // machine) shortens nothing; `join_timeout` bounds the wait before it.
+    let (mut frame, mut live_frames) = (0u64, 0u64);
+    while live_frames < opts.frames {
         udp.frame(&mut viewer, dt)?;
         if let Some(a) = audio.as_mut() {
             // A frame is a tick long: its sounds are one block.
@@ -159,7 +163,11 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
             };
             headless::write_world(t, viewer.world(), line, &|_| None)?;
         }
-        let due = start + dt * (frame as u32 + 1);
+        if said_live {
+            live_frames += 1;
+        }
+        frame += 1;
+        let due = start + dt * (frame as u32);
         if let Some(wait) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
