@@ -309,9 +309,11 @@ pub(crate) fn wanted(styles: &[GaitStyle], current: usize, speed: f32) -> usize 
     s
 }
 
-/// Writes into `out` the gait in use `mix` (0..1, eased) of the way from style `from` to
-/// style `to` over the instance's `base` gait: each step number blended, `min_grounded` the
-/// new style's, the curves the base's.
+/// Writes into `out` (a copy of the instance's `base` gait) the gait in use `mix` (0..1,
+/// eased) of the way from style `from` to style `to` over `base`: each step number blended,
+/// `min_grounded` the new style's. The curves are left as copied: styles do not change
+/// them, and a copy is made again when the instance's gait changes
+/// ([`crate::locomotion::Locomotor::gait_changed`]).
 pub(crate) fn blend(
     base: &GaitParams,
     from: &GaitStyle,
@@ -329,12 +331,6 @@ pub(crate) fn blend(
     out.step_height = pick(from.step_height, to.step_height, base.step_height);
     out.lead = pick(from.lead, to.lead, base.lead);
     out.min_grounded = to.min_grounded(base);
-    if out.step_arc != base.step_arc {
-        out.step_arc = base.step_arc.clone();
-    }
-    if out.speed_scale != base.speed_scale {
-        out.speed_scale = base.speed_scale.clone();
-    }
 }
 
 #[cfg(test)]

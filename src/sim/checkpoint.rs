@@ -107,10 +107,12 @@ impl World {
                 continue;
             }
             let (old, new) = (c.def.clone(), t.def.clone());
-            c.gait = merge(tuning::GAIT, &old.gait, &c.gait, &new.gait);
-            if c.gait.validate(new.legs.len()).is_err() {
-                c.gait = new.gait.clone();
-            }
+            let gait = merge(tuning::GAIT, &old.gait, &c.gait, &new.gait);
+            c.set_gait(if gait.validate(new.legs.len()).is_ok() {
+                gait
+            } else {
+                new.gait.clone()
+            });
             c.lean = merge(tuning::LEAN, &old.lean, &c.lean, &new.lean);
             let same_legs = old.legs.len() == new.legs.len()
                 && old

@@ -87,6 +87,12 @@ impl Creature {
         }
     }
 
+    /// Sets this instance's gait (its locomotion makes its styled copy again from it).
+    pub(super) fn set_gait(&mut self, gait: GaitParams) {
+        self.gait = gait;
+        self.loco.gait_changed();
+    }
+
     /// The time its locomotion and steering advance by this tick: `dt` for every tick it
     /// has not run.
     pub fn step_dt(&self, dt: f32) -> f32 {

@@ -581,7 +581,7 @@ impl World {
                 }
                 Command::SetGait(id, gait) => {
                     if let Some(c) = self.creature_mut(*id) {
-                        c.gait = (**gait).clone();
+                        c.set_gait((**gait).clone());
                     }
                 }
                 Command::SetLean(id, lean) => {

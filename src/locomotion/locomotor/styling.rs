@@ -19,8 +19,8 @@ pub struct StyleState {
     from: usize,
     /// How far the blend has come, 0..1.
     mix: f32,
-    /// The gait in use: the instance's, blended with the styles (kept so its curves are
-    /// cloned only when they change).
+    /// The gait in use: a copy of the instance's, blended with the styles (kept so its
+    /// curves are cloned only when the instance's gait changes: `gait_changed` drops it).
     gait: Option<GaitParams>,
 }
 
@@ -40,6 +40,13 @@ impl Locomotor {
     /// The name of the gait style in use (`None` for a type without styles).
     pub fn style_name<'a>(&self, def: &'a ValidCreatureDef) -> Option<&'a str> {
         def.styles.get(self.style.index).map(|s| s.name.as_str())
+    }
+
+    /// The instance's gait has changed (a script's `c.gait = …`, a reload): the styled copy
+    /// is made again from it on the next tick, curves and all. Whoever sets a creature's gait
+    /// calls this (`Creature::set_gait`).
+    pub fn gait_changed(&mut self) {
+        self.style.gait = None;
     }
 
     /// The group `leg` steps with in the style in use.
