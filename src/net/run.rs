@@ -135,10 +135,6 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
     let (mut frame, mut live_frames) = (0u64, 0u64);
     while live_frames < opts.frames {
         udp.frame(&mut viewer, dt)?;
-        if let Some(a) = audio.as_mut() {
-            // A frame is a tick long: its sounds are one block.
-            a.write_tick(&viewer.take_sounds(), viewer.world())?;
-        }
         match viewer.status() {
             ViewerStatus::Refused(why) => anyhow::bail!("the server refused: {why}"),
             ViewerStatus::Disconnected(why) => anyhow::bail!("disconnected: {why}"),
@@ -155,10 +151,15 @@ pub fn join_headless(opts: &JoinOptions, console: &mut impl Write) -> anyhow::Re
             }
             _ => {}
         }
+        if let Some(a) = audio.as_mut().filter(|_| said_live) {
+            // A frame (from the welcome) is a tick long: its sounds are one block.
+            a.write_tick(&viewer.take_sounds(), viewer.world())?;
+        }
         if let (Some(t), Some(st)) = (trace.as_mut(), viewer.shown_time()) {
+            // Frames and times from the welcome, as the WAV's blocks.
             let line = TraceLine {
-                frame,
-                t: frame as f64 * TICK_DT as f64,
+                frame: live_frames,
+                t: live_frames as f64 * TICK_DT as f64,
                 server_time: Some(st),
             };
             headless::write_world(t, viewer.world(), line, &|_| None)?;
