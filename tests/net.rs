@@ -1113,7 +1113,11 @@ fn a_headless_join_counts_its_frames_from_the_servers_welcome() {
     assert!(served.status.success(), "{}", common::text(&served));
     let o = join.join().expect("join thread");
     assert!(o.status.success(), "{}", common::text(&o));
-    assert!(common::text(&o).contains(&format!("joined {addr}")), "{}", common::text(&o));
+    assert!(
+        common::text(&o).contains(&format!("joined {addr}")),
+        "{}",
+        common::text(&o)
+    );
     let viewer = Trace::parse(&std::fs::read_to_string(&trace).expect("trace"));
     assert_eq!(viewer.ids().len(), 8, "the demo's creatures, shown");
     let frames: std::collections::BTreeSet<u64> = viewer.recs.iter().map(|r| r.frame).collect();
