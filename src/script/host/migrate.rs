@@ -179,7 +179,7 @@ impl ScriptHost {
             self.opts.cpu_per_tick,
         );
         for id in reloaded {
-            if let Some(f) = self.brains.get(&id).and_then(|b| b.on_reload.clone()) {
+            if let Some(f) = self.brains.get(&id).and_then(|b| b.cb.on_reload.clone()) {
                 self.call(id, &f, Value::Nil);
             }
         }

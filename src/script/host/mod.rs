@@ -119,11 +119,11 @@ struct ModRuntime {
     load_cost: (u64, usize),
 }
 
-/// A creature's callbacks, in the state of the mod that runs them.
-struct Brain {
-    mod_idx: usize,
-    kind: BrainKind,
-    handle: Table,
+/// A brain kind's callbacks in the state of the mod that runs them: shared by every brain
+/// built from one template (a crowd's ten thousand hold one reference into the state for
+/// each callback, not one each — fewer registry slots for the collector to walk, and a
+/// small [`Brain`] to walk over every tick).
+struct Callbacks {
     on_reload: Option<Function>,
     on_update: Option<Function>,
     on_step: Option<Function>,
@@ -137,6 +137,15 @@ struct Brain {
     on_recover_failed: Option<Function>,
     on_surface: Option<Function>,
     on_link: Option<Function>,
+}
+
+/// A creature's brain: its handle and its kind's callbacks, in the state of the mod that
+/// runs them.
+struct Brain {
+    mod_idx: usize,
+    kind: BrainKind,
+    handle: Table,
+    cb: Rc<Callbacks>,
     spawn_pending: bool,
     /// Its `on_update` follows the level of detail (`lod = true`): far, it runs on the
     /// creature's turns only (see `updates::lod_turns`).

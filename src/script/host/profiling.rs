@@ -59,18 +59,18 @@ impl Brain {
     /// The name of the callback `f` is of this brain (`"callback"` if none: a closure).
     pub(super) fn callback_name(&self, f: &Function) -> &'static str {
         let all: [(&Option<Function>, &'static str); 12] = [
-            (&self.on_update, "on_update"),
-            (&self.on_step, "on_step"),
-            (&self.on_lift, "on_lift"),
-            (&self.on_hit, "on_hit"),
-            (&self.on_arrive, "on_arrive"),
-            (&self.on_spawn, "on_spawn"),
-            (&self.on_despawn, "on_despawn"),
-            (&self.on_ragdoll, "on_ragdoll"),
-            (&self.on_recover, "on_recover"),
-            (&self.on_recover_failed, "on_recover_failed"),
-            (&self.on_surface, "on_surface"),
-            (&self.on_link, "on_link"),
+            (&self.cb.on_update, "on_update"),
+            (&self.cb.on_step, "on_step"),
+            (&self.cb.on_lift, "on_lift"),
+            (&self.cb.on_hit, "on_hit"),
+            (&self.cb.on_arrive, "on_arrive"),
+            (&self.cb.on_spawn, "on_spawn"),
+            (&self.cb.on_despawn, "on_despawn"),
+            (&self.cb.on_ragdoll, "on_ragdoll"),
+            (&self.cb.on_recover, "on_recover"),
+            (&self.cb.on_recover_failed, "on_recover_failed"),
+            (&self.cb.on_surface, "on_surface"),
+            (&self.cb.on_link, "on_link"),
         ];
         all.iter()
             .find(|(cb, _)| cb.as_ref() == Some(f))

@@ -2,9 +2,11 @@
 //! steps, `on_step`/`on_hit`/`on_arrive` after, each call under its mod's budget. No borrow
 //! of the World is held across a call into Lua.
 
+use std::rc::Rc;
+
 use mlua::{Function, Table, Value};
 
-use super::{Brain, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
+use super::{Brain, Callbacks, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
 use crate::locomotion::Intent;
 use crate::script::api;
 use crate::script::convert::to_vector;
@@ -82,7 +84,7 @@ impl ScriptHost {
                 continue;
             };
             b.spawn_pending = false;
-            if let Some(f) = b.on_spawn.clone() {
+            if let Some(f) = b.cb.on_spawn.clone() {
                 self.call(*id, &f, Value::Nil);
             }
         }
@@ -117,9 +119,9 @@ impl ScriptHost {
             return;
         };
         let f = if speed.is_some() {
-            b.on_step.clone()
+            b.cb.on_step.clone()
         } else {
-            b.on_lift.clone()
+            b.cb.on_lift.clone()
         };
         let Some(f) = f else { return };
         let lua = &self.mods[b.mod_idx].lua;
@@ -159,7 +161,7 @@ impl ScriptHost {
             | WorldEvent::Impact { .. }
             | WorldEvent::Land { .. } => {}
             WorldEvent::Arrive { id } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.on_arrive.clone()) {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_arrive.clone()) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
@@ -169,17 +171,17 @@ impl ScriptHost {
             WorldEvent::Despawn { id } => {
                 // The creature is gone from the world; its brain still has its handle
                 // (`state`, `params`) until the end of this tick.
-                if let Some(f) = self.brains.get(id).and_then(|b| b.on_despawn.clone()) {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_despawn.clone()) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
             WorldEvent::Ragdoll { id, cause } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.on_ragdoll.clone()) {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_ragdoll.clone()) {
                     self.call_with(*id, &f, cause.name());
                 }
             }
             WorldEvent::Recover { id } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.on_recover.clone()) {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_recover.clone()) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
@@ -194,13 +196,13 @@ impl ScriptHost {
                 if let Some(f) = self
                     .brains
                     .get(id)
-                    .and_then(|b| b.on_recover_failed.clone())
+                    .and_then(|b| b.cb.on_recover_failed.clone())
                 {
                     self.call_with(*id, &f, *tries as f64);
                 }
             }
             WorldEvent::Link { id, kind, from, to } => {
-                let Some(f) = self.brains.get(id).and_then(|b| b.on_link.clone()) else {
+                let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_link.clone()) else {
                     return;
                 };
                 let args = (kind.as_str(), to_vector(*from), to_vector(*to));
@@ -215,7 +217,7 @@ impl ScriptHost {
                 normal,
                 surface,
             } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.on_surface.clone()) {
+                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_surface.clone()) {
                     self.call_with(*id, &f, (to_vector(*normal), surface.name()));
                 }
             }
@@ -223,7 +225,7 @@ impl ScriptHost {
                 self.log_about(*id, LogLevel::Error, message.clone());
             }
             WorldEvent::Hit { id, dir, strength } => {
-                let Some(f) = self.brains.get(id).and_then(|b| b.on_hit.clone()) else {
+                let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_hit.clone()) else {
                     return;
                 };
                 let args = (to_vector(*dir), *strength as f64);
@@ -241,7 +243,7 @@ impl ScriptHost {
         let any = self
             .brains
             .values()
-            .any(|b| b.on_step.is_some() || b.on_lift.is_some());
+            .any(|b| b.cb.on_step.is_some() || b.cb.on_lift.is_some());
         self.on_step_seen = (self.brains_gen, any);
         any
     }
@@ -498,10 +500,10 @@ impl ScriptHost {
 struct BrainTemplate {
     defaults: Option<Plain>,
     lod: bool,
-    callbacks: [Option<Function>; 13],
+    callbacks: Rc<Callbacks>,
 }
 
-/// The callback names, in `BrainTemplate::callbacks` order.
+/// The callback names, in [`Callbacks`]' order.
 const CALLBACKS: [&str; 13] = [
     "on_reload",
     "on_update",
@@ -540,10 +542,26 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         }
     }
     let lod = table.raw_get::<Value>(crate::script::convert::BRAIN_LOD)? == Value::Boolean(true);
+    let [on_reload, on_update, on_step, on_lift, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
+        callbacks;
     Ok(BrainTemplate {
         defaults,
         lod,
-        callbacks,
+        callbacks: Rc::new(Callbacks {
+            on_reload,
+            on_update,
+            on_step,
+            on_lift,
+            on_hit,
+            on_despawn,
+            on_arrive,
+            on_spawn,
+            on_ragdoll,
+            on_recover,
+            on_recover_failed,
+            on_surface,
+            on_link,
+        }),
     })
 }
 
@@ -561,27 +579,13 @@ fn build_brain(
         d.write_into(lua, &params)?;
     }
     req.params.write_into(lua, &params)?;
-    let [on_reload, on_update, on_step, on_lift, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
-        template.callbacks.clone();
     Ok(Brain {
         mod_idx,
         kind: req.kind.clone(),
         handle,
-        on_reload,
-        on_update,
-        on_step,
-        on_lift,
-        on_hit,
-        on_despawn,
+        cb: Rc::clone(&template.callbacks),
         failures: 0,
         resume_at: None,
-        on_arrive,
-        on_spawn,
-        on_ragdoll,
-        on_recover,
-        on_recover_failed,
-        on_surface,
-        on_link,
         spawn_pending: true,
         lod: template.lod,
     })

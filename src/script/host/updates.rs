@@ -175,7 +175,7 @@ impl ScriptHost {
         let mut lod: Vec<Vec<bool>> = vec![Vec::new(); self.mods.len()];
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         for (id, b) in self.brains.iter_mut() {
-            if b.on_update.is_none()
+            if b.cb.on_update.is_none()
                 || self.manual.contains_key(id)
                 || self.mods[b.mod_idx].suspended.is_some()
             {
@@ -228,7 +228,7 @@ impl ScriptHost {
         for (i, id) in ids.iter().enumerate() {
             let b = &self.brains[id];
             handles.raw_set(i + 1, b.handle.clone())?;
-            let f = b.on_update.clone().map_or(Value::Nil, Value::Function);
+            let f = b.cb.on_update.clone().map_or(Value::Nil, Value::Function);
             callbacks.raw_set(i + 1, f)?;
         }
         batch.handles = handles;
