@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 
 use mlua::Value;
 
-use super::{Brain, ModRuntime, ScriptHost};
+use super::{Brain, Callback, ModRuntime, ScriptHost};
 use crate::script::plain::{Dropped, Plain};
 use crate::script::shared::{BrainRequest, LogLevel, LogLine};
 use crate::sim::CreatureId;
@@ -179,7 +179,7 @@ impl ScriptHost {
             self.opts.cpu_per_tick,
         );
         for id in reloaded {
-            if let Some(f) = self.brains.get(&id).and_then(|b| b.cb.on_reload.clone()) {
+            if let Some(f) = self.callback(id, Callback::Reload) {
                 self.call(id, &f, Value::Nil);
             }
         }

@@ -34,6 +34,7 @@ pub use paths::PathFile;
 pub use reload::ReloadReport;
 
 use super::budget::{Budget, Overrun};
+use super::convert::CALLBACKS;
 use super::error::{root_message, ScriptError};
 use super::manifest::Manifest;
 use super::output::HostOutput;
@@ -119,24 +120,45 @@ struct ModRuntime {
     load_cost: (u64, usize),
 }
 
-/// A brain kind's callbacks in the state of the mod that runs them: shared by every brain
-/// built from one template (a crowd's ten thousand hold one reference into the state for
-/// each callback, not one each — fewer registry slots for the collector to walk, and a
-/// small [`Brain`] to walk over every tick).
-struct Callbacks {
-    on_reload: Option<Function>,
-    on_update: Option<Function>,
-    on_step: Option<Function>,
-    on_lift: Option<Function>,
-    on_hit: Option<Function>,
-    on_despawn: Option<Function>,
-    on_arrive: Option<Function>,
-    on_spawn: Option<Function>,
-    on_ragdoll: Option<Function>,
-    on_recover: Option<Function>,
-    on_recover_failed: Option<Function>,
-    on_surface: Option<Function>,
-    on_link: Option<Function>,
+/// A callback a brain may have: its index into [`CALLBACKS`] (its Lua name) and into
+/// [`Callbacks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Callback {
+    Spawn,
+    Update,
+    Arrive,
+    Step,
+    Lift,
+    Hit,
+    Reload,
+    Despawn,
+    Ragdoll,
+    Recover,
+    RecoverFailed,
+    Surface,
+    Link,
+}
+
+/// A brain kind's callbacks in the state of the mod that runs them, in [`CALLBACKS`]' order:
+/// shared by every brain built from one template (a crowd's ten thousand hold one reference
+/// into the state for each callback, not one each — fewer registry slots for the collector
+/// to walk, and a small [`Brain`] to walk over every tick).
+struct Callbacks([Option<Function>; CALLBACKS.len()]);
+
+impl Callbacks {
+    /// The callback `which`, if the kind has it.
+    fn get(&self, which: Callback) -> Option<&Function> {
+        self.0[which as usize].as_ref()
+    }
+
+    /// The name of the callback `f` is (`"callback"` if none: a closure).
+    fn name_of(&self, f: &Function) -> &'static str {
+        CALLBACKS
+            .iter()
+            .zip(&self.0)
+            .find(|(_, cb)| cb.as_ref() == Some(f))
+            .map_or("callback", |(name, _)| name)
+    }
 }
 
 /// A creature's brain: its handle and its kind's callbacks, in the state of the mod that
@@ -493,5 +515,34 @@ impl ScriptHost {
     /// Creatures walking to a destination given by hand.
     pub fn destinations(&self) -> Vec<(CreatureId, Vec3)> {
         self.manual.iter().map(|(id, d)| (*id, *d)).collect()
+    }
+}
+
+#[cfg(test)]
+mod callback_tests {
+    use super::{Callback, CALLBACKS};
+
+    #[test]
+    fn each_callback_indexes_its_own_name() {
+        use Callback::*;
+        let named = [
+            (Spawn, "on_spawn"),
+            (Update, "on_update"),
+            (Arrive, "on_arrive"),
+            (Step, "on_step"),
+            (Lift, "on_lift"),
+            (Hit, "on_hit"),
+            (Reload, "on_reload"),
+            (Despawn, "on_despawn"),
+            (Ragdoll, "on_ragdoll"),
+            (Recover, "on_recover"),
+            (RecoverFailed, "on_recover_failed"),
+            (Surface, "on_surface"),
+            (Link, "on_link"),
+        ];
+        assert_eq!(named.len(), CALLBACKS.len(), "every callback has a variant");
+        for (c, name) in named {
+            assert_eq!(CALLBACKS[c as usize], name, "{c:?}");
+        }
     }
 }

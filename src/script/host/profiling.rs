@@ -56,27 +56,6 @@ impl Laps {
 }
 
 impl Brain {
-    /// The name of the callback `f` is of this brain (`"callback"` if none: a closure).
-    pub(super) fn callback_name(&self, f: &Function) -> &'static str {
-        let all: [(&Option<Function>, &'static str); 12] = [
-            (&self.cb.on_update, "on_update"),
-            (&self.cb.on_step, "on_step"),
-            (&self.cb.on_lift, "on_lift"),
-            (&self.cb.on_hit, "on_hit"),
-            (&self.cb.on_arrive, "on_arrive"),
-            (&self.cb.on_spawn, "on_spawn"),
-            (&self.cb.on_despawn, "on_despawn"),
-            (&self.cb.on_ragdoll, "on_ragdoll"),
-            (&self.cb.on_recover, "on_recover"),
-            (&self.cb.on_recover_failed, "on_recover_failed"),
-            (&self.cb.on_surface, "on_surface"),
-            (&self.cb.on_link, "on_link"),
-        ];
-        all.iter()
-            .find(|(cb, _)| cb.as_ref() == Some(f))
-            .map_or("callback", |(_, n)| n)
-    }
-
     /// The behaviour (or creature type) whose callbacks these are.
     pub(super) fn behaviour_name(&self) -> &str {
         match &self.kind {
@@ -123,7 +102,7 @@ impl ScriptHost {
         let rt = &self.mods[b.mod_idx];
         p.callback(
             &rt.manifest.name,
-            b.callback_name(f),
+            b.cb.name_of(f),
             b.behaviour_name(),
             rt.budget.units_used().saturating_sub(start.1),
             start.0.elapsed(),

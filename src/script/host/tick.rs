@@ -6,10 +6,10 @@ use std::rc::Rc;
 
 use mlua::{Function, Table, Value};
 
-use super::{Brain, Callbacks, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
+use super::{Brain, Callback, Callbacks, ScriptHost, BRAIN_BACKOFF, BRAIN_FAILURES};
 use crate::locomotion::Intent;
 use crate::script::api;
-use crate::script::convert::to_vector;
+use crate::script::convert::{to_vector, CALLBACKS};
 use crate::script::error::ScriptError;
 use crate::script::plain::Plain;
 use crate::script::shared::{BrainKind, BrainRequest, LogLevel, LogLine};
@@ -84,7 +84,7 @@ impl ScriptHost {
                 continue;
             };
             b.spawn_pending = false;
-            if let Some(f) = b.cb.on_spawn.clone() {
+            if let Some(f) = b.cb.get(Callback::Spawn).cloned() {
                 self.call(*id, &f, Value::Nil);
             }
         }
@@ -119,9 +119,9 @@ impl ScriptHost {
             return;
         };
         let f = if speed.is_some() {
-            b.cb.on_step.clone()
+            b.cb.get(Callback::Step).cloned()
         } else {
-            b.cb.on_lift.clone()
+            b.cb.get(Callback::Lift).cloned()
         };
         let Some(f) = f else { return };
         let lua = &self.mods[b.mod_idx].lua;
@@ -161,7 +161,7 @@ impl ScriptHost {
             | WorldEvent::Impact { .. }
             | WorldEvent::Land { .. } => {}
             WorldEvent::Arrive { id } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_arrive.clone()) {
+                if let Some(f) = self.callback(*id, Callback::Arrive) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
@@ -171,17 +171,17 @@ impl ScriptHost {
             WorldEvent::Despawn { id } => {
                 // The creature is gone from the world; its brain still has its handle
                 // (`state`, `params`) until the end of this tick.
-                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_despawn.clone()) {
+                if let Some(f) = self.callback(*id, Callback::Despawn) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
             WorldEvent::Ragdoll { id, cause } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_ragdoll.clone()) {
+                if let Some(f) = self.callback(*id, Callback::Ragdoll) {
                     self.call_with(*id, &f, cause.name());
                 }
             }
             WorldEvent::Recover { id } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_recover.clone()) {
+                if let Some(f) = self.callback(*id, Callback::Recover) {
                     self.call(*id, &f, Value::Nil);
                 }
             }
@@ -193,16 +193,12 @@ impl ScriptHost {
                         "gave up getting up after {tries} tries (it stays limp until c:recover())"
                     ),
                 );
-                if let Some(f) = self
-                    .brains
-                    .get(id)
-                    .and_then(|b| b.cb.on_recover_failed.clone())
-                {
+                if let Some(f) = self.callback(*id, Callback::RecoverFailed) {
                     self.call_with(*id, &f, *tries as f64);
                 }
             }
             WorldEvent::Link { id, kind, from, to } => {
-                let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_link.clone()) else {
+                let Some(f) = self.callback(*id, Callback::Link) else {
                     return;
                 };
                 let args = (kind.as_str(), to_vector(*from), to_vector(*to));
@@ -217,7 +213,7 @@ impl ScriptHost {
                 normal,
                 surface,
             } => {
-                if let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_surface.clone()) {
+                if let Some(f) = self.callback(*id, Callback::Surface) {
                     self.call_with(*id, &f, (to_vector(*normal), surface.name()));
                 }
             }
@@ -225,13 +221,18 @@ impl ScriptHost {
                 self.log_about(*id, LogLevel::Error, message.clone());
             }
             WorldEvent::Hit { id, dir, strength } => {
-                let Some(f) = self.brains.get(id).and_then(|b| b.cb.on_hit.clone()) else {
+                let Some(f) = self.callback(*id, Callback::Hit) else {
                     return;
                 };
                 let args = (to_vector(*dir), *strength as f64);
                 self.call_with(*id, &f, args);
             }
         }
+    }
+
+    /// Creature `id`'s brain's callback `which`, if it has a brain with one.
+    pub(super) fn callback(&self, id: CreatureId, which: Callback) -> Option<Function> {
+        self.brains.get(&id).and_then(|b| b.cb.get(which).cloned())
     }
 
     /// Whether any brain has an `on_step` (worked out again only when brains change).
@@ -243,7 +244,7 @@ impl ScriptHost {
         let any = self
             .brains
             .values()
-            .any(|b| b.cb.on_step.is_some() || b.cb.on_lift.is_some());
+            .any(|b| b.cb.get(Callback::Step).is_some() || b.cb.get(Callback::Lift).is_some());
         self.on_step_seen = (self.brains_gen, any);
         any
     }
@@ -503,23 +504,6 @@ struct BrainTemplate {
     callbacks: Rc<Callbacks>,
 }
 
-/// The callback names, in [`Callbacks`]' order.
-const CALLBACKS: [&str; 13] = [
-    "on_reload",
-    "on_update",
-    "on_step",
-    "on_lift",
-    "on_hit",
-    "on_despawn",
-    "on_arrive",
-    "on_spawn",
-    "on_ragdoll",
-    "on_recover",
-    "on_recover_failed",
-    "on_surface",
-    "on_link",
-];
-
 fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemplate> {
     let Some(table) = api::brain_table(lua, &req.kind)? else {
         let (what, key) = match &req.kind {
@@ -535,33 +519,17 @@ fn brain_template(lua: &mlua::Lua, req: &BrainRequest) -> mlua::Result<BrainTemp
         v @ Value::Table(_) => Some(Plain::from_lua(&v)),
         _ => None,
     };
-    let mut callbacks: [Option<Function>; 13] = Default::default();
+    let mut callbacks: [Option<Function>; CALLBACKS.len()] = Default::default();
     for (slot, name) in callbacks.iter_mut().zip(CALLBACKS) {
-        if let Value::Function(f) = table.raw_get::<Value>(name)? {
+        if let Value::Function(f) = table.raw_get::<Value>(*name)? {
             *slot = Some(f);
         }
     }
     let lod = table.raw_get::<Value>(crate::script::convert::BRAIN_LOD)? == Value::Boolean(true);
-    let [on_reload, on_update, on_step, on_lift, on_hit, on_despawn, on_arrive, on_spawn, on_ragdoll, on_recover, on_recover_failed, on_surface, on_link] =
-        callbacks;
     Ok(BrainTemplate {
         defaults,
         lod,
-        callbacks: Rc::new(Callbacks {
-            on_reload,
-            on_update,
-            on_step,
-            on_lift,
-            on_hit,
-            on_despawn,
-            on_arrive,
-            on_spawn,
-            on_ragdoll,
-            on_recover,
-            on_recover_failed,
-            on_surface,
-            on_link,
-        }),
+        callbacks: Rc::new(Callbacks(callbacks)),
     })
 }
 

@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Table, Value};
 
-use super::ScriptHost;
+use super::{Callback, ScriptHost};
 use crate::script::api::{self, BatchCaller, INTERNAL_CHUNK};
 use crate::sim::{CreatureId, TICK_DT};
 
@@ -175,7 +175,7 @@ impl ScriptHost {
         let mut lod: Vec<Vec<bool>> = vec![Vec::new(); self.mods.len()];
         let mut runs: Vec<(usize, usize, usize)> = Vec::new();
         for (id, b) in self.brains.iter_mut() {
-            if b.cb.on_update.is_none()
+            if b.cb.get(Callback::Update).is_none()
                 || self.manual.contains_key(id)
                 || self.mods[b.mod_idx].suspended.is_some()
             {
@@ -228,7 +228,10 @@ impl ScriptHost {
         for (i, id) in ids.iter().enumerate() {
             let b = &self.brains[id];
             handles.raw_set(i + 1, b.handle.clone())?;
-            let f = b.cb.on_update.clone().map_or(Value::Nil, Value::Function);
+            let f =
+                b.cb.get(Callback::Update)
+                    .cloned()
+                    .map_or(Value::Nil, Value::Function);
             callbacks.raw_set(i + 1, f)?;
         }
         batch.handles = handles;

@@ -336,7 +336,6 @@ pub(in crate::sim) fn step_worlds<R: Send>(
     let t0 = Instant::now();
     // Each world's rigs with their creatures, in id order (both are).
     let mut jobs: BTreeMap<u32, Members> = BTreeMap::new();
-    let rigs = &mut *rigs;
     let creatures = rigged.iter_mut().map(|c| &mut **c);
     for (c, r) in with_rigs(creatures, |c| c.id, rigs.rigs.iter_mut()) {
         if let Some(r) = r {
