@@ -4,7 +4,7 @@
 //! velocity (path following plus avoidance between agents).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
 use glam::Vec3;
 use landmass::{
@@ -104,11 +104,33 @@ pub struct ReachedLink {
 pub struct Navigator {
     /// The navmesh.
     pub mesh: Arc<NavMesh>,
+    /// The queries' own archipelago (no agents: a query answers the same whatever the crowd
+    /// is doing, and while its update runs elsewhere — see [`Navigator::take_crowd_update`]).
+    query: Archipelago<YUp>,
+    /// Each link's id in `query` (`None` once disabled: see [`Navigator::disable_link`]).
+    query_links: Vec<Option<landmass::AnimationLinkId>>,
+    sample: PointSampleDistance3d,
+    /// The links on this mesh (the level's, then those the bake found).
+    links: Vec<NavLink>,
+    /// The agents: here, or away while their deferred update runs on another thread.
+    crowd: CrowdSlot,
+    /// The crowd's update planned this tick ([`Navigator::plan`]), not yet deferred.
+    planned: Option<(f32, u64, u64)>,
+}
+
+/// Where a navigator's crowd is.
+enum CrowdSlot {
+    Here(Box<Crowd>),
+    /// Taken by [`Navigator::take_crowd_update`]: it comes back through the channel, updated.
+    Away(mpsc::Receiver<Box<Crowd>>),
+}
+
+/// A navigator's agents: path following (landmass) and avoidance.
+pub(crate) struct Crowd {
     /// Agents are split over [`SHARDS`] archipelagos by key (landmass only follows paths, so
     /// they need not see each other): a crowd's paths update one share per tick, and no
-    /// update walks the others. Queries use the first.
+    /// update walks the others.
     archs: Vec<Archipelago<YUp>>,
-    sample: PointSampleDistance3d,
     borders: Borders,
     neighbourhood: f32,
     /// Every agent as avoidance sees it, sorted by key: bodies are fed here every tick and
@@ -121,12 +143,29 @@ pub struct Navigator {
     /// next one is usually the next index.
     hint: std::cell::Cell<usize>,
     scratch: Scratch,
-    /// The links on this mesh (the level's, then those the bake found), with their ids in
-    /// each archipelago (`None` once disabled: see [`Navigator::disable_link`]).
-    links: Vec<NavLink>,
+    /// Each link's ids in each archipelago (`None` once disabled).
     link_ids: Vec<Option<Vec<landmass::AnimationLinkId>>>,
     /// Per agent (as `movers`): the link it has reached, as of its last turn.
     reached: Vec<Option<ReachedLink>>,
+    /// An update deferred by [`Navigator::defer_planned`] (`dt`, `tick`, `every`): it runs before
+    /// anything else touches the crowd, wherever that is.
+    pending: Option<(f32, u64, u64)>,
+}
+
+/// A crowd's deferred update, taken out of its navigator to run on another thread
+/// ([`Navigator::take_crowd_update`]); the navigator waits for it at its next use.
+pub struct CrowdUpdate {
+    crowd: Box<Crowd>,
+    back: mpsc::Sender<Box<Crowd>>,
+}
+
+impl CrowdUpdate {
+    /// Runs the update and hands the crowd back to its navigator.
+    pub fn run(mut self) {
+        self.crowd.run_pending();
+        // A navigator dropped meanwhile no longer wants it.
+        let _ = self.back.send(self.crowd);
+    }
 }
 
 /// A link as landmass takes it.
@@ -165,27 +204,27 @@ impl Navigator {
             .validate()
             .map_err(|e| BakeError::Invalid(e.to_string()))?;
         let valid = Arc::new(valid);
-        let mut archs: Vec<Archipelago<YUp>> = (0..SHARDS)
-            .map(|_| {
-                let mut arch = Archipelago::new(ArchipelagoOptions {
-                    point_sample_distance: sample_distance(radius, radius + 0.3),
-                    // landmass only follows paths: avoidance (of agents and of the mesh's
-                    // borders) is skitter's own (`avoid`), so landmass's is off (our patch,
-                    // vendor/landmass/SKITTER-PATCH.md).
-                    neighbourhood: 0.0,
-                    avoidance: false,
-                    ..ArchipelagoOptions::from_agent_radius(radius)
-                });
-                arch.add_island(Island::new(
-                    Transform {
-                        translation: Vec3::ZERO,
-                        rotation: 0.0,
-                    },
-                    valid.clone(),
-                ));
-                arch
-            })
-            .collect();
+        let arch = || {
+            let mut arch = Archipelago::new(ArchipelagoOptions {
+                point_sample_distance: sample_distance(radius, radius + 0.3),
+                // landmass only follows paths: avoidance (of agents and of the mesh's
+                // borders) is skitter's own (`avoid`), so landmass's is off (our patch,
+                // vendor/landmass/SKITTER-PATCH.md).
+                neighbourhood: 0.0,
+                avoidance: false,
+                ..ArchipelagoOptions::from_agent_radius(radius)
+            });
+            arch.add_island(Island::new(
+                Transform {
+                    translation: Vec3::ZERO,
+                    rotation: 0.0,
+                },
+                valid.clone(),
+            ));
+            arch
+        };
+        let mut archs: Vec<Archipelago<YUp>> = (0..SHARDS).map(|_| arch()).collect();
+        let mut query = arch();
         let link_ids = links
             .iter()
             .map(|l| {
@@ -197,19 +236,19 @@ impl Navigator {
                 )
             })
             .collect();
-        for arch in archs.iter_mut() {
+        let query_links = links
+            .iter()
+            .map(|l| Some(query.add_animation_link(to_landmass(l))))
+            .collect();
+        for arch in archs.iter_mut().chain(std::iter::once(&mut query)) {
             // Islands and links join the queries at the next update.
             arch.update(0.0);
         }
-        Ok(Navigator {
-            links,
+        let crowd = Crowd {
             link_ids,
             reached: Vec::new(),
             borders: Borders::new(&mesh),
-            mesh,
             archs,
-
-            sample: sample_distance(radius, 1.0e4),
             // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
             // in a crowd each one costs.
             neighbourhood: 5.0 * radius,
@@ -217,6 +256,16 @@ impl Navigator {
             slots: Vec::new(),
             hint: std::cell::Cell::new(0),
             scratch: Scratch::default(),
+            pending: None,
+        };
+        Ok(Navigator {
+            links,
+            query,
+            query_links,
+            mesh,
+            sample: sample_distance(radius, 1.0e4),
+            crowd: CrowdSlot::Here(Box::new(crowd)),
+            planned: None,
         })
     }
 
@@ -227,24 +276,180 @@ impl Navigator {
 
     /// Whether link `index` is still taken (not disabled).
     pub fn link_enabled(&self, index: usize) -> bool {
-        self.link_ids.get(index).is_some_and(|l| l.is_some())
+        self.query_links.get(index).is_some_and(|l| l.is_some())
     }
 
     /// Takes link `index` off this mesh (found blocked): paths no longer use it; agents
     /// whose path did are re-planned at their next update.
     pub fn disable_link(&mut self, index: usize) {
-        if let Some(ids) = self.link_ids.get_mut(index).and_then(Option::take) {
-            for (arch, id) in self.archs.iter_mut().zip(ids) {
+        if let Some(id) = self.query_links.get_mut(index).and_then(Option::take) {
+            self.query.remove_animation_link(id);
+            // Queries refuse a changed archipelago until it updates (no time passes).
+            self.query.update(0.0);
+        }
+        let crowd = self.crowd();
+        if let Some(ids) = crowd.link_ids.get_mut(index).and_then(Option::take) {
+            for (arch, id) in crowd.archs.iter_mut().zip(ids) {
                 arch.remove_animation_link(id);
-                // Queries refuse a changed archipelago until it updates (no time passes).
                 arch.update(0.0);
             }
         }
     }
 
+    /// The crowd, here: back from another thread first if it is away (waiting for its
+    /// update there to finish), and its deferred update run if it has one — so whatever
+    /// touches the crowd sees it as the update left it, wherever the update ran.
+    fn crowd(&mut self) -> &mut Crowd {
+        if let CrowdSlot::Away(back) = &self.crowd {
+            let crowd = back
+                .recv()
+                .unwrap_or_else(|_| panic!("a crowd's navigation update failed on its thread"));
+            self.crowd = CrowdSlot::Here(crowd);
+        }
+        let CrowdSlot::Here(crowd) = &mut self.crowd else {
+            unreachable!("the crowd came back above")
+        };
+        crowd.run_pending();
+        crowd
+    }
+
+    /// Plans one tick of the crowd's update ([`Navigator::step`]'s arguments) for later:
+    /// [`Navigator::defer_planned`] defers it once the tick's navigation is done with the
+    /// crowd (its agents steer by the update from their next tick on).
+    pub fn plan(&mut self, dt: f32, tick: u64, every: u64) {
+        self.planned = Some((dt, tick, every));
+    }
+
+    /// Defers the planned update: it runs before anything else touches the crowd — on
+    /// another thread when it is taken by [`Navigator::take_crowd_update`], else at the
+    /// crowd's next use here.
+    pub fn defer_planned(&mut self) {
+        let Some(planned) = self.planned.take() else {
+            return;
+        };
+        let crowd = self.crowd();
+        if !crowd.movers.is_empty() {
+            crowd.pending = Some(planned);
+        }
+    }
+
+    /// The crowd's deferred update, if it has one, to run elsewhere ([`CrowdUpdate::run`]);
+    /// this navigator waits for it at its next use of the crowd. Queries do not wait.
+    pub fn take_crowd_update(&mut self) -> Option<CrowdUpdate> {
+        let CrowdSlot::Here(crowd) = &self.crowd else {
+            return None;
+        };
+        crowd.pending?;
+        let (back, away) = mpsc::channel();
+        let CrowdSlot::Here(crowd) = std::mem::replace(&mut self.crowd, CrowdSlot::Away(away))
+        else {
+            unreachable!("matched above")
+        };
+        Some(CrowdUpdate { crowd, back })
+    }
+
+    /// Runs the crowd's deferred update now, if it has one.
+    pub fn run_deferred(&mut self) {
+        self.crowd();
+    }
+
     /// Agent `key`, at a link, starts crossing it: landmass leaves it be until it is added
     /// again (its body still fed: others avoid it).
     pub fn start_link(&mut self, key: u32) {
+        self.crowd().start_link(key);
+    }
+
+    /// Adds (or replaces) agent `key`, allowed the links of `kinds` (all when `None`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_agent(
+        &mut self,
+        key: u32,
+        position: Vec3,
+        velocity: Vec3,
+        radius: f32,
+        speed: f32,
+        stopping_distance: f32,
+        target: Vec3,
+        kinds: Option<&Arc<std::collections::HashSet<usize>>>,
+    ) {
+        self.crowd().add_agent(
+            key,
+            position,
+            velocity,
+            radius,
+            speed,
+            stopping_distance,
+            target,
+            kinds,
+        );
+    }
+
+    /// Removes agent `key`.
+    pub fn remove_agent(&mut self, key: u32) {
+        self.crowd().remove_agent(key);
+    }
+
+    /// Removes every agent.
+    pub fn clear_agents(&mut self) {
+        self.crowd().clear_agents();
+    }
+
+    /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
+    /// stands until it is given another.
+    pub fn stand(&mut self, key: u32) {
+        self.crowd().stand(key);
+    }
+
+    /// How many agents there are.
+    pub fn agent_count(&mut self) -> usize {
+        self.crowd().movers.len()
+    }
+
+    /// Where agent `key`'s body really is, and how fast it goes.
+    pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
+        self.crowd().set_body(key, position, velocity);
+    }
+
+    /// Marks agent `key` far from the camera (level of detail; see [`Navigator::step`]).
+    pub fn set_far(&mut self, key: u32, far: bool) {
+        self.crowd().set_far(key, far);
+    }
+
+    /// Steps path following (landmass) and avoidance (`avoid`) by `dt`, every agent.
+    pub fn update(&mut self, dt: f32) {
+        self.step(dt, 0, 1);
+    }
+
+    /// One tick of `dt` for a crowd whose paths update every `every` ticks (at most
+    /// [`SHARDS`]): each tick the agents whose turn it is (those of the archipelagos whose
+    /// index modulo `every` is `tick` modulo `every`) follow their paths and avoid, with
+    /// `every` ticks' time; the others keep what they were told on their last turn, fed
+    /// where their bodies are. So a crowd's navigation is spread evenly over the ticks
+    /// instead of landing on one. landmass sees an agent's body only on its turn. In a crowd
+    /// (`every` > 1) an agent marked far (`set_far`) works out its avoidance on every other
+    /// turn only (its path on each), keeping its velocity in between: far from the camera
+    /// its body moves every few ticks anyway (`sim::detail`).
+    pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
+        self.crowd().step(dt, tick, every);
+    }
+
+    /// What agent `key` wants (as of its last turn).
+    pub fn agent(&mut self, key: u32) -> Option<NavAgent> {
+        self.crowd().agent(key)
+    }
+}
+
+impl Crowd {
+    /// Runs the deferred update, if there is one.
+    fn run_pending(&mut self) {
+        if let Some((dt, tick, every)) = self.pending.take() {
+            self.step(dt, tick, every);
+        }
+    }
+
+    /// Agent `key`, at a link, starts crossing it: landmass leaves it be until it is added
+    /// again (its body still fed: others avoid it).
+    fn start_link(&mut self, key: u32) {
         if let Some(i) = self.find(key) {
             if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
                 let _ = a.start_animation_link();
@@ -258,7 +463,7 @@ impl Navigator {
 
     /// Adds (or replaces) agent `key`, allowed the links of `kinds` (all when `None`).
     #[allow(clippy::too_many_arguments)]
-    pub fn add_agent(
+    fn add_agent(
         &mut self,
         key: u32,
         position: Vec3,
@@ -310,7 +515,7 @@ impl Navigator {
     }
 
     /// Removes agent `key`.
-    pub fn remove_agent(&mut self, key: u32) {
+    fn remove_agent(&mut self, key: u32) {
         if let Some(i) = self.find(key) {
             self.archs[shard(key)].remove_agent(self.slots[i].0);
             self.movers.remove(i);
@@ -320,7 +525,7 @@ impl Navigator {
     }
 
     /// Removes every agent.
-    pub fn clear_agents(&mut self) {
+    fn clear_agents(&mut self) {
         for (m, (id, _)) in self.movers.iter().zip(&self.slots) {
             self.archs[shard(m.key)].remove_agent(*id);
         }
@@ -331,17 +536,12 @@ impl Navigator {
 
     /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
     /// stands until it is given another.
-    pub fn stand(&mut self, key: u32) {
+    fn stand(&mut self, key: u32) {
         if let Some(i) = self.find(key) {
             if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
                 a.current_target = None;
             }
         }
-    }
-
-    /// How many agents there are.
-    pub fn agent_count(&self) -> usize {
-        self.movers.len()
     }
 
     /// The index of agent `key` in `movers`: the hint or the one after it when the World
@@ -360,7 +560,7 @@ impl Navigator {
     }
 
     /// Where agent `key`'s body really is, and how fast it goes.
-    pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
+    fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
         if let Some(i) = self.find(key) {
             let m = &mut self.movers[i];
             m.position = position;
@@ -369,27 +569,14 @@ impl Navigator {
     }
 
     /// Marks agent `key` far from the camera (level of detail; see [`Navigator::step`]).
-    pub fn set_far(&mut self, key: u32, far: bool) {
+    fn set_far(&mut self, key: u32, far: bool) {
         if let Some(i) = self.find(key) {
             self.movers[i].far = far;
         }
     }
 
-    /// Steps path following (landmass) and avoidance (`avoid`) by `dt`, every agent.
-    pub fn update(&mut self, dt: f32) {
-        self.step(dt, 0, 1);
-    }
-
-    /// One tick of `dt` for a crowd whose paths update every `every` ticks (at most
-    /// [`SHARDS`]): each tick the agents whose turn it is (those of the archipelagos whose
-    /// index modulo `every` is `tick` modulo `every`) follow their paths and avoid, with
-    /// `every` ticks' time; the others keep what they were told on their last turn, fed
-    /// where their bodies are. So a crowd's navigation is spread evenly over the ticks
-    /// instead of landing on one. landmass sees an agent's body only on its turn. In a crowd
-    /// (`every` > 1) an agent marked far (`set_far`) works out its avoidance on every other
-    /// turn only (its path on each), keeping its velocity in between: far from the camera
-    /// its body moves every few ticks anyway (`sim::detail`).
-    pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
+    /// See [`Navigator::step`].
+    fn step(&mut self, dt: f32, tick: u64, every: u64) {
         let every = every.clamp(1, SHARDS as u64);
         let span = dt * every as f32;
         let turn = tick % every;
@@ -398,7 +585,7 @@ impl Navigator {
         let avoids = |m: &Mover| {
             mine(m.key) && (every == 1 || !m.far || (round + m.key as u64).is_multiple_of(2))
         };
-        let Navigator {
+        let Crowd {
             archs,
             movers,
             slots,
@@ -475,7 +662,7 @@ impl Navigator {
     }
 
     /// What agent `key` wants (as of its last turn).
-    pub fn agent(&self, key: u32) -> Option<NavAgent> {
+    fn agent(&self, key: u32) -> Option<NavAgent> {
         let i = self.find(key)?;
         let m = &self.movers[i];
         Some(NavAgent {
@@ -485,7 +672,9 @@ impl Navigator {
             link: self.reached[i],
         })
     }
+}
 
+impl Navigator {
     /// The nearest point on the mesh to `p` within `horizontal` metres (any height within
     /// a metre or so), if any.
     pub fn nearest(&self, p: Vec3, horizontal: f32) -> Option<Vec3> {
@@ -493,7 +682,7 @@ impl Navigator {
             horizontal_distance: horizontal,
             ..self.sample.clone()
         };
-        self.archs[0].sample_point(p, &d).ok().map(|s| s.point())
+        self.query.sample_point(p, &d).ok().map(|s| s.point())
     }
 
     /// The corners of the shortest path from `from` to `to` (both sampled onto the mesh),
@@ -505,13 +694,14 @@ impl Navigator {
         to: Vec3,
         kinds: Option<&Arc<std::collections::HashSet<usize>>>,
     ) -> Option<Vec<Vec3>> {
-        let a = self.archs[0].sample_point(from, &self.sample).ok()?;
-        let b = self.archs[0].sample_point(to, &self.sample).ok()?;
+        let a = self.query.sample_point(from, &self.sample).ok()?;
+        let b = self.query.sample_point(to, &self.sample).ok()?;
         let permitted = match kinds {
             Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
             None => PermittedAnimationLinks::All,
         };
-        let steps = self.archs[0]
+        let steps = self
+            .query
             .find_path(&a, &b, &HashMap::new(), permitted)
             .ok()?;
         let mut out = vec![a.point()];
@@ -753,18 +943,18 @@ mod tests {
                 None,
             );
         }
-        let moving = |n: &Navigator| -> Vec<u32> {
+        let moving = |n: &mut Navigator| -> Vec<u32> {
             (0..6)
                 .filter(|k| n.agent(*k).is_some_and(|a| a.desired.length() > 0.5))
                 .collect()
         };
         n.step(1.0 / 60.0, 0, 3);
-        assert_eq!(moving(&n), vec![0, 3], "tick 0: keys 0 and 3 only");
+        assert_eq!(moving(&mut n), vec![0, 3], "tick 0: keys 0 and 3 only");
         n.step(1.0 / 60.0, 1, 3);
-        assert_eq!(moving(&n), vec![0, 1, 3, 4]);
+        assert_eq!(moving(&mut n), vec![0, 1, 3, 4]);
         n.step(1.0 / 60.0, 2, 3);
         assert_eq!(
-            moving(&n),
+            moving(&mut n),
             vec![0, 1, 2, 3, 4, 5],
             "all within the interval"
         );
@@ -780,6 +970,61 @@ mod tests {
             None,
         );
         assert!(n.agent(1).is_some_and(|a| a.desired == Vec3::ZERO));
+    }
+
+    #[test]
+    fn a_planned_update_runs_once_deferred_before_the_crowds_next_use_wherever_it_runs() {
+        // Six agents walking off in a crowd updated every 2 ticks (keys 0, 2, 4: tick 0's
+        // turn): stepped in place, deferred and used here, and taken to run on a thread.
+        let dt = 1.0 / 60.0;
+        let setup = || {
+            let mut n = nav();
+            for k in 0..6u32 {
+                let p = Vec3::new(-8.0 + k as f32 * 2.0, 0.0, -6.0);
+                let to = p + Vec3::new(0.0, 0.0, -3.0);
+                n.add_agent(k, p, Vec3::ZERO, 0.4, 2.0, 0.3, to, None);
+            }
+            n
+        };
+        let mut stepped = setup();
+        stepped.step(dt, 0, 2);
+        let mut here = setup();
+        here.plan(dt, 0, 2);
+        // Planned, not deferred: the tick's navigation still sees the crowd as it was.
+        assert_eq!(here.agent(0).map(|a| a.desired), Some(Vec3::ZERO));
+        here.defer_planned();
+        let mut away = setup();
+        away.plan(dt, 0, 2);
+        away.defer_planned();
+        let update = away.take_crowd_update().expect("a deferred update");
+        assert!(away.take_crowd_update().is_none(), "taken once");
+        // The update waits on its thread for a word from here (or 10 s): queries answer
+        // while the crowd is away, without waiting for it.
+        let (go, wait) = mpsc::channel::<()>();
+        let job = std::thread::spawn(move || {
+            let late = wait
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .is_err();
+            update.run();
+            late
+        });
+        let q = away.nearest(Vec3::new(0.0, 0.0, -6.0), 1.0);
+        assert!(away
+            .find_path(Vec3::new(-6.0, 0.0, -4.0), Vec3::new(-6.0, 0.0, 4.0), None)
+            .is_some());
+        let _ = go.send(());
+        assert!(
+            !job.join().expect("the update ran"),
+            "a query waited for the crowd"
+        );
+        assert_eq!(q, stepped.nearest(Vec3::new(0.0, 0.0, -6.0), 1.0));
+        for k in 0..6u32 {
+            let want = stepped.agent(k);
+            assert_eq!(here.agent(k), want, "agent {k} deferred here");
+            assert_eq!(away.agent(k), want, "agent {k} updated on a thread");
+        }
+        assert!(stepped.agent(0).is_some_and(|a| a.desired.length() > 0.5));
+        assert!(stepped.agent(1).is_some_and(|a| a.desired == Vec3::ZERO));
     }
 
     #[test]

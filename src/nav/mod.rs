@@ -6,7 +6,7 @@ pub(crate) mod avoid;
 pub(crate) mod links;
 pub(crate) mod mesh;
 
-pub use agents::{NavAgent, NavAgentState, Navigator};
+pub use agents::{CrowdUpdate, NavAgent, NavAgentState, Navigator};
 pub use links::{
     bake, Baked, JumpLimitError, JumpSettings, LinkInput, NavLink, GENERATED_ID, GENERATED_KINDS,
 };

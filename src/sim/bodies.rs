@@ -88,17 +88,20 @@ impl World {
             ground_collider,
             level,
             nav,
-            nav_deferred,
+            crowds_to_caller,
             step_times,
             ..
         } = self;
         // The crowd navigation deferred by `step_nav` (it touches only the navigators, fed
-        // already): beside locomotion, on the pool's other thread when there is one.
-        let deferred = &*nav_deferred;
+        // already): beside locomotion, on the pool's other thread when there is one — unless
+        // the caller runs them beside its own work (`take_crowd_updates`).
+        let to_caller = *crowds_to_caller && pool.is_some();
         let beside = &mut step_times.beside;
         let nav_step = || {
             let t = Instant::now();
-            nav.step_deferred(deferred, dt);
+            if !to_caller {
+                nav.run_deferred();
+            }
             *beside = t.elapsed();
         };
         let (mut moving, mut rigged): (Vec<&mut Creature>, Vec<&mut Creature>) =

@@ -47,16 +47,24 @@ pub(crate) enum Status<'a> {
 }
 
 impl NavWorld {
-    /// Runs the crowd updates `step_nav` deferred (`deferred[i]` for the `i`-th ready
-    /// navigator: `(tick, every)`, `None` when it updated there), each `dt` long.
-    pub(crate) fn step_deferred(&mut self, deferred: &[Option<(u64, u64)>], dt: f32) {
-        for (n, d) in self.ready().zip(deferred) {
-            if let Some((tick, every)) = *d {
-                if n.agent_count() > 0 {
-                    n.step(dt, tick, every);
-                }
-            }
+    /// Defers the crowd updates `step_nav` planned (see [`Navigator::defer_planned`]).
+    pub(crate) fn defer_planned(&mut self) {
+        for n in self.ready() {
+            n.defer_planned();
         }
+    }
+
+    /// Runs the crowd updates `step_nav` deferred (those not taken to run elsewhere).
+    pub(crate) fn run_deferred(&mut self) {
+        for n in self.ready() {
+            n.run_deferred();
+        }
+    }
+
+    /// The crowd updates `step_nav` deferred, to run elsewhere (see
+    /// [`Navigator::take_crowd_update`]).
+    pub(crate) fn take_crowd_updates(&mut self) -> Vec<crate::nav::CrowdUpdate> {
+        self.ready().filter_map(|n| n.take_crowd_update()).collect()
     }
 
     /// The navigator for `s` on the level at `version`, baking it if needed: on a worker

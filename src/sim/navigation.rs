@@ -193,13 +193,12 @@ impl World {
     /// their paths (with avoidance) and set each creature's movement intent.
     pub fn nav_tick(&mut self, dt: f32) {
         self.step_nav(dt);
-        self.nav.step_deferred(&self.nav_deferred, dt);
+        self.nav.run_deferred();
     }
 
     /// Navigation: agents follow their paths (with avoidance); each creature's movement
     /// intent comes from its agent's desired velocity, within its `nav` limits.
     pub(super) fn step_nav(&mut self, dt: f32) {
-        self.nav_deferred.clear();
         if !self.creatures.iter().any(|c| c.nav.is_some()) {
             return;
         }
@@ -223,7 +222,6 @@ impl World {
             events,
             nav_ticks,
             nav_full_rate,
-            nav_deferred,
             link_kinds,
             ..
         } = self;
@@ -233,11 +231,11 @@ impl World {
         *nav_ticks += 1;
         let full = *nav_full_rate;
         // A crowd's share of path following and avoidance (navigators updated every few
-        // ticks) is deferred: it runs beside the tick's locomotion (see `step_locomotion`),
-        // on the bodies fed above, and its agents steer by it from their next tick on.
-        // Navigators updated every tick (up to `CROWD_AT_60HZ` agents) update here, before
-        // their agents steer, as they always did.
-        nav_deferred.clear();
+        // ticks) is deferred: it runs beside the tick's locomotion (see `move_and_step_worlds`)
+        // or beside the caller's work before the next tick (`take_crowd_updates`), on the
+        // bodies fed above, and its agents steer by it from their next tick on. Navigators
+        // updated every tick (up to `CROWD_AT_60HZ` agents) update here, before their agents
+        // steer, as they always did.
         for n in nav.ready() {
             let every = if full {
                 1
@@ -245,12 +243,9 @@ impl World {
                 nav_interval(n.agent_count())
             };
             if every > 1 {
-                nav_deferred.push(Some((tick, every)));
-            } else {
-                nav_deferred.push(None);
-                if n.agent_count() > 0 {
-                    n.step(dt, tick, every);
-                }
+                n.plan(dt, tick, every);
+            } else if n.agent_count() > 0 {
+                n.step(dt, tick, every);
             }
         }
         let mut stuck: Vec<Pusher> = Vec::new();
@@ -276,6 +271,8 @@ impl World {
             make_way(nav, creatures, &mut stuck, version, &input, link_kinds);
         }
         self.begin_crossings(reached);
+        // Done with the crowds this tick: their planned updates may run from here on.
+        self.nav.defer_planned();
     }
 
     /// The navmesh for a query (`world.random_nav_point`, `world.nearest_nav_point`): that

@@ -229,7 +229,8 @@ pub struct StepTimes {
     /// solver, integration) and its parts read back, apart, on the pool's threads.
     pub rapier: std::time::Duration,
     /// Of `locomotion`: the crowd navigation update that runs beside it (on the pool's other
-    /// thread when there is one; its own time, not added to the phase's wall clock).
+    /// thread when there is one; its own time, not added to the phase's wall clock). Zero
+    /// when the crowds' updates are left to the caller ([`World::set_crowds_to_caller`]).
     pub beside: std::time::Duration,
     /// How long `locomotion` and `physics` ran side by side (on a pool the walkers move
     /// while the ragdolls' worlds step): the step's wall clock is `navigation + locomotion
@@ -283,9 +284,9 @@ pub struct World {
     pub(super) nav_ticks: u64,
     /// Every agent updates every tick, whatever the crowd.
     pub(super) nav_full_rate: bool,
-    /// Per ready navigator, its crowd update deferred to run beside locomotion this tick:
-    /// `(tick, every)` (see `step_nav`).
-    pub(super) nav_deferred: Vec<Option<(u64, u64)>>,
+    /// The crowds' updates `step_nav` defers are left for the caller to run beside its own
+    /// work (see [`World::take_crowd_updates`]) instead of beside locomotion.
+    pub(super) crowds_to_caller: bool,
     /// The surface graph climbers of walls are routed on, and the level it was baked for.
     pub(super) surfaces: Option<(u64, Arc<super::surfaces::SurfaceGraph>)>,
     /// The surface graph being baked on a worker (background bakes), for that level version.
@@ -336,7 +337,7 @@ impl World {
             paths: std::collections::BTreeMap::new(),
             nav_ticks: 0,
             nav_full_rate: false,
-            nav_deferred: Vec::new(),
+            crowds_to_caller: false,
             surfaces: None,
             surface_bake: None,
             removals: 0,
@@ -668,6 +669,30 @@ impl World {
                 .ok()
                 .map(Arc::new)
         };
+    }
+
+    /// The pool the tick's per-creature work runs on (`None` on one thread): a caller may
+    /// run its own jobs there between steps (see [`World::take_crowd_updates`]).
+    pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        self.pool.clone()
+    }
+
+    /// Leaves the crowds' deferred navigation updates of each step for the caller to take
+    /// ([`World::take_crowd_updates`]) and run beside its own work before the next step —
+    /// the script host runs them on the pool while the brains run — instead of running
+    /// them beside the step's locomotion. Not taken, each runs at its crowd's next use
+    /// (the next step's navigation at the latest): the same updates in the same order
+    /// either way, so traces do not change.
+    pub fn set_crowds_to_caller(&mut self, on: bool) {
+        self.crowds_to_caller = on;
+    }
+
+    /// The crowd navigation updates the last step deferred (see
+    /// [`World::set_crowds_to_caller`]), to run anywhere (another thread) before the next
+    /// step: each navigator waits for its crowd at the crowd's next use; queries of the
+    /// navmesh (`random_nav_point`, paths) do not wait.
+    pub fn take_crowd_updates(&mut self) -> Vec<crate::nav::CrowdUpdate> {
+        self.nav.take_crowd_updates()
     }
 
     /// Threads the tick's locomotion runs on.

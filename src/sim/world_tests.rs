@@ -91,13 +91,9 @@ fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
 }
 
 /// Agents on the world's (only) navmesh.
-fn agents(w: &World) -> usize {
-    w.nav
-        .meshes()
-        .first()
-        .and_then(|(m, _)| m.settings)
-        .and_then(|s| w.nav.peek(s, w.level_version))
-        .map_or(0, |n| n.agent_count())
+fn agents(w: &mut World) -> usize {
+    assert!(w.nav.meshes().len() <= 1);
+    w.nav.ready().next().map_or(0, |n| n.agent_count())
 }
 
 #[test]
@@ -115,12 +111,16 @@ fn an_arrived_creature_stands_as_an_agent_again_after_a_restore() {
             .any(|e| matches!(e, WorldEvent::Arrive { id: a } if *a == id));
     }
     assert!(arrived, "it arrives");
-    assert_eq!(agents(&w), 1, "arrived, it stands as an agent others avoid");
+    assert_eq!(
+        agents(&mut w),
+        1,
+        "arrived, it stands as an agent others avoid"
+    );
     let cp = w.checkpoint();
     w.restore(cp);
-    assert_eq!(agents(&w), 0, "a restore drops the agents");
+    assert_eq!(agents(&mut w), 0, "a restore drops the agents");
     w.step(TICK_DT);
-    assert_eq!(agents(&w), 1, "and it stands as one again");
+    assert_eq!(agents(&mut w), 1, "and it stands as one again");
     let c = w.creature(id).expect("exists");
     assert!(c.nav.as_ref().is_some_and(|g| g.arrived && !g.pending));
     assert_eq!(c.loco.intent, Intent::Idle, "it stays where it stands");
@@ -157,4 +157,73 @@ fn boxes_and_stairs_are_solid() {
             rotation: Vec3::ZERO
         })
         .is_err());
+}
+
+/// 160 test spiders in two blocks of 80 on flat ground sent through each other (a crowd:
+/// its navigation updates every few ticks, deferred), for 90 ticks on two threads; with
+/// `to_caller` the crowd's updates are taken after each step and run on a thread of the
+/// test's, a navmesh query made while they wait. Every creature's position and velocity
+/// bits, and how many updates were taken.
+fn crowd_run(to_caller: bool) -> (Vec<[u32; 6]>, usize) {
+    let mut w = flat_world(60.0);
+    w.set_threads(2);
+    w.set_crowds_to_caller(to_caller);
+    let t = w.register_type("test/spider", spider().validate().expect("valid"));
+    let spot = |i: usize, sign: f32| {
+        let (col, row) = ((i % 16) as f32, (i / 16) as f32);
+        Vec3::new(col * 2.0 - 15.0, 0.0, sign * (4.0 + row * 2.0))
+    };
+    for i in 0..160 {
+        let (side, k) = (if i < 80 { 1.0 } else { -1.0 }, i % 80);
+        let id = w.spawn(t, spot(k, side), 0.0).expect("spawned");
+        w.push(Command::SetDestination(id, spot(k, -side), None));
+    }
+    let mut taken = 0;
+    for _ in 0..90 {
+        w.step(TICK_DT);
+        let updates = w.take_crowd_updates();
+        if updates.is_empty() {
+            continue;
+        }
+        taken += updates.len();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let job = std::thread::spawn(move || {
+            let late = wait
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .is_err();
+            for u in updates {
+                u.run();
+            }
+            late
+        });
+        assert!(w.nearest_nav_point(Vec3::ZERO, None).is_some());
+        let _ = go.send(());
+        assert!(!job.join().expect("ran"), "the query waited for the crowd");
+    }
+    let bits = w
+        .creatures()
+        .iter()
+        .map(|c| {
+            let (p, v) = (c.loco.position, c.loco.velocity);
+            [p.x, p.y, p.z, v.x, v.y, v.z].map(f32::to_bits)
+        })
+        .collect();
+    (bits, taken)
+}
+
+#[test]
+fn a_crowds_navigation_taken_to_run_beside_the_callers_work_leaves_the_same_world() {
+    let (beside, none) = crowd_run(false);
+    assert_eq!(none, 0, "beside locomotion, nothing is left to take");
+    let (taken, n) = crowd_run(true);
+    assert!(n >= 80, "the crowd's updates were taken: {n}");
+    assert!(beside == taken, "the crowd moved differently");
+    let walking = beside
+        .iter()
+        .filter(|b| Vec3::new(f32::from_bits(b[3]), 0.0, f32::from_bits(b[5])).length() > 0.3)
+        .count();
+    assert!(
+        walking > 100,
+        "a crowd on its way: {walking} of 160 walking"
+    );
 }

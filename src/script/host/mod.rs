@@ -277,6 +277,8 @@ impl ScriptHost {
         let mut world = World::new(opts.seed);
         world.set_max_ragdolls(opts.max_ragdolls);
         world.set_threads(opts.threads);
+        // The crowds' navigation runs beside the brains (see `start_crowd_updates`).
+        world.set_crowds_to_caller(true);
         world.set_detail(opts.detail.clone());
         ScriptHost {
             world: Rc::new(RefCell::new(world)),

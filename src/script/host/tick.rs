@@ -38,6 +38,7 @@ impl ScriptHost {
         s.brains += lap.next();
         self.world.borrow_mut().step(TICK_DT);
         let events = self.world.borrow_mut().drain_events();
+        self.start_crowd_updates();
         let stepped = lap.next();
         self.release_manual(&events);
         self.dispatch_steps(&events);
@@ -48,6 +49,22 @@ impl ScriptHost {
             self.profile_tick(total, s, stepped);
         }
         events
+    }
+
+    /// The crowds' navigation updates the step deferred, started on the world's pool: they
+    /// run beside what comes before the next step (the step's callbacks, the frame's
+    /// drawing, the next tick's brains), which do not touch the crowds (commands reach them in
+    /// the step); a navmesh query does not wait for them, and whatever touches a crowd first
+    /// waits for its update. The same updates in the same order as beside locomotion, so
+    /// the trace is the same at any thread count.
+    fn start_crowd_updates(&self) {
+        let mut w = self.world.borrow_mut();
+        let Some(pool) = w.pool() else {
+            return;
+        };
+        for update in w.take_crowd_updates() {
+            pool.spawn(move || update.run());
+        }
     }
 
     /// Every mod's tick allowance: the base plus a share per creature its brains drive.
