@@ -2,7 +2,7 @@
 //! or more segments bent evenly (a tabulated shape; FABRIK where it cannot reach). All
 //! positions share one space; the caller names it.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
 /// Result of a two-bone solve.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +55,74 @@ pub fn two_bone(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBon
         foot: hip + dir * d,
         reach,
     }
+}
+
+/// Four [`two_bone`] solves at once, lane by lane: the same arithmetic in the same order on
+/// four legs side by side (each lane's result is bit for bit [`two_bone`]'s), so their
+/// square roots and divisions overlap instead of waiting on each other. A lane whose target
+/// sits on its hip or whose pole lies along its hip–foot line (rare) is solved alone.
+pub(crate) fn two_bone4(
+    hip: [Vec3; 4],
+    target: [Vec3; 4],
+    l1: [f32; 4],
+    l2: [f32; 4],
+    pole: [Vec3; 4],
+) -> [TwoBone; 4] {
+    let lane =
+        |v: &[Vec3; 4], f: fn(&Vec3) -> f32| Vec4::new(f(&v[0]), f(&v[1]), f(&v[2]), f(&v[3]));
+    let (hx, hy, hz) = (
+        lane(&hip, |v| v.x),
+        lane(&hip, |v| v.y),
+        lane(&hip, |v| v.z),
+    );
+    let (px, py, pz) = (
+        lane(&pole, |v| v.x),
+        lane(&pole, |v| v.y),
+        lane(&pole, |v| v.z),
+    );
+    let (l1, l2) = (Vec4::from_array(l1), Vec4::from_array(l2));
+    let total = l1 + l2;
+    let tx = lane(&target, |v| v.x) - hx;
+    let ty = lane(&target, |v| v.y) - hy;
+    let tz = lane(&target, |v| v.z) - hz;
+    let dist = (tx * tx + ty * ty + tz * tz).sqrt();
+    let reach = Vec4::select(total.cmpgt(Vec4::ZERO), dist / total, Vec4::ZERO);
+    let r = dist.recip();
+    let (dx, dy, dz) = (tx * r, ty * r, tz * r);
+    let min = (l1 - l2).abs() + Vec4::splat(1e-4) * total;
+    let max = (total * Vec4::splat(0.9999)).max(min);
+    let d = dist.max(min).min(max);
+    let pd = px * dx + py * dy + pz * dz;
+    let (ax, ay, az) = (px - dx * pd, py - dy * pd, pz - dz * pd);
+    let along2 = ax * ax + ay * ay + az * az;
+    let cos_a = ((l1 * l1 + d * d - l2 * l2) / (Vec4::splat(2.0) * l1 * d))
+        .max(Vec4::splat(-1.0))
+        .min(Vec4::ONE);
+    let k = l1 * ((Vec4::ONE - cos_a * cos_a).max(Vec4::ZERO) / along2).sqrt();
+    let lc = l1 * cos_a;
+    let knee = [
+        hx + dx * lc + ax * k,
+        hy + dy * lc + ay * k,
+        hz + dz * lc + az * k,
+    ];
+    let foot = [hx + dx * d, hy + dy * d, hz + dz * d];
+    let [kx, ky, kz] = knee.map(|v| v.to_array());
+    let [fx, fy, fz] = foot.map(|v| v.to_array());
+    let reach = reach.to_array();
+    let mut out = [0, 1, 2, 3].map(|i| TwoBone {
+        knee: Vec3::new(kx[i], ky[i], kz[i]),
+        foot: Vec3::new(fx[i], fy[i], fz[i]),
+        reach: reach[i],
+    });
+    let plain = (dist.cmpgt(Vec4::splat(1e-6)) & along2.cmpgt(Vec4::splat(1e-10))).bitmask();
+    if plain != 0b1111 {
+        for (i, o) in out.iter_mut().enumerate() {
+            if plain & (1 << i) == 0 {
+                *o = two_bone(hip[i], target[i], l1[i], l2[i], pole[i]);
+            }
+        }
+    }
+    out
 }
 
 /// Samples of a chain's even bend (see [`EvenBend`]).
@@ -289,6 +357,56 @@ fn lay_out(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn four_at_once_are_each_bit_for_bit_the_single_solve() {
+        // Legs in reach, out of reach, folded past their shortest, with uneven bones, a
+        // target on the hip, a pole along the hip–foot line and a zero pole: every lane
+        // as `two_bone` gives it, wherever it sits among the four.
+        let mut cases = Vec::new();
+        let mut seed = 0x2545_f491u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            (seed as f32 / u32::MAX as f32) * 2.0 - 1.0
+        };
+        for _ in 0..400 {
+            let hip = Vec3::new(next(), next(), next()) * 3.0;
+            let target = hip + Vec3::new(next(), next(), next()) * 1.2;
+            let (l1, l2) = (0.2 + next().abs() * 0.6, 0.2 + next().abs() * 0.6);
+            let pole = Vec3::new(next(), next(), next());
+            cases.push((hip, target, l1, l2, pole));
+        }
+        let hip = Vec3::new(0.5, 1.0, -0.25);
+        cases.push((hip, hip, 0.4, 0.5, Vec3::Y));
+        cases.push((hip, hip + Vec3::X * 0.6, 0.4, 0.5, Vec3::X));
+        cases.push((hip, hip + Vec3::Z * 0.6, 0.4, 0.5, Vec3::ZERO));
+        cases.push((hip, hip + Vec3::NEG_Y * 2.0, 0.4, 0.5, Vec3::Z));
+        cases.push((hip, hip + Vec3::NEG_Y * 0.01, 0.3, 0.6, Vec3::Z));
+        for start in 0..cases.len() {
+            let four: [_; 4] = std::array::from_fn(|k| cases[(start + k * 97) % cases.len()]);
+            let got = two_bone4(
+                four.map(|c| c.0),
+                four.map(|c| c.1),
+                four.map(|c| c.2),
+                four.map(|c| c.3),
+                four.map(|c| c.4),
+            );
+            for (k, (hip, target, l1, l2, pole)) in four.into_iter().enumerate() {
+                let want = two_bone(hip, target, l1, l2, pole);
+                let bits = |t: TwoBone| {
+                    [t.knee.to_array(), t.foot.to_array(), [t.reach; 3]]
+                        .map(|a| a.map(f32::to_bits))
+                };
+                assert_eq!(
+                    bits(got[k]),
+                    bits(want),
+                    "lane {k} of case {start}: {want:?}"
+                );
+            }
+        }
+    }
 
     fn check(hip: Vec3, target: Vec3, l1: f32, l2: f32, pole: Vec3) -> TwoBone {
         let s = two_bone(hip, target, l1, l2, pole);

@@ -11,7 +11,7 @@ use crate::locomotion::def::ValidCreatureDef;
 use crate::locomotion::ground::GroundQuery;
 use crate::locomotion::posture::{clamp_tilt, fit_plane};
 use crate::math::frame::horizontal;
-use crate::math::ik::{fabrik, two_bone};
+use crate::math::ik::{fabrik, two_bone, two_bone4};
 
 /// How far (m) the body's underside keeps over the ground under it.
 const UNDERSIDE_GAP: f32 = 0.01;
@@ -232,23 +232,53 @@ impl Locomotor {
         // One matrix for all legs: cheaper than a quaternion product per vector.
         let m = glam::Mat3::from_quat(rot);
         for (leg, st) in def.legs.iter().zip(self.legs.iter_mut()) {
-            let hip = at + m * leg.hip;
-            let pole = m * leg.knee;
-            st.hip = hip;
-            st.pole = pole;
+            st.hip = at + m * leg.hip;
+            st.pole = m * leg.knee;
             if let Some(chain) = &leg.bend {
-                st.reach = fabrik(hip, st.foot, chain, pole, &mut scratch.joints);
-                st.knee = scratch.joints.get(1).copied().unwrap_or(hip);
+                st.reach = fabrik(st.hip, st.foot, chain, st.pole, &mut scratch.joints);
+                st.knee = scratch.joints.get(1).copied().unwrap_or(st.hip);
                 let n = scratch.joints.len();
                 st.joints.clear();
                 if n > 2 {
                     st.joints.extend_from_slice(&scratch.joints[1..n - 1]);
                 }
-            } else {
-                let s = two_bone(hip, st.foot, leg.segments[0], leg.segments[1], pole);
-                st.knee = s.knee;
-                st.reach = s.reach;
             }
+        }
+        // Two-segment legs four at a time (see `two_bone4`); the last few alone.
+        let mut four = [0usize; 4];
+        let mut queued = 0;
+        for (i, leg) in def.legs.iter().enumerate() {
+            if leg.bend.is_some() {
+                continue;
+            }
+            four[queued] = i;
+            queued += 1;
+            if queued == 4 {
+                self.solve_four(def, four);
+                queued = 0;
+            }
+        }
+        for &i in &four[..queued] {
+            let (leg, st) = (&def.legs[i], &mut self.legs[i]);
+            let s = two_bone(st.hip, st.foot, leg.segments[0], leg.segments[1], st.pole);
+            st.knee = s.knee;
+            st.reach = s.reach;
+        }
+    }
+
+    /// The two-segment legs `four` solved at once from their hips (set) to their feet.
+    fn solve_four(&mut self, def: &ValidCreatureDef, four: [usize; 4]) {
+        let legs = &self.legs;
+        let solved = two_bone4(
+            four.map(|i| legs[i].hip),
+            four.map(|i| legs[i].foot),
+            four.map(|i| def.legs[i].segments[0]),
+            four.map(|i| def.legs[i].segments[1]),
+            four.map(|i| legs[i].pole),
+        );
+        for (i, s) in four.into_iter().zip(solved) {
+            self.legs[i].knee = s.knee;
+            self.legs[i].reach = s.reach;
         }
     }
 }
