@@ -31,25 +31,6 @@ fn crowd(dir: &std::path::Path, n: usize, detail: Option<Detail>) -> ScriptHost 
     )
 }
 
-/// Per spider-tick: (total, scripts, navigation, locomotion, the crowd navigation that ran
-/// beside locomotion), µs, over `ticks` ticks.
-fn split(host: &mut ScriptHost, n: usize, ticks: u32) -> [f64; 5] {
-    let mut sum = [Duration::ZERO; 5];
-    for _ in 0..ticks {
-        let t0 = Instant::now();
-        host.tick();
-        let total = t0.elapsed();
-        let st = host.world().last_step_times();
-        let world = (st.navigation + st.locomotion + st.physics).saturating_sub(st.overlap);
-        sum[0] += total;
-        sum[1] += total.saturating_sub(world);
-        sum[2] += st.navigation;
-        sum[3] += st.locomotion;
-        sum[4] += st.beside;
-    }
-    sum.map(|d| d.as_secs_f64() * 1e6 / (ticks as f64 * n as f64))
-}
-
 fn full_pipeline(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("tmp");
     let mut group = c.benchmark_group("crowd");
@@ -73,16 +54,8 @@ fn full_pipeline(c: &mut Criterion) {
         for _ in 0..90 {
             host.tick();
         }
-        let s = split(&mut host, n, 30);
-        eprintln!(
-            "crowd/{what}/{n}: {:.2} µs per spider-tick = scripts {:.2} + navigation {:.2} + locomotion {:.2} (the crowd's navigation update beside it: {:.2}) + rest {:.2}",
-            s[0],
-            s[1],
-            s[2],
-            s[3],
-            s[4],
-            s[0] - s[1] - s[2] - s[3]
-        );
+        let s = scenes::crowd_split(&mut host, n, 30);
+        eprintln!("crowd/{what}/{n}: {}", scenes::split_line(&s));
         if let Some((used, allowed)) = host.work_used("spider") {
             eprintln!(
                 "crowd/{what}/{n}: the spider mod used {used} of {allowed} work units in its last tick"

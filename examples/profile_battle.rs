@@ -11,18 +11,11 @@ use std::time::Instant;
 #[path = "../benches/common/scenes.rs"]
 mod scenes;
 
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> std::io::Result<()> {
     let (per_army, ticks, threads) = (
-        env_or("PER_ARMY", 500),
-        env_or("TICKS", 300),
-        env_or("THREADS", 2),
+        scenes::env_or("PER_ARMY", 500),
+        scenes::env_or("TICKS", 300),
+        scenes::env_or("THREADS", 2),
     );
     let dir = tempfile::tempdir()?;
     if std::env::var_os("SHOVE").is_some() {

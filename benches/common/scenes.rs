@@ -169,6 +169,47 @@ pub fn crowd(dir: &std::path::Path, n: usize, opts: HostOptions) -> ScriptHost {
     host
 }
 
+/// A crowd's tick split per spider-tick over `ticks` ticks of `host` (`n` spiders), µs:
+/// (total, scripts — what is not the world's step —, navigation, locomotion, the crowd
+/// navigation that ran beside locomotion).
+pub fn crowd_split(host: &mut ScriptHost, n: usize, ticks: u32) -> [f64; 5] {
+    let mut sum = [std::time::Duration::ZERO; 5];
+    for _ in 0..ticks {
+        let t0 = std::time::Instant::now();
+        host.tick();
+        let total = t0.elapsed();
+        let st = host.world().last_step_times();
+        let world = (st.navigation + st.locomotion + st.physics).saturating_sub(st.overlap);
+        sum[0] += total;
+        sum[1] += total.saturating_sub(world);
+        sum[2] += st.navigation;
+        sum[3] += st.locomotion;
+        sum[4] += st.beside;
+    }
+    sum.map(|d| d.as_secs_f64() * 1e6 / (f64::from(ticks) * n as f64))
+}
+
+/// [`crowd_split`]'s figures in words.
+pub fn split_line(s: &[f64; 5]) -> String {
+    format!(
+        "{:.2} µs per spider-tick = scripts {:.2} + navigation {:.2} + locomotion {:.2} (the crowd's navigation update beside it: {:.2}) + rest {:.2}",
+        s[0],
+        s[1],
+        s[2],
+        s[3],
+        s[4],
+        s[0] - s[1] - s[2] - s[3]
+    )
+}
+
+/// A number from the environment variable `name`, else `default` (profiling examples).
+pub fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// `n` spiders of the bundled spider mod on the arena, 1 m apart in rows of 32, each told to
 /// walk +z at 0.8 m/s (no brains), after `warm` ticks.
 pub fn walking_spiders(n: usize, warm: usize) -> ScriptHost {

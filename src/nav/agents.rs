@@ -372,16 +372,45 @@ impl Navigator {
         target: Vec3,
         kinds: Option<&Arc<std::collections::HashSet<usize>>>,
     ) {
-        self.crowd().add_agent(
+        let crowd = self.crowd();
+        // landmass aims at `speed` and may go up to 1.25× it (avoidance uses that top speed).
+        let max_speed = speed * 1.25;
+        let mut a = Agent::create(position, velocity, radius, speed, max_speed);
+        a.current_target = Some(target);
+        a.target_reached_condition =
+            TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
+        a.permitted_animation_links = match kinds {
+            Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
+            None => PermittedAnimationLinks::All,
+        };
+        let id = crowd.archs[shard(key)].add_agent(a);
+        // What it was told before is void: it starts afresh (in place, when it was an agent).
+        let mover = Mover {
             key,
             position,
             velocity,
             radius,
-            speed,
-            stopping_distance,
-            target,
-            kinds,
-        );
+            max_speed,
+            preferred: Vec3::ZERO,
+            desired: Vec3::ZERO,
+            state: NavAgentState::Idle,
+            yielding: 0.0,
+            far: false,
+        };
+        match crowd.find(key) {
+            Some(i) => {
+                crowd.archs[shard(key)].remove_agent(crowd.slots[i].0);
+                crowd.movers[i] = mover;
+                crowd.slots[i] = (id, true);
+                crowd.reached[i] = None;
+            }
+            None => {
+                let i = crowd.movers.partition_point(|m| m.key < key);
+                crowd.movers.insert(i, mover);
+                crowd.slots.insert(i, (id, true));
+                crowd.reached.insert(i, None);
+            }
+        }
     }
 
     /// Removes agent `key`.
@@ -458,59 +487,6 @@ impl Crowd {
             self.movers[i].preferred = Vec3::ZERO;
             self.movers[i].desired = Vec3::ZERO;
             self.reached[i] = None;
-        }
-    }
-
-    /// Adds (or replaces) agent `key`, allowed the links of `kinds` (all when `None`).
-    #[allow(clippy::too_many_arguments)]
-    fn add_agent(
-        &mut self,
-        key: u32,
-        position: Vec3,
-        velocity: Vec3,
-        radius: f32,
-        speed: f32,
-        stopping_distance: f32,
-        target: Vec3,
-        kinds: Option<&Arc<std::collections::HashSet<usize>>>,
-    ) {
-        // landmass aims at `speed` and may go up to 1.25× it (avoidance uses that top speed).
-        let max_speed = speed * 1.25;
-        let mut a = Agent::create(position, velocity, radius, speed, max_speed);
-        a.current_target = Some(target);
-        a.target_reached_condition =
-            TargetReachedCondition::Distance(Some(stopping_distance.max(0.05)));
-        a.permitted_animation_links = match kinds {
-            Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
-            None => PermittedAnimationLinks::All,
-        };
-        let id = self.archs[shard(key)].add_agent(a);
-        // What it was told before is void: it starts afresh (in place, when it was an agent).
-        let mover = Mover {
-            key,
-            position,
-            velocity,
-            radius,
-            max_speed,
-            preferred: Vec3::ZERO,
-            desired: Vec3::ZERO,
-            state: NavAgentState::Idle,
-            yielding: 0.0,
-            far: false,
-        };
-        match self.find(key) {
-            Some(i) => {
-                self.archs[shard(key)].remove_agent(self.slots[i].0);
-                self.movers[i] = mover;
-                self.slots[i] = (id, true);
-                self.reached[i] = None;
-            }
-            None => {
-                let i = self.movers.partition_point(|m| m.key < key);
-                self.movers.insert(i, mover);
-                self.slots.insert(i, (id, true));
-                self.reached.insert(i, None);
-            }
         }
     }
 
