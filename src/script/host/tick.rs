@@ -63,7 +63,12 @@ impl ScriptHost {
             return;
         };
         for update in w.take_crowd_updates() {
-            pool.spawn(move || update.run());
+            // A panic there would abort the process from the pool; caught, it drops the
+            // crowd instead, and the navigator says so at its next use — a panic in the
+            // step, as it was when the update ran inside it.
+            pool.spawn(move || {
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| update.run()));
+            });
         }
     }
 
