@@ -162,7 +162,8 @@ fn boxes_and_stairs_are_solid() {
 /// 160 test spiders in two blocks of 80 on flat ground sent through each other (a crowd:
 /// its navigation updates every few ticks, deferred), for 90 ticks on two threads; with
 /// `to_caller` the crowd's updates are taken after each step and run on a thread of the
-/// test's, a navmesh query made while they wait. Every creature's position and velocity
+/// test's: after even ticks a navmesh query is made while they wait, after odd ones they
+/// run 5 ms late, so that the next step waits for them. Every creature's position and velocity
 /// bits, and how many updates were taken.
 fn crowd_run(to_caller: bool) -> (Vec<[u32; 6]>, usize) {
     let mut w = flat_world(60.0);
@@ -179,13 +180,23 @@ fn crowd_run(to_caller: bool) -> (Vec<[u32; 6]>, usize) {
         w.push(Command::SetDestination(id, spot(k, -side), None));
     }
     let mut taken = 0;
-    for _ in 0..90 {
+    for tick in 0..90 {
         w.step(TICK_DT);
         let updates = w.take_crowd_updates();
         if updates.is_empty() {
             continue;
         }
         taken += updates.len();
+        if tick % 2 == 1 {
+            // Late: the next step reaches the crowd before its update is back, and waits.
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                for u in updates {
+                    u.run();
+                }
+            });
+            continue;
+        }
         let (go, wait) = std::sync::mpsc::channel::<()>();
         let job = std::thread::spawn(move || {
             let late = wait
