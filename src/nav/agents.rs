@@ -4,16 +4,17 @@
 //! velocity (path following plus avoidance between agents).
 
 use std::collections::HashMap;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 use glam::Vec3;
 use landmass::{
-    Agent, AgentId, AgentState, Archipelago, ArchipelagoOptions, CoordinateSystem, FromAgentRadius,
-    Island, NavigationMesh, PathStep, PermittedAnimationLinks, PointSampleDistance3d,
+    Agent, Archipelago, ArchipelagoOptions, CoordinateSystem, FromAgentRadius, Island,
+    NavigationMesh, PathStep, PermittedAnimationLinks, PointSampleDistance3d,
     TargetReachedCondition, Transform,
 };
 
-use super::avoid::{avoid, Borders, Mover, Scratch};
+use super::avoid::{Borders, Mover};
+use super::crowd::{Crowd, CrowdSlot, CrowdUpdate, SHARDS};
 use super::links::NavLink;
 use super::mesh::{BakeError, NavMesh};
 
@@ -52,28 +53,6 @@ pub enum NavAgentState {
     AtLink,
     /// Crossing a link: others avoid it where it is.
     OnLink,
-}
-
-/// How many archipelagos a navigator splits its agents over: the most ticks a crowd's
-/// update is spread over.
-pub(crate) const SHARDS: usize = 6;
-
-/// Which archipelago agent `key` is in.
-fn shard(key: u32) -> usize {
-    key as usize % SHARDS
-}
-
-/// An agent's state in skitter's terms.
-fn state_of(s: AgentState) -> NavAgentState {
-    match s {
-        AgentState::Idle | AgentState::Paused => NavAgentState::Idle,
-        AgentState::ReachedTarget => NavAgentState::Arrived,
-        AgentState::Moving => NavAgentState::Moving,
-        AgentState::ReachedAnimationLink => NavAgentState::AtLink,
-        AgentState::UsingAnimationLink => NavAgentState::OnLink,
-        AgentState::AgentNotOnNavMesh => NavAgentState::OffMesh,
-        AgentState::TargetNotOnNavMesh | AgentState::NoPath => NavAgentState::NoPath,
-    }
 }
 
 /// What the navigator says about one agent after an update.
@@ -116,56 +95,6 @@ pub struct Navigator {
     crowd: CrowdSlot,
     /// The crowd's update planned this tick ([`Navigator::plan`]), not yet deferred.
     planned: Option<(f32, u64, u64)>,
-}
-
-/// Where a navigator's crowd is.
-enum CrowdSlot {
-    Here(Box<Crowd>),
-    /// Taken by [`Navigator::take_crowd_update`]: it comes back through the channel, updated.
-    Away(mpsc::Receiver<Box<Crowd>>),
-}
-
-/// A navigator's agents: path following (landmass) and avoidance.
-pub(crate) struct Crowd {
-    /// Agents are split over [`SHARDS`] archipelagos by key (landmass only follows paths, so
-    /// they need not see each other): a crowd's paths update one share per tick, and no
-    /// update walks the others.
-    archs: Vec<Archipelago<YUp>>,
-    borders: Borders,
-    neighbourhood: f32,
-    /// Every agent as avoidance sees it, sorted by key: bodies are fed here every tick and
-    /// copied into landmass only on their turn (a crowd's agents live in one dense array,
-    /// not behind a map and landmass's slot map).
-    movers: Vec<Mover>,
-    /// `movers[i]`'s landmass agent, and whether it has had no turn since it was added.
-    slots: Vec<(AgentId, bool)>,
-    /// Where the last lookup by key landed: the World asks in key order each tick, so the
-    /// next one is usually the next index.
-    hint: std::cell::Cell<usize>,
-    scratch: Scratch,
-    /// Each link's ids in each archipelago (`None` once disabled).
-    link_ids: Vec<Option<Vec<landmass::AnimationLinkId>>>,
-    /// Per agent (as `movers`): the link it has reached, as of its last turn.
-    reached: Vec<Option<ReachedLink>>,
-    /// An update deferred by [`Navigator::defer_planned`] (`dt`, `tick`, `every`): it runs before
-    /// anything else touches the crowd, wherever that is.
-    pending: Option<(f32, u64, u64)>,
-}
-
-/// A crowd's deferred update, taken out of its navigator to run on another thread
-/// ([`Navigator::take_crowd_update`]); the navigator waits for it at its next use.
-pub struct CrowdUpdate {
-    crowd: Box<Crowd>,
-    back: mpsc::Sender<Box<Crowd>>,
-}
-
-impl CrowdUpdate {
-    /// Runs the update and hands the crowd back to its navigator.
-    pub fn run(mut self) {
-        self.crowd.run_pending();
-        // A navigator dropped meanwhile no longer wants it.
-        let _ = self.back.send(self.crowd);
-    }
 }
 
 /// A link as landmass takes it.
@@ -244,20 +173,9 @@ impl Navigator {
             // Islands and links join the queries at the next update.
             arch.update(0.0);
         }
-        let crowd = Crowd {
-            link_ids,
-            reached: Vec::new(),
-            borders: Borders::new(&mesh),
-            archs,
-            // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and
-            // in a crowd each one costs.
-            neighbourhood: 5.0 * radius,
-            movers: Vec::new(),
-            slots: Vec::new(),
-            hint: std::cell::Cell::new(0),
-            scratch: Scratch::default(),
-            pending: None,
-        };
+        // Avoidance looks 0.5 s ahead: neighbours beyond a few radii never matter, and in a
+        // crowd each one costs.
+        let crowd = Crowd::new(archs, link_ids, Borders::new(&mesh), 5.0 * radius);
         Ok(Navigator {
             links,
             query,
@@ -287,30 +205,7 @@ impl Navigator {
             // Queries refuse a changed archipelago until it updates (no time passes).
             self.query.update(0.0);
         }
-        let crowd = self.crowd();
-        if let Some(ids) = crowd.link_ids.get_mut(index).and_then(Option::take) {
-            for (arch, id) in crowd.archs.iter_mut().zip(ids) {
-                arch.remove_animation_link(id);
-                arch.update(0.0);
-            }
-        }
-    }
-
-    /// The crowd, here: back from another thread first if it is away (waiting for its
-    /// update there to finish), and its deferred update run if it has one — so whatever
-    /// touches the crowd sees it as the update left it, wherever the update ran.
-    fn crowd(&mut self) -> &mut Crowd {
-        if let CrowdSlot::Away(back) = &self.crowd {
-            let crowd = back
-                .recv()
-                .unwrap_or_else(|_| panic!("a crowd's navigation update failed on its thread"));
-            self.crowd = CrowdSlot::Here(crowd);
-        }
-        let CrowdSlot::Here(crowd) = &mut self.crowd else {
-            unreachable!("the crowd came back above")
-        };
-        crowd.run_pending();
-        crowd
+        self.crowd.here().disable_link(index);
     }
 
     /// Plans one tick of the crowd's update ([`Navigator::step`]'s arguments) for later:
@@ -324,39 +219,26 @@ impl Navigator {
     /// another thread when it is taken by [`Navigator::take_crowd_update`], else at the
     /// crowd's next use here.
     pub fn defer_planned(&mut self) {
-        let Some(planned) = self.planned.take() else {
-            return;
-        };
-        let crowd = self.crowd();
-        if !crowd.movers.is_empty() {
-            crowd.pending = Some(planned);
+        if let Some(planned) = self.planned.take() {
+            self.crowd.here().defer(planned);
         }
     }
 
     /// The crowd's deferred update, if it has one, to run elsewhere ([`CrowdUpdate::run`]);
     /// this navigator waits for it at its next use of the crowd. Queries do not wait.
     pub fn take_crowd_update(&mut self) -> Option<CrowdUpdate> {
-        let CrowdSlot::Here(crowd) = &self.crowd else {
-            return None;
-        };
-        crowd.pending?;
-        let (back, away) = mpsc::channel();
-        let CrowdSlot::Here(crowd) = std::mem::replace(&mut self.crowd, CrowdSlot::Away(away))
-        else {
-            unreachable!("matched above")
-        };
-        Some(CrowdUpdate { crowd, back })
+        self.crowd.take_update()
     }
 
     /// Runs the crowd's deferred update now, if it has one.
     pub fn run_deferred(&mut self) {
-        self.crowd();
+        self.crowd.here();
     }
 
     /// Agent `key`, at a link, starts crossing it: landmass leaves it be until it is added
     /// again (its body still fed: others avoid it).
     pub fn start_link(&mut self, key: u32) {
-        self.crowd().start_link(key);
+        self.crowd.here().start_link(key);
     }
 
     /// Adds (or replaces) agent `key`, allowed the links of `kinds` (all when `None`).
@@ -372,7 +254,6 @@ impl Navigator {
         target: Vec3,
         kinds: Option<&Arc<std::collections::HashSet<usize>>>,
     ) {
-        let crowd = self.crowd();
         // landmass aims at `speed` and may go up to 1.25× it (avoidance uses that top speed).
         let max_speed = speed * 1.25;
         let mut a = Agent::create(position, velocity, radius, speed, max_speed);
@@ -383,8 +264,6 @@ impl Navigator {
             Some(k) => PermittedAnimationLinks::Kinds(k.clone()),
             None => PermittedAnimationLinks::All,
         };
-        let id = crowd.archs[shard(key)].add_agent(a);
-        // What it was told before is void: it starts afresh (in place, when it was an agent).
         let mover = Mover {
             key,
             position,
@@ -397,51 +276,38 @@ impl Navigator {
             yielding: 0.0,
             far: false,
         };
-        match crowd.find(key) {
-            Some(i) => {
-                crowd.archs[shard(key)].remove_agent(crowd.slots[i].0);
-                crowd.movers[i] = mover;
-                crowd.slots[i] = (id, true);
-                crowd.reached[i] = None;
-            }
-            None => {
-                let i = crowd.movers.partition_point(|m| m.key < key);
-                crowd.movers.insert(i, mover);
-                crowd.slots.insert(i, (id, true));
-                crowd.reached.insert(i, None);
-            }
-        }
+        self.crowd.here().add(key, a, mover);
     }
 
     /// Removes agent `key`.
     pub fn remove_agent(&mut self, key: u32) {
-        self.crowd().remove_agent(key);
+        self.crowd.here().remove_agent(key);
     }
 
     /// Removes every agent.
     pub fn clear_agents(&mut self) {
-        self.crowd().clear_agents();
+        self.crowd.here().clear_agents();
     }
 
     /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
     /// stands until it is given another.
     pub fn stand(&mut self, key: u32) {
-        self.crowd().stand(key);
+        self.crowd.here().stand(key);
     }
 
     /// How many agents there are.
     pub fn agent_count(&mut self) -> usize {
-        self.crowd().movers.len()
+        self.crowd.here().len()
     }
 
     /// Where agent `key`'s body really is, and how fast it goes.
     pub fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
-        self.crowd().set_body(key, position, velocity);
+        self.crowd.here().set_body(key, position, velocity);
     }
 
     /// Marks agent `key` far from the camera (level of detail; see [`Navigator::step`]).
     pub fn set_far(&mut self, key: u32, far: bool) {
-        self.crowd().set_far(key, far);
+        self.crowd.here().set_far(key, far);
     }
 
     /// Steps path following (landmass) and avoidance (`avoid`) by `dt`, every agent.
@@ -459,194 +325,12 @@ impl Navigator {
     /// turn only (its path on each), keeping its velocity in between: far from the camera
     /// its body moves every few ticks anyway (`sim::detail`).
     pub fn step(&mut self, dt: f32, tick: u64, every: u64) {
-        self.crowd().step(dt, tick, every);
+        self.crowd.here().step(dt, tick, every);
     }
 
     /// What agent `key` wants (as of its last turn).
     pub fn agent(&mut self, key: u32) -> Option<NavAgent> {
-        self.crowd().agent(key)
-    }
-}
-
-impl Crowd {
-    /// Runs the deferred update, if there is one.
-    fn run_pending(&mut self) {
-        if let Some((dt, tick, every)) = self.pending.take() {
-            self.step(dt, tick, every);
-        }
-    }
-
-    /// Agent `key`, at a link, starts crossing it: landmass leaves it be until it is added
-    /// again (its body still fed: others avoid it).
-    fn start_link(&mut self, key: u32) {
-        if let Some(i) = self.find(key) {
-            if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
-                let _ = a.start_animation_link();
-            }
-            self.movers[i].state = NavAgentState::OnLink;
-            self.movers[i].preferred = Vec3::ZERO;
-            self.movers[i].desired = Vec3::ZERO;
-            self.reached[i] = None;
-        }
-    }
-
-    /// Removes agent `key`.
-    fn remove_agent(&mut self, key: u32) {
-        if let Some(i) = self.find(key) {
-            self.archs[shard(key)].remove_agent(self.slots[i].0);
-            self.movers.remove(i);
-            self.slots.remove(i);
-            self.reached.remove(i);
-        }
-    }
-
-    /// Removes every agent.
-    fn clear_agents(&mut self) {
-        for (m, (id, _)) in self.movers.iter().zip(&self.slots) {
-            self.archs[shard(m.key)].remove_agent(*id);
-        }
-        self.movers.clear();
-        self.slots.clear();
-        self.reached.clear();
-    }
-
-    /// Agent `key` stays an agent (others avoid it) without a destination: arrived, it
-    /// stands until it is given another.
-    fn stand(&mut self, key: u32) {
-        if let Some(i) = self.find(key) {
-            if let Some(a) = self.archs[shard(key)].get_agent_mut(self.slots[i].0) {
-                a.current_target = None;
-            }
-        }
-    }
-
-    /// The index of agent `key` in `movers`: the hint or the one after it when the World
-    /// asks in key order (every tick), else a binary search.
-    fn find(&self, key: u32) -> Option<usize> {
-        let h = self.hint.get();
-        for i in [h, h + 1] {
-            if self.movers.get(i).is_some_and(|m| m.key == key) {
-                self.hint.set(i);
-                return Some(i);
-            }
-        }
-        let i = self.movers.binary_search_by_key(&key, |m| m.key).ok()?;
-        self.hint.set(i);
-        Some(i)
-    }
-
-    /// Where agent `key`'s body really is, and how fast it goes.
-    fn set_body(&mut self, key: u32, position: Vec3, velocity: Vec3) {
-        if let Some(i) = self.find(key) {
-            let m = &mut self.movers[i];
-            m.position = position;
-            m.velocity = velocity;
-        }
-    }
-
-    /// Marks agent `key` far from the camera (level of detail; see [`Navigator::step`]).
-    fn set_far(&mut self, key: u32, far: bool) {
-        if let Some(i) = self.find(key) {
-            self.movers[i].far = far;
-        }
-    }
-
-    /// See [`Navigator::step`].
-    fn step(&mut self, dt: f32, tick: u64, every: u64) {
-        let every = every.clamp(1, SHARDS as u64);
-        let span = dt * every as f32;
-        let turn = tick % every;
-        let round = tick / every;
-        let mine = |key: u32| shard(key) as u64 % every == turn;
-        let avoids = |m: &Mover| {
-            mine(m.key) && (every == 1 || !m.far || (round + m.key as u64).is_multiple_of(2))
-        };
-        let Crowd {
-            archs,
-            movers,
-            slots,
-            reached,
-            link_ids,
-            ..
-        } = self;
-        for (m, (id, _)) in movers.iter().zip(slots.iter()) {
-            if mine(m.key) {
-                if let Some(a) = archs[shard(m.key)].get_agent_mut(*id) {
-                    a.position = m.position;
-                    a.velocity = m.velocity;
-                }
-            }
-        }
-        for (i, arch) in archs.iter_mut().enumerate() {
-            if i as u64 % every == turn {
-                arch.update(span);
-            }
-        }
-        // New preferred velocities for those whose turn it was; the others keep theirs.
-        for ((m, (id, fresh)), at) in movers
-            .iter_mut()
-            .zip(slots.iter_mut())
-            .zip(reached.iter_mut())
-        {
-            if !mine(m.key) || m.state == NavAgentState::OnLink {
-                continue;
-            }
-            let arch = &archs[shard(m.key)];
-            let Some(a) = arch.get_agent(*id) else {
-                continue;
-            };
-            m.state = state_of(a.state());
-            *at = None;
-            if m.state == NavAgentState::AtLink {
-                let r = a.reached_animation_link();
-                let index = r.and_then(|r| {
-                    link_ids.iter().position(|ids| {
-                        ids.as_ref()
-                            .is_some_and(|ids| ids[shard(m.key)] == r.link_id)
-                    })
-                });
-                match (r, index) {
-                    (Some(r), Some(index)) => {
-                        *at = Some(ReachedLink {
-                            index,
-                            from: r.start_point,
-                            to: r.end_point,
-                        })
-                    }
-                    _ => m.state = NavAgentState::Moving,
-                }
-            }
-            m.preferred = match m.state {
-                NavAgentState::Moving | NavAgentState::AtLink => *a.get_desired_velocity(),
-                _ => Vec3::ZERO,
-            };
-            if m.preferred == Vec3::ZERO {
-                m.desired = Vec3::ZERO;
-            } else if *fresh {
-                m.desired = m.preferred;
-            }
-            *fresh = false;
-        }
-        avoid(
-            &mut self.movers,
-            avoids,
-            &self.borders,
-            self.neighbourhood,
-            span,
-            &mut self.scratch,
-        );
-    }
-
-    /// What agent `key` wants (as of its last turn).
-    fn agent(&self, key: u32) -> Option<NavAgent> {
-        let i = self.find(key)?;
-        let m = &self.movers[i];
-        Some(NavAgent {
-            desired: m.desired,
-            state: m.state,
-            preferred: m.preferred,
-            link: self.reached[i],
-        })
+        self.crowd.here().agent(key)
     }
 }
 
@@ -976,7 +660,7 @@ mod tests {
         assert!(away.take_crowd_update().is_none(), "taken once");
         // The update waits on its thread for a word from here (or 10 s): queries answer
         // while the crowd is away, without waiting for it.
-        let (go, wait) = mpsc::channel::<()>();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
         let job = std::thread::spawn(move || {
             let late = wait
                 .recv_timeout(std::time::Duration::from_secs(10))

@@ -3,10 +3,12 @@
 
 pub(crate) mod agents;
 pub(crate) mod avoid;
+pub(crate) mod crowd;
 pub(crate) mod links;
 pub(crate) mod mesh;
 
-pub use agents::{CrowdUpdate, NavAgent, NavAgentState, Navigator};
+pub use agents::{NavAgent, NavAgentState, Navigator};
+pub use crowd::CrowdUpdate;
 pub use links::{
     bake, Baked, JumpLimitError, JumpSettings, LinkInput, NavLink, GENERATED_ID, GENERATED_KINDS,
 };

@@ -45,7 +45,7 @@ const CROWD_AT_60HZ: usize = 128;
 const MIN_NAV_HZ: u64 = 10;
 
 // A navigator spreads a crowd over its archipelagos: never more ticks than it has them.
-const _: () = assert!((60 / MIN_NAV_HZ) as usize <= crate::nav::agents::SHARDS);
+const _: () = assert!((60 / MIN_NAV_HZ) as usize <= crate::nav::crowd::SHARDS);
 
 /// The next number in `[0, 1)` of a query's xorshift sequence (the World's `rng`).
 pub(super) fn unit_random(rng: &mut u64) -> f32 {
