@@ -1,4 +1,4 @@
-//! The vendored rapier3d's patch (`vendor/rapier3d/SKITTER-PATCH.md`): a joint whose angular
+//! The vendored rapier3d's patches (`vendor/rapier3d/SKITTER-PATCH.md`): a joint whose angular
 //! axes carry motors is solved on SIMD rows when its colour fills a SIMD chunk, on scalar
 //! rows when it is alone. Both must move a body the same way — the same springs, the same
 //! torque cap, the same axes — so a muscle does not change with the size of its crowd.
@@ -187,8 +187,23 @@ fn a_kinematic_anchor_moved_every_step_still_drags_its_body() {
 /// `threads` — and every body's pose and velocity each step, bit for bit. Also the most pairs
 /// the narrow phase held in a step.
 fn heap(n: usize, steps: usize, threads: Option<usize>) -> (Vec<Vec<[u32; 13]>>, usize) {
+    heap_of(n, steps, threads, false).0
+}
+
+/// [`heap`], its bodies in fours joined by ball joints whose angular motors hold them
+/// straight (a pile of limbs, as a melee is) when `limbs`, and the world's solver allowed as
+/// many workers as the pool has threads. Also the most workers a step's solve was shared
+/// out to.
+#[allow(clippy::type_complexity)]
+fn heap_of(
+    n: usize,
+    steps: usize,
+    threads: Option<usize>,
+    limbs: bool,
+) -> ((Vec<Vec<[u32; 13]>>, usize), usize) {
     let go = || {
         let mut w = PhysicsWorld::default();
+        w.physics_pipeline.solver_workers = threads.unwrap_or(1);
         w.insert_collider(ColliderBuilder::cuboid(20.0, 0.5, 20.0), None);
         let side = (n as f32).sqrt().ceil() as usize;
         let bodies: Vec<RigidBodyHandle> = (0..n)
@@ -209,10 +224,28 @@ fn heap(n: usize, steps: usize, threads: Option<usize>) -> (Vec<Vec<[u32; 13]>>,
                 h
             })
             .collect();
-        let mut most = 0;
+        if limbs {
+            for four in bodies.chunks(4) {
+                for pair in four.windows(2) {
+                    let mut ball = SphericalJointBuilder::new()
+                        .local_anchor1(Vec3::new(0.0, 0.25, 0.0))
+                        .local_anchor2(Vec3::new(0.0, -0.25, 0.0))
+                        .contacts_enabled(false);
+                    for axis in [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ] {
+                        ball = ball
+                            .motor_model(axis, MotorModel::ForceBased)
+                            .motor_position(axis, 0.0, 300.0, 20.0)
+                            .motor_max_force(axis, 50.0);
+                    }
+                    w.insert_impulse_joint(pair[0], pair[1], ball.build());
+                }
+            }
+        }
+        let (mut most, mut workers) = (0, 0);
         let poses = (0..steps)
             .map(|_| {
                 w.step();
+                workers = w.physics_pipeline.solver_workers_used().max(workers);
                 most = most.max(w.narrow_phase.contact_pairs().count());
                 bodies
                     .iter()
@@ -227,7 +260,7 @@ fn heap(n: usize, steps: usize, threads: Option<usize>) -> (Vec<Vec<[u32; 13]>>,
                     .collect()
             })
             .collect();
-        (poses, most)
+        ((poses, most), workers)
     };
     match threads {
         None => go(),
@@ -258,6 +291,34 @@ fn a_narrow_phase_shared_out_on_a_pool_moves_bodies_bit_for_bit_as_on_one_thread
         let (many, _) = heap(300, 90, Some(threads));
         for (step, (a, b)) in one.iter().zip(&many).enumerate() {
             assert!(a == b, "step {step}: the heap differs on {threads} threads");
+        }
+    }
+}
+
+/// Patch 6: a world allowed more than one solver worker, stepped on a pool, shares its solve
+/// out (the staged solver's workers claim its colours' constraints); the results depend on
+/// the colouring alone, so a pile of 300 limbs — 225 motorised ball joints and some
+/// thousand contacts, one island — moves bit for bit the same solved by two and three
+/// workers as inline.
+#[test]
+fn a_solve_shared_out_to_workers_moves_bodies_bit_for_bit_as_one_solving_inline() {
+    let ((one, pairs), inline) = heap_of(300, 90, None, true);
+    assert_eq!(inline, 1, "off a pool the solve runs inline");
+    assert!(pairs > 500, "only {pairs} pairs");
+    let (first, last) = (&one[0], &one[89]);
+    let moved = first.iter().zip(last).filter(|(a, b)| a != b).count();
+    assert!(moved > 250, "{moved} bodies moved");
+    for threads in [2, 3] {
+        let ((many, _), workers) = heap_of(300, 90, Some(threads), true);
+        assert_eq!(
+            workers, threads,
+            "the solve was not shared out to {threads} workers"
+        );
+        for (step, (a, b)) in one.iter().zip(&many).enumerate() {
+            assert!(
+                a == b,
+                "step {step}: the pile differs solved by {threads} workers"
+            );
         }
     }
 }

@@ -430,6 +430,14 @@ fn step_world(
             }
         }
         w.integration_parameters.num_solver_iterations = SOLVER_ITERATIONS + fewest;
+        // The lead world (the one stepped while the pool's other threads wait for its
+        // contacts) shares its solve out too: a thread done with the other worlds and the
+        // walkers joins it. The same results whoever joins (vendored rapier patch 6).
+        w.physics_pipeline.solver_workers = if ready.is_some() {
+            rayon::current_num_threads()
+        } else {
+            1
+        };
         w.step_with_events(&OwnPartsApart { ready }, &());
     }
     for (c, r) in rigs.iter_mut() {

@@ -51,6 +51,13 @@ pub struct PhysicsPipeline {
     /// pipeline that just came into existence must invalidate that memo before its first
     /// selection — otherwise it reuses a buffer it never filled.
     joint_selection_primed: bool,
+    /// skitter patch: the most workers the staged solver may share this pipeline's island
+    /// out to without the `parallel` feature (1, the default: it runs inline). Above 1, a
+    /// step called on a rayon pool of two or more threads spawns workers `1..n` on that
+    /// pool beside the stepping thread (worker 0); each joins the solve when a thread is
+    /// free to run it. The results depend only on the scene's colouring (the layout is
+    /// calibrated for a fixed worker count), never on how many workers take part.
+    pub solver_workers: usize,
     broad_phase_events: Vec<BroadPhasePairEvent>,
     /// Colliders moved by the last `advance_to_final_positions` with their fresh broad-phase
     /// AABBs, fed to the broad-phase update without the user-modification tracking. AABBs are
@@ -119,6 +126,7 @@ impl PhysicsPipeline {
             thread_pool: None,
             joint_constraint_indices: vec![],
             joint_selection_primed: false,
+            solver_workers: 1,
             broad_phase_events: vec![],
             end_step_collider_aabbs: vec![],
             soft_synced_colliders: vec![],
@@ -257,6 +265,14 @@ impl PhysicsPipeline {
             hooks,
             events,
         )
+    }
+}
+
+impl PhysicsPipeline {
+    /// skitter patch: how many workers this pipeline's last solve was shared out to (1: it
+    /// ran inline; see [`Self::solver_workers`]).
+    pub fn solver_workers_used(&self) -> usize {
+        self.staged_solver.last_num_workers
     }
 }
 

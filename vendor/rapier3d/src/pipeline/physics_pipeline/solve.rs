@@ -380,8 +380,14 @@ impl PhysicsPipeline {
         if let Some(island_id) = islands.awake_island {
             #[cfg(feature = "parallel")]
             let num_threads = rayon::current_num_threads();
+            // skitter patch: see `PhysicsPipeline::solver_workers`.
             #[cfg(not(feature = "parallel"))]
-            let num_threads = 1;
+            let num_threads = if self.solver_workers > 1 && rayon::current_thread_index().is_some()
+            {
+                self.solver_workers.min(rayon::current_num_threads())
+            } else {
+                1
+            };
 
             let joint_assembly_epoch = impulse_joints.assembly_epoch;
             self.staged_solver.init_and_solve(

@@ -616,6 +616,7 @@ impl StagedIslandSolver {
          * Parallel phase.
          */
         self.sync = StageSync::new(num_workers);
+        self.last_num_workers = num_workers;
 
         let ctx = SharedCtx {
             sync: &self.sync,
@@ -675,9 +676,26 @@ impl StagedIslandSolver {
             }
         });
 
+        // skitter patch: without `parallel`, a pipeline that allows more than one solver
+        // worker (`PhysicsPipeline::solver_workers`, only on a rayon pool) spawns them as
+        // the parallel build does; otherwise worker 0 runs alone, inline.
         #[cfg(not(feature = "parallel"))]
-        {
-            debug_assert_eq!(num_workers, 1);
+        if num_workers > 1 {
+            rayon::in_place_scope(|scope| {
+                for worker_id in 1..num_workers {
+                    scope.spawn(move |_| {
+                        // SAFETY: see `SharedCtx` and the per-stage comments in `run_worker`.
+                        unsafe {
+                            run_worker(ctx_ref, worker_id);
+                        }
+                    });
+                }
+                // SAFETY: see `SharedCtx` and the per-stage comments in `run_worker`.
+                unsafe {
+                    run_worker(ctx_ref, 0);
+                }
+            });
+        } else {
             // SAFETY: single worker, so no concurrent access to the shared context.
             unsafe {
                 run_worker(ctx_ref, 0);

@@ -305,6 +305,8 @@ pub(crate) struct StagedIslandSolver {
     /// EVERY dynamic body it wrote back (multibody links skip the fused computation); the
     /// pipeline falls back to its own pass otherwise.
     pub post_solve_ccd_active: Option<bool>,
+    /// skitter patch: how many workers the last solve was shared out to (1: inline).
+    pub last_num_workers: usize,
     sync: StageSync,
 }
 
@@ -342,6 +344,7 @@ impl StagedIslandSolver {
             any_ccd_active: AtomicBool::new(false),
             any_bouncy: AtomicBool::new(false),
             post_solve_ccd_active: None,
+            last_num_workers: 1,
             sync: StageSync::new(1),
         }
     }
