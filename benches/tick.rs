@@ -1,6 +1,7 @@
 //! One World tick of N spiders walking the bundled arena (µs per spider-tick), next to the
 //! ground casts alone for the same spiders in the same run; and the cost of one Lua
-//! `on_update` call per creature per tick.
+//! `on_update` call per creature per tick, asking nothing or a battle brain's
+//! `world.creatures_near` question.
 
 #![allow(clippy::expect_used, missing_docs)] // bench set-up: a failure is a broken bench; criterion macros make undocumented items
 
@@ -180,5 +181,51 @@ fn lua_update(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, tick, threads, lua_update);
+/// A battle brain's question, 1 000 times a tick: each of 1 000 spiders in two teams (a
+/// checkerboard 1.5 m apart) asks for its nearest foe on its feet, as the battle's chargers
+/// and soldiers do — `lua/on_update_x1000` beside it is the same brains asking nothing.
+fn lua_near(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("bench");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    std::fs::write(
+        m.join("mod.toml"),
+        "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+    )
+    .expect("write");
+    std::fs::write(
+        m.join("main.lua"),
+        "behaviour.define { name = 'seek', params = { team = 0 }, on_update = function(self, dt)\n\
+           local foe = world.creatures_near(self:position(), 40, { not_team = self.params.team, animated = true, limit = 1 })[1]\n\
+           self.state.foe = foe and foe.id\n\
+         end }\n\
+         for i = 0, 999 do\n\
+           local x, z = i % 32, i // 32\n\
+           local team = (x + z) % 2\n\
+           world.spawn('spider/spider', { position = vec3(x * 1.5 - 24, 0, z * 1.5 - 24), team = team, behaviour = 'seek', params = { team = team } })\n\
+         end\n",
+    )
+    .expect("write");
+    // The bench calls the brains again and again within one tick's budget: room for all of
+    // them (a tick's allowance would run out and leave the brains unasked).
+    let mut host = ScriptHost::new(HostOptions {
+        cpu_per_tick: Duration::from_secs(3600),
+        work_per_tick: u64::MAX / 4,
+        ..HostOptions::default()
+    });
+    host.load(&[scripts().join("arena"), scripts().join("spider"), m]);
+    assert!(host.take_errors().is_empty());
+    host.tick();
+    assert!(host.take_errors().is_empty());
+    let mut group = c.benchmark_group("lua");
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(3));
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("creatures_near_x1000", |b| b.iter(|| host.run_updates()));
+    group.finish();
+    assert!(host.take_errors().is_empty(), "the brains failed");
+}
+
+criterion_group!(benches, tick, threads, lua_update, lua_near);
 criterion_main!(benches);
