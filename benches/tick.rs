@@ -150,7 +150,11 @@ fn threads(c: &mut Criterion) {
     group.finish();
 }
 
-fn lua_update(c: &mut Criterion) {
+/// 1 000 brains of a bench mod (its `main.lua`, beside the arena and the spider) after one
+/// tick: their `on_update` round (`ScriptHost::run_updates`) timed as `lua/{name}`. The
+/// bench runs the round again and again within one tick's budget: room for all of them (a
+/// tick's allowance would run out and leave the brains unasked).
+fn brains(c: &mut Criterion, name: &str, main_lua: &str) {
     let dir = tempfile::tempdir().expect("tmp");
     let m = dir.path().join("bench");
     std::fs::create_dir_all(&m).expect("mkdir");
@@ -159,55 +163,7 @@ fn lua_update(c: &mut Criterion) {
         "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
     )
     .expect("write");
-    std::fs::write(
-        m.join("main.lua"),
-        "behaviour.define { name = 'idle', on_update = function(self, dt) self.state.t = (self.state.t or 0) + dt end }\n\
-         for i = 1, 1000 do world.spawn('spider/spider', { position = vec3(i % 30 - 15, 0, i / 30 - 15), behaviour = 'idle' }) end\n",
-    )
-    .expect("write");
-    let mut host = ScriptHost::new(HostOptions {
-        cpu_per_tick: Duration::from_secs(1),
-        ..HostOptions::default()
-    });
-    host.load(&[scripts().join("arena"), scripts().join("spider"), m]);
-    assert!(host.take_errors().is_empty());
-    host.run_updates();
-    let mut group = c.benchmark_group("lua");
-    group
-        .sample_size(30)
-        .measurement_time(Duration::from_secs(3));
-    group.throughput(Throughput::Elements(1000));
-    group.bench_function("on_update_x1000", |b| b.iter(|| host.run_updates()));
-    group.finish();
-}
-
-/// A battle brain's question, 1 000 times a tick: each of 1 000 spiders in two teams (a
-/// checkerboard 1.5 m apart) asks for its nearest foe on its feet, as the battle's chargers
-/// and soldiers do — `lua/on_update_x1000` beside it is the same brains asking nothing.
-fn lua_near(c: &mut Criterion) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let m = dir.path().join("bench");
-    std::fs::create_dir_all(&m).expect("mkdir");
-    std::fs::write(
-        m.join("mod.toml"),
-        "name = \"bench\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
-    )
-    .expect("write");
-    std::fs::write(
-        m.join("main.lua"),
-        "behaviour.define { name = 'seek', params = { team = 0 }, on_update = function(self, dt)\n\
-           local foe = world.creatures_near(self:position(), 40, { not_team = self.params.team, animated = true, limit = 1 })[1]\n\
-           self.state.foe = foe and foe.id\n\
-         end }\n\
-         for i = 0, 999 do\n\
-           local x, z = i % 32, i // 32\n\
-           local team = (x + z) % 2\n\
-           world.spawn('spider/spider', { position = vec3(x * 1.5 - 24, 0, z * 1.5 - 24), team = team, behaviour = 'seek', params = { team = team } })\n\
-         end\n",
-    )
-    .expect("write");
-    // The bench calls the brains again and again within one tick's budget: room for all of
-    // them (a tick's allowance would run out and leave the brains unasked).
+    std::fs::write(m.join("main.lua"), main_lua).expect("write");
     let mut host = ScriptHost::new(HostOptions {
         cpu_per_tick: Duration::from_secs(3600),
         work_per_tick: u64::MAX / 4,
@@ -222,9 +178,38 @@ fn lua_near(c: &mut Criterion) {
         .sample_size(30)
         .measurement_time(Duration::from_secs(3));
     group.throughput(Throughput::Elements(1000));
-    group.bench_function("creatures_near_x1000", |b| b.iter(|| host.run_updates()));
+    group.bench_function(name, |b| b.iter(|| host.run_updates()));
     group.finish();
     assert!(host.take_errors().is_empty(), "the brains failed");
+}
+
+/// The cost of one Lua `on_update` call per creature: brains that do next to nothing.
+fn lua_update(c: &mut Criterion) {
+    brains(
+        c,
+        "on_update_x1000",
+        "behaviour.define { name = 'idle', on_update = function(self, dt) self.state.t = (self.state.t or 0) + dt end }\n\
+         for i = 1, 1000 do world.spawn('spider/spider', { position = vec3(i % 30 - 15, 0, i / 30 - 15), behaviour = 'idle' }) end\n",
+    );
+}
+
+/// A battle brain's question, 1 000 times a tick: each of 1 000 spiders in two teams (a
+/// checkerboard 1.5 m apart) asks for its nearest foe on its feet, as the battle's chargers
+/// and soldiers do — `lua/on_update_x1000` beside it is the same brains asking nothing.
+fn lua_near(c: &mut Criterion) {
+    brains(
+        c,
+        "creatures_near_x1000",
+        "behaviour.define { name = 'seek', params = { team = 0 }, on_update = function(self, dt)\n\
+           local foe = world.creatures_near(self:position(), 40, { not_team = self.params.team, animated = true, limit = 1 })[1]\n\
+           self.state.foe = foe and foe.id\n\
+         end }\n\
+         for i = 0, 999 do\n\
+           local x, z = i % 32, i // 32\n\
+           local team = (x + z) % 2\n\
+           world.spawn('spider/spider', { position = vec3(x * 1.5 - 24, 0, z * 1.5 - 24), team = team, behaviour = 'seek', params = { team = team } })\n\
+         end\n",
+    );
 }
 
 criterion_group!(benches, tick, threads, lua_update, lua_near);
