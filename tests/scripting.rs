@@ -512,3 +512,58 @@ fn bytecode_is_refused() {
     assert!(!text(&out).contains("bytecode ran"), "{}", text(&out));
     assert!(text(&out).contains("error: binary/"), "{}", text(&out));
 }
+
+/// `world.creatures_near` hands one mod handles of creatures another mod spawned — made in
+/// the asking mod's state on first sight, with their type's full name, and the same handle
+/// when asked again.
+#[test]
+fn creatures_near_hands_out_handles_of_another_mods_creatures_with_their_type() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let a = temp_mod(
+        dir.path(),
+        "maker",
+        &[
+            (
+                "mod.toml",
+                "name = \"maker\"\nversion = \"0.1.0\"\ndepends = [\"spider\"]\n",
+            ),
+            (
+                "main.lua",
+                "world.spawn('spider/spider', { position = vec3(1, 0, 0) })\n\
+                 world.spawn('spider/spider', { position = vec3(3, 0, 0) })\n",
+            ),
+        ],
+    );
+    let b = temp_mod(
+        dir.path(),
+        "asker",
+        &[
+            (
+                "mod.toml",
+                "name = \"asker\"\nversion = \"0.1.0\"\ndepends = [\"spider\", \"maker\"]\n",
+            ),
+            (
+                "main.lua",
+                "local near = world.creatures_near(vec3(0, 0, 0), 10)\n\
+                 local again = world.creatures_near(vec3(0, 0, 0), 10, { limit = 1 })\n\
+                 log.info(#near .. ' ' .. near[1].type .. ' ' .. near[2].type .. ' ' .. near[1].id .. ' ' .. near[2].id .. ' ' .. tostring(again[1] == near[1]))\n",
+            ),
+        ],
+    );
+    let spider = bundled("spider");
+    let out = skitter(&[
+        "run",
+        "--headless",
+        "--frames",
+        "1",
+        &spider.display().to_string(),
+        &a.display().to_string(),
+        &b.display().to_string(),
+    ]);
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    assert!(
+        log.contains("[asker] 2 spider/spider spider/spider 1 2 true"),
+        "{log}"
+    );
+}

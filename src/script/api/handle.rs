@@ -19,6 +19,16 @@ use crate::sim::{Command, Creature, CreatureId};
 
 /// The handle table of creature `id` in this state (created once, then cached).
 pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result<Table> {
+    handle_named(lua, id, || type_name.to_owned())
+}
+
+/// [`handle`], the type's name asked for only when the handle is made (a query handing back
+/// handles it has handed out before copies no name).
+pub(crate) fn handle_named(
+    lua: &Lua,
+    id: CreatureId,
+    type_name: impl FnOnce() -> String,
+) -> mlua::Result<Table> {
     let keys = registry::handle_keys(lua)?;
     let handles = &keys.handles;
     if let Value::Table(t) = handles.raw_get::<Value>(id.0)? {
@@ -26,7 +36,7 @@ pub(crate) fn handle(lua: &Lua, id: CreatureId, type_name: &str) -> mlua::Result
     }
     let t = lua.create_table_with_capacity(0, 6)?;
     t.raw_set("id", id.0)?;
-    t.raw_set("type", type_name)?;
+    t.raw_set("type", type_name())?;
     t.raw_set("params", lua.create_table()?)?;
     // Room for a brain's usual handful of state fields up front: the table is not rehashed
     // (reallocated somewhere else in memory) as a brain fills it, so the states of creatures

@@ -179,19 +179,27 @@ pub(super) fn creatures_near(
             ..NearFilter::default()
         },
     };
-    let near: Vec<(CreatureId, String)> = {
+    let near: Vec<(CreatureId, crate::sim::TypeId)> = {
         let mut w = c.world.borrow_mut();
         let ids = w.creatures_near(p, radius as f32, &f);
         ids.into_iter()
             .filter_map(|id| {
                 let t = w.creature(id)?.type_id;
-                Some((id, w.creature_type(t)?.name.clone()))
+                w.creature_type(t).map(|_| (id, t))
             })
             .collect()
     };
     let out = lua.create_table_with_capacity(near.len(), 0)?;
-    for (i, (id, name)) in near.into_iter().enumerate() {
-        out.raw_set(i + 1, handle(lua, id, &name)?)?;
+    for (i, (id, t)) in near.into_iter().enumerate() {
+        // The name only for a handle not made yet (no World borrow is held meanwhile).
+        let name = || {
+            c.world
+                .borrow()
+                .creature_type(t)
+                .map(|t| t.name.clone())
+                .unwrap_or_default()
+        };
+        out.raw_set(i + 1, super::handle::handle_named(lua, id, name)?)?;
     }
     Ok(out)
 }
