@@ -105,9 +105,7 @@ impl Limits {
             max_creatures: self.max_creatures,
             max_ragdolls: self.max_ragdolls,
             max_asset_bytes: self.max_asset_mb.saturating_mul(1 << 20),
-            threads: self
-                .threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            threads: self.threads.unwrap_or_else(skitter::sim::cores),
             detail: self.detail(None),
             migrate_per_tick: skitter::script::DEFAULT_MIGRATE_PER_TICK,
         })

@@ -51,3 +51,12 @@ pub use world::{
     Command, Creature, CreatureId, CreatureType, StepTimes, TypeId, TypeSounds, World, WorldEvent,
     TICK_DT,
 };
+
+/// The machine's cores: the default thread count, and the most workers a physics world's
+/// solve is shared out to. Read once (the standard library asks the OS, and its cgroups,
+/// each time).
+pub fn cores() -> usize {
+    static CORES: std::sync::LazyLock<usize> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    *CORES
+}

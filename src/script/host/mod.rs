@@ -94,7 +94,7 @@ impl Default for HostOptions {
             max_creatures: 4096,
             max_ragdolls: crate::sim::DEFAULT_MAX_RAGDOLLS,
             max_asset_bytes: crate::model::DEFAULT_MAX_ASSET_MB << 20,
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            threads: crate::sim::cores(),
             detail: None,
             migrate_per_tick: DEFAULT_MIGRATE_PER_TICK,
             mod_search: Vec::new(),

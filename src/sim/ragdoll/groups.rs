@@ -307,10 +307,6 @@ impl Drop for Raise<'_> {
     }
 }
 
-/// The machine's cores (read once: the standard library asks the OS, and cgroups, each time).
-static CORES: std::sync::LazyLock<usize> =
-    std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-
 /// A world this large (rigs) steps first on a pool, the pool's other threads sharing out its
 /// narrow phase before they take the rest of the tick's bodies (see [`step_worlds`]).
 const LEAD_WORLD: usize = 32;
@@ -439,7 +435,7 @@ fn step_world(
         // walkers joins it. The same results whoever joins (vendored rapier patch 6). No
         // more workers than cores: they wait for each other's stages spinning.
         w.physics_pipeline.solver_workers = if ready.is_some() {
-            rayon::current_num_threads().min(*CORES)
+            rayon::current_num_threads().min(crate::sim::cores())
         } else {
             1
         };

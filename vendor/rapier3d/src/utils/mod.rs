@@ -182,6 +182,18 @@ where
     return map.remove(key);
 }
 
+/// skitter patch: the threads of the rayon pool the caller runs on, 1 off a pool (where
+/// `rayon::current_num_threads` would name the global pool's). The narrow phase's pair
+/// update and the staged solver share their work out only on a pool of two or more.
+#[cfg(not(feature = "parallel"))]
+pub(crate) fn pool_threads() -> usize {
+    if rayon::current_thread_index().is_some() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
+
 /// A raw pointer to an array of `T` that can be shared across threads.
 ///
 /// Safety: this is only sound if each element is accessed by at most one

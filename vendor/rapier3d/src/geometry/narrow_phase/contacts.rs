@@ -164,9 +164,7 @@ impl NarrowPhase {
             const PAR_MIN: usize = 256;
             const BLOCK: usize = 64;
             let edges = &mut self.contact_graph.graph.edges;
-            let on_pool =
-                rayon::current_thread_index().is_some() && rayon::current_num_threads() > 1;
-            if on_pool && update_candidates.len() >= PAR_MIN {
+            if crate::utils::pool_threads() > 1 && update_candidates.len() >= PAR_MIN {
                 use rayon::prelude::*;
                 let edges_ptr = &crate::utils::SyncPtr(edges.as_mut_ptr());
                 let blocks: Vec<(Vec<u32>, bool, Vec<PairTransition>)> = update_candidates

@@ -382,12 +382,7 @@ impl PhysicsPipeline {
             let num_threads = rayon::current_num_threads();
             // skitter patch: see `PhysicsPipeline::solver_workers`.
             #[cfg(not(feature = "parallel"))]
-            let num_threads = if self.solver_workers > 1 && rayon::current_thread_index().is_some()
-            {
-                self.solver_workers.min(rayon::current_num_threads())
-            } else {
-                1
-            };
+            let num_threads = self.solver_workers.min(crate::utils::pool_threads()).max(1);
 
             let joint_assembly_epoch = impulse_joints.assembly_epoch;
             self.staged_solver.init_and_solve(

@@ -656,30 +656,10 @@ impl StagedIslandSolver {
 
         let ctx_ref = &ctx;
 
-        // Parallel build: spawn workers `1..num_workers` into a rayon scope, run worker 0
-        // inline. Non-parallel/wasm build: `num_workers == 1`, worker 0 runs inline and
+        // Workers `1..num_workers` spawned into a rayon scope, worker 0 run inline. One
+        // worker (a non-parallel build, unless its pipeline allows more — skitter patch:
+        // `PhysicsPipeline::solver_workers`, only on a rayon pool) runs inline alone, and
         // `StageSync` advances every stage immediately (no spawning/stealing/spinning).
-        #[cfg(feature = "parallel")]
-        rayon::in_place_scope(|scope| {
-            for worker_id in 1..num_workers {
-                scope.spawn(move |_| {
-                    // SAFETY: see `SharedCtx` and the per-stage comments in `run_worker`.
-                    unsafe {
-                        run_worker(ctx_ref, worker_id);
-                    }
-                });
-            }
-
-            // SAFETY: see `SharedCtx` and the per-stage comments in `run_worker`.
-            unsafe {
-                run_worker(ctx_ref, 0);
-            }
-        });
-
-        // skitter patch: without `parallel`, a pipeline that allows more than one solver
-        // worker (`PhysicsPipeline::solver_workers`, only on a rayon pool) spawns them as
-        // the parallel build does; otherwise worker 0 runs alone, inline.
-        #[cfg(not(feature = "parallel"))]
         if num_workers > 1 {
             rayon::in_place_scope(|scope| {
                 for worker_id in 1..num_workers {
