@@ -15,9 +15,9 @@ use crate::{
 /// be positive.
 pub(crate) fn apply_avoidance_to_agents<CS: CoordinateSystem>(
   agents: &mut DenseSlotMap<AgentId, Agent<CS>>,
-  agent_id_to_agent_node: &HashMap<AgentId, (Vec3, NodeRef)>,
+  agent_id_to_agent_node: &rustc_hash::FxHashMap<AgentId, (Vec3, NodeRef)>,
   characters: &DenseSlotMap<CharacterId, Character<CS>>,
-  character_id_to_nav_mesh_point: &HashMap<CharacterId, Vec3>,
+  character_id_to_nav_mesh_point: &rustc_hash::FxHashMap<CharacterId, Vec3>,
   nav_data: &NavigationData<CS>,
   agent_options: &ArchipelagoOptions<CS>,
   mut delta_time: f32,

@@ -285,8 +285,12 @@ impl<CS: CoordinateSystem> Archipelago<CS> {
           .animation_link_max_vertical_distance(),
       );
 
-    let mut agent_id_to_agent_node = HashMap::new();
-    let mut agent_id_to_target_node = HashMap::new();
+    // skitter: maps keyed by the agents' own ids, built anew every update and never
+    // iterated: a fast hash, sized once (std's SipHash and the rehashes as they grew were
+    // two thirds of this function in a crowd of a thousand).
+    let agents = self.agents.len();
+    let mut agent_id_to_agent_node = fast_map(agents);
+    let mut agent_id_to_target_node = fast_map(agents);
 
     for (agent_id, agent) in self.agents.iter_mut() {
       if agent.paused {
@@ -331,7 +335,7 @@ impl<CS: CoordinateSystem> Archipelago<CS> {
       }
     }
 
-    let mut character_id_to_nav_mesh_point = HashMap::new();
+    let mut character_id_to_nav_mesh_point = fast_map(self.characters.len());
     for (character_id, character) in self.characters.iter() {
       let character_point = match self.nav_data.sample_point(
         CS::to_landmass(&character.position),
@@ -345,7 +349,7 @@ impl<CS: CoordinateSystem> Archipelago<CS> {
       character_id_to_nav_mesh_point.insert(character_id, character_point);
     }
 
-    let mut agent_id_to_follow_path_indices = HashMap::new();
+    let mut agent_id_to_follow_path_indices = fast_map(agents);
 
     for (agent_id, agent) in self.agents.iter_mut() {
       // Clear the animation link whether the agent is paused or not. If we
@@ -554,3 +558,8 @@ pub struct PathingResult {
   pub explored_nodes: u32,
 }
 
+
+/// skitter: a map keyed by agent or character ids with room for `n` (see `update`).
+fn fast_map<K, V>(n: usize) -> rustc_hash::FxHashMap<K, V> {
+  rustc_hash::FxHashMap::with_capacity_and_hasher(n, Default::default())
+}
