@@ -20,6 +20,12 @@ local Curve = {}
 ---@return number
 function Curve:eval(x) end
 
+---@class NearFilter
+--- A filter read once by world.near_filter, to pass to world.creatures_near or
+--- world.nearest_creature every tick (tostring shows its fields).
+
+---@alias NearFilterDef { type?: string, team?: integer, not_team?: integer, animated?: boolean, exclude?: Creature, limit?: integer }
+
 ---@class Path
 local Path = {}
 
@@ -309,12 +315,27 @@ function world.creatures(type) end
 
 --- Creatures whose bodies are within radius of point, nearest first (ties by id). The third
 --- argument is a type name, or a filter: only that `type`, only `team`, none of `not_team`,
---- only `animated` ones (none in physics), without `exclude` (a handle), at most `limit`.
+--- only `animated` ones (none in physics), without `exclude` (a handle), at most `limit` —
+--- a table, or one read already by world.near_filter.
 ---@param point vector
 ---@param radius number
----@param filter? string|{ type?: string, team?: integer, not_team?: integer, animated?: boolean, exclude?: Creature, limit?: integer }
+---@param filter? string|NearFilterDef|NearFilter
 ---@return Creature[]
 function world.creatures_near(point, radius, filter) end
+
+--- The nearest creature world.creatures_near would give first (same arguments), or nil: no
+--- table is made for the answer.
+---@param point vector
+---@param radius number
+---@param filter? string|NearFilterDef|NearFilter
+---@return Creature?
+function world.nearest_creature(point, radius, filter) end
+
+--- A creatures_near filter table read and checked once, to ask with as often as wanted
+--- (a brain asking every tick makes and reads no table for it).
+---@param filter NearFilterDef
+---@return NearFilter
+function world.near_filter(filter) end
 
 --- Removes a creature this mod spawned (as c:despawn()).
 ---@param c Creature

@@ -509,6 +509,47 @@ fn cases() -> Vec<Case> {
             )
         },
         Case {
+            logs: &[
+                "[t] 2\t2\ttrue",
+                "[t] nil\tnil\t0",
+                "[t] 3\t1",
+                "[t] near_filter{ type = \"base/bug\", not_team = 1, animated = true, limit = 2 }",
+            ],
+            ..case(
+                "world.nearest_creature, and a filter read once by world.near_filter",
+                "local a = world.spawn(\"bug\", { position = vec3(0, 0, 0), team = 1 })\n\
+                 world.spawn(\"bug\", { position = vec3(2, 0, 0), team = 2 })\n\
+                 world.spawn(\"bug\", { position = vec3(2.5, 0, 0), team = 2 })\n\
+                 local foes = world.near_filter { not_team = 1, type = \"bug\", animated = true, limit = 2 }\n\
+                 local n = world.nearest_creature(vec3(0, 0, 0), 3, foes)\n\
+                 print(n.id, #world.creatures_near(vec3(0, 0, 0), 3, foes), n == world.creatures_near(vec3(0, 0, 0), 3, foes)[1])\n\
+                 print(world.nearest_creature(vec3(0, 0, 0), 1, foes), world.nearest_creature(vec3(0, 0, 0), 3, { limit = 0 }), #world.creatures_near(vec3(9, 0, 0), 1, foes))\n\
+                 print(world.nearest_creature(vec3(3, 0, 0), 9, { exclude = a }).id, world.nearest_creature(vec3(3, 0, 0), 9, world.near_filter { team = 1 }).id)\n\
+                 print(tostring(foes))\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.near_filter: field 'not_tem' is not a known field (did you mean 'not_team'?)"],
+            ..case(
+                "world.near_filter checks its fields as creatures_near does",
+                "world.near_filter { not_tem = 1 }\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.nearest_creature: field 'limit' must be a whole number from 0 to 1000000, got -1"],
+            ..case(
+                "world.nearest_creature names itself in a filter's error",
+                "world.nearest_creature(vec3(0, 0, 0), 3, { limit = -1 })\n",
+            )
+        },
+        Case {
+            errors: &["t/main.lua:1: world.creatures_near: the filter must be a type name, a table or a world.near_filter, got another userdata"],
+            ..case(
+                "a userdata that is not a filter is refused",
+                "world.creatures_near(vec3(0, 0, 0), 3, curve.sine_arc())\n",
+            )
+        },
+        Case {
             errors: &["t/main.lua:1: world.creatures_near: field 'limt' is not a known field (did you mean 'limit'?)"],
             ..case(
                 "world.creatures_near's filter fields are checked by name",

@@ -2,6 +2,27 @@
 -- wait a moment, go again. A shove below the soldier's hit threshold makes the target
 -- stagger in physics with its muscles at half strength (it struggles to stay up, the
 -- balance help holding it); a hard one knocks it over and it gets up by itself.
+-- The question each brawler asks every tick — its nearest foe on its feet — read once for
+-- each kind of brawler (`world.near_filter`) and asked with `world.nearest_creature`: no
+-- table is made for the question or for the answer (a battle's thousand brains ask it
+-- every tick).
+local asked = {}
+local function foes(p)
+  local of_kind = asked[p.foes]
+  if of_kind == nil then
+    of_kind = {}
+    asked[p.foes] = of_kind
+  end
+  local f = of_kind[p.team]
+  if f == nil then
+    f = world.near_filter {
+      type = p.foes ~= "any" and p.foes or nil, not_team = p.team, animated = true,
+    }
+    of_kind[p.team] = f
+  end
+  return f
+end
+
 return behaviour.define {
   name = "brawler",
   -- foes: the type it picks fights with ("any": every type; a battle's spiders too).
@@ -15,10 +36,7 @@ return behaviour.define {
     local me = self:position()
     -- The nearest soldier of another team still on its feet, from the world's grid: a
     -- battle's thousand brains each look at a few cells, not at every soldier.
-    local foe = world.creatures_near(me, self.params.sight, {
-      type = self.params.foes ~= "any" and self.params.foes or nil,
-      not_team = self.params.team, animated = true, limit = 1,
-    })[1]
+    local foe = world.nearest_creature(me, self.params.sight, foes(self.params))
     -- The head on the foe (told once a foe, not every tick).
     if self.state.looking ~= (foe and foe.id) then
       self:look_at(foe)

@@ -58,6 +58,8 @@ pub(super) enum Plain {
     Curve(Curve),
     /// A creature handle: its id and type.
     Creature(CreatureId, String),
+    /// A filter read by `world.near_filter`.
+    NearFilter(crate::script::api::LuaNearFilter),
 }
 
 impl Plain {
@@ -101,6 +103,8 @@ impl Plain {
                     Plain::Path(p.clone())
                 } else if let Ok(c) = ud.borrow::<LuaCurve>() {
                     Plain::Curve(c.0.clone())
+                } else if let Ok(f) = ud.borrow::<crate::script::api::LuaNearFilter>() {
+                    Plain::NearFilter(f.clone())
                 } else {
                     dropped.drop(path, "userdata");
                     Plain::Nil
@@ -174,6 +178,7 @@ impl Plain {
             Plain::Path(p) => Value::UserData(lua.create_userdata(p.clone())?),
             Plain::Curve(c) => Value::UserData(lua.create_userdata(LuaCurve(c.clone()))?),
             Plain::Creature(id, ty) => Value::Table(crate::script::api::handle(lua, *id, ty)?),
+            Plain::NearFilter(f) => Value::UserData(lua.create_userdata(f.clone())?),
         })
     }
 }
@@ -236,5 +241,34 @@ return t
         let mut d = Dropped::default();
         Plain::from_lua_report(&bomb, "state", &mut d);
         assert!(d.values > MAX_VALUES && d.count > 8, "cut at the value cap");
+    }
+
+    #[test]
+    fn a_filter_read_by_near_filter_crosses_into_another_state_as_itself() {
+        use crate::script::api::LuaNearFilter;
+        let f = LuaNearFilter {
+            filter: crate::sim::NearFilter {
+                not_team: Some(1),
+                animated: true,
+                limit: Some(1),
+                exclude: Some(CreatureId(7)),
+                ..Default::default()
+            },
+            type_name: Some("brawl/soldier".into()),
+        };
+        let (a, b) = (Lua::new(), Lua::new());
+        let t = a.create_table().expect("table");
+        t.raw_set("foes", a.create_userdata(f.clone()).expect("ud"))
+            .expect("set");
+        let mut d = Dropped::default();
+        let p = Plain::from_lua_report(&Value::Table(t), "state", &mut d);
+        assert_eq!(d.count, 0, "{:?}", d.items);
+        let Value::Table(back) = p.to_lua(&b).expect("to lua") else {
+            panic!("a table")
+        };
+        let ud = back
+            .raw_get::<mlua::AnyUserData>("foes")
+            .expect("a userdata");
+        assert_eq!(*ud.borrow::<LuaNearFilter>().expect("a filter"), f);
     }
 }

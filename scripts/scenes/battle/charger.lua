@@ -1,6 +1,10 @@
 -- The charger brain, for a battle's spiders: run at the nearest foe on its feet (any type,
 -- the other team) and ram it when in reach — a blow over a soldier's hit threshold knocks
 -- it over — then wait a moment and go again.
+-- Its question, the nearest creature of another team on its feet, read once a team
+-- (`world.near_filter`) and asked every tick with `world.nearest_creature`.
+local foes = {}
+
 return behaviour.define {
   name = "charger",
   params = { team = 1, sight = 40, reach = 1.0, speed = 1.6, ram = { 3.5, 5.5 }, rest = 1.6 },
@@ -11,9 +15,9 @@ return behaviour.define {
     if self:is_ragdoll() then return end
     self.state.cool = math.max(0, (self.state.cool or 0) - dt)
     local me = self:position()
-    local foe = world.creatures_near(me, self.params.sight, {
-      not_team = self.params.team, animated = true, limit = 1,
-    })[1]
+    local team = self.params.team
+    foes[team] = foes[team] or world.near_filter { not_team = team, animated = true }
+    local foe = world.nearest_creature(me, self.params.sight, foes[team])
     if foe == nil then
       self:move(vec3(0, 0, 0), 0)
       return

@@ -5,7 +5,7 @@
 -- Not part of the default demo (it lives one folder down). Run it with the mods it needs:
 --   cargo run --release -- run scripts/arena scripts/spider scripts/brawl scripts/scenes/battle
 --
--- Every soldier asks `world.creatures_near` for its nearest foe (answered in Rust from a
+-- Every soldier asks `world.nearest_creature` for its nearest foe (answered in Rust from a
 -- grid), and soldiers in physics are stepped in interaction groups, each its own physics
 -- world, on every core — the same run at any thread count.
 

@@ -10,6 +10,7 @@ mod define;
 mod handle;
 mod links;
 mod log;
+mod near;
 mod path;
 mod registry;
 mod require;
@@ -27,6 +28,7 @@ use context::api_fn;
 pub(crate) use context::INTERNAL_CHUNK;
 pub(crate) use context::{ctx, BatchCaller, ModCtx, Roots};
 pub(crate) use handle::{drop_handle, forget_missing_handles, handle};
+pub(crate) use near::LuaNearFilter;
 pub(crate) use path::{sample_path_userdata, LuaPath};
 pub(crate) use registry::{brain_table, handle_methods, handle_mt};
 pub(crate) use resolve::resolve_behaviour;
@@ -103,7 +105,13 @@ const GLOBALS: &[(&str, &[Entry])] = &[
                 api_fn(l, "world.creatures", world::creatures)
             }),
             ("creatures_near", "point, radius, filter?", |l| {
-                api_fn(l, "world.creatures_near", world::creatures_near)
+                api_fn(l, "world.creatures_near", near::creatures_near)
+            }),
+            ("nearest_creature", "point, radius, filter?", |l| {
+                api_fn(l, "world.nearest_creature", near::nearest_creature)
+            }),
+            ("near_filter", "filter", |l| {
+                api_fn(l, "world.near_filter", near::near_filter)
             }),
             ("raycast", "origin, dir, max_distance?, opts?", |l| {
                 api_fn(l, "world.raycast", world::raycast)

@@ -11,10 +11,10 @@ use super::context::{
 use super::handle::handle;
 use super::resolve::{brain_for, resolve_type, ResolveError};
 use crate::locomotion::DefError;
-use crate::script::convert::{self, as_number, to_vector, type_name, Reader};
+use crate::script::convert::{self, to_vector, type_name, Reader};
 use crate::script::plain::Plain;
 use crate::script::shared::BrainRequest;
-use crate::sim::{CreatureId, NearFilter, World};
+use crate::sim::{CreatureId, World};
 
 /// A level-building call: reads its table and changes the level, any error named
 /// `what: field '...' ...` at the calling line.
@@ -154,135 +154,6 @@ pub(super) fn raycast(
     Ok(Value::Table(t))
 }
 
-/// `world.creatures_near(point, radius [, type | opts])`: handles of the creatures whose
-/// bodies are within `radius` of `point`, nearest first (ties by id). `opts`: `{ type,
-/// team, not_team, animated, exclude, limit }` (see `sim::NearFilter`), answered from the
-/// World's grid.
-pub(super) fn creatures_near(
-    lua: &Lua,
-    (p, radius, filter): (Value, f64, Option<Value>),
-) -> mlua::Result<Table> {
-    const WHAT: &str = "world.creatures_near";
-    let c = ctx(lua)?;
-    let p = arg_point(lua, "world.creatures_near: point", &p)?;
-    if !(radius.is_finite() && radius >= 0.0) {
-        return Err(located(
-            lua,
-            format!("{WHAT}: radius must be a finite number >= 0, got {radius}"),
-        ));
-    }
-    let f = match filter {
-        None | Some(Value::Nil) => NearFilter::default(),
-        Some(Value::Table(t)) => near_filter(lua, &c, &t)?,
-        Some(v) => NearFilter {
-            type_id: Some(near_type(lua, &c, &v)?),
-            ..NearFilter::default()
-        },
-    };
-    let near: Vec<(CreatureId, crate::sim::TypeId)> = {
-        let mut w = c.world.borrow_mut();
-        let ids = w.creatures_near(p, radius as f32, &f);
-        ids.into_iter()
-            .filter_map(|id| {
-                let t = w.creature(id)?.type_id;
-                w.creature_type(t).map(|_| (id, t))
-            })
-            .collect()
-    };
-    let out = lua.create_table_with_capacity(near.len(), 0)?;
-    for (i, (id, t)) in near.into_iter().enumerate() {
-        // The name only for a handle not made yet (no World borrow is held meanwhile).
-        let name = || {
-            c.world
-                .borrow()
-                .creature_type(t)
-                .map(|t| t.name.clone())
-                .unwrap_or_default()
-        };
-        out.raw_set(i + 1, super::handle::handle_named(lua, id, name)?)?;
-    }
-    Ok(out)
-}
-
-/// A creature type named in `world.creatures_near`'s filter.
-fn near_type(lua: &Lua, c: &ModCtx, v: &Value) -> mlua::Result<crate::sim::TypeId> {
-    const WHAT: &str = "world.creatures_near";
-    let name = type_arg(lua, c, v, WHAT)?;
-    c.world
-        .borrow()
-        .type_by_name(&name)
-        .ok_or_else(|| located(lua, format!("{WHAT}: unknown creature type \"{name}\"")))
-}
-
-/// `world.creatures_near`'s filter table, read in one pass over its fields (a battle's
-/// thousand brains each pass one every tick: reading it field by field, then again for
-/// unknown ones, was most of the query's cost); the Reader says what is wrong when
-/// something is.
-fn near_filter(lua: &Lua, c: &ModCtx, t: &Table) -> mlua::Result<NearFilter> {
-    const WHAT: &str = "world.creatures_near";
-    const KNOWN: [&str; 6] = ["type", "team", "not_team", "animated", "exclude", "limit"];
-    let mut field: [Value; 6] = std::array::from_fn(|_| Value::Nil);
-    let mut unknown = false;
-    t.for_each::<Value, Value>(|k, v| {
-        let at = match &k {
-            Value::String(s) => KNOWN.iter().position(|n| *s.as_bytes() == *n.as_bytes()),
-            _ => None,
-        };
-        match at {
-            Some(i) => field[i] = v,
-            None => unknown = true,
-        }
-        Ok(())
-    })?;
-    let reader = || Reader::new(t.clone(), "", &KNOWN);
-    let bad = |e: DefError| def_err(lua, WHAT, e);
-    if unknown {
-        reader().finish().map_err(bad)?;
-    }
-    let [ty, team, not_team, animated, exclude, limit] = &field;
-    let mut f = NearFilter::default();
-    if !ty.is_nil() {
-        f.type_id = Some(near_type(lua, c, ty)?);
-    }
-    let whole = |key: &str, v: &Value, max: f32| -> Result<Option<u32>, DefError> {
-        if v.is_nil() {
-            return Ok(None);
-        }
-        match as_number(v).map(|n| n as f32) {
-            None => reader().num(key).map(|_| None),
-            Some(n) if n >= 0.0 && n <= max && n.fract() == 0.0 => Ok(Some(n as u32)),
-            Some(n) => Err(DefError::new(
-                key,
-                format!("must be a whole number from 0 to {max}, got {n}"),
-            )),
-        }
-    };
-    f.team = whole("team", team, 1.0e6).map_err(bad)?;
-    f.not_team = whole("not_team", not_team, 1.0e6).map_err(bad)?;
-    f.limit = whole("limit", limit, 1.0e6)
-        .map_err(bad)?
-        .map(|n| n as usize);
-    f.animated = match animated {
-        Value::Boolean(b) => *b,
-        Value::Nil => false,
-        _ => reader().boolean("animated").map_err(bad)?.unwrap_or(false),
-    };
-    match exclude {
-        Value::Nil => {}
-        Value::Table(h) => f.exclude = Some(super::handle::handle_id(lua, h)?),
-        other => {
-            return Err(located(
-                lua,
-                format!(
-                    "{WHAT}: field 'exclude' must be a creature handle, got {}",
-                    type_name(other)
-                ),
-            ))
-        }
-    }
-    Ok(f)
-}
-
 /// `world.time()`: simulation seconds.
 pub(super) fn time(lua: &Lua, (): ()) -> mlua::Result<f64> {
     Ok(ctx(lua)?.world.borrow().time())
@@ -380,7 +251,7 @@ pub(super) fn nearest_nav_point(lua: &Lua, v: Value) -> mlua::Result<Option<mlua
 }
 
 /// A creature type argument (a name or a type table), resolved as the calling mod sees it.
-fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String> {
+pub(super) fn type_arg(lua: &Lua, c: &ModCtx, v: &Value, what: &str) -> mlua::Result<String> {
     let name = match v {
         Value::String(s) => s.to_string_lossy(),
         Value::Table(t) => match t.raw_get::<Value>("name")? {
