@@ -235,5 +235,42 @@ fn lua_near(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, tick, threads, lua_update, lua_near);
+/// The battle's question answered by the World's grid alone (no Lua), 1 000 times: two
+/// armies of 500 spiders as the battle starts them (ranks of 20, 0.8 m apart, fronts 6 m
+/// apart), each asking for its nearest foe on its feet within 40 m — most look past ranks
+/// of their own army to find one.
+fn near_grid(c: &mut Criterion) {
+    let host = arena_with_spiders(0);
+    let mut w = host.world_mut();
+    let t = w.type_by_name("spider/spider").expect("spider type");
+    let mut asks = Vec::new();
+    for team in 0..2u32 {
+        let side = if team == 0 { -1.0 } else { 1.0 };
+        for i in 0..500 {
+            let (rank, file) = ((i / 20) as f32, (i % 20) as f32);
+            let p = Vec3::new(side * (3.0 + rank * 0.8), 0.0, -8.0 + file * 0.8);
+            let id = w.spawn(t, p, 0.0).expect("spawned");
+            w.set_team(id, Some(team));
+            asks.push((p, team));
+        }
+    }
+    let filters = [0u32, 1].map(|t| skitter::sim::NearFilter {
+        not_team: Some(t),
+        animated: true,
+        limit: Some(1),
+        ..Default::default()
+    });
+    let mut group = c.benchmark_group("near");
+    group.throughput(Throughput::Elements(asks.len() as u64));
+    group.bench_function("nearest_foe_x1000", |b| {
+        b.iter(|| {
+            asks.iter()
+                .map(|&(p, team)| w.creatures_near(p, 40.0, &filters[team as usize]).len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, tick, threads, lua_update, lua_near, near_grid);
 criterion_main!(benches);

@@ -45,13 +45,39 @@ struct Entry {
     animated: bool,
 }
 
+/// One cell's creatures, in runs of one team and one state (on its feet or not), each run in
+/// creature order: a filter by team or on its feet takes or skips a whole run at once (a
+/// battle's brain looking for the nearest foe on its feet passes over its own army's cells,
+/// and the fallen, without reading each one). The order creatures are found in never shows:
+/// the answer is sorted by distance, then id.
+#[derive(Default)]
+struct Cell {
+    entries: Vec<Entry>,
+    /// Each run's team and state, and where it ends in `entries`.
+    runs: Vec<(Option<u32>, bool, u32)>,
+}
+
+impl Cell {
+    /// Sorts the cell's entries into its runs (a stable sort: each run in creature order).
+    fn group(&mut self) {
+        self.entries.sort_by_key(|e| (e.team, e.animated));
+        self.runs.clear();
+        for (i, e) in self.entries.iter().enumerate() {
+            match self.runs.last_mut() {
+                Some((t, a, end)) if *t == e.team && *a == e.animated => *end = i as u32 + 1,
+                _ => self.runs.push((e.team, e.animated, i as u32 + 1)),
+            }
+        }
+    }
+}
+
 /// The grid of one tick.
 #[derive(Default)]
 pub(super) struct NearGrid {
     /// What it was built for: (frame, removals, creatures).
     key: (u64, u64, usize),
-    /// Each cell's creatures, in creature order.
-    cells: FxHashMap<(i32, i32), Vec<Entry>>,
+    /// Each cell's creatures.
+    cells: FxHashMap<(i32, i32), Cell>,
     /// Every creature, in creature order.
     all: Vec<Entry>,
 }
@@ -80,17 +106,22 @@ struct Query<'a> {
 }
 
 impl Query<'_> {
-    fn keep(&self, e: &Entry) -> bool {
+    /// Whether the filter keeps creatures of `team` in that state (`animated`).
+    fn keeps_run(&self, team: Option<u32>, animated: bool) -> bool {
         let f = self.filter;
-        f.type_id.is_none_or(|t| e.type_id == t)
-            && f.team.is_none_or(|t| e.team == Some(t))
-            && f.not_team.is_none_or(|t| e.team != Some(t))
-            && (!f.animated || e.animated)
-            && f.exclude != Some(e.id)
+        f.team.is_none_or(|t| team == Some(t))
+            && f.not_team.is_none_or(|t| team != Some(t))
+            && (!f.animated || animated)
+    }
+
+    /// Whether the filter keeps `e` (of a run it keeps).
+    fn keeps_in_run(&self, e: &Entry) -> bool {
+        let f = self.filter;
+        f.type_id.is_none_or(|t| e.type_id == t) && f.exclude != Some(e.id)
     }
 
     fn visit(&self, e: &Entry, found: &mut Vec<Found>) {
-        if self.keep(e) {
+        if self.keeps_in_run(e) {
             let d = e.at.distance(self.p);
             if d <= self.radius {
                 found.push((d, e.id));
@@ -99,8 +130,18 @@ impl Query<'_> {
     }
 
     fn cell(&self, x: i32, z: i32, found: &mut Vec<Found>) {
-        if let Some(v) = self.grid.cells.get(&(x, z)) {
-            v.iter().for_each(|e| self.visit(e, found));
+        let Some(cell) = self.grid.cells.get(&(x, z)) else {
+            return;
+        };
+        let mut from = 0;
+        for &(team, animated, end) in &cell.runs {
+            let end = end as usize;
+            if self.keeps_run(team, animated) {
+                cell.entries[from..end]
+                    .iter()
+                    .for_each(|e| self.visit(e, found));
+            }
+            from = end;
         }
     }
 
@@ -150,7 +191,11 @@ impl Query<'_> {
         let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
         if span > self.grid.cells.len() as i64 {
             // A disc wider than the crowd: every creature is a candidate.
-            self.grid.all.iter().for_each(|e| self.visit(e, found));
+            self.grid
+                .all
+                .iter()
+                .filter(|e| self.keeps_run(e.team, e.animated))
+                .for_each(|e| self.visit(e, found));
         } else {
             for x in lo.0..=hi.0 {
                 for z in lo.1..=hi.1 {
@@ -226,8 +271,9 @@ impl World {
                 animated: c.rag.is_none(),
             };
             g.all.push(e);
-            g.cells.entry(cell_of(e.at)).or_default().push(e);
+            g.cells.entry(cell_of(e.at)).or_default().entries.push(e);
         }
+        g.cells.values_mut().for_each(Cell::group);
         self.near = g;
     }
 
@@ -260,7 +306,16 @@ mod tests {
             let t = if i % 3 == 0 { b } else { a };
             let id = w.spawn(t, Vec3::new(x, 0.0, z), 0.0).expect("spawn");
             w.set_team(id, Some(i % 2));
+            // Every fifth in physics (not on its feet: what `animated` leaves out).
+            if i % 5 == 0 {
+                w.push(crate::sim::Command::Ragdoll(
+                    id,
+                    crate::sim::RagdollRequest::default(),
+                ));
+            }
         }
+        w.step(crate::sim::TICK_DT);
+        assert!(w.creatures().iter().any(|c| c.rag.is_some()));
         (w, a, b)
     }
 
@@ -282,6 +337,17 @@ mod tests {
             NearFilter {
                 team: Some(1),
                 limit: Some(1),
+                ..NearFilter::default()
+            },
+            // The battle's question, and on its feet alone.
+            NearFilter {
+                not_team: Some(0),
+                animated: true,
+                limit: Some(1),
+                ..NearFilter::default()
+            },
+            NearFilter {
+                animated: true,
                 ..NearFilter::default()
             },
         ];
@@ -310,6 +376,7 @@ mod tests {
                         f.type_id.is_none_or(|t| c.type_id == t)
                             && f.team.is_none_or(|t| c.team == Some(t))
                             && f.not_team.is_none_or(|t| c.team != Some(t))
+                            && (!f.animated || c.rag.is_none())
                             && f.exclude != Some(c.id)
                     })
                     .map(|c| (c.body_pose().0.distance(p), c.id))
