@@ -71,13 +71,86 @@ impl Cell {
     }
 }
 
+/// Where a cell's creatures are: an array over the box the crowd fills (a ring of cells
+/// looked at is a few index sums, no hashing), or a map when that box would be far larger
+/// than the crowd (creatures scattered over a huge level).
+enum CellIndex {
+    /// `at[(x - lo.0) * dims.1 + (z - lo.1)]`: the cell's place in `cells`, or `u32::MAX`.
+    Dense {
+        lo: (i32, i32),
+        dims: (i32, i32),
+        at: Vec<u32>,
+    },
+    Sparse(FxHashMap<(i32, i32), u32>),
+}
+
+impl Default for CellIndex {
+    fn default() -> Self {
+        CellIndex::Sparse(FxHashMap::default())
+    }
+}
+
+impl CellIndex {
+    /// The index of the cells `occupied` (in order: the place each gets in `cells`).
+    fn new(occupied: &[(i32, i32)]) -> CellIndex {
+        let (mut lo, mut hi) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
+        for &(x, z) in occupied {
+            lo = (lo.0.min(x), lo.1.min(z));
+            hi = (hi.0.max(x), hi.1.max(z));
+        }
+        let dims = (
+            i64::from(hi.0) - i64::from(lo.0) + 1,
+            i64::from(hi.1) - i64::from(lo.1) + 1,
+        );
+        if occupied.is_empty() || dims.0 * dims.1 > 4096 + 16 * occupied.len() as i64 {
+            let map = occupied.iter().enumerate().map(|(i, c)| (*c, i as u32));
+            return CellIndex::Sparse(map.collect());
+        }
+        let dims = (dims.0 as i32, dims.1 as i32);
+        let mut at = vec![u32::MAX; (dims.0 * dims.1) as usize];
+        for (i, &(x, z)) in occupied.iter().enumerate() {
+            at[((x - lo.0) * dims.1 + (z - lo.1)) as usize] = i as u32;
+        }
+        CellIndex::Dense { lo, dims, at }
+    }
+
+    /// The square of cells `lo..=hi` cut to the box the crowd fills, when the index knows
+    /// it: no creature is outside it, so a query never looks there.
+    fn clamp(&self, lo: (i32, i32), hi: (i32, i32)) -> ((i32, i32), (i32, i32)) {
+        match self {
+            CellIndex::Dense { lo: b, dims, .. } => (
+                (lo.0.max(b.0), lo.1.max(b.1)),
+                (hi.0.min(b.0 + dims.0 - 1), hi.1.min(b.1 + dims.1 - 1)),
+            ),
+            CellIndex::Sparse(_) => (lo, hi),
+        }
+    }
+
+    /// The place in `cells` of cell `(x, z)`, if it holds a creature.
+    fn get(&self, x: i32, z: i32) -> Option<usize> {
+        let i = match self {
+            CellIndex::Dense { lo, dims, at } => {
+                let (dx, dz) = (x.wrapping_sub(lo.0), z.wrapping_sub(lo.1));
+                if !(0..dims.0).contains(&dx) || !(0..dims.1).contains(&dz) {
+                    return None;
+                }
+                at[(dx * dims.1 + dz) as usize]
+            }
+            CellIndex::Sparse(map) => *map.get(&(x, z))?,
+        };
+        (i != u32::MAX).then_some(i as usize)
+    }
+}
+
 /// The grid of one tick.
 #[derive(Default)]
 pub(super) struct NearGrid {
     /// What it was built for: (frame, removals, creatures).
     key: (u64, u64, usize),
-    /// Each cell's creatures.
-    cells: FxHashMap<(i32, i32), Cell>,
+    /// The cells that hold a creature.
+    cells: Vec<Cell>,
+    /// Where each cell is in `cells`.
+    index: CellIndex,
     /// Every creature, in creature order.
     all: Vec<Entry>,
 }
@@ -130,9 +203,13 @@ impl Query<'_> {
     }
 
     fn cell(&self, x: i32, z: i32, found: &mut Vec<Found>) {
-        let Some(cell) = self.grid.cells.get(&(x, z)) else {
-            return;
-        };
+        if let Some(i) = self.grid.index.get(x, z) {
+            self.runs(&self.grid.cells[i], found);
+        }
+    }
+
+    /// The creatures of `cell` the filter keeps, run by run.
+    fn runs(&self, cell: &Cell, found: &mut Vec<Found>) {
         let mut from = 0;
         for &(team, animated, end) in &cell.runs {
             let end = end as usize;
@@ -149,7 +226,8 @@ impl Query<'_> {
     /// farthest is nearer than anything the next ring can hold (a cell r + 1 rings out is
     /// beyond the edge of the square looked at) — a battle's brains asking for their
     /// nearest foe look at their own cell or the cells around it. False (the search is for
-    /// [`Query::plain`]) past as many cells as the crowd fills.
+    /// [`Query::plain`]) past twice as many cells as the crowd fills (and a few): a scan of
+    /// the crowd's cells costs less by then.
     fn rings(&self, k: usize, found: &mut Vec<Found>) -> bool {
         let (lo, hi, c) = (self.lo, self.hi, cell_of(self.p));
         let rings = (c.0 - lo.0).max(hi.0 - c.0).max(c.1 - lo.1).max(hi.1 - c.1);
@@ -177,7 +255,7 @@ impl Query<'_> {
             }
             if r == rings {
                 return true;
-            } else if looked >= self.grid.cells.len() {
+            } else if looked >= 2 * self.grid.cells.len() + 32 {
                 return false;
             }
         }
@@ -190,12 +268,8 @@ impl Query<'_> {
         let (lo, hi) = (self.lo, self.hi);
         let span = (hi.0 as i64 - lo.0 as i64 + 1) * (hi.1 as i64 - lo.1 as i64 + 1);
         if span > self.grid.cells.len() as i64 {
-            // A disc wider than the crowd: every creature is a candidate.
-            self.grid
-                .all
-                .iter()
-                .filter(|e| self.keeps_run(e.team, e.animated))
-                .for_each(|e| self.visit(e, found));
+            // A disc wider than the crowd: every cell the crowd fills.
+            self.grid.cells.iter().for_each(|c| self.runs(c, found));
         } else {
             for x in lo.0..=hi.0 {
                 for z in lo.1..=hi.1 {
@@ -222,13 +296,17 @@ impl World {
     /// first (ties by id), at most `filter.limit`.
     pub fn creatures_near(&mut self, p: Vec3, radius: f32, filter: &NearFilter) -> Vec<CreatureId> {
         self.refresh_near_grid();
+        let (lo, hi) = self.near.index.clamp(
+            cell_of(p - Vec3::splat(radius)),
+            cell_of(p + Vec3::splat(radius)),
+        );
         let q = Query {
             grid: &self.near,
             p,
             radius,
             filter,
-            lo: cell_of(p - Vec3::splat(radius)),
-            hi: cell_of(p + Vec3::splat(radius)),
+            lo,
+            hi,
         };
         let mut found: Vec<Found> = Vec::new();
         let done = match filter.limit.filter(|k| *k > 0) {
@@ -252,6 +330,13 @@ impl World {
         found.into_iter().map(|(_, id)| id).collect()
     }
 
+    /// The grid's cell index (built for the creatures as they are now).
+    #[cfg(test)]
+    fn near_index_for_test(&mut self) -> &CellIndex {
+        self.refresh_near_grid();
+        &self.near.index
+    }
+
     /// The grid built again when creatures may have moved, come or gone since it was.
     fn refresh_near_grid(&mut self) {
         let key = (self.frame, self.removals, self.creatures.len());
@@ -271,9 +356,21 @@ impl World {
                 animated: c.rag.is_none(),
             };
             g.all.push(e);
-            g.cells.entry(cell_of(e.at)).or_default().entries.push(e);
         }
-        g.cells.values_mut().for_each(Cell::group);
+        // Cells numbered as first met (in creature order), each filled in creature order.
+        let mut number: FxHashMap<(i32, i32), u32> = FxHashMap::default();
+        let mut occupied = Vec::new();
+        for e in &g.all {
+            let c = cell_of(e.at);
+            let i = *number.entry(c).or_insert_with(|| {
+                occupied.push(c);
+                g.cells.push(Cell::default());
+                g.cells.len() as u32 - 1
+            });
+            g.cells[i as usize].entries.push(*e);
+        }
+        g.cells.iter_mut().for_each(Cell::group);
+        g.index = CellIndex::new(&occupied);
         self.near = g;
     }
 
@@ -295,14 +392,16 @@ mod tests {
     use super::*;
     use crate::locomotion::def::tests::spider;
 
-    fn world_of(n: u32) -> (World, TypeId, TypeId) {
+    /// `n` creatures of two types and two teams over a square `span` m wide, every fifth
+    /// in physics.
+    fn world_of(n: u32, span: f32) -> (World, TypeId, TypeId) {
         let mut w = World::new(3);
         let a = w.register_type("t/a", spider().validate().expect("valid"));
         let b = w.register_type("t/b", spider().validate().expect("valid"));
         let mut rng = 7u64;
         for i in 0..n {
-            let x = super::super::navigation::unit_random(&mut rng) * 60.0 - 30.0;
-            let z = super::super::navigation::unit_random(&mut rng) * 60.0 - 30.0;
+            let x = (super::super::navigation::unit_random(&mut rng) - 0.5) * span;
+            let z = (super::super::navigation::unit_random(&mut rng) - 0.5) * span;
             let t = if i % 3 == 0 { b } else { a };
             let id = w.spawn(t, Vec3::new(x, 0.0, z), 0.0).expect("spawn");
             w.set_team(id, Some(i % 2));
@@ -321,7 +420,18 @@ mod tests {
 
     #[test]
     fn the_grid_answers_what_a_scan_of_every_creature_answers() {
-        let (mut w, a, _) = world_of(400);
+        // A crowd (its cells indexed by an array over the box it fills) and creatures
+        // scattered over 3 km (by a map).
+        for span in [60.0, 3000.0] {
+            answers_as_a_scan(span);
+        }
+    }
+
+    fn answers_as_a_scan(span: f32) {
+        let (mut w, a, _) = world_of(400, span);
+        let dense = matches!(w.near_index_for_test(), CellIndex::Dense { .. });
+        assert_eq!(dense, span < 100.0, "the index for a span of {span} m");
+        let s = span / 60.0;
         let filters = [
             NearFilter::default(),
             NearFilter {
@@ -354,16 +464,19 @@ mod tests {
         // Places all over the crowd and past its edge, as the ring search sees them.
         let mut rng = 11u64;
         let mut places = vec![
-            (Vec3::ZERO, 6.0),
-            (Vec3::new(12.0, 0.0, -7.0), 13.0),
-            (Vec3::new(-29.0, 0.0, 29.0), 3.0),
-            (Vec3::ZERO, 1000.0),
+            (Vec3::ZERO, 6.0 * s),
+            (Vec3::new(12.0, 0.0, -7.0) * s, 13.0 * s),
+            (Vec3::new(-29.0, 0.0, 29.0) * s, 3.0 * s),
+            (Vec3::ZERO, 1000.0 * s),
+            // Far outside the crowd, and a disc that reaches it from there.
+            (Vec3::new(90.0, 0.0, 0.0) * s, 5.0 * s),
+            (Vec3::new(90.0, 0.0, 0.0) * s, 70.0 * s),
         ];
         for _ in 0..40 {
             let x = super::super::navigation::unit_random(&mut rng) * 80.0 - 40.0;
             let z = super::super::navigation::unit_random(&mut rng) * 80.0 - 40.0;
             let r = super::super::navigation::unit_random(&mut rng) * 20.0 + 0.5;
-            places.push((Vec3::new(x, 0.0, z), r));
+            places.push((Vec3::new(x, 0.0, z) * s, r * s));
         }
         for (k, f) in filters.iter().enumerate() {
             for (p, r) in places.iter().copied() {
@@ -388,7 +501,7 @@ mod tests {
                     .take(f.limit.unwrap_or(usize::MAX))
                     .map(|(_, id)| id)
                     .collect();
-                assert_eq!(got, want, "filter {k} at {p} within {r}");
+                assert_eq!(got, want, "filter {k} at {p} within {r} (span {span})");
             }
         }
     }
