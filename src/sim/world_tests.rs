@@ -46,6 +46,41 @@ fn spider_stands_and_walks_on_rapier_ground() {
 }
 
 #[test]
+fn creatures_are_found_by_id_after_others_go_and_a_puppet_comes_between() {
+    let mut w = flat_world(40.0);
+    let t = w.register_type("test/spider", spider().validate().expect("valid"));
+    let ids: Vec<CreatureId> = (0..12)
+        .map(|i| {
+            w.spawn(t, Vec3::new(i as f32, 0.0, 0.0), 0.0)
+                .expect("spawned")
+        })
+        .collect();
+    // Gaps: the first, two in the middle and the last go.
+    for k in [0, 4, 5, 11] {
+        w.push(Command::Despawn(ids[k]));
+    }
+    w.step(TICK_DT);
+    // A viewer's puppet put in at an id past the last.
+    let puppet = CreatureId(ids[11].0 + 3);
+    assert_eq!(w.spawn_as(puppet, t, Vec3::ZERO, 0.0), Some(puppet));
+    for (k, id) in ids.iter().enumerate() {
+        let gone = [0, 4, 5, 11].contains(&k);
+        let found = w.creature(*id).map(|c| c.id);
+        assert_eq!(found, (!gone).then_some(*id), "creature {}", id.0);
+        assert_eq!(w.index_of(*id).is_some(), !gone);
+    }
+    assert_eq!(w.creature(puppet).map(|c| c.id), Some(puppet));
+    // Never spawned: between the last and the puppet, and far past.
+    for missing in [ids[11].0 + 1, ids[11].0 + 2, u32::MAX] {
+        assert!(w.creature(CreatureId(missing)).is_none(), "{missing}");
+    }
+    // Every creature is where `index_of` says.
+    for (i, c) in w.creatures().iter().enumerate() {
+        assert_eq!(w.index_of(c.id), Some(i));
+    }
+}
+
+#[test]
 fn a_background_bake_never_blocks_and_creatures_stand_until_it_is_ready() {
     let mut w = World::new(1);
     w.set_background_bakes(true);

@@ -294,7 +294,7 @@ impl World {
             self.ground_collider,
             self.level.boxes.is_empty(),
         );
-        let Some(i) = self.creatures.binary_search_by_key(&id, |c| c.id).ok() else {
+        let Some(i) = self.index_of(id) else {
             return;
         };
         let c = &mut self.creatures[i];
