@@ -153,6 +153,8 @@ pub(super) struct NearGrid {
     index: CellIndex,
     /// Every creature, in creature order.
     all: Vec<Entry>,
+    /// A query's found list, kept for its room (each query clears it first).
+    found: Vec<Found>,
 }
 
 fn cell_of(p: Vec3) -> (i32, i32) {
@@ -176,6 +178,9 @@ struct Query<'a> {
     /// The cells the disc's square covers, lowest and highest.
     lo: (i32, i32),
     hi: (i32, i32),
+    /// How far a creature may be and still be kept: the radius, or with a limit `k` the
+    /// `k`-th nearest found so far (nothing farther can be among the `k`).
+    bound: std::cell::Cell<f32>,
 }
 
 impl Query<'_> {
@@ -196,7 +201,7 @@ impl Query<'_> {
     fn visit(&self, e: &Entry, found: &mut Vec<Found>) {
         if self.keeps_in_run(e) {
             let d = e.at.distance(self.p);
-            if d <= self.radius {
+            if d <= self.bound.get() {
                 found.push((d, e.id));
             }
         }
@@ -250,8 +255,15 @@ impl Query<'_> {
                     }
                 }
             }
-            if k <= found.len() && found_all_within(found, k, self.p, c, r) {
-                return true;
+            if k <= found.len() {
+                // Only the k nearest so far can be among the k nearest: the rest go, and
+                // the next rings keep only what is nearer than the k-th.
+                found.select_nth_unstable_by(k - 1, order);
+                found.truncate(k);
+                self.bound.set(found[k - 1].0);
+                if found[k - 1].0 <= edge(self.p, c, r) {
+                    return true;
+                }
             }
             if r == rings {
                 return true;
@@ -280,15 +292,12 @@ impl Query<'_> {
     }
 }
 
-/// Whether the `k` nearest of `found` (put first, `k ≤ found.len()`) are certain: nothing
-/// unseen is nearer than the edge of the square of rings looked at (the asker's cell `c`
-/// grown by `r` cells each way).
-fn found_all_within(found: &mut [Found], k: usize, p: Vec3, c: (i32, i32), r: i32) -> bool {
-    found.select_nth_unstable_by(k - 1, order);
+/// How far `p` is from the edge of the square of rings looked at (the asker's cell `c`
+/// grown by `r` cells each way): nothing unseen is nearer.
+fn edge(p: Vec3, c: (i32, i32), r: i32) -> f32 {
     let (x0, z0) = ((c.0 - r) as f32 * CELL, (c.1 - r) as f32 * CELL);
     let (x1, z1) = ((c.0 + r + 1) as f32 * CELL, (c.1 + r + 1) as f32 * CELL);
-    let edge = (p.x - x0).min(x1 - p.x).min(p.z - z0).min(z1 - p.z);
-    found[k - 1].0 <= edge
+    (p.x - x0).min(x1 - p.x).min(p.z - z0).min(z1 - p.z)
 }
 
 impl World {
@@ -300,6 +309,10 @@ impl World {
             cell_of(p - Vec3::splat(radius)),
             cell_of(p + Vec3::splat(radius)),
         );
+        // The found list is the grid's, kept from query to query (a battle asks a thousand
+        // times a tick).
+        let mut found = std::mem::take(&mut self.near.found);
+        found.clear();
         let q = Query {
             grid: &self.near,
             p,
@@ -307,14 +320,15 @@ impl World {
             filter,
             lo,
             hi,
+            bound: std::cell::Cell::new(radius),
         };
-        let mut found: Vec<Found> = Vec::new();
         let done = match filter.limit.filter(|k| *k > 0) {
             Some(k) => q.rings(k, &mut found),
             None => false,
         };
         if !done {
             found.clear();
+            q.bound.set(radius);
             q.plain(&mut found);
         }
         match filter.limit {
@@ -327,7 +341,9 @@ impl World {
             }
             _ => found.sort_by(order),
         }
-        found.into_iter().map(|(_, id)| id).collect()
+        let ids = found.iter().map(|(_, id)| *id).collect();
+        self.near.found = found;
+        ids
     }
 
     /// The grid's cell index (built for the creatures as they are now).
