@@ -173,7 +173,6 @@ fn order(a: &Found, b: &Found) -> std::cmp::Ordering {
 struct Query<'a> {
     grid: &'a NearGrid,
     p: Vec3,
-    radius: f32,
     filter: &'a NearFilter,
     /// The cells the disc's square covers, lowest and highest.
     lo: (i32, i32),
@@ -316,7 +315,6 @@ impl World {
         let q = Query {
             grid: &self.near,
             p,
-            radius,
             filter,
             lo,
             hi,
