@@ -502,13 +502,7 @@ fn bytecode_is_refused() {
     assert!(out.contains("binary/main.lua"), "{out}");
     // Through require, too.
     std::fs::write(m.join("main.lua"), "require('./lib')\n").expect("write");
-    let out = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "1",
-        &m.display().to_string(),
-    ]);
+    let out = run_headless(1, &[&m], &[]);
     assert!(!text(&out).contains("bytecode ran"), "{}", text(&out));
     assert!(text(&out).contains("error: binary/"), "{}", text(&out));
 }
@@ -550,16 +544,7 @@ fn creatures_near_hands_out_handles_of_another_mods_creatures_with_their_type() 
             ),
         ],
     );
-    let spider = bundled("spider");
-    let out = skitter(&[
-        "run",
-        "--headless",
-        "--frames",
-        "1",
-        &spider.display().to_string(),
-        &a.display().to_string(),
-        &b.display().to_string(),
-    ]);
+    let out = run_headless(1, &[&bundled("spider"), &a, &b], &[]);
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(

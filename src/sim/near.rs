@@ -91,10 +91,12 @@ impl Default for CellIndex {
 }
 
 impl CellIndex {
-    /// The index of the cells `occupied` (in order: the place each gets in `cells`).
-    fn new(occupied: &[(i32, i32)]) -> CellIndex {
+    /// The index of the occupied cells numbered in `map` (each cell's place in `cells`):
+    /// that map itself, or an array over their box when the box is not far larger than
+    /// the crowd.
+    fn new(map: FxHashMap<(i32, i32), u32>) -> CellIndex {
         let (mut lo, mut hi) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
-        for &(x, z) in occupied {
+        for &(x, z) in map.keys() {
             lo = (lo.0.min(x), lo.1.min(z));
             hi = (hi.0.max(x), hi.1.max(z));
         }
@@ -102,14 +104,13 @@ impl CellIndex {
             i64::from(hi.0) - i64::from(lo.0) + 1,
             i64::from(hi.1) - i64::from(lo.1) + 1,
         );
-        if occupied.is_empty() || dims.0 * dims.1 > 4096 + 16 * occupied.len() as i64 {
-            let map = occupied.iter().enumerate().map(|(i, c)| (*c, i as u32));
-            return CellIndex::Sparse(map.collect());
+        if map.is_empty() || dims.0 * dims.1 > 4096 + 16 * map.len() as i64 {
+            return CellIndex::Sparse(map);
         }
         let dims = (dims.0 as i32, dims.1 as i32);
         let mut at = vec![u32::MAX; (dims.0 * dims.1) as usize];
-        for (i, &(x, z)) in occupied.iter().enumerate() {
-            at[((x - lo.0) * dims.1 + (z - lo.1)) as usize] = i as u32;
+        for (&(x, z), &i) in &map {
+            at[((x - lo.0) * dims.1 + (z - lo.1)) as usize] = i;
         }
         CellIndex::Dense { lo, dims, at }
     }
@@ -151,8 +152,6 @@ pub(super) struct NearGrid {
     cells: Vec<Cell>,
     /// Where each cell is in `cells`.
     index: CellIndex,
-    /// Every creature, in creature order.
-    all: Vec<Entry>,
     /// A query's found list, kept for its room (each query clears it first).
     found: Vec<Found>,
 }
@@ -161,8 +160,8 @@ fn cell_of(p: Vec3) -> (i32, i32) {
     ((p.x / CELL).floor() as i32, (p.z / CELL).floor() as i32)
 }
 
-/// A found creature: its distance and id.
-type Found = (f32, CreatureId);
+/// A found creature: its distance, id and type.
+type Found = (f32, CreatureId, TypeId);
 
 /// Nearest first, ties by id.
 fn order(a: &Found, b: &Found) -> std::cmp::Ordering {
@@ -201,7 +200,7 @@ impl Query<'_> {
         if self.keeps_in_run(e) {
             let d = e.at.distance(self.p);
             if d <= self.bound.get() {
-                found.push((d, e.id));
+                found.push((d, e.id, e.type_id));
             }
         }
     }
@@ -301,8 +300,13 @@ fn edge(p: Vec3, c: (i32, i32), r: i32) -> f32 {
 
 impl World {
     /// The creatures whose bodies are within `radius` of `p` and pass `filter`, nearest
-    /// first (ties by id), at most `filter.limit`.
-    pub fn creatures_near(&mut self, p: Vec3, radius: f32, filter: &NearFilter) -> Vec<CreatureId> {
+    /// first (ties by id), at most `filter.limit`, each with its type.
+    pub fn creatures_near(
+        &mut self,
+        p: Vec3,
+        radius: f32,
+        filter: &NearFilter,
+    ) -> Vec<(CreatureId, TypeId)> {
         self.refresh_near_grid();
         let (lo, hi) = self.near.index.clamp(
             cell_of(p - Vec3::splat(radius)),
@@ -339,9 +343,9 @@ impl World {
             }
             _ => found.sort_by(order),
         }
-        let ids = found.iter().map(|(_, id)| *id).collect();
+        let near = found.iter().map(|&(_, id, t)| (id, t)).collect();
         self.near.found = found;
-        ids
+        near
     }
 
     /// The grid's cell index (built for the creatures as they are now).
@@ -354,13 +358,15 @@ impl World {
     /// The grid built again when creatures may have moved, come or gone since it was.
     fn refresh_near_grid(&mut self) {
         let key = (self.frame, self.removals, self.creatures.len());
-        if self.near.key == key && self.near.all.len() == self.creatures.len() {
+        if self.near.key == key {
             return;
         }
         let mut g = NearGrid {
             key,
             ..NearGrid::default()
         };
+        // Cells numbered as first met (in creature order), each filled in creature order.
+        let mut number: FxHashMap<(i32, i32), u32> = FxHashMap::default();
         for c in &self.creatures {
             let e = Entry {
                 at: c.body_pose().0,
@@ -369,22 +375,14 @@ impl World {
                 team: c.team,
                 animated: c.rag.is_none(),
             };
-            g.all.push(e);
-        }
-        // Cells numbered as first met (in creature order), each filled in creature order.
-        let mut number: FxHashMap<(i32, i32), u32> = FxHashMap::default();
-        let mut occupied = Vec::new();
-        for e in &g.all {
-            let c = cell_of(e.at);
-            let i = *number.entry(c).or_insert_with(|| {
-                occupied.push(c);
+            let i = *number.entry(cell_of(e.at)).or_insert_with(|| {
                 g.cells.push(Cell::default());
                 g.cells.len() as u32 - 1
             });
-            g.cells[i as usize].entries.push(*e);
+            g.cells[i as usize].entries.push(e);
         }
         g.cells.iter_mut().for_each(Cell::group);
-        g.index = CellIndex::new(&occupied);
+        g.index = CellIndex::new(number);
         self.near = g;
     }
 
@@ -494,7 +492,12 @@ mod tests {
         }
         for (k, f) in filters.iter().enumerate() {
             for (p, r) in places.iter().copied() {
-                let got = w.creatures_near(p, r, f);
+                let near = w.creatures_near(p, r, f);
+                // Each with its own type.
+                for (id, t) in &near {
+                    assert_eq!(w.creature(*id).map(|c| c.type_id), Some(*t));
+                }
+                let got: Vec<CreatureId> = near.into_iter().map(|(id, _)| id).collect();
                 // The same by brute force.
                 let mut want: Vec<(f32, CreatureId)> = w
                     .creatures()

@@ -133,16 +133,19 @@ pub fn one_tick_beside_walkers(m: &Path) -> Output {
 /// options.
 pub fn ticks_beside_walkers(m: &Path, frames: u32, extra: &[&str]) -> Output {
     let (spider, walkers) = (bundled("spider"), fixture("walkers"));
+    run_headless(frames, &[&spider, &walkers, m], extra)
+}
+
+/// Runs `frames` headless ticks of `mods` (in that order), with `extra` options.
+pub fn run_headless(frames: u32, mods: &[&Path], extra: &[&str]) -> Output {
     let mut args: Vec<String> = ["run", "--headless", "--frames"].map(String::from).into();
     args.push(frames.to_string());
     args.extend(extra.iter().map(|s| s.to_string()));
-    args.extend([spider.as_path(), walkers.as_path(), m].map(|p| p.display().to_string()));
+    args.extend(mods.iter().map(|p| p.display().to_string()));
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     skitter(&argv)
 }
 
-/// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
-/// unless one is given.
 /// Copies a folder (a bundled mod, to be edited by a test).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -156,6 +159,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// A throwaway mod folder: `files` are (relative path, contents); a mod.toml is written
+/// unless one is given.
 pub fn temp_mod(parent: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("mkdir");

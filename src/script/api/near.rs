@@ -9,6 +9,8 @@
 
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 
+use std::rc::Rc;
+
 use super::context::{arg_point, ctx, def_err, located, ModCtx};
 use super::handle::{handle_id, handle_named};
 use crate::locomotion::DefError;
@@ -62,18 +64,9 @@ impl LuaNearFilter {
 /// bodies are within `radius` of `point`, nearest first (ties by id). `filter`: a table
 /// `{ type, team, not_team, animated, exclude, limit }` (see `sim::NearFilter`) or one read
 /// already by `world.near_filter`.
-pub(super) fn creatures_near(
-    lua: &Lua,
-    (p, radius, filter): (Value, f64, Option<Value>),
-) -> mlua::Result<Table> {
-    const WHAT: &str = "world.creatures_near";
-    let c = ctx(lua)?;
-    let (p, radius) = (
-        arg_point(lua, "world.creatures_near: point", &p)?,
-        arg_radius(lua, WHAT, radius)?,
-    );
-    let f = filter_arg(lua, &c, filter, WHAT)?;
-    let near = query(&c, p, radius, &f);
+pub(super) fn creatures_near(lua: &Lua, args: QueryArgs) -> mlua::Result<Table> {
+    let what = ("world.creatures_near", "world.creatures_near: point");
+    let (c, near) = ask(lua, what, args, |f| f)?;
     let out = lua.create_table_with_capacity(near.len(), 0)?;
     for (i, (id, t)) in near.into_iter().enumerate() {
         out.raw_set(i + 1, handle_of(lua, &c, id, t)?)?;
@@ -84,22 +77,45 @@ pub(super) fn creatures_near(
 /// `world.nearest_creature(point, radius [, type | filter])`: the handle of the nearest
 /// creature `creatures_near` would give first (a `limit` of 0 gives none), or nil — no
 /// table made for the answer.
-pub(super) fn nearest_creature(
-    lua: &Lua,
-    (p, radius, filter): (Value, f64, Option<Value>),
-) -> mlua::Result<Option<Table>> {
-    const WHAT: &str = "world.nearest_creature";
-    let c = ctx(lua)?;
-    let (p, radius) = (
-        arg_point(lua, "world.nearest_creature: point", &p)?,
-        arg_radius(lua, WHAT, radius)?,
-    );
-    let mut f = filter_arg(lua, &c, filter, WHAT)?;
-    f.limit = Some(f.limit.map_or(1, |n| n.min(1)));
-    match query(&c, p, radius, &f).first() {
+pub(super) fn nearest_creature(lua: &Lua, args: QueryArgs) -> mlua::Result<Option<Table>> {
+    let what = ("world.nearest_creature", "world.nearest_creature: point");
+    let (c, near) = ask(lua, what, args, |mut f| {
+        f.limit = Some(f.limit.map_or(1, |n| n.min(1)));
+        f
+    })?;
+    match near.first() {
         Some(&(id, t)) => handle_of(lua, &c, id, t).map(Some),
         None => Ok(None),
     }
+}
+
+/// A query's arguments: `(point, radius, filter?)`.
+type QueryArgs = (Value, f64, Option<Value>);
+
+/// What [`ask`] gives: the mod's context and the creatures found, with their types.
+type Answer = (Rc<ModCtx>, Vec<(CreatureId, TypeId)>);
+
+/// A query's arguments checked (errors named by the call, and by the call and `point` for
+/// the point: both spelled out by the caller, so no message is made unless one is wrong),
+/// its filter made (and changed by `adjust`), and the World's answer: the creatures found,
+/// with their types.
+fn ask(
+    lua: &Lua,
+    (what, point_what): (&str, &str),
+    (p, radius, filter): QueryArgs,
+    adjust: impl FnOnce(NearFilter) -> NearFilter,
+) -> mlua::Result<Answer> {
+    let c = ctx(lua)?;
+    let p = arg_point(lua, point_what, &p)?;
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(located(
+            lua,
+            format!("{what}: radius must be a finite number >= 0, got {radius}"),
+        ));
+    }
+    let f = adjust(filter_arg(lua, &c, filter, what)?);
+    let near = c.world.borrow_mut().creatures_near(p, radius as f32, &f);
+    Ok((c, near))
 }
 
 /// `world.near_filter(filter)`: the filter table read (and checked) once, to pass to
@@ -122,29 +138,6 @@ pub(super) fn near_filter(lua: &Lua, filter: Value) -> mlua::Result<LuaNearFilte
     }
 }
 
-/// The radius argument: finite and not negative.
-fn arg_radius(lua: &Lua, what: &str, radius: f64) -> mlua::Result<f32> {
-    if !(radius.is_finite() && radius >= 0.0) {
-        return Err(located(
-            lua,
-            format!("{what}: radius must be a finite number >= 0, got {radius}"),
-        ));
-    }
-    Ok(radius as f32)
-}
-
-/// The creatures the World's grid gives for the question, with their types.
-fn query(c: &ModCtx, p: glam::Vec3, radius: f32, f: &NearFilter) -> Vec<(CreatureId, TypeId)> {
-    let mut w = c.world.borrow_mut();
-    let ids = w.creatures_near(p, radius, f);
-    ids.into_iter()
-        .filter_map(|id| {
-            let t = w.creature(id)?.type_id;
-            w.creature_type(t).map(|_| (id, t))
-        })
-        .collect()
-}
-
 /// A found creature's handle: its type's name copied only for a handle not made yet (no
 /// World borrow is held meanwhile).
 fn handle_of(lua: &Lua, c: &ModCtx, id: CreatureId, t: TypeId) -> mlua::Result<Table> {
@@ -158,8 +151,8 @@ fn handle_of(lua: &Lua, c: &ModCtx, id: CreatureId, t: TypeId) -> mlua::Result<T
     handle_named(lua, id, name)
 }
 
-/// The third argument of a query: none, a type name (or type table), a filter table, or a
-/// filter read already.
+/// The third argument of a query: none, a type name, a filter table, or a filter read
+/// already.
 fn filter_arg(
     lua: &Lua,
     c: &ModCtx,
